@@ -1,0 +1,103 @@
+/**
+ * Error classes. Every class sets a string-literal `name` (esbuild's minifier mangles
+ * `constructor.name`), and classification goes by `name` or the duck-typed fields, never only by
+ * `instanceof`: a handler may throw errors from another copy of this module, or its own.
+ */
+
+/** Base class of the errors Boomerang itself raises. */
+class RetryFunctionError extends Error {
+  /** Whether trying the same thing again later can succeed. */
+  public readonly retryable: boolean;
+
+  public constructor(message: string, options?: ErrorOptions & { retryable?: boolean }) {
+    super(message, options);
+    this.name = 'RetryFunctionError';
+    this.retryable = options?.retryable ?? false;
+  }
+}
+
+/** A configuration value (environment variable or option) is missing or invalid. */
+class ConfigError extends RetryFunctionError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The broker could not be reached, refused the login, or the connection broke mid-invocation. */
+class BrokerConnectionError extends RetryFunctionError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, { ...options, retryable: true });
+    this.name = 'BrokerConnectionError';
+  }
+}
+
+/** An existing queue or exchange differs from what the topology expects. */
+class TopologyMismatchError extends RetryFunctionError {
+  public readonly kind: 'queue' | 'exchange';
+  public readonly entity: string;
+  public readonly argument: string | undefined;
+
+  public constructor(
+    message: string,
+    details: { kind: 'queue' | 'exchange'; entity: string; argument?: string },
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'TopologyMismatchError';
+    this.kind = details.kind;
+    this.entity = details.entity;
+    this.argument = details.argument;
+  }
+}
+
+/** A copy could not be published with a positive confirm (nacked, returned as unroutable, or timed out). */
+class PublishError extends RetryFunctionError {
+  public readonly reason: 'nacked' | 'returned' | 'timeout' | 'channel-closed' | 'rejected-locally';
+
+  public constructor(message: string, reason: PublishError['reason'], options?: ErrorOptions) {
+    super(message, { ...options, retryable: true });
+    this.name = 'PublishError';
+    this.reason = reason;
+  }
+}
+
+/**
+ * Throw from a handler to ask for a retry, optionally no sooner than `retryAfterMs`.
+ * Any thrown error is retried unless it says `retryable === false`; this class only adds the delay hint.
+ * @example throw new RetryableError('partner answered 429', { retryAfterMs: 30_000 });
+ */
+class RetryableError extends Error {
+  public readonly retryable = true;
+  public readonly retryAfterMs: number | undefined;
+
+  public constructor(message: string, options?: ErrorOptions & { retryAfterMs?: number }) {
+    super(message, options);
+    this.name = 'RetryableError';
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/**
+ * Throw from a handler when trying again cannot help (a malformed message, a 4xx from the partner):
+ * the message is parked at once.
+ * @example throw new UnrecoverableError('body is not JSON');
+ */
+class UnrecoverableError extends Error {
+  public readonly retryable = false;
+
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UnrecoverableError';
+  }
+}
+
+export {
+  BrokerConnectionError,
+  ConfigError,
+  PublishError,
+  RetryableError,
+  RetryFunctionError,
+  TopologyMismatchError,
+  UnrecoverableError,
+};

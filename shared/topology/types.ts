@@ -1,0 +1,73 @@
+/** Plain data that describes the broker-side topology; built by pure functions, applied by `apply.ts`. */
+
+/** Queue type for the delay and parking queues (and a work queue Boomerang creates). */
+type QueueType = 'quorum' | 'classic';
+
+/** How the delay path is built: one queue per backoff tier, or binary levels for arbitrary delays. */
+type DelayMode = 'tiers' | 'exact';
+
+/** What the builders need to know; derived from `Config` by `topologyOptionsFromConfig`. */
+type TopologyOptions = {
+  readonly workQueue: string;
+  readonly parkingQueue: string;
+  readonly delayMode: DelayMode;
+  readonly queueType: QueueType;
+  /** `tiers` mode: the distinct delays the policy (and its rules) can produce, ascending. */
+  readonly tierDelaysMs: readonly number[];
+  /** `exact` mode: the length of one time unit; level k holds a message for 2^k units. */
+  readonly delayResolutionMs: number;
+  /** `exact` mode: the longest delay the levels must cover. */
+  readonly maxDelayMs: number;
+};
+
+type QueueRole = 'work' | 'parking' | 'delay' | 'unroutable';
+
+type QueueSpec = {
+  readonly name: string;
+  readonly role: QueueRole;
+  /** AMQP `x-*` arguments, exactly as declared. */
+  readonly arguments: Readonly<Record<string, string | number>>;
+  /** The work queue belongs to the team: declared only when missing, its arguments never checked. */
+  readonly onlyIfMissing: boolean;
+};
+
+type ExchangeSpec = {
+  readonly name: string;
+  readonly type: 'topic' | 'fanout' | 'direct';
+  readonly arguments: Readonly<Record<string, string | number>>;
+};
+
+type BindingSpec = {
+  /** A queue bound to an exchange, or an exchange bound to an exchange. */
+  readonly destinationKind: 'queue' | 'exchange';
+  readonly destination: string;
+  readonly source: string;
+  readonly pattern: string;
+};
+
+/** Everything one work queue needs, in declaration order (exchanges, queues, then bindings). */
+type TopologyPlan = {
+  readonly exchanges: readonly ExchangeSpec[];
+  readonly queues: readonly QueueSpec[];
+  readonly bindings: readonly BindingSpec[];
+};
+
+/** Where to publish a copy so that it comes back to the work queue after (at least) a delay. */
+type DelayRoute = {
+  readonly exchange: string;
+  readonly routingKey: string;
+  /** The delay the route really gives (a tier, or a whole number of resolution units). */
+  readonly delayMs: number;
+};
+
+export type {
+  BindingSpec,
+  DelayMode,
+  DelayRoute,
+  ExchangeSpec,
+  QueueRole,
+  QueueSpec,
+  QueueType,
+  TopologyOptions,
+  TopologyPlan,
+};

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import amqp, { type Channel, type ChannelModel } from 'amqplib';
+
+/** The broker the integration tests use; they fail loudly (never skip) when it does not answer. */
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+/** A unique name for one test's queue or exchange, so parallel files and CI runs never collide. */
+function uniqueName(label = 'q'): string {
+  return `test-${label}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * A connection for test set-up and assertions, plus a cleanup list: whatever a test registers
+ * with `track` is deleted by `cleanup()` (call it in `afterEach`/`afterAll`).
+ */
+class TestBroker {
+  private readonly queues = new Set<string>();
+  private readonly exchanges = new Set<string>();
+
+  private constructor(
+    public readonly connection: ChannelModel,
+    public readonly channel: Channel,
+  ) {}
+
+  public static async open(): Promise<TestBroker> {
+    const connection = await amqp.connect(AMQP_URL);
+    const channel = await connection.createChannel();
+    return new TestBroker(connection, channel);
+  }
+
+  public trackQueue(...names: string[]): void {
+    for (const name of names) this.queues.add(name);
+  }
+
+  public trackExchange(...names: string[]): void {
+    for (const name of names) this.exchanges.add(name);
+  }
+
+  /** Every message in `queue` right now, acked (removed); waits until `count` arrived or `timeoutMs`. */
+  public async drain(queue: string, count: number, timeoutMs = 10_000): Promise<amqp.GetMessage[]> {
+    const out: amqp.GetMessage[] = [];
+    const deadline = Date.now() + timeoutMs;
+    while (out.length < count && Date.now() < deadline) {
+      const msg = await this.channel.get(queue, { noAck: true });
+      if (msg) out.push(msg);
+      else await sleep(25);
+    }
+    return out;
+  }
+
+  public async messageCount(queue: string): Promise<number> {
+    const ok = await this.channel.checkQueue(queue);
+    return ok.messageCount;
+  }
+
+  /** Deletes every tracked queue and exchange (each on its own channel: a 404 closes a channel). */
+  public async cleanup(): Promise<void> {
+    for (const q of this.queues) await this.quietly((ch) => ch.deleteQueue(q));
+    for (const x of this.exchanges) await this.quietly((ch) => ch.deleteExchange(x));
+    this.queues.clear();
+    this.exchanges.clear();
+  }
+
+  public async close(): Promise<void> {
+    await this.cleanup();
+    await this.connection.close().catch(() => undefined);
+  }
+
+  private async quietly(op: (ch: Channel) => Promise<unknown>): Promise<void> {
+    const ch = await this.connection.createChannel();
+    ch.on('error', () => undefined);
+    try {
+      await op(ch);
+      await ch.close();
+    } catch {
+      // Already gone: nothing to clean.
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export { AMQP_URL, sleep, TestBroker, uniqueName };

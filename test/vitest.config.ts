@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    root: '..',
+    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    // Broker tests wait on real TTLs; a few seconds each is normal.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Integration tests share one broker; files in parallel are fine because names are unique,
+    // but two cores are all we have.
+    maxWorkers: 2,
+  },
+});
