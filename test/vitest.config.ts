@@ -1,8 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    root: '..',
+    root: fileURLToPath(new URL('..', import.meta.url)),
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
     // Broker tests wait on real TTLs; a few seconds each is normal.
     testTimeout: 30_000,

@@ -1,0 +1,91 @@
+/**
+ * Header names Boomerang reads and writes, and the one helper that reads the retry count.
+ * The count lives only in the message: no store, no `x-death` (RabbitMQ 3.13+/4.x do not carry a
+ * client-published `x-death` through re-publishes, so it cannot count them).
+ */
+
+/** Default name of the retry-count header (`RETRY_HEADER` overrides it). */
+const DEFAULT_RETRY_HEADER = 'x-retry-no';
+
+/** Bookkeeping headers on retried and parked copies. Non-`x-` names: `x-` headers belong to the broker. */
+const BoomerangHeader = {
+  /** ISO time of the first failed attempt; set on the first retry, kept after. */
+  firstFailureAt: 'boomerang-first-failure-at',
+  lastFailureAt: 'boomerang-last-failure-at',
+  /** Where the message was first published: a retried copy arrives via the delay path instead. */
+  originalExchange: 'boomerang-original-exchange',
+  originalRoutingKey: 'boomerang-original-routing-key',
+  /** Unique per published copy: pairs a `basic.return` with its publish. */
+  copyId: 'boomerang-copy-id',
+  errorName: 'boomerang-error-name',
+  errorMessage: 'boomerang-error-message',
+  errorStack: 'boomerang-error-stack',
+  attempts: 'boomerang-attempts',
+  parkReason: 'boomerang-park-reason',
+  parkedAt: 'boomerang-parked-at',
+  sourceQueue: 'boomerang-source-queue',
+  functionName: 'boomerang-function',
+} as const;
+
+/**
+ * Headers the broker owns or that would change routing: never copied onto a re-published message.
+ * `CC`/`BCC` would send the copy to other queues; `x-death` & co. would be re-interpreted by 3.12
+ * and 3.13.3+ and grow with every retry.
+ */
+const STRIPPED_HEADERS: ReadonlySet<string> = new Set([
+  'x-death',
+  'x-first-death-queue',
+  'x-first-death-reason',
+  'x-first-death-exchange',
+  'x-last-death-queue',
+  'x-last-death-reason',
+  'x-last-death-exchange',
+  'x-delivery-count',
+  'x-acquired-count',
+  'CC',
+  'BCC',
+]);
+
+/** Above this a count is not a count but a bug or an attack; treated as malformed. */
+const MAX_SANE_RETRY_NO = 1_000_000;
+
+type RetryNoReading = {
+  /** The count to use: 0 when missing or malformed. */
+  readonly retryNo: number;
+  /** Set when the header was present but unusable; say it in a warning log. */
+  readonly warning?: string;
+};
+
+/**
+ * Reads the retry count from a message's headers. Missing → 0. A whole number or a string of digits
+ * is fine; anything else ("abc", -1, 1.5, 1e12, a table) → 0 with a warning, never a throw.
+ */
+function readRetryNo(headers: Readonly<Record<string, unknown>> | undefined, headerName: string): RetryNoReading {
+  const raw = headers?.[headerName];
+  if (raw === undefined || raw === null) return { retryNo: 0 };
+  const parsed = toCount(raw);
+  if (parsed !== undefined) return { retryNo: parsed };
+  return { retryNo: 0, warning: `header ${headerName} is malformed (${describe(raw)}); counted as 0 retries` };
+}
+
+function toCount(raw: unknown): number | undefined {
+  let value: number | undefined;
+  if (typeof raw === 'number') value = raw;
+  else if (typeof raw === 'bigint') value = raw <= BigInt(MAX_SANE_RETRY_NO) ? Number(raw) : undefined;
+  else if (typeof raw === 'string' || Buffer.isBuffer(raw)) {
+    const text = raw.toString().trim();
+    value = /^\d{1,7}$/.test(text) ? Number(text) : undefined;
+  }
+  if (value === undefined || !Number.isInteger(value) || value < 0 || value > MAX_SANE_RETRY_NO) return undefined;
+  return value;
+}
+
+function describe(raw: unknown): string {
+  if (Buffer.isBuffer(raw)) return `bytes ${JSON.stringify(raw.toString().slice(0, 40))}`;
+  if (typeof raw === 'string') return `string ${JSON.stringify(raw.slice(0, 40))}`;
+  if (typeof raw === 'number' || typeof raw === 'bigint') return `number ${String(raw)}`;
+  return Array.isArray(raw) ? 'an array' : `a ${typeof raw}`;
+}
+
+export { BoomerangHeader, DEFAULT_RETRY_HEADER, MAX_SANE_RETRY_NO, readRetryNo, STRIPPED_HEADERS };
+export type { RetryNoReading };
