@@ -1,0 +1,56 @@
+import { ConfigError } from './errors.js';
+
+/** Environment variables as read; a plain record so tests pass their own. */
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The value of `name`, or undefined when unset or blank (a blank variable means "use the default"). */
+function envString(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** An integer variable within [min, max]; the error names the variable, the value and the range. */
+function envInt(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = envString(env, name);
+  if (raw === undefined) return fallback;
+  const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/** A decimal variable within [min, max]. */
+function envNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = envString(env, name);
+  if (raw === undefined) return fallback;
+  const value = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a number from ${min} to ${max}; got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/** One of a fixed set of words. */
+function envChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = envString(env, name);
+  if (raw === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${choices.join(', ')}; got ${JSON.stringify(raw)}`);
+  }
+  return raw as T;
+}
+
+/** A JSON variable, parsed; the error says where the JSON is broken. */
+function envJson(env: Env, name: string): unknown {
+  const raw = envString(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (error) {
+    throw new ConfigError(`${name} is not valid JSON (${(error as Error).message})`, { cause: error });
+  }
+}
+
+export { envChoice, envInt, envJson, envNumber, envString };
+export type { Env };
