@@ -1,0 +1,143 @@
+import { tierDelaysMs } from './backoff.js';
+import { envChoice, envInt, envJson, envNumber, envString, type Env } from './env.js';
+import { ConfigError } from './errors.js';
+import { DEFAULT_RETRY_HEADER } from './headers.js';
+import { redactUrl } from './redact.js';
+import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
+import { resolveRetryRules, type ResolvedRetryRule } from './retry-rules.js';
+import type { DelayMode, QueueType, TopologyOptions } from './topology/types.js';
+
+/** Which of the two steps comes first when a message is retried or parked. */
+type AckOrder = 'publish-then-ack' | 'ack-then-publish';
+
+/** Everything Boomerang reads from the environment, parsed and validated once at start. */
+type Config = {
+  /** Broker endpoints (`AMQP_URL`, comma-separated for a cluster); tried in turn. */
+  readonly amqpUrls: readonly string[];
+  readonly workQueue: string;
+  readonly parkingQueue: string;
+  readonly delayMode: DelayMode;
+  readonly delayResolutionMs: number;
+  readonly queueType: QueueType;
+  readonly retryHeader: string;
+  readonly policy: RetryPolicy;
+  readonly rules: readonly ResolvedRetryRule[];
+  readonly ackOrder: AckOrder;
+  readonly batchSize: number;
+  readonly maxMessages: number;
+  readonly concurrency: number;
+  readonly connectTimeoutMs: number;
+  readonly publishTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly safetyMarginMs: number;
+  readonly budgetMs: number;
+  readonly functionName: string;
+};
+
+/**
+ * The defaults, in one place; the README's configuration table mirrors this object.
+ * Variables: AMQP_URL, WORK_QUEUE, PARKING_QUEUE (default `<WORK_QUEUE>.parked`), DELAY_MODE,
+ * DELAY_RESOLUTION_MS, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
+ * BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER, BATCH_SIZE, MAX_MESSAGES, CONCURRENCY,
+ * CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS, BUDGET_MS, FUNCTION_NAME.
+ */
+const DEFAULTS = {
+  amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
+  workQueue: 'boomerang.work',
+  delayMode: 'tiers',
+  delayResolutionMs: 1000,
+  queueType: 'quorum',
+  retryHeader: DEFAULT_RETRY_HEADER,
+  ackOrder: 'publish-then-ack',
+  /** Also the consumer prefetch: how many unacked messages one invocation holds at most. */
+  batchSize: 100,
+  maxMessages: 10_000,
+  concurrency: 8,
+  connectTimeoutMs: 5000,
+  publishTimeoutMs: 10_000,
+  /** The queue counts as idle when no delivery came for this long. */
+  idleTimeoutMs: 500,
+  /** Stop taking messages this long before the budget ends: room to finish, confirm and close. */
+  safetyMarginMs: 3000,
+  /** Local runs only; in Lambda the budget is the remaining invocation time. */
+  budgetMs: 60_000,
+  functionName: 'boomerang-pull',
+} as const;
+
+/** AMQP queue names are short strings: at most 255 bytes. */
+const MAX_NAME_BYTES = 255;
+
+/** Parses the environment into a frozen `Config`; throws `ConfigError` naming the first bad variable. */
+function loadConfig(env: Env = process.env): Config {
+  const workQueue = queueName(env, 'WORK_QUEUE', DEFAULTS.workQueue);
+  const policy = resolveRetryPolicy(
+    {
+      maxRetries: envInt(env, 'MAX_RETRIES', DEFAULT_RETRY_POLICY.maxRetries, 0, 1000),
+      initialDelayMs: envInt(env, 'BACKOFF_INITIAL_MS', DEFAULT_RETRY_POLICY.initialDelayMs, 0, 2 ** 31 - 1),
+      multiplier: envNumber(env, 'BACKOFF_MULTIPLIER', DEFAULT_RETRY_POLICY.multiplier, 1, 100),
+      maxDelayMs: envInt(env, 'BACKOFF_MAX_MS', DEFAULT_RETRY_POLICY.maxDelayMs, 1, 2 ** 31 - 1),
+      jitter: envNumber(env, 'BACKOFF_JITTER', DEFAULT_RETRY_POLICY.jitter, 0, 0.99),
+    },
+    DEFAULT_RETRY_POLICY,
+    'the BACKOFF_*/MAX_RETRIES variables',
+  );
+  const rulesJson = envJson(env, 'RETRY_RULES');
+  const config: Config = {
+    amqpUrls: amqpUrls(env),
+    workQueue,
+    parkingQueue: queueName(env, 'PARKING_QUEUE', `${workQueue}.parked`),
+    delayMode: envChoice(env, 'DELAY_MODE', ['tiers', 'exact'], DEFAULTS.delayMode),
+    delayResolutionMs: envInt(env, 'DELAY_RESOLUTION_MS', DEFAULTS.delayResolutionMs, 10, 3_600_000),
+    queueType: envChoice(env, 'QUEUE_TYPE', ['quorum', 'classic'], DEFAULTS.queueType),
+    retryHeader: envString(env, 'RETRY_HEADER') ?? DEFAULTS.retryHeader,
+    policy,
+    rules: rulesJson === undefined ? [] : resolveRetryRules(rulesJson, policy),
+    ackOrder: envChoice(env, 'ACK_ORDER', ['publish-then-ack', 'ack-then-publish'], DEFAULTS.ackOrder),
+    // Quorum queues cap prefetch at 2000.
+    batchSize: envInt(env, 'BATCH_SIZE', DEFAULTS.batchSize, 1, 2000),
+    maxMessages: envInt(env, 'MAX_MESSAGES', DEFAULTS.maxMessages, 1),
+    concurrency: envInt(env, 'CONCURRENCY', DEFAULTS.concurrency, 1, 1000),
+    connectTimeoutMs: envInt(env, 'CONNECT_TIMEOUT_MS', DEFAULTS.connectTimeoutMs, 100, 120_000),
+    publishTimeoutMs: envInt(env, 'PUBLISH_TIMEOUT_MS', DEFAULTS.publishTimeoutMs, 100, 120_000),
+    idleTimeoutMs: envInt(env, 'IDLE_TIMEOUT_MS', DEFAULTS.idleTimeoutMs, 10, 60_000),
+    safetyMarginMs: envInt(env, 'SAFETY_MARGIN_MS', DEFAULTS.safetyMarginMs, 0, 600_000),
+    budgetMs: envInt(env, 'BUDGET_MS', DEFAULTS.budgetMs, 100, 24 * 3_600_000),
+    functionName: envString(env, 'FUNCTION_NAME') ?? envString(env, 'AWS_LAMBDA_FUNCTION_NAME') ?? DEFAULTS.functionName,
+  };
+  if (config.parkingQueue === config.workQueue) throw new ConfigError(`PARKING_QUEUE must differ from WORK_QUEUE (both are ${JSON.stringify(workQueue)})`);
+  return Object.freeze(config);
+}
+
+/** The builders' view of the config. Tiers cover the base policy and every rule's policy. */
+function topologyOptionsFromConfig(config: Config): TopologyOptions {
+  return {
+    workQueue: config.workQueue,
+    parkingQueue: config.parkingQueue,
+    delayMode: config.delayMode,
+    queueType: config.queueType,
+    tierDelaysMs: tierDelaysMs([config.policy, ...config.rules.filter((r) => r.retry).map((r) => r.policy)]),
+    delayResolutionMs: config.delayResolutionMs,
+    maxDelayMs: Math.max(config.policy.maxDelayMs, ...config.rules.map((r) => r.policy.maxDelayMs)),
+  };
+}
+
+function amqpUrls(env: Env): string[] {
+  const urls = (envString(env, 'AMQP_URL') ?? DEFAULTS.amqpUrl).split(',').map((u) => u.trim()).filter((u) => u !== '');
+  for (const url of urls) {
+    if (!/^amqps?:\/\/[^/]/i.test(url)) {
+      throw new ConfigError(`AMQP_URL must be amqp:// or amqps:// URLs separated by commas; got ${JSON.stringify(redactUrl(url))}`);
+    }
+  }
+  if (urls.length === 0) throw new ConfigError('AMQP_URL is set but holds no URL');
+  return urls;
+}
+
+function queueName(env: Env, name: string, fallback: string): string {
+  const value = envString(env, name) ?? fallback;
+  if (Buffer.byteLength(value) > MAX_NAME_BYTES) throw new ConfigError(`${name} must be at most ${MAX_NAME_BYTES} bytes; got ${Buffer.byteLength(value)} bytes`);
+  if (value.startsWith('amq.')) throw new ConfigError(`${name} must not start with "amq." (reserved by the broker); got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export { DEFAULTS, loadConfig, topologyOptionsFromConfig };
+export type { AckOrder, Config };

@@ -1,0 +1,118 @@
+import type { MessageFields, MessageProperties, Options } from 'amqplib';
+import { BoomerangHeader, STRIPPED_HEADERS } from './headers.js';
+
+/** The parts of a delivery a copy is built from (amqplib's `ConsumeMessage` fits). */
+type Delivery = {
+  readonly content: Buffer;
+  readonly fields: Pick<MessageFields, 'exchange' | 'routingKey'>;
+  readonly properties: MessageProperties;
+};
+
+type CopyInput = {
+  readonly retryHeader: string;
+  /** The count the copy carries. */
+  readonly retryNo: number;
+  readonly now: Date;
+};
+
+type ParkInput = CopyInput & {
+  readonly reason: string;
+  readonly errorName: string;
+  readonly errorMessage: string;
+  readonly errorStack: string | undefined;
+  readonly sourceQueue: string;
+  readonly functionName: string;
+  /** Drop the team's own headers (they did not fit in a frame); keep Boomerang's. */
+  readonly withoutUserHeaders?: boolean;
+};
+
+type Copy = { readonly content: Buffer; readonly options: Options.Publish };
+
+const ERROR_MESSAGE_MAX_BYTES = 1024;
+const ERROR_STACK_MAX_BYTES = 4096;
+
+/**
+ * A copy for the delay path: same body and properties, persistent, `retryHeader` = retryNo, and
+ * never `expiration` (a per-message TTL blocks the head of a queue and would expire the copy) nor
+ * the broker's `x-death` family, `CC`/`BCC` (they would route the copy elsewhere) or `userId`
+ * (the broker rejects a user id other than the publishing connection's).
+ */
+function buildRetryCopy(delivery: Delivery, input: CopyInput): Copy {
+  const headers = copyHeaders(delivery, false);
+  headers[input.retryHeader] = input.retryNo;
+  headers[BoomerangHeader.firstFailureAt] ??= input.now.toISOString();
+  headers[BoomerangHeader.lastFailureAt] = input.now.toISOString();
+  return { content: delivery.content, options: copyProperties(delivery.properties, headers) };
+}
+
+/** A copy for the parking lot: the retry copy's fields plus why and where it failed. */
+function buildParkedCopy(delivery: Delivery, input: ParkInput): Copy {
+  const headers = copyHeaders(delivery, input.withoutUserHeaders ?? false);
+  headers[input.retryHeader] = input.retryNo;
+  headers[BoomerangHeader.firstFailureAt] ??= input.now.toISOString();
+  headers[BoomerangHeader.lastFailureAt] = input.now.toISOString();
+  headers[BoomerangHeader.parkedAt] = input.now.toISOString();
+  headers[BoomerangHeader.parkReason] = input.reason;
+  headers[BoomerangHeader.errorName] = input.errorName;
+  headers[BoomerangHeader.errorMessage] = cutUtf8(input.errorMessage, ERROR_MESSAGE_MAX_BYTES);
+  if (input.errorStack) headers[BoomerangHeader.errorStack] = cutUtf8(input.errorStack, ERROR_STACK_MAX_BYTES);
+  // Attempts made = retries before this one + this one.
+  headers[BoomerangHeader.attempts] = input.retryNo + 1;
+  headers[BoomerangHeader.sourceQueue] = input.sourceQueue;
+  headers[BoomerangHeader.functionName] = input.functionName;
+  return { content: delivery.content, options: copyProperties(delivery.properties, headers) };
+}
+
+function copyHeaders(delivery: Delivery, withoutUserHeaders: boolean): Record<string, unknown> {
+  const headers: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(delivery.properties.headers ?? {})) {
+    if (STRIPPED_HEADERS.has(key) || key === BoomerangHeader.copyId) continue;
+    if (withoutUserHeaders && !key.startsWith('boomerang-')) continue;
+    headers[key] = value;
+  }
+  // The copy travels via the delay path; keep where it was first published (rules and tools read it).
+  headers[BoomerangHeader.originalExchange] ??= delivery.fields.exchange;
+  headers[BoomerangHeader.originalRoutingKey] ??= delivery.fields.routingKey;
+  return headers;
+}
+
+function copyProperties(p: MessageProperties, headers: Record<string, unknown>): Options.Publish {
+  const options: Options.Publish = { headers, persistent: true };
+  // Only set what the original had: amqplib encodes `undefined` fields as absent, but keep it explicit.
+  if (p.messageId !== undefined) options.messageId = p.messageId;
+  if (p.correlationId !== undefined) options.correlationId = p.correlationId;
+  if (p.contentType !== undefined) options.contentType = p.contentType;
+  if (p.contentEncoding !== undefined) options.contentEncoding = p.contentEncoding;
+  if (p.type !== undefined) options.type = p.type;
+  if (p.appId !== undefined) options.appId = p.appId;
+  if (p.timestamp !== undefined) options.timestamp = p.timestamp;
+  if (p.priority !== undefined) options.priority = p.priority;
+  if (p.replyTo !== undefined) options.replyTo = p.replyTo;
+  return options;
+}
+
+/** Cuts a string to at most `maxBytes` of UTF-8 without splitting a character; marks the cut. */
+function cutUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  const marker = '…[cut]';
+  const budget = maxBytes - Buffer.byteLength(marker);
+  let out = Buffer.from(text).subarray(0, budget).toString('utf8');
+  // A split multi-byte character decodes as U+FFFD at the end: drop it.
+  if (out.endsWith('\uFFFD')) out = out.slice(0, -1);
+  return out + marker;
+}
+
+/** The routing key a message was first published with: from our header once it has been retried. */
+function originalRoutingKey(delivery: Delivery): string {
+  const kept = delivery.properties.headers?.[BoomerangHeader.originalRoutingKey];
+  return typeof kept === 'string' ? kept : delivery.fields.routingKey;
+}
+
+/** The exchange a message was first published to. */
+function originalExchange(delivery: Delivery): string {
+  const kept = delivery.properties.headers?.[BoomerangHeader.originalExchange];
+  return typeof kept === 'string' ? kept : delivery.fields.exchange;
+}
+
+export { buildParkedCopy, buildRetryCopy, cutUtf8, originalExchange, originalRoutingKey };
+export type { Copy, CopyInput, Delivery, ParkInput };

@@ -1,0 +1,132 @@
+import type { ConsumeMessage } from 'amqplib';
+import type { Publisher } from './amqp/confirm-publisher.js';
+import type { AckOrder } from './config.js';
+import { buildParkedCopy, buildRetryCopy, type Copy } from './copy-message.js';
+import type { ErrorFacts, RetryDecision } from './decide-retry.js';
+import type { DeliveryLedger } from './delivery-ledger.js';
+import { PublishError } from './errors.js';
+import type { Logger } from './logger.js';
+import type { DelayRoute } from './topology/types.js';
+
+type DispositionDeps = {
+  readonly publisher: Publisher;
+  readonly ledger: DeliveryLedger;
+  readonly log: Logger;
+  readonly delayRoute: (delayMs: number) => DelayRoute;
+  readonly ackOrder: AckOrder;
+  readonly retryHeader: string;
+  readonly workQueue: string;
+  readonly parkingQueue: string;
+  readonly functionName: string;
+  readonly now: () => Date;
+};
+
+/** A failed attempt: what the handler threw, and what the decision made of it. */
+type Failure = {
+  readonly delivery: ConsumeMessage;
+  readonly retryNo: number;
+  readonly error: ErrorFacts;
+  readonly stack: string | undefined;
+  readonly decision: RetryDecision;
+};
+
+type Target = { readonly exchange: string; readonly routingKey: string; readonly copy: Copy; readonly outcome: 'retried' | 'parked' };
+
+/**
+ * Carries out a retry or park decision. Publish-then-ack (default): the original is acked only after
+ * a positive confirm, so a crash or a failed publish leaves it on the work queue (a duplicate is
+ * possible, a loss is not). Ack-then-publish: the reverse (a loss is possible, a duplicate is not).
+ */
+async function disposeOfFailure(deps: DispositionDeps, failure: Failure): Promise<void> {
+  const target = targetFor(deps, failure, false);
+  if (deps.ackOrder === 'ack-then-publish') return ackThenPublish(deps, failure, target);
+  try {
+    await publish(deps, target);
+  } catch (error) {
+    // A copy that cannot even be encoded (headers over the frame limit) would fail forever: park it lean.
+    const lean = error instanceof PublishError && error.reason === 'rejected-locally' ? targetFor(deps, failure, true) : undefined;
+    if (!lean || !(await tryPublish(deps, lean))) {
+      deps.log.warn('copy not confirmed; message returned to the work queue', { ...describe(failure), reason: (error as Error).message });
+      deps.ledger.requeue(failure.delivery);
+      return;
+    }
+    deps.ledger.ack(failure.delivery, 'parked');
+    return;
+  }
+  deps.ledger.ack(failure.delivery, target.outcome);
+  logOutcome(deps, failure, target);
+}
+
+async function ackThenPublish(deps: DispositionDeps, failure: Failure, target: Target): Promise<void> {
+  if (!deps.ledger.ack(failure.delivery)) return;
+  if (await tryPublish(deps, target)) {
+    deps.ledger.count(target.outcome);
+    logOutcome(deps, failure, target);
+    return;
+  }
+  // The original is gone: the parking lot is the last place the message can still be kept.
+  const fallback = targetFor(deps, { ...failure, decision: { kind: 'park', reason: 'its retry copy could not be published' } }, true);
+  if (target.outcome === 'retried' && (await tryPublish(deps, fallback))) {
+    deps.ledger.count('parked');
+    return;
+  }
+  deps.ledger.count('lost');
+  deps.log.error('message lost: acked first (ACK_ORDER=ack-then-publish), then no copy could be published', describe(failure));
+}
+
+function targetFor(deps: DispositionDeps, failure: Failure, withoutUserHeaders: boolean): Target {
+  const { delivery, decision, error, retryNo } = failure;
+  const now = deps.now();
+  if (decision.kind === 'retry' && !withoutUserHeaders) {
+    const route = deps.delayRoute(decision.delayMs);
+    const copy = buildRetryCopy(delivery, { retryHeader: deps.retryHeader, retryNo: decision.retryNo, now });
+    return { exchange: route.exchange, routingKey: route.routingKey, copy, outcome: 'retried' };
+  }
+  const reason = decision.kind === 'park' ? decision.reason : 'its copy could not be encoded';
+  const copy = buildParkedCopy(delivery, {
+    retryHeader: deps.retryHeader,
+    retryNo,
+    now,
+    reason: withoutUserHeaders ? `${reason}; user headers dropped: too large to copy` : reason,
+    errorName: error.name,
+    errorMessage: error.message,
+    errorStack: failure.stack,
+    sourceQueue: deps.workQueue,
+    functionName: deps.functionName,
+    withoutUserHeaders,
+  });
+  return { exchange: '', routingKey: deps.parkingQueue, copy, outcome: 'parked' };
+}
+
+function publish(deps: DispositionDeps, target: Target): Promise<void> {
+  return deps.publisher.publish(target.exchange, target.routingKey, target.copy.content, target.copy.options);
+}
+
+async function tryPublish(deps: DispositionDeps, target: Target): Promise<boolean> {
+  try {
+    await publish(deps, target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function logOutcome(deps: DispositionDeps, failure: Failure, target: Target): void {
+  if (target.outcome === 'parked') {
+    deps.log.warn('message parked', { ...describe(failure), reason: failure.decision.kind === 'park' ? failure.decision.reason : undefined });
+  } else if (failure.decision.kind === 'retry') {
+    deps.log.debug('message retried', { ...describe(failure), retryNo: failure.decision.retryNo, delayMs: failure.decision.delayMs, via: target.routingKey });
+  }
+}
+
+function describe(failure: Failure): Record<string, unknown> {
+  return {
+    messageId: failure.delivery.properties.messageId,
+    retryNo: failure.retryNo,
+    errorName: failure.error.name,
+    errorMessage: failure.error.message.slice(0, 300),
+  };
+}
+
+export { disposeOfFailure };
+export type { DispositionDeps, Failure };

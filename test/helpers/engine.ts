@@ -1,0 +1,68 @@
+import type { Options } from 'amqplib';
+import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config.js';
+import { silentLogger } from '../../shared/logger.js';
+import type { Handler } from '../../shared/message.js';
+import { runPull } from '../../shared/pull.js';
+import type { Summary } from '../../shared/summary.js';
+import { applyTopology } from '../../shared/topology/apply.js';
+import { buildTopologyPlan } from '../../shared/topology/plan.js';
+import { AMQP_URL, sleep, type TestBroker, uniqueName } from './broker.js';
+
+/**
+ * A config for one test: its own work queue, short real delays (the broker does the waiting),
+ * no jitter unless asked, and a short idle timeout so invocations end soon after the queue empties.
+ */
+function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    AMQP_URL,
+    WORK_QUEUE: uniqueName('work'),
+    BACKOFF_INITIAL_MS: '200',
+    BACKOFF_MULTIPLIER: '2',
+    BACKOFF_MAX_MS: '3200',
+    BACKOFF_JITTER: '0',
+    MAX_RETRIES: '3',
+    IDLE_TIMEOUT_MS: '150',
+    SAFETY_MARGIN_MS: '500',
+    ...env,
+  });
+}
+
+/** Applies the config's topology and registers every queue and exchange it made for cleanup. */
+async function setUpTopology(broker: TestBroker, config: Config): Promise<void> {
+  const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
+  broker.trackQueue(...plan.queues.map((q) => q.name));
+  broker.trackExchange(...plan.exchanges.map((x) => x.name));
+  await applyTopology(broker.connection, plan);
+}
+
+function publishJson(broker: TestBroker, queue: string, body: unknown, options: Options.Publish = {}): void {
+  broker.channel.sendToQueue(queue, Buffer.from(JSON.stringify(body)), { persistent: true, contentType: 'application/json', ...options });
+}
+
+/** Runs one invocation with a short budget and a silent log. */
+function pullOnce(config: Config, handler: Handler, budgetMs = 5000): Promise<Summary> {
+  return runPull({ config, handler, budgetMs, log: silentLogger });
+}
+
+/**
+ * Invokes the pull function again and again, as a scheduler would, until `done()` says so or the
+ * time runs out; returns every summary.
+ */
+async function pullUntil(config: Config, handler: Handler, done: () => boolean, timeoutMs = 15_000): Promise<Summary[]> {
+  const summaries: Summary[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (!done() && Date.now() < deadline) {
+    summaries.push(await pullOnce(config, handler, 3000));
+    if (!done()) await sleep(50);
+  }
+  if (!done()) throw new Error(`pullUntil: condition not met within ${timeoutMs} ms; summaries: ${JSON.stringify(summaries)}`);
+  return summaries;
+}
+
+/** Sums the counters of several summaries. */
+function total(summaries: readonly Summary[]): Omit<Summary, 'durationMs' | 'stoppedBecause'> {
+  const keys = ['received', 'acked', 'retried', 'parked', 'requeued', 'lost'] as const;
+  return Object.fromEntries(keys.map((k) => [k, summaries.reduce((sum, s) => sum + s[k], 0)])) as Omit<Summary, 'durationMs' | 'stoppedBecause'>;
+}
+
+export { publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total };
