@@ -19,6 +19,12 @@ type DispositionDeps = {
   readonly parkingQueue: string;
   readonly functionName: string;
   readonly now: () => Date;
+  /**
+   * Called when a copy was not confirmed and its original went back to the queue. The caller stops
+   * taking messages: the requeued original would come straight back to this same invocation and hit
+   * the partner again and again (the hot loop Boomerang exists to prevent).
+   */
+  readonly onCopyFailed: (error: Error) => void;
 };
 
 /** A failed attempt: what the handler threw, and what the decision made of it. */
@@ -48,6 +54,7 @@ async function disposeOfFailure(deps: DispositionDeps, failure: Failure): Promis
     if (!lean || !(await tryPublish(deps, lean))) {
       deps.log.warn('copy not confirmed; message returned to the work queue', { ...describe(failure), reason: (error as Error).message });
       deps.ledger.requeue(failure.delivery);
+      deps.onCopyFailed(error as Error);
       return;
     }
     deps.ledger.ack(failure.delivery, 'parked');

@@ -48,17 +48,21 @@ async function runPull(options: PullOptions): Promise<Summary> {
   const summary = emptySummary();
   const broker = await connectBroker({ urls: config.amqpUrls, connectTimeoutMs: config.connectTimeoutMs, connectionName: config.functionName });
   let failure: Error | undefined;
+  let closing = false;
   try {
     const channel = await broker.connection.createConfirmChannel();
     const channelClosed = new Promise<Error>((resolve) => {
       channel.on('error', (error: Error) => resolve(new BrokerConnectionError(`The channel closed: ${error.message}`, { cause: error })));
-      channel.on('close', () => resolve(new BrokerConnectionError('The channel closed')));
+      channel.on('close', () => {
+        if (!closing) resolve(new BrokerConnectionError('The channel closed'));
+      });
     });
     const broken = Promise.race([broker.lost, channelClosed]);
     broken.then((error) => { failure ??= error; }, () => undefined);
     const ledger = new DeliveryLedger(channel, summary);
     await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, broken: broken.then(() => undefined) });
-    if (failure === undefined) await channel.close().catch(() => undefined);
+    closing = failure === undefined;
+    if (closing) await channel.close().catch(() => undefined);
   } catch (error) {
     failure ??= error as Error;
   } finally {
@@ -91,6 +95,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   const abortTimer = setTimeout(() => abort.abort(new Error('invocation budget exhausted')), Math.max(0, state.stopTakingAt - Date.now()));
   let isBroken = false;
   void state.broken.then(() => { isBroken = true; });
+  let copyFailure: Error | undefined;
   const topology = topologyOptionsFromConfig(config);
   const deps: DispositionDeps = {
     publisher: new ConfirmPublisher(channel, config.publishTimeoutMs),
@@ -103,6 +108,10 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
     parkingQueue: config.parkingQueue,
     functionName: config.functionName,
     now: () => new Date(),
+    onCopyFailed: (error) => {
+      if (copyFailure === undefined) log.error('a copy was not confirmed; no more messages are taken in this invocation', { reason: error.message });
+      copyFailure ??= error;
+    },
   };
   const handling = new Set<Promise<void>>();
   const settling = new Set<Promise<void>>();
@@ -142,6 +151,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   let stoppedBecause: StopReason = 'idle';
   for (;;) {
     if (isBroken) { stoppedBecause = 'connection-lost'; break; }
+    if (copyFailure) { stoppedBecause = 'publish-failed'; break; }
     if (summary.received >= config.maxMessages) { stoppedBecause = 'max-messages'; break; }
     const untilStop = state.stopTakingAt - Date.now();
     if (untilStop <= 0) { stoppedBecause = 'budget'; break; }
@@ -158,6 +168,8 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
       continue;
     }
     ledger.received(delivery);
+    // A delivery that raced the stop signal is given back untried.
+    if (copyFailure) { ledger.requeue(delivery); stoppedBecause = 'publish-failed'; break; }
     track(handling, handleOne(delivery));
   }
   summary.stoppedBecause = stoppedBecause;

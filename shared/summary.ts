@@ -17,7 +17,7 @@ type Summary = {
   stoppedBecause: StopReason;
 };
 
-type StopReason = 'idle' | 'max-messages' | 'budget' | 'consumer-cancelled' | 'connection-lost' | 'channel-closed';
+type StopReason = 'idle' | 'max-messages' | 'budget' | 'consumer-cancelled' | 'connection-lost' | 'channel-closed' | 'publish-failed';
 
 type Outcome = 'acked' | 'retried' | 'parked' | 'requeued' | 'lost';
 

@@ -1,0 +1,269 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RetryableError, UnrecoverableError } from '../../shared/errors.js';
+import { BoomerangHeader } from '../../shared/headers.js';
+import type { BoomerangMessage, Handler } from '../../shared/message.js';
+import { tierQueueName } from '../../shared/topology/tiers.js';
+import { TestBroker, uniqueName } from '../helpers/broker.js';
+import { publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
+
+type Attempt = { readonly retryNo: number; readonly at: number; readonly message: BoomerangMessage };
+
+/** A handler that records every attempt and fails while `fail(attempt)` says so. */
+function recordingHandler(fail: (message: BoomerangMessage) => Error | undefined): { handler: Handler; attempts: Attempt[] } {
+  const attempts: Attempt[] = [];
+  const handler: Handler = (message) => {
+    attempts.push({ retryNo: message.retryNo, at: Date.now(), message });
+    const error = fail(message);
+    if (error) throw error;
+  };
+  return { handler, attempts };
+}
+
+describe('runPull on the broker', () => {
+  let broker: TestBroker;
+
+  beforeEach(async () => {
+    broker = await TestBroker.open();
+  });
+
+  afterEach(async () => {
+    await broker.close();
+  });
+
+  it.each(['quorum', 'classic'])('retries a message that fails twice, with the configured delays, then acks it (%s)', async (queueType) => {
+    // Prepare
+    const config = testConfig({ QUEUE_TYPE: queueType });
+    await setUpTopology(broker, config);
+    publishJson(broker, config.workQueue, { n: 1 }, { messageId: 'm-1' });
+    const { handler, attempts } = recordingHandler((m) => (m.retryNo < 2 ? new Error('partner down') : undefined));
+
+    // Act
+    const summaries = await pullUntil(config, handler, () => attempts.length === 3 && attempts[2]?.retryNo === 2);
+
+    // Assess
+    expect(attempts.map((a) => a.retryNo)).toEqual([0, 1, 2]);
+    const [first, second, third] = attempts as [Attempt, Attempt, Attempt];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(200);
+    expect(third.at - second.at).toBeGreaterThanOrEqual(400);
+    expect(total(summaries)).toMatchObject({ received: 3, acked: 1, retried: 2, parked: 0, requeued: 0, lost: 0 });
+    expect(await broker.messageCount(config.workQueue)).toBe(0);
+    expect(await broker.messageCount(config.parkingQueue)).toBe(0);
+  });
+
+  it('parks a permanent failure after MAX_RETRIES + 1 attempts, with its metadata', async () => {
+    // Prepare
+    const config = testConfig({ MAX_RETRIES: '2', FUNCTION_NAME: 'orders-retry' });
+    await setUpTopology(broker, config);
+    publishJson(broker, config.workQueue, { n: 2 }, { messageId: 'm-2' });
+    const error = Object.assign(new Error(`partner said no ${'x'.repeat(3000)}`), { name: 'PartnerError' });
+    const { handler, attempts } = recordingHandler(() => error);
+
+    // Act
+    await pullUntil(config, handler, () => attempts.length === 3);
+    const [parked] = await broker.drain(config.parkingQueue, 1);
+
+    // Assess
+    expect(attempts).toHaveLength(3);
+    const headers = parked?.properties.headers ?? {};
+    expect(parked?.properties.messageId).toBe('m-2');
+    expect(headers[BoomerangHeader.errorName]).toBe('PartnerError');
+    expect(Buffer.byteLength(String(headers[BoomerangHeader.errorMessage]))).toBeLessThanOrEqual(1024);
+    expect(String(headers[BoomerangHeader.errorStack])).toContain('PartnerError');
+    expect(headers[BoomerangHeader.attempts]).toBe(3);
+    expect(headers['x-retry-no']).toBe(2);
+    expect(headers[BoomerangHeader.parkReason]).toBe('retries exhausted: 2 of 2 made');
+    expect(headers[BoomerangHeader.sourceQueue]).toBe(config.workQueue);
+    expect(headers[BoomerangHeader.originalExchange]).toBe('');
+    expect(headers[BoomerangHeader.originalRoutingKey]).toBe(config.workQueue);
+    expect(headers[BoomerangHeader.functionName]).toBe('orders-retry');
+    expect(Date.parse(String(headers[BoomerangHeader.firstFailureAt]))).toBeLessThan(Date.parse(String(headers[BoomerangHeader.lastFailureAt])));
+  });
+
+  it('parks an error with retryable=false at once', async () => {
+    // Prepare
+    const config = testConfig();
+    await setUpTopology(broker, config);
+    publishJson(broker, config.workQueue, { n: 3 });
+    const { handler, attempts } = recordingHandler(() => new UnrecoverableError('bad request'));
+
+    // Act
+    const summary = await pullOnce(config, handler);
+    const [parked] = await broker.drain(config.parkingQueue, 1);
+
+    // Assess
+    expect(summary).toMatchObject({ received: 1, parked: 1, retried: 0, acked: 0 });
+    expect(attempts).toHaveLength(1);
+    expect(parked?.properties.headers?.[BoomerangHeader.attempts]).toBe(1);
+    expect(parked?.properties.headers?.[BoomerangHeader.parkReason]).toBe('unrecoverable error UnrecoverableError');
+  });
+
+  it('honours Retry-After by snapping up to the next tier', async () => {
+    // Prepare: tiers 200, 400, 800, 1600; a 700 ms Retry-After must wait the 800 ms tier.
+    const config = testConfig({ MAX_RETRIES: '4' });
+    await setUpTopology(broker, config);
+    publishJson(broker, config.workQueue, { n: 4 });
+    const { handler, attempts } = recordingHandler((m) => (m.retryNo === 0 ? new RetryableError('429', { retryAfterMs: 700 }) : undefined));
+
+    // Act
+    await pullUntil(config, handler, () => attempts.length === 2);
+
+    // Assess
+    const [first, second] = attempts as [Attempt, Attempt];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(700);
+  });
+
+  it('sends a retry back only to the queue that failed when two queues share an exchange', async () => {
+    // Prepare
+    const config = testConfig();
+    await setUpTopology(broker, config);
+    const exchange = uniqueName('x');
+    const neighbour = uniqueName('neighbour');
+    broker.trackExchange(exchange);
+    broker.trackQueue(neighbour);
+    await broker.channel.assertExchange(exchange, 'direct', { durable: false });
+    await broker.channel.assertQueue(neighbour, { durable: false });
+    await broker.channel.bindQueue(config.workQueue, exchange, 'orders');
+    await broker.channel.bindQueue(neighbour, exchange, 'orders');
+    broker.channel.publish(exchange, 'orders', Buffer.from('{}'), { messageId: 'shared' });
+    const { handler, attempts } = recordingHandler((m) => (m.retryNo === 0 ? new Error('once') : undefined));
+
+    // Act
+    await pullUntil(config, handler, () => attempts.length === 2);
+
+    // Assess
+    expect(await broker.messageCount(neighbour)).toBe(1);
+    expect(attempts[1]?.message.routingKey).toBe('orders');
+    expect(attempts[1]?.message.exchange).toBe(exchange);
+  });
+
+  it('keeps properties and user headers on the copy, and drops expiration and the old x-death', async () => {
+    // Prepare
+    const config = testConfig();
+    await setUpTopology(broker, config);
+    const timestamp = Math.floor(Date.now() / 1000);
+    publishJson(broker, config.workQueue, { n: 5 }, {
+      messageId: 'm-5', correlationId: 'c-5', contentEncoding: 'identity', type: 'order.created', appId: 'shop',
+      timestamp, priority: 3, replyTo: 'replies', expiration: '600000',
+      headers: { traceparent: '00-abc-def-01', tenant: 'acme', 'x-death': [{ queue: 'old', count: 7 }], 'x-first-death-queue': 'old' },
+    });
+    const { handler, attempts } = recordingHandler((m) => (m.retryNo === 0 ? new Error('once') : undefined));
+
+    // Act
+    await pullUntil(config, handler, () => attempts.length === 2);
+
+    // Assess
+    const { properties, headers } = attempts[1]!.message;
+    expect(properties).toMatchObject({
+      messageId: 'm-5', correlationId: 'c-5', contentType: 'application/json', contentEncoding: 'identity',
+      type: 'order.created', appId: 'shop', timestamp, priority: 3, replyTo: 'replies', deliveryMode: 2,
+    });
+    expect(properties.expiration).toBeUndefined();
+    expect(headers).toMatchObject({ traceparent: '00-abc-def-01', tenant: 'acme', 'x-retry-no': 1 });
+    // The only x-death left is the broker's own, for the delay hop.
+    const deaths = headers['x-death'] as { queue: string }[];
+    expect(deaths.map((d) => d.queue)).toEqual([tierQueueName(config.workQueue, 200)]);
+    expect(headers['x-first-death-queue']).toBe(tierQueueName(config.workQueue, 200));
+  });
+
+  it('leaves the message in the work queue when its copy cannot be routed (delay queue deleted)', async () => {
+    // Prepare
+    const config = testConfig();
+    await setUpTopology(broker, config);
+    await broker.channel.deleteQueue(tierQueueName(config.workQueue, 200));
+    publishJson(broker, config.workQueue, { n: 6 }, { messageId: 'm-6' });
+    const { handler, attempts } = recordingHandler(() => new Error('fails'));
+
+    // Act
+    const summary = await pullOnce(config, handler, 2000);
+
+    // Assess: tried once, not again and again within the invocation
+    expect(attempts).toHaveLength(1);
+    expect(summary).toMatchObject({ retried: 0, parked: 0, acked: 0, stoppedBecause: 'publish-failed' });
+    expect(summary.requeued).toBe(summary.received);
+    expect(await broker.messageCount(config.workQueue)).toBe(1);
+    expect(await broker.messageCount(config.parkingQueue)).toBe(0);
+  });
+
+  it('treats a malformed retry count as 0 and carries on', async () => {
+    // Prepare
+    const config = testConfig({ MAX_RETRIES: '1' });
+    await setUpTopology(broker, config);
+    for (const value of ['abc', -1, 1e12, 1.5]) publishJson(broker, config.workQueue, { value }, { headers: { 'x-retry-no': value } });
+    const { handler, attempts } = recordingHandler(() => undefined);
+
+    // Act
+    const summary = await pullOnce(config, handler);
+
+    // Assess
+    expect(summary).toMatchObject({ received: 4, acked: 4 });
+    expect(attempts.map((a) => a.retryNo)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('returns messages it could not finish within the budget, and aborts the handler', async () => {
+    // Prepare
+    const config = testConfig({ SAFETY_MARGIN_MS: '800', CONCURRENCY: '2' });
+    await setUpTopology(broker, config);
+    for (let i = 0; i < 5; i++) publishJson(broker, config.workQueue, { i });
+    let aborted = 0;
+    const handler: Handler = (_m, { signal }) => new Promise<void>((_resolve, reject) => {
+      signal.addEventListener('abort', () => { aborted++; reject(new Error('aborted')); });
+    });
+
+    // Act
+    const started = Date.now();
+    const summary = await pullOnce(config, handler, 1500);
+
+    // Assess
+    expect(Date.now() - started).toBeLessThan(1500 + 1000);
+    expect(aborted).toBe(2);
+    expect(summary).toMatchObject({ received: 5, requeued: 5, retried: 0, parked: 0, stoppedBecause: 'budget' });
+    expect(await broker.messageCount(config.workQueue)).toBe(5);
+  });
+
+  it('stops at MAX_MESSAGES and leaves the rest in the queue', async () => {
+    // Prepare
+    const config = testConfig({ MAX_MESSAGES: '3', BATCH_SIZE: '2' });
+    await setUpTopology(broker, config);
+    for (let i = 0; i < 7; i++) publishJson(broker, config.workQueue, { i });
+
+    // Act
+    const summary = await pullOnce(config, () => undefined);
+
+    // Assess
+    expect(summary).toMatchObject({ acked: 3, stoppedBecause: 'max-messages' });
+    expect(summary.received).toBe(summary.acked + summary.requeued);
+    expect(await broker.messageCount(config.workQueue)).toBe(7 - 3);
+  });
+
+  it('with ACK_ORDER=ack-then-publish still retries and parks', async () => {
+    // Prepare
+    const config = testConfig({ ACK_ORDER: 'ack-then-publish', MAX_RETRIES: '1' });
+    await setUpTopology(broker, config);
+    publishJson(broker, config.workQueue, { n: 7 });
+    const { handler, attempts } = recordingHandler(() => new Error('always'));
+
+    // Act
+    const summaries = await pullUntil(config, handler, () => attempts.length === 2);
+    const parked = await broker.drain(config.parkingQueue, 1);
+
+    // Assess
+    expect(total(summaries)).toMatchObject({ retried: 1, parked: 1, lost: 0 });
+    expect(parked).toHaveLength(1);
+  });
+
+  it('works in exact mode: a retry comes back after its delay', async () => {
+    // Prepare
+    const config = testConfig({ DELAY_MODE: 'exact', DELAY_RESOLUTION_MS: '173', BACKOFF_INITIAL_MS: '346' });
+    await setUpTopology(broker, config);
+    publishJson(broker, config.workQueue, { n: 8 });
+    const { handler, attempts } = recordingHandler((m) => (m.retryNo === 0 ? new Error('once') : undefined));
+
+    // Act
+    await pullUntil(config, handler, () => attempts.length === 2);
+
+    // Assess
+    const [first, second] = attempts as [Attempt, Attempt];
+    expect(second.at - first.at).toBeGreaterThanOrEqual(346);
+    expect(second.retryNo).toBe(1);
+  });
+});
