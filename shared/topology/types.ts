@@ -18,6 +18,12 @@ type TopologyOptions = {
   readonly delayResolutionMs: number;
   /** `exact` mode: the longest delay the levels must cover. */
   readonly maxDelayMs: number;
+  /**
+   * `exact` mode: first words of the shared level, delivery and unroutable names. Every work queue of a
+   * vhost shares them, so production keeps the default; tests pass a unique one to stay isolated.
+   * @default 'boomerang.delay'
+   */
+  readonly exactNamePrefix?: string;
 };
 
 type QueueRole = 'work' | 'parking' | 'delay' | 'unroutable';
