@@ -54,7 +54,7 @@ async function connectBroker(options: ConnectOptions): Promise<BrokerConnection>
     const hint = refused
       ? 'the broker refused the login: check the user name and password'
       : `no broker answered within ${options.connectTimeoutMs} ms (CONNECT_TIMEOUT_MS): is RabbitMQ running and reachable?`;
-    throw new BrokerConnectionError(`Cannot connect to ${endpoints}: ${hint}. Last error: ${lastFailure || reason}`);
+    throw new BrokerConnectionError(`Cannot connect to ${endpoints}: ${hint} (last error: ${lastFailure || reason})`);
   }
   const connection = manager.connection;
   if (connection === undefined) {

@@ -1,0 +1,49 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** Raised for bad command-line input; the CLI prints it with the usage and exits 2. */
+class UsageError extends Error {
+  public constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** `parseArgs` with strict checking; its errors become `UsageError`s that name the bad flag. */
+function parseCli<T extends Options>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** A whole number flag within [min, max]. */
+function intFlag(name: string, value: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
+/**
+ * Runs a CLI's main function: usage errors exit 2 with the usage text, other errors exit 1 with
+ * their name and message (never a stack trace for an expected failure).
+ */
+async function runCli(usage: string, main: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await main();
+  } catch (error) {
+    const e = error as Error;
+    if (e instanceof UsageError) {
+      process.stderr.write(`error: ${e.message}\n\n${usage}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`${e.name}: ${e.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+export { intFlag, parseCli, runCli, UsageError };
