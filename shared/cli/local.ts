@@ -56,7 +56,9 @@ async function main(): Promise<number> {
   try {
     // The demo owns these queues: start from empty ones so the counts below are the demo's own.
     const admin = await broker.connection.createChannel();
-    for (const q of plan.queues.filter((q) => q.role !== 'delay' || config.delayMode === 'tiers')) await admin.deleteQueue(q.name);
+    // Exact mode's level and unroutable queues are shared by every work queue of the vhost: keep them.
+    const demoOwned = plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers'));
+    for (const q of demoOwned) await admin.deleteQueue(q.name);
     await applyTopology(broker.connection, plan);
     say(`topology applied: ${DEMO_QUEUE}, ${delayQueues.length} delay queues (${config.delayMode} mode), parking lot ${config.parkingQueue}`);
     say(`flaky provider at ${provider.url} (transient failure rate ${failureRate}, 2 % permanent failures)`);
