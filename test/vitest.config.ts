@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { PlainSummaryReporter } from './helpers/plain-summary-reporter.js';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,6 @@ export default defineConfig({
     // Integration tests share one broker; files in parallel are fine because names are unique,
     // but two cores are all we have.
     maxWorkers: 2,
+    reporters: ['default', new PlainSummaryReporter()],
   },
 });
