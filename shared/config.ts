@@ -18,6 +18,8 @@ type Config = {
   readonly parkingQueue: string;
   readonly delayMode: DelayMode;
   readonly delayResolutionMs: number;
+  /** `exact` mode: names of the shared level exchanges and queues start with this. */
+  readonly exactDelayPrefix: string;
   readonly queueType: QueueType;
   readonly retryHeader: string;
   readonly policy: RetryPolicy;
@@ -37,7 +39,7 @@ type Config = {
 /**
  * The defaults, in one place; the README's configuration table mirrors this object.
  * Variables: AMQP_URL, WORK_QUEUE, PARKING_QUEUE (default `<WORK_QUEUE>.parked`), DELAY_MODE,
- * DELAY_RESOLUTION_MS, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
+ * DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
  * BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER, BATCH_SIZE, MAX_MESSAGES, CONCURRENCY,
  * CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS, BUDGET_MS, FUNCTION_NAME.
  */
@@ -46,6 +48,7 @@ const DEFAULTS = {
   workQueue: 'boomerang.work',
   delayMode: 'tiers',
   delayResolutionMs: 1000,
+  exactDelayPrefix: 'boomerang.delay',
   queueType: 'quorum',
   retryHeader: DEFAULT_RETRY_HEADER,
   ackOrder: 'publish-then-ack',
@@ -88,6 +91,7 @@ function loadConfig(env: Env = process.env): Config {
     parkingQueue: queueName(env, 'PARKING_QUEUE', `${workQueue}.parked`),
     delayMode: envChoice(env, 'DELAY_MODE', ['tiers', 'exact'], DEFAULTS.delayMode),
     delayResolutionMs: envInt(env, 'DELAY_RESOLUTION_MS', DEFAULTS.delayResolutionMs, 10, 3_600_000),
+    exactDelayPrefix: queueName(env, 'EXACT_DELAY_PREFIX', DEFAULTS.exactDelayPrefix),
     queueType: envChoice(env, 'QUEUE_TYPE', ['quorum', 'classic'], DEFAULTS.queueType),
     retryHeader: envString(env, 'RETRY_HEADER') ?? DEFAULTS.retryHeader,
     policy,
@@ -117,6 +121,7 @@ function topologyOptionsFromConfig(config: Config): TopologyOptions {
     queueType: config.queueType,
     tierDelaysMs: tierDelaysMs([config.policy, ...config.rules.filter((r) => r.retry).map((r) => r.policy)]),
     delayResolutionMs: config.delayResolutionMs,
+    exactNamePrefix: config.exactDelayPrefix,
     maxDelayMs: Math.max(config.policy.maxDelayMs, ...config.rules.map((r) => r.policy.maxDelayMs)),
   };
 }

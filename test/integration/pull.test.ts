@@ -251,9 +251,35 @@ describe('runPull on the broker', () => {
     expect(parked).toHaveLength(1);
   });
 
+  it('in exact mode, retries asking for 3, 2 and 1 s come back in due order, late by less than the resolution + 1 s', async () => {
+    // Prepare: the default 1 s resolution, levels of this test's own
+    const config = testConfig({ DELAY_MODE: 'exact', BACKOFF_INITIAL_MS: '100', BACKOFF_MAX_MS: '4000', EXACT_DELAY_PREFIX: uniqueName('exact') });
+    await setUpTopology(broker, config);
+    for (const seconds of [3, 2, 1]) publishJson(broker, config.workQueue, { seconds }, { messageId: `after-${seconds}s` });
+    const firstSeenAt = new Map<number, number>();
+    const { handler, attempts } = recordingHandler((m) => {
+      const { seconds } = m.json<{ seconds: number }>();
+      if (m.retryNo > 0) return undefined;
+      firstSeenAt.set(seconds, Date.now());
+      return new RetryableError('later', { retryAfterMs: seconds * 1000 });
+    });
+
+    // Act
+    await pullUntil(config, handler, () => attempts.length === 6);
+
+    // Assess
+    const returns = attempts.filter((a) => a.retryNo === 1).map((a) => ({ seconds: a.message.json<{ seconds: number }>().seconds, at: a.at }));
+    expect(returns.map((r) => r.seconds)).toEqual([1, 2, 3]);
+    for (const { seconds, at } of returns) {
+      const waited = at - (firstSeenAt.get(seconds) ?? 0);
+      expect(waited).toBeGreaterThanOrEqual(seconds * 1000);
+      expect(waited).toBeLessThan(seconds * 1000 + 1000 + 1000);
+    }
+  });
+
   it('works in exact mode: a retry comes back after its delay', async () => {
     // Prepare
-    const config = testConfig({ DELAY_MODE: 'exact', DELAY_RESOLUTION_MS: '173', BACKOFF_INITIAL_MS: '346' });
+    const config = testConfig({ DELAY_MODE: 'exact', DELAY_RESOLUTION_MS: '173', BACKOFF_INITIAL_MS: '346', EXACT_DELAY_PREFIX: uniqueName('exact') });
     await setUpTopology(broker, config);
     publishJson(broker, config.workQueue, { n: 8 });
     const { handler, attempts } = recordingHandler((m) => (m.retryNo === 0 ? new Error('once') : undefined));
