@@ -1,0 +1,236 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULTS, loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config.js';
+import type { Env } from '../../shared/env.js';
+import { ConfigError } from '../../shared/errors.js';
+
+/** The error `loadConfig` throws for `env`; fails the test when it does not throw. */
+function configError(env: Env): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+const RULES = JSON.stringify([
+  { match: { errorName: 'ValidationError' }, retry: false },
+  { match: { messageType: 'PartnerB' }, maxRetries: 10, maxDelayMs: 7_200_000 },
+]);
+
+describe('loadConfig', () => {
+  it('uses the defaults when the environment is empty', () => {
+    // Act
+    const config = loadConfig({});
+    // Assess
+    expect(config).toEqual({
+      amqpUrls: ['amqp://guest:guest@127.0.0.1:5672'],
+      workQueue: 'boomerang.work',
+      parkingQueue: 'boomerang.work.parked',
+      delayMode: 'tiers',
+      delayResolutionMs: 1000,
+      exactDelayPrefix: 'boomerang.delay',
+      queueType: 'quorum',
+      retryHeader: 'x-retry-no',
+      policy: { maxRetries: 5, initialDelayMs: 1000, multiplier: 2, maxDelayMs: 3_600_000, jitter: 0.1 },
+      rules: [],
+      ackOrder: 'publish-then-ack',
+      batchSize: 100,
+      maxMessages: 10_000,
+      concurrency: 8,
+      connectTimeoutMs: 5000,
+      publishTimeoutMs: 10_000,
+      idleTimeoutMs: 500,
+      safetyMarginMs: 3000,
+      budgetMs: 60_000,
+      functionName: 'boomerang-pull',
+    } satisfies Config);
+  });
+
+  it('treats a blank variable as unset', () => {
+    expect(loadConfig({ MAX_RETRIES: '  ', WORK_QUEUE: '', ACK_ORDER: ' ' })).toEqual(loadConfig({}));
+  });
+
+  it('parses every variable', () => {
+    // Prepare
+    const env: Env = {
+      AMQP_URL: ' amqps://app:pw@mq-1.example.com:5671/prod , amqps://app:pw@mq-2.example.com:5671/prod,',
+      WORK_QUEUE: 'orders',
+      PARKING_QUEUE: 'orders.dead',
+      DELAY_MODE: 'exact',
+      DELAY_RESOLUTION_MS: '250',
+      EXACT_DELAY_PREFIX: 'orders.delay',
+      QUEUE_TYPE: 'classic',
+      RETRY_HEADER: 'x-attempt',
+      MAX_RETRIES: '7',
+      BACKOFF_INITIAL_MS: '500',
+      BACKOFF_MULTIPLIER: '1.5',
+      BACKOFF_MAX_MS: '60000',
+      BACKOFF_JITTER: '0.25',
+      RETRY_RULES: RULES,
+      ACK_ORDER: 'ack-then-publish',
+      BATCH_SIZE: '2000',
+      MAX_MESSAGES: '50',
+      CONCURRENCY: '4',
+      CONNECT_TIMEOUT_MS: '1500',
+      PUBLISH_TIMEOUT_MS: '2500',
+      IDLE_TIMEOUT_MS: '100',
+      SAFETY_MARGIN_MS: '0',
+      BUDGET_MS: '900000',
+      FUNCTION_NAME: 'orders-retry',
+    };
+    // Act
+    const config = loadConfig(env);
+    // Assess
+    expect(config).toMatchObject({
+      amqpUrls: ['amqps://app:pw@mq-1.example.com:5671/prod', 'amqps://app:pw@mq-2.example.com:5671/prod'],
+      workQueue: 'orders',
+      parkingQueue: 'orders.dead',
+      delayMode: 'exact',
+      delayResolutionMs: 250,
+      exactDelayPrefix: 'orders.delay',
+      queueType: 'classic',
+      retryHeader: 'x-attempt',
+      policy: { maxRetries: 7, initialDelayMs: 500, multiplier: 1.5, maxDelayMs: 60_000, jitter: 0.25 },
+      ackOrder: 'ack-then-publish',
+      batchSize: 2000,
+      maxMessages: 50,
+      concurrency: 4,
+      connectTimeoutMs: 1500,
+      publishTimeoutMs: 2500,
+      idleTimeoutMs: 100,
+      safetyMarginMs: 0,
+      budgetMs: 900_000,
+      functionName: 'orders-retry',
+    });
+    expect(config.rules.map((r) => [r.index, r.retry, r.policy.maxRetries, r.policy.maxDelayMs])).toEqual([
+      [0, false, 7, 60_000],
+      [1, true, 10, 7_200_000],
+    ]);
+  });
+
+  it('names the parking queue after the work queue by default', () => {
+    expect(loadConfig({ WORK_QUEUE: 'orders' }).parkingQueue).toBe('orders.parked');
+  });
+
+  it.each([
+    [{ FUNCTION_NAME: 'mine', AWS_LAMBDA_FUNCTION_NAME: 'lambda' }, 'mine'],
+    [{ AWS_LAMBDA_FUNCTION_NAME: 'lambda' }, 'lambda'],
+    [{}, DEFAULTS.functionName],
+  ])('takes the function name from %j', (env, expected) => {
+    expect(loadConfig(env).functionName).toBe(expected);
+  });
+
+  it.each([
+    [{ MAX_RETRIES: 'abc' }, ['MAX_RETRIES', '"abc"']],
+    [{ MAX_RETRIES: '-1' }, ['MAX_RETRIES', '"-1"']],
+    [{ MAX_RETRIES: '1001' }, ['MAX_RETRIES', '"1001"']],
+    [{ BATCH_SIZE: '0' }, ['BATCH_SIZE', '"0"']],
+    [{ BATCH_SIZE: '2001' }, ['BATCH_SIZE', '"2001"']],
+    [{ BATCH_SIZE: '1.5' }, ['BATCH_SIZE', '"1.5"']],
+    [{ MAX_MESSAGES: '0' }, ['MAX_MESSAGES', '"0"']],
+    [{ CONCURRENCY: '1e3' }, ['CONCURRENCY', '"1e3"']],
+    [{ DELAY_MODE: 'fast' }, ['DELAY_MODE', '"fast"']],
+    [{ DELAY_RESOLUTION_MS: '5' }, ['DELAY_RESOLUTION_MS', '"5"']],
+    [{ QUEUE_TYPE: 'stream' }, ['QUEUE_TYPE', '"stream"']],
+    [{ BACKOFF_INITIAL_MS: 'soon' }, ['BACKOFF_INITIAL_MS', '"soon"']],
+    [{ BACKOFF_MULTIPLIER: '0.5' }, ['BACKOFF_MULTIPLIER', '"0.5"']],
+    [{ BACKOFF_MAX_MS: '0' }, ['BACKOFF_MAX_MS', '"0"']],
+    [{ BACKOFF_JITTER: '1.5' }, ['BACKOFF_JITTER', '"1.5"']],
+    [{ ACK_ORDER: 'x' }, ['ACK_ORDER', '"x"']],
+    [{ CONNECT_TIMEOUT_MS: '99' }, ['CONNECT_TIMEOUT_MS', '"99"']],
+    [{ PUBLISH_TIMEOUT_MS: 'ten' }, ['PUBLISH_TIMEOUT_MS', '"ten"']],
+    [{ IDLE_TIMEOUT_MS: '60001' }, ['IDLE_TIMEOUT_MS', '"60001"']],
+    [{ SAFETY_MARGIN_MS: '-1' }, ['SAFETY_MARGIN_MS', '"-1"']],
+    [{ BUDGET_MS: '99' }, ['BUDGET_MS', '"99"']],
+    // JSON.parse does not echo the text; the position says where it breaks.
+    [{ RETRY_RULES: '{not json' }, ['RETRY_RULES', 'not valid JSON', 'position 1']],
+    [{ RETRY_RULES: '{"match":{"errorName":"E"}}' }, ['RETRY_RULES', 'array']],
+    [{ RETRY_RULES: '[{"match":{}}]' }, ['RETRY_RULES[0]', '`match`', 'empty']],
+    [{ RETRY_RULES: '[{"match":{"errorName":"E"},"maxRetries":-1}]' }, ['RETRY_RULES[0]', 'maxRetries', '-1']],
+    [{ WORK_QUEUE: 'amq.foo' }, ['WORK_QUEUE', '"amq.foo"']],
+    [{ WORK_QUEUE: 'q'.repeat(300) }, ['WORK_QUEUE', '300 bytes']],
+    [{ PARKING_QUEUE: 'amq.parked' }, ['PARKING_QUEUE', '"amq.parked"']],
+    [{ EXACT_DELAY_PREFIX: 'amq.delay' }, ['EXACT_DELAY_PREFIX', '"amq.delay"']],
+    [{ WORK_QUEUE: 'orders', PARKING_QUEUE: 'orders' }, ['PARKING_QUEUE', 'WORK_QUEUE', '"orders"']],
+    [{ AMQP_URL: 'http://x' }, ['AMQP_URL', '"http://x"']],
+    [{ AMQP_URL: ' , ' }, ['AMQP_URL', 'no URL']],
+  ])('throws a ConfigError naming the variable and value for %j', (env, fragments) => {
+    // Act
+    const error = configError(env);
+    // Assess
+    for (const fragment of fragments) expect(error.message).toContain(fragment);
+  });
+
+  it.each([
+    'http://user:s3cret@mq.example.com',
+    'amqp:/user:s3cret@mq.example.com',
+    'amqp:///user:s3cret@mq.example.com',
+    'user:s3cret@mq.example.com',
+    // A comma in the password splits the value into two "URLs".
+    'amqp://user:pa,s3cret@mq.example.com',
+    'amqps://user:s3cret@mq-1.example.com,ftp://user:s3cret@mq-2.example.com',
+  ])('never shows the password of a bad AMQP_URL: %s', (url) => {
+    // Act
+    const error = configError({ AMQP_URL: url });
+    // Assess
+    expect(error.message).toContain('AMQP_URL');
+    expect(error.message).not.toContain('s3cret');
+  });
+
+  it('returns a frozen config', () => {
+    // Act
+    const config = loadConfig({ RETRY_RULES: RULES });
+    // Assess
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.policy)).toBe(true);
+    expect(() => Object.assign(config, { workQueue: 'other' })).toThrow(TypeError);
+  });
+});
+
+describe('topologyOptionsFromConfig', () => {
+  it('derives the tiers and names from the base policy', () => {
+    // Prepare
+    const config = loadConfig({ WORK_QUEUE: 'orders', DELAY_MODE: 'exact', QUEUE_TYPE: 'classic', DELAY_RESOLUTION_MS: '100', EXACT_DELAY_PREFIX: 'test.delay' });
+    // Act
+    const options = topologyOptionsFromConfig(config);
+    // Assess
+    expect(options).toEqual({
+      workQueue: 'orders',
+      parkingQueue: 'orders.parked',
+      delayMode: 'exact',
+      queueType: 'classic',
+      tierDelaysMs: [1000, 2000, 4000, 8000, 16_000],
+      delayResolutionMs: 100,
+      exactNamePrefix: 'test.delay',
+      maxDelayMs: 3_600_000,
+    });
+  });
+
+  it.each([
+    ['a rule with a longer initial delay adds its tiers', { initialDelayMs: 60_000, maxRetries: 2 }, [1000, 2000, 4000, 8000, 16_000, 60_000, 120_000]],
+    ['a rule that never retries adds none', { initialDelayMs: 500_000, retry: false }, [1000, 2000, 4000, 8000, 16_000]],
+    ['a rule with the same delays adds none', { maxRetries: 3 }, [1000, 2000, 4000, 8000, 16_000]],
+  ])('%s', (_name, rule, expected) => {
+    // Prepare
+    const config = loadConfig({ RETRY_RULES: JSON.stringify([{ match: { errorName: 'E' }, ...rule }]) });
+    // Act
+    const options = topologyOptionsFromConfig(config);
+    // Assess
+    expect(options.tierDelaysMs).toEqual(expected);
+  });
+
+  it.each([
+    [[{ maxDelayMs: 7_200_000 }, { maxDelayMs: 600_000 }], 7_200_000],
+    [[{ maxDelayMs: 600_000 }], 3_600_000],
+  ])('takes the longest maxDelayMs of the base policy and the rules %j', (overrides, expected) => {
+    // Prepare
+    const rules = overrides.map((o, i) => ({ match: { errorName: `E${i}` }, initialDelayMs: 1000, ...o }));
+    const config = loadConfig({ RETRY_RULES: JSON.stringify(rules) });
+    // Act
+    const options = topologyOptionsFromConfig(config);
+    // Assess
+    expect(options.maxDelayMs).toBe(expected);
+  });
+});
