@@ -5,6 +5,7 @@ import { buildParkedCopy, buildRetryCopy, type Copy } from './copy-message.js';
 import type { ErrorFacts, RetryDecision } from './decide-retry.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import { PublishError } from './errors.js';
+import { BoomerangHeader } from './headers.js';
 import type { Logger } from './logger.js';
 import type { DelayRoute } from './topology/types.js';
 
@@ -44,20 +45,22 @@ type Target = { readonly exchange: string; readonly routingKey: string; readonly
  * possible, a loss is not). Ack-then-publish: the reverse (a loss is possible, a duplicate is not).
  */
 async function disposeOfFailure(deps: DispositionDeps, failure: Failure): Promise<void> {
-  const target = targetFor(deps, failure, false);
+  const target = targetFor(deps, failure, undefined);
   if (deps.ackOrder === 'ack-then-publish') return ackThenPublish(deps, failure, target);
   try {
     await publish(deps, target);
   } catch (error) {
     // A copy that cannot even be encoded (headers over the frame limit) would fail forever: park it lean.
-    const lean = error instanceof PublishError && error.reason === 'rejected-locally' ? targetFor(deps, failure, true) : undefined;
-    if (!lean || !(await tryPublish(deps, lean))) {
-      deps.log.warn('copy not confirmed; message returned to the work queue', { ...describe(failure), reason: (error as Error).message });
-      deps.ledger.requeue(failure.delivery);
-      deps.onCopyFailed(error as Error);
+    const tooLarge = error instanceof PublishError && error.reason === 'rejected-locally';
+    const lean = tooLarge ? targetFor(deps, asPark(failure), LEAN_TOO_LARGE) : undefined;
+    if (lean && (await tryPublish(deps, lean))) {
+      deps.ledger.ack(failure.delivery, 'parked');
+      logOutcome(deps, { ...failure, decision: asPark(failure).decision }, lean);
       return;
     }
-    deps.ledger.ack(failure.delivery, 'parked');
+    deps.log.warn('copy not confirmed; message returned to the work queue', { ...describe(failure), reason: (error as Error).message });
+    deps.ledger.requeue(failure.delivery);
+    deps.onCopyFailed(error as Error);
     return;
   }
   deps.ledger.ack(failure.delivery, target.outcome);
@@ -71,36 +74,52 @@ async function ackThenPublish(deps: DispositionDeps, failure: Failure, target: T
     logOutcome(deps, failure, target);
     return;
   }
-  // The original is gone: the parking lot is the last place the message can still be kept.
-  const fallback = targetFor(deps, { ...failure, decision: { kind: 'park', reason: 'its retry copy could not be published' } }, true);
-  if (target.outcome === 'retried' && (await tryPublish(deps, fallback))) {
-    deps.ledger.count('parked');
-    return;
+  // The original is gone: the parking lot is the last place the message can still be kept. Try the
+  // full parked copy (for a failed retry), then a lean one without the team's headers.
+  const park = target.outcome === 'retried' ? asPark(failure, 'its retry copy could not be published') : asPark(failure);
+  const fallbacks = [...(target.outcome === 'retried' ? [targetFor(deps, park, undefined)] : []), targetFor(deps, park, LEAN_LAST_RESORT)];
+  for (const fallback of fallbacks) {
+    if (await tryPublish(deps, fallback)) {
+      deps.ledger.count('parked');
+      logOutcome(deps, park, fallback);
+      return;
+    }
   }
   deps.ledger.count('lost');
   deps.log.error('message lost: acked first (ACK_ORDER=ack-then-publish), then no copy could be published', describe(failure));
+  // Every further message would be lost the same way: stop taking them.
+  deps.onCopyFailed(new PublishError('neither the delay path nor the parking lot confirmed a copy', 'nacked'));
 }
 
-function targetFor(deps: DispositionDeps, failure: Failure, withoutUserHeaders: boolean): Target {
+/** The failure re-decided as a park (keeping a park decision's own reason unless one is given). */
+function asPark(failure: Failure, reason?: string): Failure {
+  if (failure.decision.kind === 'park' && reason === undefined) return failure;
+  return { ...failure, decision: { kind: 'park', reason: reason ?? 'its retry copy could not be encoded' } };
+}
+
+/** Why a lean parked copy (without the team's headers) was sent; undefined for a full copy. */
+const LEAN_TOO_LARGE = 'user headers dropped: too large to copy';
+const LEAN_LAST_RESORT = 'user headers dropped: last resort after the full copy was not confirmed';
+
+function targetFor(deps: DispositionDeps, failure: Failure, leanNote: string | undefined): Target {
   const { delivery, decision, error, retryNo } = failure;
   const now = deps.now();
-  if (decision.kind === 'retry' && !withoutUserHeaders) {
+  if (decision.kind === 'retry') {
     const route = deps.delayRoute(decision.delayMs);
     const copy = buildRetryCopy(delivery, { retryHeader: deps.retryHeader, retryNo: decision.retryNo, now });
     return { exchange: route.exchange, routingKey: route.routingKey, copy, outcome: 'retried' };
   }
-  const reason = decision.kind === 'park' ? decision.reason : 'its copy could not be encoded';
   const copy = buildParkedCopy(delivery, {
     retryHeader: deps.retryHeader,
     retryNo,
     now,
-    reason: withoutUserHeaders ? `${reason}; user headers dropped: too large to copy` : reason,
+    reason: leanNote ? `${decision.reason}; ${leanNote}` : decision.reason,
     errorName: error.name,
     errorMessage: error.message,
     errorStack: failure.stack,
     sourceQueue: deps.workQueue,
     functionName: deps.functionName,
-    withoutUserHeaders,
+    withoutUserHeaders: leanNote !== undefined,
   });
   return { exchange: '', routingKey: deps.parkingQueue, copy, outcome: 'parked' };
 }
@@ -120,7 +139,7 @@ async function tryPublish(deps: DispositionDeps, target: Target): Promise<boolea
 
 function logOutcome(deps: DispositionDeps, failure: Failure, target: Target): void {
   if (target.outcome === 'parked') {
-    deps.log.warn('message parked', { ...describe(failure), reason: failure.decision.kind === 'park' ? failure.decision.reason : undefined });
+    deps.log.warn('message parked', { ...describe(failure), reason: target.copy.options.headers?.[BoomerangHeader.parkReason] });
   } else if (failure.decision.kind === 'retry') {
     deps.log.debug('message retried', { ...describe(failure), retryNo: failure.decision.retryNo, delayMs: failure.decision.delayMs, via: target.routingKey });
   }

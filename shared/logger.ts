@@ -28,7 +28,8 @@ function createLogger(options: LoggerOptions = {}): Logger {
   const base = options.fields ?? {};
   const emit = (level: Exclude<LogLevel, 'silent'>, message: string, fields?: LogFields): void => {
     if (LEVELS[level] < threshold) return;
-    const line = JSON.stringify({ level, time: new Date().toISOString(), message, ...base, ...fields }, jsonSafe);
+    // Fields first: a field named `level`, `time` or `message` must not overwrite the line's own.
+    const line = JSON.stringify({ ...base, ...fields, level, time: new Date().toISOString(), message }, jsonSafe);
     write(redactText(line));
   };
   return {
@@ -48,7 +49,7 @@ function jsonSafe(_key: string, value: unknown): unknown {
 
 /** Parses `LOG_LEVEL`; unknown values fall back to info rather than silencing the logs. */
 function logLevelFrom(value: string | undefined): LogLevel {
-  return value !== undefined && value in LEVELS ? (value as LogLevel) : 'info';
+  return value !== undefined && Object.hasOwn(LEVELS, value) ? (value as LogLevel) : 'info';
 }
 
 /** A logger that drops everything (tests, benchmarks). */

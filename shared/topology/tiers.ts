@@ -18,9 +18,6 @@ function tierQueueName(workQueue: string, delayMs: number): string {
 
 /** Throws a `ConfigError` unless the tiers are non-negative integers, distinct and ascending. */
 function assertTiers(tierDelaysMs: readonly number[]): void {
-  if (tierDelaysMs.length === 0) {
-    throw new ConfigError('Expected `tierDelaysMs` to hold at least one delay, got none');
-  }
   tierDelaysMs.forEach((delayMs, i) => {
     const previous = tierDelaysMs[i - 1];
     if (!Number.isSafeInteger(delayMs) || delayMs < 0 || (previous !== undefined && delayMs <= previous)) {
@@ -61,6 +58,8 @@ function tierDelayQueues(options: TierOptions): QueueSpec[] {
 function tierDelayRoute(options: TierOptions, requestedDelayMs: number): DelayRoute {
   assertTiers(options.tierDelaysMs);
   const tiers = options.tierDelaysMs;
+  // No tiers means retries are off (MAX_RETRIES=0): the decision parks, so no route is ever asked for.
+  if (tiers.length === 0) throw new ConfigError('No delay tiers: retries are disabled (MAX_RETRIES=0), so nothing can be delayed');
   const delayMs = tiers.find((tier) => tier >= requestedDelayMs) ?? (tiers[tiers.length - 1] as number);
   return { exchange: DEFAULT_EXCHANGE, routingKey: tierQueueName(options.workQueue, delayMs), delayMs };
 }

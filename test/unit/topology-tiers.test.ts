@@ -41,6 +41,10 @@ describe('tierDelayRoute', () => {
 });
 
 describe('tierDelayQueues', () => {
+  it('declares no delay queue when retries are disabled (MAX_RETRIES=0 gives no tiers)', () => {
+    expect(tierDelayQueues(topologyOptions({ tierDelaysMs: [] }))).toEqual([]);
+  });
+
   it('declares one quorum queue per tier that dead-letters back to the work queue only', () => {
     // Act
     const queues = tierDelayQueues(topologyOptions({ tierDelaysMs: [1000, 5000] }));
