@@ -14,6 +14,8 @@ type AckOrder = 'publish-then-ack' | 'ack-then-publish';
 type Config = {
   /** Broker endpoints (`AMQP_URL`, comma-separated for a cluster); tried in turn. */
   readonly amqpUrls: readonly string[];
+  /** Credentials from AWS Secrets Manager instead of `AMQP_URL`; undefined when unset. */
+  readonly amqpSecret: AmqpSecretConfig | undefined;
   readonly workQueue: string;
   readonly parkingQueue: string;
   readonly delayMode: DelayMode;
@@ -34,6 +36,26 @@ type Config = {
   readonly safetyMarginMs: number;
   readonly budgetMs: number;
   readonly functionName: string;
+  /** Consecutive retryable failures in one invocation that open the circuit breaker; 0 disables it. */
+  readonly breakerThreshold: number;
+};
+
+/**
+ * Where the broker credentials come from when `AMQP_SECRET_ID` is set. The secret holds `{"url"}` or
+ * `{"username", "password"}` (the shape the Lambda event source mapping uses); with the latter the
+ * URL is built from host, port, vhost and TLS.
+ */
+type AmqpSecretConfig = {
+  readonly secretId: string;
+  /** Required with a username/password secret; a secret holding a URL needs none of these. */
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  /** @default '/' */
+  readonly vhost: string;
+  /** amqps:// when true. @default true */
+  readonly tls: boolean;
+  /** How long a fetched secret is reused by a warm container. @default 300 */
+  readonly cacheSeconds: number;
 };
 
 /**
@@ -41,7 +63,8 @@ type Config = {
  * Variables: AMQP_URL, WORK_QUEUE, PARKING_QUEUE (default `<WORK_QUEUE>.parked`), DELAY_MODE,
  * DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
  * BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER, BATCH_SIZE, MAX_MESSAGES, CONCURRENCY,
- * CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS, BUDGET_MS, FUNCTION_NAME.
+ * CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS, BUDGET_MS, FUNCTION_NAME,
+ * BREAKER_THRESHOLD, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
  */
 const DEFAULTS = {
   amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
@@ -65,6 +88,8 @@ const DEFAULTS = {
   /** Local runs only; in Lambda the budget is the remaining invocation time. */
   budgetMs: 60_000,
   functionName: 'boomerang-pull',
+  breakerThreshold: 10,
+  secretCacheSeconds: 300,
 } as const;
 
 /** AMQP queue names are short strings: at most 255 bytes. */
@@ -87,6 +112,7 @@ function loadConfig(env: Env = process.env): Config {
   const rulesJson = envJson(env, 'RETRY_RULES');
   const config: Config = {
     amqpUrls: amqpUrls(env),
+    amqpSecret: amqpSecret(env),
     workQueue,
     parkingQueue: queueName(env, 'PARKING_QUEUE', `${workQueue}.parked`),
     delayMode: envChoice(env, 'DELAY_MODE', ['tiers', 'exact'], DEFAULTS.delayMode),
@@ -107,6 +133,7 @@ function loadConfig(env: Env = process.env): Config {
     safetyMarginMs: envInt(env, 'SAFETY_MARGIN_MS', DEFAULTS.safetyMarginMs, 0, 600_000),
     budgetMs: envInt(env, 'BUDGET_MS', DEFAULTS.budgetMs, 100, 24 * 3_600_000),
     functionName: envString(env, 'FUNCTION_NAME') ?? envString(env, 'AWS_LAMBDA_FUNCTION_NAME') ?? DEFAULTS.functionName,
+    breakerThreshold: envInt(env, 'BREAKER_THRESHOLD', DEFAULTS.breakerThreshold, 0, 100_000),
   };
   if (config.parkingQueue === config.workQueue) throw new ConfigError(`PARKING_QUEUE must differ from WORK_QUEUE (both are ${JSON.stringify(workQueue)})`);
   return Object.freeze(config);
@@ -137,6 +164,20 @@ function amqpUrls(env: Env): string[] {
   return urls;
 }
 
+function amqpSecret(env: Env): AmqpSecretConfig | undefined {
+  const secretId = envString(env, 'AMQP_SECRET_ID');
+  if (secretId === undefined) return undefined;
+  const tls = envChoice(env, 'AMQP_TLS', ['true', 'false'], 'true') === 'true';
+  return Object.freeze({
+    secretId,
+    host: envString(env, 'AMQP_HOST'),
+    port: env.AMQP_PORT === undefined || env.AMQP_PORT.trim() === '' ? undefined : envInt(env, 'AMQP_PORT', 0, 1, 65_535),
+    vhost: envString(env, 'AMQP_VHOST') ?? '/',
+    tls,
+    cacheSeconds: envInt(env, 'SECRET_CACHE_SECONDS', DEFAULTS.secretCacheSeconds, 0, 86_400),
+  });
+}
+
 function queueName(env: Env, name: string, fallback: string): string {
   const value = envString(env, name) ?? fallback;
   if (Buffer.byteLength(value) > MAX_NAME_BYTES) throw new ConfigError(`${name} must be at most ${MAX_NAME_BYTES} bytes; got ${Buffer.byteLength(value)} bytes`);
@@ -145,4 +186,4 @@ function queueName(env: Env, name: string, fallback: string): string {
 }
 
 export { DEFAULTS, loadConfig, topologyOptionsFromConfig };
-export type { AckOrder, Config };
+export type { AckOrder, AmqpSecretConfig, Config };

@@ -45,7 +45,26 @@ describe('loadConfig', () => {
       safetyMarginMs: 3000,
       budgetMs: 60_000,
       functionName: 'boomerang-pull',
+      amqpSecret: undefined,
+      breakerThreshold: 10,
     } satisfies Config);
+  });
+
+  it('reads the Secrets Manager variables', () => {
+    // Act
+    const config = loadConfig({ AMQP_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:mq', AMQP_HOST: 'b-1.mq.example.com', AMQP_PORT: '5671', AMQP_VHOST: 'prod', SECRET_CACHE_SECONDS: '60' });
+    // Assess
+    expect(config.amqpSecret).toEqual({ secretId: 'arn:aws:secretsmanager:eu-west-1:1:secret:mq', host: 'b-1.mq.example.com', port: 5671, vhost: 'prod', tls: true, cacheSeconds: 60 });
+    expect(loadConfig({ AMQP_SECRET_ID: 's', AMQP_TLS: 'false' }).amqpSecret).toMatchObject({ host: undefined, port: undefined, vhost: '/', tls: false, cacheSeconds: 300 });
+  });
+
+  it.each([
+    [{ AMQP_SECRET_ID: 's', AMQP_PORT: '70000' }, 'AMQP_PORT'],
+    [{ AMQP_SECRET_ID: 's', AMQP_TLS: 'yes' }, 'AMQP_TLS'],
+    [{ AMQP_SECRET_ID: 's', SECRET_CACHE_SECONDS: '-1' }, 'SECRET_CACHE_SECONDS'],
+    [{ BREAKER_THRESHOLD: 'ten' }, 'BREAKER_THRESHOLD'],
+  ])('rejects %j naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(variable);
   });
 
   it('treats a blank variable as unset', () => {
