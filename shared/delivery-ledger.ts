@@ -8,6 +8,8 @@ import type { Outcome, Summary } from './summary.js';
  */
 class DeliveryLedger {
   private readonly open = new Set<ConsumeMessage>();
+  /** Acked but not yet sent, in `hold` mode. */
+  private held: ConsumeMessage[] | undefined;
 
   public constructor(
     private readonly channel: Channel,
@@ -35,8 +37,9 @@ class DeliveryLedger {
   public ack(delivery: ConsumeMessage, outcome?: Exclude<Outcome, 'requeued'>): boolean {
     if (!this.open.delete(delivery)) return false;
     if (outcome) this.summary[outcome]++;
+    if (this.held) this.held.push(delivery);
     // On a closed channel the broker has already put it back; the count still says what we did.
-    quietly(() => this.channel.ack(delivery));
+    else quietly(() => this.channel.ack(delivery));
     return true;
   }
 
@@ -46,6 +49,31 @@ class DeliveryLedger {
     this.summary.requeued++;
     quietly(() => this.channel.nack(delivery, false, true));
     return true;
+  }
+
+  /**
+   * From now on acks are counted at once but sent by `flush()`. Call it when the consumer is
+   * cancelled: its cancel-ok covers the acks sent before, and the ones after go out as one `multiple`
+   * ack. RabbitMQ's quorum-queue client stashes settlements beyond 32 in flight and drops the stash
+   * when the channel closes: a burst of single acks just before the close came back as duplicates
+   * (measured on 3.10.8: 3 to 17 of 198 deferred messages). Requeues still go at once: a lost one
+   * only means the broker gives the message back at the close, which it does anyway. With
+   * ACK_ORDER=ack-then-publish, a held ack goes out after its copy: a crash in that moment duplicates.
+   */
+  public hold(): void {
+    this.held ??= [];
+  }
+
+  /**
+   * Sends what `hold` kept as one `multiple` ack up to the highest tag. Call it once nothing is open
+   * (after `requeueAll`): a `multiple` ack settles every delivery up to its tag still outstanding.
+   */
+  public flush(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    if (held.length === 0) return;
+    const last = held.reduce((a, b) => (b.fields.deliveryTag > a.fields.deliveryTag ? b : a));
+    quietly(() => this.channel.ack(last, true));
   }
 
   /** Counts an outcome of a delivery acked earlier without one. */

@@ -7,6 +7,7 @@ import type { DeliveryLedger } from './delivery-ledger.js';
 import { PublishError } from './errors.js';
 import { BoomerangHeader } from './headers.js';
 import type { Logger } from './logger.js';
+import type { InvocationMetrics } from './metrics.js';
 import type { DelayRoute } from './topology/types.js';
 
 type DispositionDeps = {
@@ -26,6 +27,8 @@ type DispositionDeps = {
    * the partner again and again (the hot loop Boomerang exists to prevent).
    */
   readonly onCopyFailed: (error: Error) => void;
+  /** Told the delay of each confirmed retry. @default none */
+  readonly metrics?: InvocationMetrics;
 };
 
 /** A failed attempt: what the handler threw, and what the decision made of it. */
@@ -35,9 +38,30 @@ type Failure = {
   readonly error: ErrorFacts;
   readonly stack: string | undefined;
   readonly decision: RetryDecision;
+  /** Not a failure: never tried because the circuit breaker opened; the copy keeps the count. */
+  readonly deferred?: boolean;
 };
 
-type Target = { readonly exchange: string; readonly routingKey: string; readonly copy: Copy; readonly outcome: 'retried' | 'parked' };
+type Target = {
+  readonly exchange: string;
+  readonly routingKey: string;
+  readonly copy: Copy;
+  readonly outcome: 'retried' | 'parked' | 'deferred';
+  /** What the copy waits on the delay path (after snapping to a tier); undefined for a park. */
+  readonly delayMs?: number;
+};
+
+/** What a deferred message "failed" with, should ack-then-publish have to park it. */
+const NOT_TRIED = { name: 'CircuitBreakerOpen', message: 'not tried: the circuit breaker opened in this invocation', retryable: true, retryAfterMs: undefined };
+
+/**
+ * Sends a delivery that was never tried (the breaker opened) to the delay path with the retry count
+ * it came with, then acks it (or the reverse with ack-then-publish), counted as `deferred`. It comes
+ * back after `delayMs`, to an invocation that probes the partner first.
+ */
+function deferUntried(deps: DispositionDeps, delivery: ConsumeMessage, retryNo: number, delayMs: number): Promise<void> {
+  return disposeOfFailure(deps, { delivery, retryNo, error: NOT_TRIED, stack: undefined, decision: { kind: 'retry', retryNo, delayMs }, deferred: true });
+}
 
 /**
  * Carries out a retry or park decision. Publish-then-ack (default): the original is acked only after
@@ -76,8 +100,9 @@ async function ackThenPublish(deps: DispositionDeps, failure: Failure, target: T
   }
   // The original is gone: the parking lot is the last place the message can still be kept. Try the
   // full parked copy (for a failed retry), then a lean one without the team's headers.
-  const park = target.outcome === 'retried' ? asPark(failure, 'its retry copy could not be published') : asPark(failure);
-  const fallbacks = [...(target.outcome === 'retried' ? [targetFor(deps, park, undefined)] : []), targetFor(deps, park, LEAN_LAST_RESORT)];
+  const delayed = target.outcome !== 'parked';
+  const park = delayed ? asPark(failure, 'its retry copy could not be published') : asPark(failure);
+  const fallbacks = [...(delayed ? [targetFor(deps, park, undefined)] : []), targetFor(deps, park, LEAN_LAST_RESORT)];
   for (const fallback of fallbacks) {
     if (await tryPublish(deps, fallback)) {
       deps.ledger.count('parked');
@@ -94,7 +119,7 @@ async function ackThenPublish(deps: DispositionDeps, failure: Failure, target: T
 /** The failure re-decided as a park (keeping a park decision's own reason unless one is given). */
 function asPark(failure: Failure, reason?: string): Failure {
   if (failure.decision.kind === 'park' && reason === undefined) return failure;
-  return { ...failure, decision: { kind: 'park', reason: reason ?? 'its retry copy could not be encoded' } };
+  return { ...failure, deferred: false, decision: { kind: 'park', reason: reason ?? 'its retry copy could not be encoded' } };
 }
 
 /** Why a lean parked copy (without the team's headers) was sent; undefined for a full copy. */
@@ -107,7 +132,8 @@ function targetFor(deps: DispositionDeps, failure: Failure, leanNote: string | u
   if (decision.kind === 'retry') {
     const route = deps.delayRoute(decision.delayMs);
     const copy = buildRetryCopy(delivery, { retryHeader: deps.retryHeader, retryNo: decision.retryNo, now });
-    return { exchange: route.exchange, routingKey: route.routingKey, copy, outcome: 'retried' };
+    if (failure.deferred) keepFailureTimes(copy, delivery);
+    return { exchange: route.exchange, routingKey: route.routingKey, copy, outcome: failure.deferred ? 'deferred' : 'retried', delayMs: route.delayMs };
   }
   const copy = buildParkedCopy(delivery, {
     retryHeader: deps.retryHeader,
@@ -122,6 +148,16 @@ function targetFor(deps: DispositionDeps, failure: Failure, leanNote: string | u
     withoutUserHeaders: leanNote !== undefined,
   });
   return { exchange: '', routingKey: deps.parkingQueue, copy, outcome: 'parked' };
+}
+
+/** A deferred message did not fail: its copy keeps the failure times it had (or none). */
+function keepFailureTimes(copy: Copy, delivery: ConsumeMessage): void {
+  const headers = copy.options.headers ?? {};
+  for (const name of [BoomerangHeader.firstFailureAt, BoomerangHeader.lastFailureAt]) {
+    const before = delivery.properties.headers?.[name];
+    if (before === undefined) delete headers[name];
+    else headers[name] = before;
+  }
 }
 
 function publish(deps: DispositionDeps, target: Target): Promise<void> {
@@ -140,19 +176,31 @@ async function tryPublish(deps: DispositionDeps, target: Target): Promise<boolea
 function logOutcome(deps: DispositionDeps, failure: Failure, target: Target): void {
   if (target.outcome === 'parked') {
     deps.log.warn('message parked', { ...describe(failure), reason: target.copy.options.headers?.[BoomerangHeader.parkReason] });
+  } else if (target.outcome === 'deferred') {
+    deps.log.debug('message deferred', { ...describeDelivery(failure.delivery), retryNo: failure.retryNo, delayMs: target.delayMs, via: target.routingKey });
   } else if (failure.decision.kind === 'retry') {
-    deps.log.debug('message retried', { ...describe(failure), retryNo: failure.decision.retryNo, delayMs: failure.decision.delayMs, via: target.routingKey });
+    if (target.delayMs !== undefined) deps.metrics?.retryDelay(target.delayMs);
+    deps.log.debug('message retried', { ...describe(failure), retryNo: failure.decision.retryNo, delayMs: failure.decision.delayMs, waitMs: target.delayMs, via: target.routingKey });
   }
 }
 
 function describe(failure: Failure): Record<string, unknown> {
   return {
-    messageId: failure.delivery.properties.messageId,
+    ...describeDelivery(failure.delivery),
     retryNo: failure.retryNo,
     errorName: failure.error.name,
     errorMessage: failure.error.message.slice(0, 300),
   };
 }
 
-export { disposeOfFailure };
+/** What identifies a delivery in a log line: its message id and, when it has one, its W3C trace id. */
+function describeDelivery(delivery: ConsumeMessage): Record<string, unknown> {
+  const traceparent = delivery.properties.headers?.traceparent;
+  return {
+    messageId: delivery.properties.messageId,
+    ...(typeof traceparent === 'string' || Buffer.isBuffer(traceparent) ? { traceparent: traceparent.toString() } : {}),
+  };
+}
+
+export { deferUntried, describeDelivery, disposeOfFailure };
 export type { DispositionDeps, Failure };

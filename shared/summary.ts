@@ -1,6 +1,6 @@
 /** What one invocation did; printed as the last stdout line locally, returned by the cloud handler. */
 type Summary = {
-  /** Deliveries taken from the work queue. */
+  /** Deliveries taken from the work queue: always `acked + retried + parked + requeued + lost + deferred`. */
   received: number;
   /** Handled successfully and acked. */
   acked: number;
@@ -12,18 +12,39 @@ type Summary = {
   requeued: number;
   /** Only with ACK_ORDER=ack-then-publish: acked, then neither copy could be published. */
   lost: number;
+  /**
+   * Not tried because the circuit breaker opened: sent to the delay path with the retry count it
+   * came with (no attempt is counted), then acked.
+   */
+  deferred: number;
+  /** The circuit breaker opened: BREAKER_THRESHOLD retryable failures in a row. */
+  breakerOpened: boolean;
   durationMs: number;
   /** Why the invocation stopped taking messages. */
   stoppedBecause: StopReason;
 };
 
-type StopReason = 'idle' | 'max-messages' | 'budget' | 'consumer-cancelled' | 'connection-lost' | 'channel-closed' | 'publish-failed';
+/** Why an invocation stopped taking messages. */
+type StopReason =
+  | 'idle'
+  | 'max-messages'
+  | 'budget'
+  | 'consumer-cancelled'
+  | 'connection-lost'
+  | 'channel-closed'
+  | 'publish-failed'
+  | 'breaker-open';
 
-type Outcome = 'acked' | 'retried' | 'parked' | 'requeued' | 'lost';
+/** What became of one delivery: each is a counter of the summary. */
+type Outcome = 'acked' | 'retried' | 'parked' | 'requeued' | 'lost' | 'deferred';
 
+/** The counters of a summary, in the order reports print them. */
+const SUMMARY_COUNTS = ['received', 'acked', 'retried', 'parked', 'requeued', 'lost', 'deferred'] as const;
+
+/** A summary with every count at 0. */
 function emptySummary(): Summary {
-  return { received: 0, acked: 0, retried: 0, parked: 0, requeued: 0, lost: 0, durationMs: 0, stoppedBecause: 'idle' };
+  return { received: 0, acked: 0, retried: 0, parked: 0, requeued: 0, lost: 0, deferred: 0, breakerOpened: false, durationMs: 0, stoppedBecause: 'idle' };
 }
 
-export { emptySummary };
+export { emptySummary, SUMMARY_COUNTS };
 export type { Outcome, StopReason, Summary };

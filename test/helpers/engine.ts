@@ -3,7 +3,7 @@ import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared
 import { silentLogger } from '../../shared/logger.js';
 import type { Handler } from '../../shared/message.js';
 import { runPull } from '../../shared/pull.js';
-import type { Summary } from '../../shared/summary.js';
+import { SUMMARY_COUNTS, type Summary } from '../../shared/summary.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from './broker.js';
@@ -59,10 +59,12 @@ async function pullUntil(config: Config, handler: Handler, done: () => boolean, 
   return summaries;
 }
 
+/** The counters of a summary. */
+type Counts = Pick<Summary, (typeof SUMMARY_COUNTS)[number]>;
+
 /** Sums the counters of several summaries. */
-function total(summaries: readonly Summary[]): Omit<Summary, 'durationMs' | 'stoppedBecause'> {
-  const keys = ['received', 'acked', 'retried', 'parked', 'requeued', 'lost'] as const;
-  return Object.fromEntries(keys.map((k) => [k, summaries.reduce((sum, s) => sum + s[k], 0)])) as Omit<Summary, 'durationMs' | 'stoppedBecause'>;
+function total(summaries: readonly Summary[]): Counts {
+  return Object.fromEntries(SUMMARY_COUNTS.map((k) => [k, summaries.reduce((sum, s) => sum + s[k], 0)])) as Counts;
 }
 
 export { publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total };

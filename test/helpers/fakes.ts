@@ -2,6 +2,9 @@
 import type { Channel, ConsumeMessage, MessageProperties, Options } from 'amqplib';
 import type { Publisher } from '../../shared/amqp/confirm-publisher.js';
 import { createLogger, type Logger, type LogLevel } from '../../shared/logger.js';
+import type { ParkedView } from '../../shared/parked/parked-view.js';
+import type { Progress } from '../../shared/parked/progress.js';
+import type { WalkCounts } from '../../shared/parked/walk.js';
 
 /** One publish the fake saw. */
 type PublishCall = {
@@ -45,20 +48,24 @@ class FakePublisher implements Publisher {
 class FakeChannel {
   public readonly acks: ConsumeMessage[] = [];
   public readonly nacks: { readonly message: ConsumeMessage; readonly allUpTo: boolean; readonly requeue: boolean }[] = [];
+  /** Acks and nacks sent with `allUpTo` (multiple), in order: what they settle is every delivery up to `tag`. */
+  public readonly multiples: { readonly kind: 'ack' | 'nack'; readonly tag: number }[] = [];
   public closed = false;
 
   public constructor(private readonly events: string[] = []) {}
 
-  public ack(message: ConsumeMessage): void {
+  public ack(message: ConsumeMessage, allUpTo = false): void {
     this.assertOpen();
     this.acks.push(message);
     this.events.push('ack');
+    if (allUpTo) this.multiples.push({ kind: 'ack', tag: message.fields.deliveryTag });
   }
 
   public nack(message: ConsumeMessage, allUpTo = false, requeue = true): void {
     this.assertOpen();
     this.nacks.push({ message, allUpTo, requeue });
     this.events.push('nack');
+    if (allUpTo) this.multiples.push({ kind: 'nack', tag: message.fields.deliveryTag });
   }
 
   /** This fake, typed as the amqplib channel it stands in for. */
@@ -100,6 +107,23 @@ function fakeDelivery(options: DeliveryOptions = {}): ConsumeMessage {
   };
 }
 
+/** A parked message as the parking-lot commands read it: PartnerDown, 6 attempts, parked 3 h before `nowMs`. */
+function fakeParkedView(nowMs: number, overrides: Partial<ParkedView> = {}): ParkedView {
+  return {
+    messageId: 'order-1',
+    parkedAt: new Date(nowMs - 3 * 3_600_000),
+    attempts: 6,
+    errorName: 'PartnerDown',
+    errorMessage: 'HTTP 503',
+    parkReason: 'retries exhausted: 5 of 5 made',
+    sourceQueue: 'orders',
+    routingKey: 'orders.created',
+    headers: { tenant: 'acme', 'x-retry-no': 5, region: Buffer.from('eu') },
+    body: Buffer.from('{"orderId":1,"customer":"Ünal"}'),
+    ...overrides,
+  };
+}
+
 /** A logger that keeps its lines; `entries()` parses them. */
 function recordingLogger(level: LogLevel = 'debug'): { readonly log: Logger; readonly lines: string[]; entries(): Record<string, unknown>[] } {
   const lines: string[] = [];
@@ -110,5 +134,24 @@ function recordingLogger(level: LogLevel = 'debug'): { readonly log: Logger; rea
   };
 }
 
-export { FakeChannel, fakeDelivery, FakePublisher, recordingLogger };
+/** A parking-lot `Progress` that keeps what it was told: the lines printed and the final counts. */
+class RecordingProgress implements Progress {
+  public readonly printed: string[] = [];
+  public updates = 0;
+  public final: Readonly<WalkCounts> | undefined;
+
+  public update(): void {
+    this.updates++;
+  }
+
+  public print(line: string): void {
+    this.printed.push(line);
+  }
+
+  public stop(counts: Readonly<WalkCounts>): void {
+    this.final = { ...counts };
+  }
+}
+
+export { FakeChannel, fakeDelivery, fakeParkedView, FakePublisher, RecordingProgress, recordingLogger };
 export type { PublishCall, PublishOutcome };

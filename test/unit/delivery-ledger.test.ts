@@ -110,4 +110,57 @@ describe('DeliveryLedger', () => {
     expect(summary[outcome]).toBe(1);
     expect(ledger.isOpen(open[0]!)).toBe(false);
   });
+
+  describe('hold and flush', () => {
+    it('counts acks at once but sends them only on flush, as one multiple ack up to the highest tag', () => {
+      // Prepare: settled out of tag order
+      const { ledger, summary, channel, open } = setUp(4);
+      ledger.hold();
+      // Act
+      ledger.ack(open[2]!, 'deferred');
+      ledger.ack(open[0]!, 'acked');
+      ledger.ack(open[1]!, 'retried');
+      const sentBeforeFlush = channel.acks.length;
+      ledger.flush();
+      // Assess
+      expect(sentBeforeFlush).toBe(0);
+      expect(summary).toMatchObject({ acked: 1, retried: 1, deferred: 1 });
+      expect(channel.multiples).toEqual([{ kind: 'ack', tag: 3 }]);
+      expect(channel.acks).toEqual([open[2]]);
+    });
+
+    it('still sends a requeue at once while holding, so a multiple ack never covers it', () => {
+      // Prepare
+      const { ledger, channel, open } = setUp(3);
+      ledger.hold();
+      // Act
+      ledger.requeue(open[2]!);
+      ledger.ack(open[0]!, 'acked');
+      // Assess
+      expect(channel.nacks).toEqual([{ message: open[2], allUpTo: false, requeue: true }]);
+      expect(channel.acks).toEqual([]);
+    });
+
+    it('sends at once again after a flush, and a flush with nothing held sends nothing', () => {
+      // Prepare
+      const { ledger, channel, open } = setUp(2);
+      ledger.hold();
+      ledger.flush();
+      // Act
+      ledger.ack(open[0]!, 'acked');
+      // Assess
+      expect(channel.acks).toEqual([open[0]]);
+      expect(channel.multiples).toEqual([]);
+    });
+
+    it('swallows the throw of a flush on a closed channel', () => {
+      // Prepare
+      const { ledger, channel, open } = setUp(1);
+      ledger.hold();
+      ledger.ack(open[0]!, 'acked');
+      channel.closed = true;
+      // Act, Assess
+      expect(() => ledger.flush()).not.toThrow();
+    });
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AckOrder } from '../../shared/config.js';
 import type { RetryDecision } from '../../shared/decide-retry.js';
 import { DeliveryLedger } from '../../shared/delivery-ledger.js';
-import { disposeOfFailure, type DispositionDeps, type Failure } from '../../shared/dispositions.js';
+import { deferUntried, disposeOfFailure, type DispositionDeps, type Failure } from '../../shared/dispositions.js';
 import { PublishError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/headers.js';
 import { emptySummary } from '../../shared/summary.js';
@@ -13,7 +13,7 @@ const RETRY: RetryDecision = { kind: 'retry', retryNo: 3, delayMs: 4000 };
 const PARK: RetryDecision = { kind: 'park', reason: 'retries exhausted: 5 of 5 made' };
 
 /** A ledger holding one open delivery, and deps whose publisher follows `script`. */
-function setUp(options: { ackOrder?: AckOrder; script?: PublishOutcome[] } = {}) {
+function setUp(options: { ackOrder?: AckOrder; script?: PublishOutcome[]; headers?: Record<string, unknown> } = {}) {
   const events: string[] = [];
   const channel = new FakeChannel(events);
   const publisher = new FakePublisher(options.script, events);
@@ -21,6 +21,7 @@ function setUp(options: { ackOrder?: AckOrder; script?: PublishOutcome[] } = {})
   const ledger = new DeliveryLedger(channel.asChannel(), summary);
   const logger = recordingLogger();
   const copyFailures: Error[] = [];
+  const retryDelays: number[] = [];
   const deps: DispositionDeps = {
     publisher,
     ledger,
@@ -33,10 +34,11 @@ function setUp(options: { ackOrder?: AckOrder; script?: PublishOutcome[] } = {})
     functionName: 'boomerang-pull',
     now: () => NOW,
     onCopyFailed: (error) => copyFailures.push(error),
+    metrics: { handlerError: () => undefined, retryDelay: (delayMs) => retryDelays.push(delayMs), flush: () => undefined },
   };
-  const delivery = fakeDelivery({ headers: { tenant: 'acme', 'x-retry-no': 2 } });
+  const delivery = fakeDelivery({ headers: options.headers ?? { tenant: 'acme', 'x-retry-no': 2 } });
   ledger.received(delivery);
-  return { deps, events, channel, publisher, summary, ledger, logger, copyFailures, delivery };
+  return { deps, events, channel, publisher, summary, ledger, logger, copyFailures, delivery, retryDelays };
 }
 
 function failure(delivery: Failure['delivery'], decision: RetryDecision): Failure {
@@ -64,6 +66,18 @@ describe('disposeOfFailure', () => {
       expect(publisher.calls[0]?.content).toBe(delivery.content);
       expect(publisher.calls[0]?.options.headers).toMatchObject({ 'x-retry-no': 3, tenant: 'acme' });
       expect(summary).toMatchObject({ retried: 1, parked: 0, requeued: 0, lost: 0 });
+    });
+
+    it('tells the metrics the delay the retry copy waits, and logs the retry at debug', async () => {
+      // Prepare
+      const { deps, delivery, retryDelays, logger } = setUp({ headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+      // Act
+      await disposeOfFailure(deps, failure(delivery, RETRY));
+      // Assess
+      expect(retryDelays).toEqual([4000]);
+      expect(logger.entries()).toContainEqual(expect.objectContaining({
+        level: 'debug', message: 'message retried', messageId: 'm-1', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', waitMs: 4000,
+      }));
     });
 
     it('publishes a parked copy to the parking queue, then acks, when the decision is park', async () => {
@@ -142,6 +156,56 @@ describe('disposeOfFailure', () => {
       expect(channel.acks).toEqual([]);
       expect(channel.nacks).toHaveLength(1);
       expect(summary).toMatchObject({ retried: 0, requeued: 1 });
+    });
+  });
+
+  describe('deferUntried (the breaker opened)', () => {
+    it('sends the untried message to the delay path with the count it came with, then acks it as deferred', async () => {
+      // Prepare
+      const { deps, events, publisher, summary, delivery, retryDelays } = setUp();
+      // Act
+      await deferUntried(deps, delivery, 2, 2000);
+      // Assess
+      expect(events).toEqual(['publish boomerang.delay/level.2000', 'confirm', 'ack']);
+      expect(publisher.calls[0]?.options.headers).toMatchObject({ 'x-retry-no': 2, tenant: 'acme' });
+      expect(summary).toMatchObject({ deferred: 1, retried: 0, parked: 0, requeued: 0 });
+      expect(retryDelays).toEqual([]);
+    });
+
+    it('keeps the failure times the message had, and adds none to one that never failed', async () => {
+      // Prepare
+      const earlier = '2026-11-21T08:00:00.000Z';
+      const failedBefore = setUp({ headers: { 'x-retry-no': 1, [BoomerangHeader.firstFailureAt]: earlier, [BoomerangHeader.lastFailureAt]: earlier } });
+      const neverFailed = setUp({ headers: {} });
+      // Act
+      await deferUntried(failedBefore.deps, failedBefore.delivery, 1, 1000);
+      await deferUntried(neverFailed.deps, neverFailed.delivery, 0, 1000);
+      // Assess
+      expect(failedBefore.publisher.calls[0]?.options.headers).toMatchObject({ [BoomerangHeader.firstFailureAt]: earlier, [BoomerangHeader.lastFailureAt]: earlier });
+      expect(neverFailed.publisher.calls[0]?.options.headers).not.toHaveProperty(BoomerangHeader.firstFailureAt);
+      expect(neverFailed.publisher.calls[0]?.options.headers).not.toHaveProperty(BoomerangHeader.lastFailureAt);
+    });
+
+    it('requeues the original when the deferred copy is not confirmed', async () => {
+      // Prepare
+      const { deps, channel, summary, delivery, copyFailures } = setUp({ script: [rejection('returned')] });
+      // Act
+      await deferUntried(deps, delivery, 2, 2000);
+      // Assess
+      expect(channel.nacks).toEqual([{ message: delivery, allUpTo: false, requeue: true }]);
+      expect(summary).toMatchObject({ deferred: 0, requeued: 1 });
+      expect(copyFailures).toHaveLength(1);
+    });
+
+    it('with ack-then-publish, parks the message when its deferred copy fails', async () => {
+      // Prepare
+      const { deps, publisher, summary, delivery } = setUp({ ackOrder: 'ack-then-publish', script: [rejection('returned')] });
+      // Act
+      await deferUntried(deps, delivery, 2, 2000);
+      // Assess
+      expect(publisher.calls[1]?.routingKey).toBe('orders.parked');
+      expect(publisher.calls[1]?.options.headers?.[BoomerangHeader.errorName]).toBe('CircuitBreakerOpen');
+      expect(summary).toMatchObject({ deferred: 0, parked: 1, lost: 0 });
     });
   });
 

@@ -96,6 +96,57 @@ describe('createLogger', () => {
   });
 });
 
+describe('createLogger with format pretty', () => {
+  it('writes time, level, message and key=value fields on one line', () => {
+    // Prepare
+    const lines: string[] = [];
+    const log = createLogger({ format: 'pretty', write: (line) => lines.push(line), fields: { queue: 'orders' } });
+    // Act
+    log.warn('message\nparked', { messageId: 'm-1', reason: 'retries exhausted: 5 of 5 made', attempts: 6, summary: { acked: 1 } });
+    // Assess
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} /);
+    expect(lines[0]).toContain('WARN');
+    expect(lines[0]).toContain('message parked queue=orders messageId=m-1 reason="retries exhausted: 5 of 5 made" attempts=6 summary={"acked":1}');
+  });
+
+  it('colours the level unless NO_COLOR is set', () => {
+    // Prepare
+    const lines: string[] = [];
+    const log = createLogger({ format: 'pretty', write: (line) => lines.push(line) });
+    const saved = process.env.NO_COLOR;
+    // Act
+    delete process.env.NO_COLOR;
+    log.error('coloured');
+    process.env.NO_COLOR = '1';
+    log.error('plain');
+    if (saved === undefined) delete process.env.NO_COLOR;
+    else process.env.NO_COLOR = saved;
+    // Assess
+    expect(lines[0]).toContain('\x1b[31mERROR\x1b[0m');
+    expect(lines[1]).not.toContain('\x1b[');
+  });
+
+  it('redacts an AMQP password in a pretty line too', () => {
+    // Prepare
+    const lines: string[] = [];
+    const log = createLogger({ format: 'pretty', write: (line) => lines.push(line) });
+    // Act
+    log.info('connecting', { url: 'amqps://app:s3cret@mq:5671' });
+    // Assess
+    expect(lines[0]).not.toContain('s3cret');
+  });
+
+  it('writes JSON when a write function is given and no format is asked', () => {
+    // Prepare
+    const { log, lines } = recordingLogger();
+    // Act
+    log.info('hello');
+    // Assess
+    expect(() => JSON.parse(lines[0]!) as unknown).not.toThrow();
+  });
+});
+
 describe('logLevelFrom', () => {
   it.each<[string | undefined, LogLevel]>([
     ['debug', 'debug'],

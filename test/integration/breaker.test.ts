@@ -1,0 +1,186 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createWebhookDelivery } from '../../functions/webhook-delivery.js';
+import { topologyOptionsFromConfig, type Config } from '../../shared/config.js';
+import { startFlakyProvider, type FlakyProvider } from '../../shared/demo/flaky-provider.js';
+import { BoomerangHeader } from '../../shared/headers.js';
+import type { Handler } from '../../shared/message.js';
+import type { Summary } from '../../shared/summary.js';
+import { buildTopologyPlan } from '../../shared/topology/plan.js';
+import { sleep, TestBroker } from '../helpers/broker.js';
+import { publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
+
+/** Every message the test published is somewhere: work queue, a delay queue or the parking lot. */
+async function messagesInFlight(broker: TestBroker, config: Config): Promise<number> {
+  const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
+  let count = 0;
+  for (const queue of plan.queues) count += await broker.messageCount(queue.name);
+  return count;
+}
+
+/** The invariant every summary keeps. */
+function expectBalanced(summary: Summary): void {
+  const { received, acked, retried, parked, requeued, lost, deferred } = summary;
+  expect(received).toBe(acked + retried + parked + requeued + lost + deferred);
+}
+
+describe('circuit breaker on the broker, against the flaky provider', () => {
+  let broker: TestBroker;
+  let provider: FlakyProvider;
+  const handler: Handler = createWebhookDelivery({ httpTimeoutMs: 2000 });
+
+  beforeEach(async () => {
+    broker = await TestBroker.open();
+    provider = await startFlakyProvider({ failureRate: 0, seed: 1 });
+  });
+
+  afterEach(async () => {
+    await provider.close();
+    await broker.close();
+  });
+
+  async function publishWebhooks(config: Config, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      publishJson(broker, config.workQueue, { url: `${provider.url}/hooks/${i}`, headers: { 'x-demo-id': `order-${i}` } }, { messageId: `order-${i}` });
+    }
+    // Wait until the broker has them all, so the first invocation sees the whole batch.
+    for (let tries = 0; tries < 100 && (await broker.messageCount(config.workQueue)) < count; tries++) await sleep(20);
+  }
+
+  it('with the partner down, calls it exactly BREAKER_THRESHOLD times per invocation, defers the rest and parks nothing early', async () => {
+    // Prepare
+    const config = testConfig({ BREAKER_THRESHOLD: '5', CONCURRENCY: '8', MAX_RETRIES: '10', BACKOFF_MAX_MS: '400' });
+    await setUpTopology(broker, config);
+    await publishWebhooks(config, 30);
+    provider.setDown(true);
+
+    // Act: three invocations while the partner is down
+    const requestsPerInvocation: number[] = [];
+    const summaries: Summary[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = provider.stats().requests;
+      summaries.push(await pullOnce(config, handler));
+      requestsPerInvocation.push(provider.stats().requests - before);
+      await sleep(450);
+    }
+
+    // Assess
+    expect(requestsPerInvocation).toEqual([5, 5, 5]);
+    const [first] = summaries as [Summary];
+    expect(first).toMatchObject({ received: 30, retried: 5, deferred: 25, acked: 0, parked: 0, breakerOpened: true, stoppedBecause: 'breaker-open' });
+    for (const summary of summaries) expectBalanced(summary);
+    expect(total(summaries).parked).toBe(0);
+    expect(await messagesInFlight(broker, config)).toBe(30);
+
+    // Act: the partner comes back; invocations go on until every message was delivered
+    provider.setDown(false);
+    const after = await pullUntil(config, handler, () => provider.stats().distinctIdsSucceeded === 30);
+
+    // Assess: nothing lost, nothing parked, and the deferred ones did not spend an attempt
+    expect(total(after).parked).toBe(0);
+    expect(await broker.messageCount(config.parkingQueue)).toBe(0);
+    expect(provider.stats().distinctIdsSucceeded).toBe(30);
+    expect(after.every((s) => !s.breakerOpened)).toBe(true);
+  });
+
+  it('keeps the retry count of a deferred message: it was not tried', async () => {
+    // Prepare: the first message fails (opens the breaker at threshold 1), the second is deferred
+    const config = testConfig({ BREAKER_THRESHOLD: '1', MAX_RETRIES: '3', BACKOFF_INITIAL_MS: '5000', BACKOFF_MAX_MS: '5000' });
+    await setUpTopology(broker, config);
+    publishJson(broker, config.workQueue, { n: 1 }, { messageId: 'tried', headers: { 'x-retry-no': 2 } });
+    publishJson(broker, config.workQueue, { n: 2 }, { messageId: 'deferred', headers: { 'x-retry-no': 2, traceparent: '00-abc-def-01' } });
+    await sleep(100);
+    const failing: Handler = () => { throw new Error('partner down'); };
+
+    // Act
+    const summary = await pullOnce(config, failing);
+    const delayed = await broker.drain(`${config.workQueue}.delay.5000ms`, 2);
+
+    // Assess
+    expect(summary).toMatchObject({ received: 2, retried: 1, deferred: 1, breakerOpened: true });
+    const byId = new Map(delayed.map((m) => [m.properties.messageId as string, m.properties.headers ?? {}]));
+    expect(byId.get('tried')?.['x-retry-no']).toBe(3);
+    expect(byId.get('deferred')?.['x-retry-no']).toBe(2);
+    expect(byId.get('deferred')?.traceparent).toBe('00-abc-def-01');
+    expect(byId.get('deferred')).not.toHaveProperty(BoomerangHeader.lastFailureAt);
+  });
+
+  it.each([
+    ['never opens when fewer messages than the threshold fail', '10', 3],
+    ['with BREAKER_THRESHOLD=0 tries every message, as before the breaker existed', '0', 20],
+  ])('%s', async (_name, threshold, messages) => {
+    // Prepare: retries wait 5 s, so none comes back (and is tried again) within the invocation
+    const config = testConfig({ BREAKER_THRESHOLD: threshold, BACKOFF_INITIAL_MS: '5000', BACKOFF_MAX_MS: '5000' });
+    await setUpTopology(broker, config);
+    await publishWebhooks(config, messages);
+    provider.setDown(true);
+
+    // Act
+    const summary = await pullOnce(config, handler);
+
+    // Assess
+    expect(provider.stats().requests).toBe(messages);
+    expect(summary).toMatchObject({ received: messages, retried: messages, deferred: 0, breakerOpened: false, stoppedBecause: 'idle' });
+  });
+
+  it('closes on the first success and then runs at full concurrency; a success resets the run of failures', async () => {
+    // Prepare: every third request fails, so there are never 3 failures in a row
+    const config = testConfig({ BREAKER_THRESHOLD: '3', CONCURRENCY: '4', BACKOFF_INITIAL_MS: '5000', BACKOFF_MAX_MS: '5000' });
+    await setUpTopology(broker, config);
+    await publishWebhooks(config, 24);
+    let calls = 0;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const mixed: Handler = async () => {
+      const call = ++calls;
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      await sleep(10);
+      inFlight--;
+      if (call % 3 === 0) throw new Error('flaky');
+    };
+
+    // Act
+    const summary = await pullOnce(config, mixed);
+
+    // Assess
+    expect(summary).toMatchObject({ received: 24, breakerOpened: false, deferred: 0 });
+    expect(summary.acked + summary.retried).toBe(24);
+    expect(mostInFlight).toBe(4);
+  });
+
+  // Regression: the deferred originals were acked one by one after the consumer's cancel, and the
+  // quorum queue dropped some of those acks when the channel closed: 203 and 217 messages for 200.
+  it('leaves no duplicate after deferring a full prefetch window of 200 messages', async () => {
+    // Prepare
+    const config = testConfig({ BREAKER_THRESHOLD: '2', BATCH_SIZE: '200', BACKOFF_INITIAL_MS: '5000', BACKOFF_MAX_MS: '5000' });
+    await setUpTopology(broker, config);
+    for (let i = 0; i < 200; i++) publishJson(broker, config.workQueue, { i, pad: 'x'.repeat(2000) });
+    for (let tries = 0; tries < 100 && (await broker.messageCount(config.workQueue)) < 200; tries++) await sleep(20);
+
+    // Act
+    const summary = await pullOnce(config, () => { throw new Error('partner down'); });
+
+    // Assess
+    expect(summary).toMatchObject({ received: 200, retried: 2, deferred: 198 });
+    await sleep(300);
+    expect(await messagesInFlight(broker, config)).toBe(200);
+  });
+
+  it('with MAX_RETRIES=0 (no delay path) gives the untried messages back to the work queue', async () => {
+    // Prepare
+    const config = testConfig({ BREAKER_THRESHOLD: '2', MAX_RETRIES: '0' });
+    await setUpTopology(broker, config);
+    await publishWebhooks(config, 6);
+    provider.setDown(true);
+
+    // Act
+    const summary = await pullOnce(config, handler);
+
+    // Assess: two tried and parked (no retries allowed), four untouched
+    expect(provider.stats().requests).toBe(2);
+    expect(summary).toMatchObject({ received: 6, parked: 2, requeued: 4, deferred: 0, breakerOpened: true });
+    // The broker puts them back as it handles the nacks (or the channel's close): give it a moment.
+    for (let tries = 0; tries < 40 && (await broker.messageCount(config.workQueue)) < 4; tries++) await sleep(50);
+    expect(await broker.messageCount(config.workQueue)).toBe(4);
+  });
+});
