@@ -1,16 +1,19 @@
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { ConfirmPublisher } from './amqp/confirm-publisher.js';
-import { connectBroker } from './amqp/connection.js';
+import { connectFromConfig } from './amqp/connect-from-config.js';
 import { ShortLivedConsumer } from './amqp/short-lived-consumer.js';
+import { backoffDelayMs } from './backoff.js';
 import { toBoomerangMessage } from './boomerang-message.js';
+import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { topologyOptionsFromConfig, type Config } from './config.js';
 import { decideRetry, errorFacts } from './decide-retry.js';
 import { DeliveryLedger } from './delivery-ledger.js';
-import { disposeOfFailure, type DispositionDeps } from './dispositions.js';
+import { deferUntried, describeDelivery, disposeOfFailure, type DispositionDeps } from './dispositions.js';
 import { BrokerConnectionError } from './errors.js';
 import { readRetryNo } from './headers.js';
 import type { Logger } from './logger.js';
 import type { Handler } from './message.js';
+import { noMetrics, type InvocationMetrics } from './metrics.js';
 import { emptySummary, type StopReason, type Summary } from './summary.js';
 import { delayRoute } from './topology/plan.js';
 
@@ -22,6 +25,8 @@ type PullOptions = {
   readonly log: Logger;
   /** @default Math.random */
   readonly random?: () => number;
+  /** Told each handler error and retry delay; the caller flushes it with the summary. @default noMetrics */
+  readonly metrics?: InvocationMetrics;
 };
 
 /** Thrown when the invocation could not finish; carries what it did up to then. */
@@ -36,7 +41,9 @@ class PullAbortedError extends BrokerConnectionError {
  * One invocation of the scheduled pull function: connect, consume the work queue with a short-lived
  * consumer (prefetch = BATCH_SIZE) until it is idle, MAX_MESSAGES were taken or the budget nears its
  * end, run the handler on each delivery with bounded concurrency, and ack, retry or park each one.
- * Whatever is not settled by the end goes back to the queue, and the connection is always closed.
+ * The circuit breaker starts half-open (one message at a time until a success); when it opens, the
+ * invocation stops calling the handler and defers what it holds. Whatever is not settled by the end
+ * goes back to the queue, and the connection is always closed.
  */
 async function runPull(options: PullOptions): Promise<Summary> {
   const { config, log } = options;
@@ -46,7 +53,7 @@ async function runPull(options: PullOptions): Promise<Summary> {
   const stopTakingAt = startedAt + options.budgetMs - marginMs;
   const hardStopAt = startedAt + options.budgetMs - marginMs / 2;
   const summary = emptySummary();
-  const broker = await connectBroker({ urls: config.amqpUrls, connectTimeoutMs: config.connectTimeoutMs, connectionName: config.functionName });
+  const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
   let failure: Error | undefined;
   let closing = false;
   try {
@@ -57,10 +64,13 @@ async function runPull(options: PullOptions): Promise<Summary> {
         if (!closing) resolve(new BrokerConnectionError('The channel closed'));
       });
     });
-    const broken = Promise.race([broker.lost, channelClosed]);
-    broken.then((error) => { failure ??= error; }, () => undefined);
+    const broken = new AbortController();
+    Promise.race([broker.lost, channelClosed]).then((error) => {
+      failure ??= error;
+      broken.abort(error);
+    }, () => undefined);
     const ledger = new DeliveryLedger(channel, summary);
-    await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, broken: broken.then(() => undefined) });
+    await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, broken: broken.signal });
     closing = failure === undefined;
     if (closing) await channel.close().catch(() => undefined);
   } catch (error) {
@@ -83,38 +93,47 @@ type LoopState = {
   readonly summary: Summary;
   readonly stopTakingAt: number;
   readonly hardStopAt: number;
-  /** Resolves when the connection or channel breaks. */
-  readonly broken: Promise<void>;
+  /** Aborted when the connection or channel breaks. */
+  readonly broken: AbortSignal;
 };
 
 async function consumeUntilDone(state: LoopState): Promise<void> {
   const { options, channel, ledger, summary } = state;
   const { config, log } = options;
+  const metrics = options.metrics ?? noMetrics;
+  const random = options.random ?? Math.random;
   const consumer = await ShortLivedConsumer.start(channel, config.workQueue, config.batchSize);
   const abort = new AbortController();
   const abortTimer = setTimeout(() => abort.abort(new Error('invocation budget exhausted')), Math.max(0, state.stopTakingAt - Date.now()));
-  let isBroken = false;
-  void state.broken.then(() => { isBroken = true; });
   let copyFailure: Error | undefined;
   const topology = topologyOptionsFromConfig(config);
+  const { ackOrder, retryHeader, workQueue, parkingQueue, functionName } = config;
   const deps: DispositionDeps = {
     publisher: new ConfirmPublisher(channel, config.publishTimeoutMs),
-    ledger,
-    log,
     delayRoute: (delayMs) => delayRoute(topology, delayMs),
-    ackOrder: config.ackOrder,
-    retryHeader: config.retryHeader,
-    workQueue: config.workQueue,
-    parkingQueue: config.parkingQueue,
-    functionName: config.functionName,
+    ledger, log, metrics, ackOrder, retryHeader, workQueue, parkingQueue, functionName,
     now: () => new Date(),
     onCopyFailed: (error) => {
       if (copyFailure === undefined) log.error('a copy was not confirmed; no more messages are taken in this invocation', { reason: error.message });
       copyFailure ??= error;
     },
   };
+  let breaker = startBreaker(config.breakerThreshold);
+  // A function, not a narrowed read: handlers change the breaker while the loop awaits.
+  const breakerOpen = (): boolean => breaker.state === 'open';
+  // MAX_RETRIES=0 without retrying rules has no delay path: untried messages can only go back.
+  const canDefer = config.delayMode === 'exact' || topology.tierDelaysMs.length > 0;
   const handling = new Set<Promise<void>>();
   const settling = new Set<Promise<void>>();
+  /** A delivery never handed to the handler after the breaker opened: to the delay path, same count. */
+  const defer = (delivery: ConsumeMessage): void => {
+    if (!canDefer) {
+      ledger.requeue(delivery);
+      return;
+    }
+    const { retryNo } = readRetryNo(delivery.properties.headers, config.retryHeader);
+    track(settling, deferUntried(deps, delivery, retryNo, backoffDelayMs(retryNo + 1, config.policy, random)));
+  };
   const track = (set: Set<Promise<void>>, work: Promise<void>): void => {
     set.add(work);
     void work.finally(() => set.delete(work));
@@ -125,24 +144,23 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
     const message = toBoomerangMessage(delivery, config.workQueue, reading.retryNo);
     try {
       await options.handler(message, { signal: abort.signal, functionName: config.functionName });
-      ledger.ack(delivery, 'acked');
+      breaker = recordOutcome(breaker, 'success');
+      if (ledger.ack(delivery, 'acked')) log.debug('message acked', { ...describeDelivery(delivery), retryNo: reading.retryNo });
     } catch (thrown) {
       if (!ledger.isOpen(delivery)) return;
       // Cut off by the budget: it was not really tried, so it goes back without counting an attempt.
       if (abort.signal.aborted) {
         ledger.requeue(delivery);
+        log.debug('message requeued: the invocation ran out of time', describeDelivery(delivery));
         return;
       }
       const error = errorFacts(thrown);
-      const decision = decideRetry({
-        error: thrown,
-        retryNo: reading.retryNo,
-        policy: config.policy,
-        rules: config.rules,
-        messageType: delivery.properties.type,
-        routingKey: message.routingKey,
-        random: options.random ?? Math.random,
-      });
+      metrics.handlerError(error.name);
+      const wasOpen = breakerOpen();
+      breaker = recordOutcome(breaker, error.retryable ? 'retryable-failure' : 'other-failure');
+      if (!wasOpen && breakerOpen()) log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', { failuresInARow: breaker.failuresInARow, errorName: error.name });
+      const { policy, rules } = config;
+      const decision = decideRetry({ error: thrown, retryNo: reading.retryNo, policy, rules, messageType: delivery.properties.type, routingKey: message.routingKey, random });
       const stack = thrown instanceof Error ? thrown.stack : undefined;
       track(settling, disposeOfFailure(deps, { delivery, retryNo: reading.retryNo, error, stack, decision }));
     }
@@ -150,52 +168,75 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
 
   let stoppedBecause: StopReason = 'idle';
   for (;;) {
-    if (isBroken) { stoppedBecause = 'connection-lost'; break; }
+    if (state.broken.aborted) { stoppedBecause = 'connection-lost'; break; }
     if (copyFailure) { stoppedBecause = 'publish-failed'; break; }
+    if (breakerOpen()) { stoppedBecause = 'breaker-open'; break; }
     if (summary.received >= config.maxMessages) { stoppedBecause = 'max-messages'; break; }
     const untilStop = state.stopTakingAt - Date.now();
     if (untilStop <= 0) { stoppedBecause = 'budget'; break; }
-    if (handling.size >= config.concurrency) {
-      await Promise.race([...handling, state.broken]);
+    if (handling.size >= allowedConcurrency(breaker, config.concurrency)) {
+      await unlessAborted(Promise.race(handling), state.broken);
       continue;
     }
     const waitMs = Math.min(config.idleTimeoutMs, untilStop);
-    const delivery = await Promise.race([consumer.take(waitMs), state.broken.then(() => undefined)]);
+    const delivery = await unlessAborted(consumer.take(waitMs), state.broken);
     if (delivery === undefined) {
       if (consumer.cancelledByBroker) { stoppedBecause = 'consumer-cancelled'; break; }
       // Nothing came although the prefetch window had room: the queue is idle.
-      if (waitMs === config.idleTimeoutMs && ledger.outstanding < config.batchSize && !isBroken) { stoppedBecause = 'idle'; break; }
+      if (waitMs === config.idleTimeoutMs && ledger.outstanding < config.batchSize && !state.broken.aborted) { stoppedBecause = 'idle'; break; }
       continue;
     }
     ledger.received(delivery);
     // A delivery that raced the stop signal is given back untried.
     if (copyFailure) { ledger.requeue(delivery); stoppedBecause = 'publish-failed'; break; }
+    if (breakerOpen()) { defer(delivery); stoppedBecause = 'breaker-open'; break; }
     track(handling, handleOne(delivery));
   }
   summary.stoppedBecause = stoppedBecause;
   clearTimeout(abortTimer);
-  if (!isBroken) {
+  // Acks from here on are sent together after the cancel (see DeliveryLedger#hold).
+  ledger.hold();
+  if (!state.broken.aborted) {
     await consumer.stop().catch(() => undefined);
     for (const delivery of consumer.takeBuffered()) {
       ledger.received(delivery);
-      ledger.requeue(delivery);
+      if (stoppedBecause === 'breaker-open') defer(delivery);
+      else ledger.requeue(delivery);
     }
   }
   await settleOrGiveUp([...handling], state);
   await settleOrGiveUp([...settling], state);
   const givenBack = ledger.requeueAll();
+  ledger.flush();
   if (givenBack > 0) log.warn('messages not settled by the hard stop were returned to the queue', { count: givenBack });
+  // A handler still running when the loop stopped for another reason may have opened it.
+  summary.breakerOpened = breakerOpen();
   abort.abort(new Error('invocation over'));
+}
+
+/**
+ * `work`'s result, or undefined as soon as `signal` aborts, leaving no listener behind. (Racing with
+ * a never-settling "broken" promise left a reaction on it per call, each keeping its delivery, body
+ * included, alive until the invocation ended: 12 MB per 1 000 messages of 10 KB, measured.)
+ */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
+      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
+    );
+  });
 }
 
 /** Waits for the work in hand, but never past the hard stop nor after the connection broke. */
 async function settleOrGiveUp(work: Promise<void>[], state: LoopState): Promise<void> {
   if (work.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  const hardStop = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, state.hardStopAt - Date.now()));
-  });
-  await Promise.race([Promise.allSettled(work), hardStop, state.broken]);
+  const hardStop = new AbortController();
+  const timer = setTimeout(() => hardStop.abort(), Math.max(0, state.hardStopAt - Date.now()));
+  await unlessAborted(Promise.allSettled(work), AbortSignal.any([hardStop.signal, state.broken]));
   clearTimeout(timer);
 }
 

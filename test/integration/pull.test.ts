@@ -201,7 +201,8 @@ describe('runPull on the broker', () => {
 
   it('returns messages it could not finish within the budget, and aborts the handler', async () => {
     // Prepare
-    const config = testConfig({ SAFETY_MARGIN_MS: '800', CONCURRENCY: '2' });
+    // Breaker disabled: it would start half-open, one handler at a time, and this test wants two in flight.
+    const config = testConfig({ SAFETY_MARGIN_MS: '800', CONCURRENCY: '2', BREAKER_THRESHOLD: '0' });
     await setUpTopology(broker, config);
     for (let i = 0; i < 5; i++) publishJson(broker, config.workQueue, { i });
     let aborted = 0;
@@ -217,7 +218,8 @@ describe('runPull on the broker', () => {
     expect(Date.now() - started).toBeLessThan(1500 + 1000);
     expect(aborted).toBe(2);
     expect(summary).toMatchObject({ received: 5, requeued: 5, retried: 0, parked: 0, stoppedBecause: 'budget' });
-    expect(await broker.messageCount(config.workQueue)).toBe(5);
+    // Quorum queues put given-back messages back asynchronously: poll rather than read once.
+    await expect.poll(() => broker.messageCount(config.workQueue)).toBe(5);
   });
 
   it('stops at MAX_MESSAGES and leaves the rest in the queue', async () => {
@@ -232,7 +234,7 @@ describe('runPull on the broker', () => {
     // Assess
     expect(summary).toMatchObject({ acked: 3, stoppedBecause: 'max-messages' });
     expect(summary.received).toBe(summary.acked + summary.requeued);
-    expect(await broker.messageCount(config.workQueue)).toBe(7 - 3);
+    await expect.poll(() => broker.messageCount(config.workQueue)).toBe(7 - 3);
   });
 
   it('with ACK_ORDER=ack-then-publish still retries and parks', async () => {

@@ -1,0 +1,50 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { SecretCache, secretsManagerSource } from '../secrets.js';
+import { brokerUrls, parseBrokerSecret } from './broker-endpoints.js';
+import { type BrokerConnection, connectBroker } from './connection.js';
+
+type ConnectFromConfigOptions = {
+  /** Shown in the management UI's connection list. */
+  readonly connectionName: string;
+  /** Where secrets come from. @default one Secrets Manager cache per container, SECRET_CACHE_SECONDS old at most */
+  readonly secrets?: SecretCache;
+  /** Told when a refused login makes it read the secret again; never given a secret value. */
+  readonly log?: Logger;
+};
+
+/** The per-container cache, made at the first use (a process that reads no secret never loads the SDK). */
+let containerCache: SecretCache | undefined;
+
+/**
+ * Connects to the broker the config names: `AMQP_URL` as is, or, with `AMQP_SECRET_ID`, the URL built
+ * from the cached secret. When the broker refuses that login (the password was rotated), the secret
+ * is read once more, bypassing the cache, and the connection tried once more.
+ * @example
+ * const broker = await connectFromConfig(config, { connectionName: config.functionName });
+ * try { ... } finally { await broker.close(); }
+ */
+async function connectFromConfig(config: Config, options: ConnectFromConfigOptions): Promise<BrokerConnection> {
+  const connect = (urls: readonly string[]): Promise<BrokerConnection> =>
+    connectBroker({ urls, connectTimeoutMs: config.connectTimeoutMs, connectionName: options.connectionName });
+  const secret = config.amqpSecret;
+  if (secret === undefined) return connect(config.amqpUrls);
+  const cache = options.secrets ?? (containerCache ??= new SecretCache(secretsManagerSource(), { maxAgeSeconds: secret.cacheSeconds }));
+  const urlsFrom = async (refresh: boolean): Promise<string[]> =>
+    brokerUrls(parseBrokerSecret(await cache.get(secret.secretId, { refresh }), secret.secretId), secret);
+  try {
+    return await connect(await urlsFrom(false));
+  } catch (error) {
+    if (!isLoginRefused(error)) throw error;
+    options.log?.warn('the broker refused the login; reading the secret again (rotated?) and retrying once', { secretId: secret.secretId });
+    return connect(await urlsFrom(true));
+  }
+}
+
+/** `connectBroker` says so in its message when the broker answered ACCESS_REFUSED (403). */
+function isLoginRefused(error: unknown): boolean {
+  return error instanceof Error && error.name === 'BrokerConnectionError' && /refused the login|ACCESS[-_]REFUSED/.test(error.message);
+}
+
+export { connectFromConfig };
+export type { ConnectFromConfigOptions };

@@ -1,0 +1,169 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { connectFromConfig } from '../../shared/amqp/connect-from-config.js';
+import { type Config, loadConfig } from '../../shared/config.js';
+import { runEvent } from '../../shared/event/run-event.js';
+import { SecretCache, SecretFetchError, secretsManagerSource } from '../../shared/secrets.js';
+import { redactUrl } from '../../shared/redact.js';
+import { eventFor, rmqMessage } from '../fixtures/events.js';
+import { AMQP_URL } from '../helpers/broker.js';
+import { recordingLogger } from '../helpers/fakes.js';
+import { SecretsEndpoint } from '../helpers/secrets-endpoint.js';
+
+const run = promisify(execFile);
+
+/** rabbitmqctl on the local broker; it fails loudly when the broker is not there. */
+async function rabbitmqctl(...args: string[]): Promise<void> {
+  await run('rabbitmqctl', ['--quiet', ...args]);
+}
+
+let endpoint: SecretsEndpoint;
+
+/** A RabbitMQ user that exists for one test only (deleted when it finishes), with every permission on `/`. */
+async function temporaryUser(password: string): Promise<string> {
+  const user = `test-user-${randomUUID().slice(0, 8)}`;
+  onTestFinished(() => rabbitmqctl('delete_user', user));
+  await rabbitmqctl('add_user', user, password);
+  await rabbitmqctl('set_permissions', '-p', '/', user, '.*', '.*', '.*');
+  return user;
+}
+
+/** A config that reads broker credentials from `secretId` on the local broker, without TLS. */
+function secretConfig(secretId: string): Config {
+  return loadConfig({ AMQP_SECRET_ID: secretId, AMQP_HOST: '127.0.0.1', AMQP_PORT: '5672', AMQP_TLS: 'false', CONNECT_TIMEOUT_MS: '3000', WORK_QUEUE: `test-work-${randomUUID().slice(0, 8)}` });
+}
+
+/** Stores `value` (as JSON) under a new secret id on the endpoint; returns the id. */
+function storeSecret(value: Record<string, string>): string {
+  const secretId = `test/${randomUUID()}`;
+  endpoint.put(secretId, JSON.stringify(value));
+  return secretId;
+}
+
+/** A fresh cache over the real SDK, talking to the local endpoint. */
+function endpointSecrets(): SecretCache {
+  return new SecretCache(secretsManagerSource(endpoint.clientConfig));
+}
+
+/** How many times the endpoint was asked for `secretId` (tests run concurrently: count per secret). */
+function fetches(secretId: string): number {
+  return endpoint.requests.filter((request) => request.secretId === secretId).length;
+}
+
+/** Every place a password must never show: log lines, error messages, summaries. */
+function expectNowhere(password: string, ...texts: string[]): void {
+  for (const text of texts) expect(text).not.toContain(password);
+  // Its URL-encoded form would be as bad.
+  for (const text of texts) expect(text).not.toContain(encodeURIComponent(password));
+}
+
+beforeAll(async () => {
+  endpoint = await SecretsEndpoint.start();
+});
+
+afterAll(async () => {
+  await endpoint.close();
+});
+
+describe('secretsManagerSource against a local Secrets Manager endpoint', () => {
+  it('reads a secret through the real SDK (JSON 1.1, GetSecretValue)', async () => {
+    // Prepare
+    const secretId = `test/${randomUUID()}`;
+    endpoint.put(secretId, '{"username":"app","password":"s3cret"}');
+    const source = secretsManagerSource(endpoint.clientConfig);
+    // Act
+    const value = await source(secretId);
+    // Assess
+    expect(value).toBe('{"username":"app","password":"s3cret"}');
+    expect(endpoint.requests.at(-1)).toEqual({ target: 'secretsmanager.GetSecretValue', secretId });
+  });
+
+  it('turns ResourceNotFoundException into a SecretFetchError that is not retryable', async () => {
+    // Prepare
+    const source = secretsManagerSource(endpoint.clientConfig);
+    // Act
+    const reading = source('test/missing');
+    // Assess
+    await expect(reading).rejects.toBeInstanceOf(SecretFetchError);
+    await expect(reading).rejects.toMatchObject({ code: 'ResourceNotFoundException', retryable: false, message: expect.stringContaining('Cannot read secret test/missing') });
+  });
+});
+
+describe('connectFromConfig with AMQP_SECRET_ID on the real broker', () => {
+  it('connects with a username/password secret whose password needs encoding', async () => {
+    // Prepare
+    const password = `pä@ss/w:rd%,#?x-${randomUUID().slice(0, 6)}`;
+    const user = await temporaryUser(password);
+    const secretId = storeSecret({ username: user, password });
+    // Act
+    const broker = await connectFromConfig(secretConfig(secretId), { connectionName: 'test-secrets', secrets: endpointSecrets() });
+    await broker.close();
+    // Assess
+    expect(broker.endpoint).toBe(`amqp://${user}:***@127.0.0.1:5672/%2F`);
+  });
+
+  it('connects with a {"url"} secret', async () => {
+    // Prepare
+    const secretId = storeSecret({ url: AMQP_URL });
+    // Act
+    const broker = await connectFromConfig(secretConfig(secretId), { connectionName: 'test-secrets', secrets: endpointSecrets() });
+    await broker.close();
+    // Assess
+    expect(broker.endpoint).toBe(redactUrl(AMQP_URL));
+  });
+
+  it('heals a rotated password: refused with the cached one, it reads the secret again and connects', async () => {
+    // Prepare
+    const oldPassword = `old-${randomUUID()}`;
+    const newPassword = `new-${randomUUID()}`;
+    const user = await temporaryUser(oldPassword);
+    const secretId = storeSecret({ username: user, password: oldPassword });
+    const secrets = endpointSecrets();
+    await secrets.get(secretId);
+    await rabbitmqctl('change_password', user, newPassword);
+    endpoint.put(secretId, JSON.stringify({ username: user, password: newPassword }));
+    const logger = recordingLogger();
+    // Act
+    const broker = await connectFromConfig(secretConfig(secretId), { connectionName: 'test-rotation', secrets, log: logger.log });
+    await broker.close();
+    // Assess
+    expect(fetches(secretId)).toBe(2);
+    expect(logger.entries()).toMatchObject([{ level: 'warn', message: 'the broker refused the login; reading the secret again (rotated?) and retrying once', secretId }]);
+    expectNowhere(oldPassword, ...logger.lines);
+    expectNowhere(newPassword, ...logger.lines);
+  });
+
+  it('fails after one retry when the fresh secret is refused too, naming neither password', async () => {
+    // Prepare
+    const password = `right-${randomUUID()}`;
+    const wrong = `wrong-${randomUUID()}`;
+    const user = await temporaryUser(password);
+    const secretId = storeSecret({ username: user, password: wrong });
+    const logger = recordingLogger();
+    // Act
+    const connecting = connectFromConfig(secretConfig(secretId), { connectionName: 'test-refused', secrets: endpointSecrets(), log: logger.log });
+    // Assess
+    const error = (await connecting.catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ name: 'BrokerConnectionError', message: expect.stringContaining('the broker refused the login') });
+    expect(fetches(secretId)).toBe(2);
+    expectNowhere(wrong, error.message, String(error.stack), ...logger.lines);
+    expectNowhere(password, error.message, ...logger.lines);
+  });
+
+  it('keeps the password out of the event function\'s logs and summary', async () => {
+    // Prepare
+    const password = `event-pw-${randomUUID()}`;
+    const user = await temporaryUser(password);
+    const secretId = storeSecret({ username: user, password });
+    const logger = recordingLogger();
+    const config = secretConfig(secretId);
+    const event = eventFor({ [config.workQueue]: [rmqMessage('{"n":1}', { messageId: 'm-1' })] });
+    // Act
+    const summary = await runEvent({ config, handler: () => undefined, event, budgetMs: 5000, log: logger.log, secrets: endpointSecrets() });
+    // Assess
+    expect(summary).toMatchObject({ received: 1, acked: 1 });
+    expectNowhere(password, JSON.stringify(summary), ...logger.lines);
+  });
+});
