@@ -8,7 +8,7 @@ import { startFlakyProvider } from '../demo/flaky-provider.js';
 import { StatusLine } from '../demo/status-line.js';
 import { createLogger, logLevelFrom } from '../logger.js';
 import { PullAbortedError } from '../pull.js';
-import { emptySummary, type Summary } from '../summary.js';
+import { emptySummary, SUMMARY_COUNTS, type Summary } from '../summary.js';
 import { applyTopology } from '../topology/apply.js';
 import { buildTopologyPlan } from '../topology/plan.js';
 import { intFlag, parseCli, runCli } from './args.js';
@@ -78,7 +78,7 @@ async function main(): Promise<number> {
     while (Date.now() - startedAt < 10 * 60_000) {
       const summary = await invokeOnce(invoke, intervalMs);
       invocations++;
-      for (const key of ['received', 'acked', 'retried', 'parked', 'requeued', 'lost'] as const) totals[key] += summary[key];
+      for (const key of SUMMARY_COUNTS) totals[key] += summary[key];
       const inWork = (await admin.checkQueue(DEMO_QUEUE)).messageCount;
       waiting = 0;
       for (const q of delayQueues) waiting += (await admin.checkQueue(q)).messageCount;
@@ -96,6 +96,7 @@ async function main(): Promise<number> {
       ['parked', totals.parked, `in ${config.parkingQueue}, with the error in its headers`],
       ['retries', totals.retried, 'copies sent through the delay queues'],
       ['requeued', totals.requeued, 'handed back untried (end of a budget)'],
+      ['deferred', totals.deferred, 'sent to the delay path untried (circuit breaker open)'],
       ['lost', messages - totals.acked - totals.parked, 'published but neither delivered nor parked'],
       ['invocations', invocations, `one every ${intervalMs} ms`],
       ['provider requests', stats.requests, `${stats.distinctIdsSucceeded} distinct orders got a 2xx`],

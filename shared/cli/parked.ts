@@ -1,0 +1,181 @@
+import { loadConfig, type Config } from '../config.js';
+import type { WalkResult } from '../parked/context.js';
+import { FILTER_OPTIONS, FILTER_USAGE, filterFromFlags } from '../parked/filter-flags.js';
+import { describeFilter } from '../parked/filters.js';
+import { listParked } from '../parked/list.js';
+import { purgeParked } from '../parked/purge.js';
+import { replayParked } from '../parked/replay.js';
+import { askYes, withParkingLot } from '../parked/session.js';
+import { showParked } from '../parked/show.js';
+import { parseRatePerSecond } from '../parked/token-bucket.js';
+import { intFlag, parseCli, runCli, UsageError } from './args.js';
+
+const QUEUE_USAGE = '  --queue <name>          the parking queue (default: PARKING_QUEUE, else <WORK_QUEUE>.parked)';
+
+const USAGE = `Usage: npm run parked -- <command> [options]      (installed: boomerang-parked <command> [options])
+
+The parking lot of a work queue, on the broker in AMQP_URL: see what failed and why, put it back.
+Reading never loses or reorders a message: each one read goes back to the tail with a confirm, then
+is acked, and a read goes once round the whole queue.
+
+  list               parked messages as a table (or JSON lines), with filters
+  show <messageId>   one message: properties, headers and a body preview
+  replay             put parked messages back on their source queue
+  purge              delete parked messages
+
+Run a command with --help for its options. Exit codes: 0 done, 1 failed (or some messages stayed
+parked that were asked for), 2 bad usage.`;
+
+const LIST_USAGE = `Usage: npm run parked -- list [filters] [--json] [--limit <n>] [--queue <name>]
+
+Prints the parked messages that match: message id, age, attempts, error name, error message (cut)
+and routing key. The whole parking lot is read once, whatever --limit says, so that it stays in order.
+
+  --json                  one JSON object per line (full texts) instead of the table
+  --limit <n>             print at most <n> rows
+${QUEUE_USAGE}
+
+${FILTER_USAGE}`;
+
+const SHOW_USAGE = `Usage: npm run parked -- show <messageId> [--json] [--body-chars <n>] [--queue <name>]
+
+Prints a parked message's properties, headers (error, stack, attempts, park reason, source queue...)
+and a body preview, pretty when it is JSON.
+
+  --json                  one JSON object instead of the text
+  --body-chars <n>        characters of the body to show (default 4000)
+${QUEUE_USAGE}`;
+
+const REPLAY_USAGE = `Usage: npm run parked -- replay [filters] [--to <queue>] [--keep-count] [--limit <n>] [--rate <n/s>] [--dry-run] [--queue <name>]
+
+Puts parked messages back on their source queue (header boomerang-source-queue), one at a time: each
+is published with a confirm before its parked copy is acked, so a crash duplicates at most one message
+and loses none. The park headers go; the original exchange and routing key headers, the trace context
+and the team's headers stay. Messages whose queue does not exist stay parked.
+
+  --to <queue>            send them to this queue instead
+  --keep-count            keep the retry count (default: start over at 0 retries)
+  --limit <n>             replay at most <n>
+  --rate <n>[/s|/m]       at most <n> messages per second (or minute), so a replay is no storm
+  --dry-run               say what would be replayed; publish and delete nothing
+${QUEUE_USAGE}
+
+${FILTER_USAGE}`;
+
+const PURGE_USAGE = `Usage: npm run parked -- purge [filters] [--limit <n>] [--dry-run] [--yes] [--queue <name>]
+
+Deletes the parked messages that match; the others stay parked, in order. Asks first on a terminal;
+without a terminal, --yes is required.
+
+  --limit <n>             delete at most <n>
+  --dry-run               count what would be deleted; delete nothing
+  --yes                   do not ask
+${QUEUE_USAGE}
+
+${FILTER_USAGE}`;
+
+const USAGES: Readonly<Record<string, string>> = { list: LIST_USAGE, show: SHOW_USAGE, replay: REPLAY_USAGE, purge: PURGE_USAGE };
+const COMMON = { queue: { type: 'string' } } as const;
+
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
+const note = (line: string): void => void process.stderr.write(`${line}\n`);
+
+function setUp(values: { queue?: string }, positionals: string[], allowed = 0): { config: Config; queue: string } {
+  if (positionals.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])}`);
+  const config = loadConfig();
+  return { config, queue: values.queue ?? config.parkingQueue };
+}
+
+/** What the walk's ending means for the reader, on stderr. */
+function explainEnding(result: WalkResult): void {
+  if (result.ending === 'aborted') note(`stopped after ${result.visited} of ${result.total}: the ${result.kept} read are now behind the others (nothing lost, order rotated)`);
+  if (result.ending === 'queue-shrank') note(`the queue held fewer messages than the ${result.total} counted at the start: did something else consume it?`);
+}
+
+async function list(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, json: { type: 'boolean' }, limit: { type: 'string' } });
+  if (values.help) return help(LIST_USAGE);
+  const filter = filterFromFlags(values);
+  const limit = intFlag('limit', values.limit, 1);
+  const { config, queue } = setUp(values, positionals);
+  const result = await withParkingLot(config, queue, (ctx) => listParked(ctx, { filter, json: values.json ?? false, limit }));
+  if (result.matched === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
+  if (limit !== undefined && result.matched > limit) note(`${result.matched - limit} more matching messages not shown (--limit ${limit})`);
+  explainEnding(result);
+  return 0;
+}
+
+async function show(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCli(argv, { ...COMMON, json: { type: 'boolean' }, 'body-chars': { type: 'string' } });
+  if (values.help) return help(SHOW_USAGE);
+  const [messageId] = positionals;
+  if (messageId === undefined) throw new UsageError('say which message to show: show <messageId>');
+  const maxBodyChars = intFlag('body-chars', values['body-chars'], 0, 10_000_000);
+  const { config, queue } = setUp(values, positionals, 1);
+  const result = await withParkingLot(config, queue, (ctx) => showParked(ctx, { messageId, json: values.json ?? false, maxBodyChars }));
+  explainEnding(result);
+  if (result.found > 0) return 0;
+  note(`no parked message in ${queue} has the id ${JSON.stringify(messageId)}`);
+  return 1;
+}
+
+async function replay(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCli(argv, {
+    ...COMMON, ...FILTER_OPTIONS, to: { type: 'string' }, 'keep-count': { type: 'boolean' }, limit: { type: 'string' }, rate: { type: 'string' }, 'dry-run': { type: 'boolean' },
+  });
+  if (values.help) return help(REPLAY_USAGE);
+  const filter = filterFromFlags(values);
+  const limit = intFlag('limit', values.limit, 1);
+  const ratePerSecond = values.rate === undefined ? undefined : parseRatePerSecond(values.rate);
+  if (values.rate !== undefined && ratePerSecond === undefined) throw new UsageError(`--rate must be a positive number of messages, such as 50, 50/s or 300/m; got ${JSON.stringify(values.rate)}`);
+  if (values.to === '') throw new UsageError('--to needs a queue name');
+  const { config, queue } = setUp(values, positionals);
+  const dryRun = values['dry-run'] ?? false;
+  const result = await withParkingLot(config, queue, (ctx) =>
+    replayParked(ctx, { filter, to: values.to, keepCount: values['keep-count'] ?? false, limit, dryRun, ratePerSecond, retryHeader: config.retryHeader }));
+  for (const [target, count] of result.byQueue) say(`${dryRun ? 'would replay' : 'replayed'} ${count} to ${target}`);
+  if (result.selected === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
+  for (const [target, count] of result.unroutable) note(`${count} stayed parked: there is no queue ${JSON.stringify(target)} (create it, or use --to)`);
+  if (result.noSource > 0) note(`${result.noSource} stayed parked: no boomerang-source-queue header says where they came from (use --to <queue>)`);
+  explainEnding(result);
+  return result.unroutable.size > 0 || result.noSource > 0 ? 1 : 0;
+}
+
+async function purge(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, limit: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } });
+  if (values.help) return help(PURGE_USAGE);
+  const filter = filterFromFlags(values);
+  const limit = intFlag('limit', values.limit, 1);
+  const { config, queue } = setUp(values, positionals);
+  const dryRun = values['dry-run'] ?? false;
+  if (!dryRun && !values.yes) {
+    if (!process.stdin.isTTY) throw new UsageError('purge deletes messages: pass --yes (stdin is not a terminal, so there is no one to ask)');
+    const what = `${limit === undefined ? 'every' : `up to ${limit}`} parked message in ${queue} matching: ${describeFilter(filter)}`;
+    if (!(await askYes(`Delete ${what}? This cannot be undone. [y/N] `))) {
+      note('nothing deleted');
+      return 1;
+    }
+  }
+  const result = await withParkingLot(config, queue, (ctx) => purgeParked(ctx, { filter, limit, dryRun }));
+  say(dryRun ? `would delete ${result.selected}` : `deleted ${result.deleted}`);
+  explainEnding(result);
+  return 0;
+}
+
+function help(usage: string): number {
+  say(usage);
+  return 0;
+}
+
+const COMMANDS: Readonly<Record<string, (argv: string[]) => Promise<number>>> = { list, show, replay, purge };
+
+async function main(command: string | undefined, argv: string[]): Promise<number> {
+  if (command === '--help' || command === '-h' || command === 'help') return help(USAGE);
+  if (command === undefined) throw new UsageError('say which command to run: list, show, replay or purge');
+  const run = COMMANDS[command];
+  if (run === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}; expected list, show, replay or purge`);
+  return run(argv);
+}
+
+const [command, ...argv] = process.argv.slice(2);
+await runCli(USAGES[command ?? ''] ?? USAGE, () => main(command, argv));

@@ -1,0 +1,77 @@
+import type { MessageProperties } from 'amqplib';
+import type { Parked } from './parked-view.js';
+
+/** How `show` renders a body: pretty JSON, text, or base64 for bytes that are not UTF-8 text. */
+type BodyPreview = { readonly kind: 'json' | 'text' | 'binary'; readonly text: string; readonly bytes: number; readonly cut: boolean };
+
+/** Bodies above this are not parsed as JSON for the preview (they are still shown as text). */
+const MAX_JSON_PARSE_BYTES = 1024 * 1024;
+
+/** The body for a human: pretty JSON when it parses, else text when it is UTF-8, else base64; at most `maxChars`. */
+function previewBody(body: Buffer, maxChars: number): BodyPreview {
+  const utf8 = body.toString('utf8');
+  const isText = Buffer.from(utf8, 'utf8').equals(body) && !/[\u0000-\u0008\u000e-\u001f]/.test(utf8);
+  let kind: BodyPreview['kind'] = isText ? 'text' : 'binary';
+  let full = isText ? utf8 : body.toString('base64');
+  if (isText && body.length <= MAX_JSON_PARSE_BYTES) {
+    try {
+      full = JSON.stringify(JSON.parse(utf8), null, 2);
+      kind = 'json';
+    } catch {
+      // Not JSON: shown as text.
+    }
+  }
+  return { kind, text: full.slice(0, maxChars), bytes: body.length, cut: full.length > maxChars };
+}
+
+/** A header or property value as text: timestamps as ISO dates, tables and lists as JSON. */
+function valueText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value, jsonSafe);
+  return String(value);
+}
+
+/** JSON for header tables: AMQP timestamps as ISO dates, byte arrays as text, bigints as strings. */
+function jsonSafe(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'object' && value !== null) {
+    const tagged = value as { '!'?: unknown; value?: unknown; type?: unknown; data?: unknown };
+    if (tagged['!'] === 'timestamp' && typeof tagged.value === 'number') return new Date(tagged.value * 1000).toISOString();
+    // Buffer#toJSON has already run by the time the replacer sees it.
+    if (tagged.type === 'Buffer' && Array.isArray(tagged.data)) return Buffer.from(tagged.data as number[]).toString('utf8');
+  }
+  return value;
+}
+
+function section(title: string, entries: [string, unknown][]): string[] {
+  if (entries.length === 0) return [title, '  (none)'];
+  const width = Math.min(32, Math.max(...entries.map(([name]) => name.length)));
+  const rows = entries.map(([name, value]) => `  ${name.padEnd(width)}  ${valueText(value).replace(/\n/g, `\n  ${' '.repeat(width)}  `)}`);
+  return [title, ...rows];
+}
+
+/** `show` for a human: properties, headers (sorted), then the body preview. */
+function formatShow(message: Parked, maxBodyChars: number): string {
+  const { headers, ...props } = message.properties as MessageProperties;
+  const definedProps = Object.entries(props).filter(([, value]) => value !== undefined);
+  const sortedHeaders = Object.entries(headers ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  const body = previewBody(message.content, maxBodyChars);
+  const more = body.cut ? `\n  … (cut at ${maxBodyChars} characters)` : '';
+  return [
+    ...section('Properties', definedProps),
+    ...section('Headers', sortedHeaders),
+    `Body (${body.bytes} bytes, ${body.kind === 'binary' ? 'binary, as base64' : body.kind})`,
+    `  ${body.text.replace(/\n/g, '\n  ')}${more}`,
+  ].join('\n');
+}
+
+/** `show --json`: properties, headers and the body (JSON, text or base64) as one object. */
+function showEntry(message: Parked, maxBodyChars: number): Record<string, unknown> {
+  const { headers, ...props } = message.properties as MessageProperties;
+  const body = previewBody(message.content, maxBodyChars);
+  return JSON.parse(JSON.stringify({ properties: props, headers: headers ?? {}, body }, jsonSafe)) as Record<string, unknown>;
+}
+
+export { formatShow, previewBody, showEntry, valueText };
+export type { BodyPreview };

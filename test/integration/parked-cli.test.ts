@@ -1,0 +1,122 @@
+import { execFile, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BoomerangHeader } from '../../shared/headers.js';
+import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
+import { useTestBroker } from '../helpers/topology.js';
+
+const BIN = fileURLToPath(new URL('../../shared/cli/parked-bin.mjs', import.meta.url));
+
+type Run = { readonly code: number; readonly stdout: string; readonly stderr: string };
+
+/** Runs the installed bin (`boomerang-parked`) with stdin closed (not a terminal), as a script would. */
+function parkedCli(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, AMQP_URL, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+    });
+    child.stdin?.end();
+  });
+}
+
+/** A work queue and its parking lot (quorum), with `count` parked messages m-0, m-1... pointing back at it. */
+async function parkedMessages(broker: TestBroker, count: number): Promise<{ work: string; parked: string }> {
+  const work = uniqueName('work');
+  const parked = `${work}.parked`;
+  broker.trackQueue(work, parked);
+  const channel = await broker.connection.createConfirmChannel();
+  for (const queue of [work, parked]) await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  for (let i = 0; i < count; i++) {
+    channel.sendToQueue(parked, Buffer.from(`{"n":${i}}`), {
+      persistent: true,
+      messageId: `m-${i}`,
+      headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.errorName]: 'PartnerDown', [BoomerangHeader.parkedAt]: new Date().toISOString() },
+    });
+  }
+  await channel.waitForConfirms();
+  await channel.close();
+  return { work, parked };
+}
+
+describe('the boomerang-parked command', () => {
+  const broker = useTestBroker();
+
+  it('lists through the installed bin and exits 0', async () => {
+    // Prepare
+    const { work } = await parkedMessages(broker(), 3);
+    // Act
+    const { code, stdout, stderr } = await parkedCli(['list'], { WORK_QUEUE: work });
+    // Assess
+    expect(code).toBe(0);
+    expect(stdout.split('\n').filter((l) => l.startsWith('m-'))).toHaveLength(3);
+    expect(stderr).toContain('list: 3/3 read · 3 matched');
+  });
+
+  it.each([
+    [['list', '--bogus'], "'--bogus'"],
+    [['list', '--older-than', 'soon'], '--older-than'],
+    [['replay', '--rate', 'fast'], '--rate'],
+    [['replay', '--limit', '0'], '--limit'],
+    [['show'], 'show <messageId>'],
+    [['frobnicate'], 'unknown command'],
+  ])('exits 2 on bad input %j, naming what is wrong', async (args, named) => {
+    // Act
+    const { code, stderr } = await parkedCli(args, { WORK_QUEUE: 'unused' });
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr).toContain(named);
+    expect(stderr).toContain('Usage:');
+  });
+
+  it('has --help on every command', async () => {
+    for (const command of ['list', 'show', 'replay', 'purge']) {
+      const { code, stdout } = await parkedCli([command, '--help'], {});
+      expect(code).toBe(0);
+      expect(stdout).toContain(`npm run parked -- ${command}`);
+    }
+  });
+
+  it('refuses to purge without --yes when stdin is not a terminal, and deletes nothing', async () => {
+    // Prepare
+    const { work, parked } = await parkedMessages(broker(), 2);
+    // Act
+    const { code, stderr } = await parkedCli(['purge'], { WORK_QUEUE: work });
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr).toContain('pass --yes');
+    expect(await broker().messageCount(parked)).toBe(2);
+  });
+
+  it('exits 1 and says so when the parking queue does not exist', async () => {
+    // Act
+    const { code, stderr } = await parkedCli(['list'], { WORK_QUEUE: uniqueName('nothing') });
+    // Assess
+    expect(code).toBe(1);
+    expect(stderr).toContain('there is no queue');
+  });
+
+  it('killed (SIGKILL) in the middle of a replay, duplicates at most one message and loses none', async () => {
+    // Prepare
+    const { work, parked } = await parkedMessages(broker(), 40);
+    const child = spawn(process.execPath, [BIN, 'replay', '--rate', '20/s'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: 'ignore' });
+    // Act: kill it once some, but not all, were replayed
+    for (let tries = 0; tries < 200 && (await broker().messageCount(work)) < 5; tries++) await sleep(25);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    // The broker gives the unacked message back once it sees the connection gone.
+    let total = 0;
+    for (let tries = 0; tries < 100; tries++) {
+      total = (await broker().messageCount(work)) + (await broker().messageCount(parked));
+      if (total >= 40) break;
+      await sleep(50);
+    }
+    // Assess
+    const replayed = await broker().drain(work, await broker().messageCount(work));
+    const stillParked = await broker().drain(parked, await broker().messageCount(parked));
+    const ids = [...replayed, ...stillParked].map((m) => String(m.properties.messageId));
+    expect(replayed.length).toBeGreaterThanOrEqual(5);
+    expect(stillParked.length).toBeGreaterThan(0);
+    expect(new Set(ids).size).toBe(40);
+    expect(ids.length - 40).toBeLessThanOrEqual(1);
+  });
+});

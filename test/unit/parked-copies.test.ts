@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { BoomerangHeader } from '../../shared/headers.js';
+import { keepCopy, replayCopy } from '../../shared/parked/copies.js';
+import { fakeDelivery } from '../helpers/fakes.js';
+
+const TRACE = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=1', tenant: 'acme' };
+
+/** A parked copy as the broker delivers it from a quorum queue. */
+function parked() {
+  return fakeDelivery({
+    properties: { messageId: 'order-7', correlationId: 'c-7', type: 'order.created', timestamp: 1_795_334_400, priority: 2, deliveryMode: 2, userId: 'someone-else', appId: 'shop' },
+    headers: {
+      ...TRACE,
+      'x-retry-no': 5,
+      'x-delivery-count': 1,
+      'x-death': [{ queue: 'orders' }],
+      CC: ['elsewhere'],
+      [BoomerangHeader.copyId]: 'copy-1',
+      [BoomerangHeader.errorName]: 'PartnerDown',
+      [BoomerangHeader.errorMessage]: 'HTTP 503',
+      [BoomerangHeader.errorStack]: 'PartnerDown: HTTP 503',
+      [BoomerangHeader.attempts]: 6,
+      [BoomerangHeader.parkReason]: 'retries exhausted: 5 of 5 made',
+      [BoomerangHeader.parkedAt]: '2026-11-22T09:00:00.000Z',
+      [BoomerangHeader.sourceQueue]: 'orders',
+      [BoomerangHeader.functionName]: 'orders-retry',
+      [BoomerangHeader.firstFailureAt]: '2026-11-22T08:00:00.000Z',
+      [BoomerangHeader.lastFailureAt]: '2026-11-22T09:00:00.000Z',
+      [BoomerangHeader.originalExchange]: 'shop',
+      [BoomerangHeader.originalRoutingKey]: 'orders.created',
+    },
+  });
+}
+
+describe('keepCopy', () => {
+  it('republishes the same body, properties and headers, minus what the broker set on the delivery', () => {
+    // Prepare
+    const message = parked();
+    // Act
+    const copy = keepCopy(message);
+    // Assess
+    expect(copy.content).toBe(message.content);
+    expect(copy.options).toMatchObject({ messageId: 'order-7', correlationId: 'c-7', type: 'order.created', timestamp: 1_795_334_400, priority: 2, deliveryMode: 2, appId: 'shop' });
+    expect(copy.options.userId).toBeUndefined();
+    const headers = copy.options.headers ?? {};
+    expect(Object.keys(headers).sort()).toEqual(Object.keys(message.properties.headers ?? {}).filter((h) => !['x-delivery-count', 'CC', BoomerangHeader.copyId].includes(h)).sort());
+    expect(headers[BoomerangHeader.errorName]).toBe('PartnerDown');
+  });
+});
+
+describe('replayCopy', () => {
+  it('removes the park headers and the retry count, and keeps trace context, team headers and the original route', () => {
+    // Act
+    const copy = replayCopy(parked(), { retryHeader: 'x-retry-no', keepCount: false });
+    // Assess
+    expect(copy.options.headers).toEqual({
+      ...TRACE,
+      [BoomerangHeader.originalExchange]: 'shop',
+      [BoomerangHeader.originalRoutingKey]: 'orders.created',
+    });
+    expect(copy.options).toMatchObject({ messageId: 'order-7', persistent: true });
+  });
+
+  it('keeps the retry count and the failure times with keepCount', () => {
+    // Act
+    const copy = replayCopy(parked(), { retryHeader: 'x-retry-no', keepCount: true });
+    // Assess
+    expect(copy.options.headers).toMatchObject({
+      'x-retry-no': 5,
+      [BoomerangHeader.firstFailureAt]: '2026-11-22T08:00:00.000Z',
+      [BoomerangHeader.lastFailureAt]: '2026-11-22T09:00:00.000Z',
+    });
+    expect(copy.options.headers).not.toHaveProperty(BoomerangHeader.errorName);
+    expect(copy.options.headers).not.toHaveProperty('x-death');
+  });
+
+  it('honours a custom RETRY_HEADER', () => {
+    // Prepare
+    const message = fakeDelivery({ headers: { 'retry-count': 3, 'x-retry-no': 'a team header' } });
+    // Act
+    const copy = replayCopy(message, { retryHeader: 'retry-count', keepCount: false });
+    // Assess
+    expect(copy.options.headers).toEqual({ 'x-retry-no': 'a team header' });
+  });
+});

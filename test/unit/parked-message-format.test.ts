@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { formatShow, previewBody, showEntry } from '../../shared/parked/message-format.js';
+import { fakeDelivery } from '../helpers/fakes.js';
+
+describe('previewBody', () => {
+  it.each([
+    ['JSON, pretty', Buffer.from('{"a":1,"b":[2]}'), 100, { kind: 'json', text: '{\n  "a": 1,\n  "b": [\n    2\n  ]\n}', cut: false }],
+    ['text', Buffer.from('plain text, not JSON'), 100, { kind: 'text', text: 'plain text, not JSON', cut: false }],
+    ['text, cut', Buffer.from('abcdefghij'), 4, { kind: 'text', text: 'abcd', cut: true }],
+    ['bytes that are not UTF-8, as base64', Buffer.from([0xff, 0xfe, 0x00, 0x01]), 100, { kind: 'binary', text: '//4AAQ==', cut: false }],
+    ['text with control characters, as base64', Buffer.from('a\u0001b'), 100, { kind: 'binary', text: 'YQFi', cut: false }],
+    ['an empty body', Buffer.alloc(0), 100, { kind: 'text', text: '', cut: false }],
+  ])('shows %s', (_what, body, max, expected) => {
+    expect(previewBody(body, max)).toMatchObject({ ...expected, bytes: body.length });
+  });
+});
+
+describe('formatShow', () => {
+  it('prints properties, sorted headers with multi-line values indented, and the body', () => {
+    // Prepare
+    const message = fakeDelivery({
+      body: '{"orderId":42}',
+      headers: { 'boomerang-error-stack': 'PartnerDown: 503\n    at handler', 'boomerang-attempts': 6, 'x-death': [{ queue: 'orders', time: { '!': 'timestamp', value: 0 } }] },
+    });
+    // Act
+    const text = formatShow(message, 4000);
+    // Assess
+    expect(text).toContain('Properties\n  contentType  application/json\n  messageId    m-1');
+    expect(text.indexOf('boomerang-attempts')).toBeLessThan(text.indexOf('boomerang-error-stack'));
+    expect(text).toContain('PartnerDown: 503\n                             at handler');
+    expect(text).toContain('"time":"1970-01-01T00:00:00.000Z"');
+    expect(text).toContain('Body (14 bytes, json)\n  {\n    "orderId": 42\n  }');
+  });
+
+  it('says where the body was cut', () => {
+    expect(formatShow(fakeDelivery({ body: 'x'.repeat(50) }), 10)).toContain('… (cut at 10 characters)');
+  });
+});
+
+describe('showEntry', () => {
+  it('is plain JSON: byte arrays as text, timestamps as ISO dates', () => {
+    // Prepare
+    const message = fakeDelivery({ headers: { region: Buffer.from('eu'), 'x-death': [{ time: { '!': 'timestamp', value: 0 } }] } });
+    // Act
+    const entry = showEntry(message, 100);
+    // Assess
+    expect(entry).toMatchObject({
+      properties: { messageId: 'm-1' },
+      headers: { region: 'eu', 'x-death': [{ time: '1970-01-01T00:00:00.000Z' }] },
+      body: { kind: 'json', bytes: 14 },
+    });
+  });
+});
