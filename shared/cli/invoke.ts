@@ -1,55 +1,84 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createEventFunction } from '../../functions/event.js';
 import { createPullFunction } from '../../functions/pull.js';
 import { handle as deliverWebhook } from '../../functions/webhook-delivery.js';
 import { DEFAULTS, loadConfig } from '../config.js';
+import { ConfigError } from '../errors.js';
 import { loadHandler } from '../load-handler.js';
-import { PullAbortedError } from '../pull.js';
+import type { Summary } from '../summary.js';
 import { intFlag, parseCli, runCli, UsageError } from './args.js';
 
-const USAGE = `Usage: npm run invoke -- pull [--handler <module>] [--queue <name>] [--budget-ms <n>]
+const USAGE = `Usage: npm run invoke -- pull  [--handler <module>] [--queue <name>] [--budget-ms <n>]
+       npm run invoke -- event --event <file.json> [--handler <module>] [--queue <name>] [--budget-ms <n>]
 
-Runs one invocation of the scheduled pull function locally, as the cloud would run it, against the
-broker in AMQP_URL (default ${DEFAULTS.amqpUrl.replace(/:[^:@/]*@/, ':***@')}).
+Runs one invocation of a function locally, as the cloud would run it, against the broker in AMQP_URL
+(default ${DEFAULTS.amqpUrl.replace(/:[^:@/]*@/, ':***@')}), or the one AMQP_SECRET_ID describes.
 
+  pull                 the scheduled pull function: consumes the work queue until it is idle
+  event                the Amazon MQ event source function, given an aws:rmq event from a file
+                       (a sample: test/fixtures/rmq-event-local.json, for the queue boomerang.work)
+
+  --event <file>       the aws:rmq event (JSON) for 'event'; its keys name the queues ("<queue>::<vhost>")
   --handler <module>   a module exporting handle(message, context) or a default function
                        (default: the webhook delivery handler)
-  --queue <name>       the work queue (default: WORK_QUEUE, else ${DEFAULTS.workQueue})
+  --queue <name>       the work queue (default: WORK_QUEUE, else ${DEFAULTS.workQueue}); with 'event' it
+                       only decides which event queue parks into PARKING_QUEUE
   --budget-ms <n>      the invocation's time budget (default: BUDGET_MS, else ${DEFAULTS.budgetMs})
   -h, --help           this text
 
 Logs go to stderr as JSON lines; the last stdout line is the summary as one JSON object.
-Exit codes: 0 done, 1 the invocation failed (the summary says how far it got), 2 bad usage.
-The topology must exist first: npm run topology -- apply`;
+Exit codes: 0 done, 1 the invocation failed (for 'event': the event source would deliver the whole
+batch again; the summary says how far it got), 2 bad usage.
+The topology of every queue involved must exist first: npm run topology -- apply [--queue <name>]`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(process.argv.slice(2), {
     handler: { type: 'string' },
     queue: { type: 'string' },
     'budget-ms': { type: 'string' },
+    event: { type: 'string' },
   });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   const [mode, ...extra] = positionals;
-  if (mode !== 'pull') throw new UsageError(mode === undefined ? 'say which function to invoke: pull' : `unknown function ${JSON.stringify(mode)}; expected pull`);
+  if (mode !== 'pull' && mode !== 'event') throw new UsageError(mode === undefined ? 'say which function to invoke: pull or event' : `unknown function ${JSON.stringify(mode)}; expected pull or event`);
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  if (mode === 'event' && values.event === undefined) throw new UsageError('event needs --event <file.json>');
+  if (mode === 'pull' && values.event !== undefined) throw new UsageError('--event is for the event function only');
   const config = loadConfig(values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue });
   const budgetMs = intFlag('budget-ms', values['budget-ms'], 100) ?? config.budgetMs;
   const handler = values.handler === undefined ? deliverWebhook : await loadHandler(values.handler);
   const deadline = Date.now() + budgetMs;
-  const invoke = createPullFunction(handler, { config });
+  const context = { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() };
   try {
-    const summary = await invoke({}, { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() });
+    const summary = mode === 'pull'
+      ? await createPullFunction(handler, { config })({}, context)
+      : await createEventFunction(handler, { config })(await readEvent(values.event as string), context);
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof PullAbortedError) {
-      process.stderr.write(`${error.name}: ${error.message}\n`);
-      process.stdout.write(`${JSON.stringify({ ...error.summary, error: error.message })}\n`);
-      return 1;
-    }
-    throw error;
+    const { summary } = error as { summary?: Summary };
+    if (summary === undefined) throw error;
+    process.stderr.write(`${(error as Error).name}: ${(error as Error).message}\n`);
+    process.stdout.write(`${JSON.stringify({ ...summary, error: (error as Error).message })}\n`);
+    return 1;
+  }
+}
+
+async function readEvent(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`--event ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ConfigError(`--event ${path} is not valid JSON (${(error as Error).message})`);
   }
 }
 

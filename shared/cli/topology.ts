@@ -1,36 +1,52 @@
-import { connectBroker } from '../amqp/connection.js';
-import { DEFAULTS, loadConfig, topologyOptionsFromConfig } from '../config.js';
+import { writeFile } from 'node:fs/promises';
+import { vhostOfUrl } from '../amqp/broker-endpoints.js';
+import { connectFromConfig } from '../amqp/connect-from-config.js';
+import { type Config, DEFAULTS, loadConfig, topologyOptionsFromConfig } from '../config.js';
+import { createLogger, logLevelFrom } from '../logger.js';
 import { applyTopology } from '../topology/apply.js';
+import { topologyDefinitions } from '../topology/definitions.js';
 import { buildTopologyPlan } from '../topology/plan.js';
 import { formatReport } from '../topology/report.js';
 import { verifyTopology } from '../topology/verify.js';
 import { parseCli, runCli, UsageError } from './args.js';
 
-const USAGE = `Usage: npm run topology -- <apply|verify> [--queue <name>]
+const USAGE = `Usage: npm run topology -- <apply|verify|export> [--queue <name>] [--out <file>] [--vhost <name>]
 
   apply    declares the parking lot, the delay path and (if missing) the work queue; idempotent.
            An existing queue whose arguments differ is reported by name and argument, not changed.
   verify   checks passively and changes nothing: reports what is missing or different.
+  export   writes the same topology as RabbitMQ definitions (JSON: exchanges, queues with their
+           arguments, bindings) without connecting, for rabbitmqctl import_definitions <file>, the
+           management API (POST /api/definitions) or the management UI (Amazon MQ too). An import
+           leaves an existing queue alone even when its arguments differ: run verify afterwards.
 
   --queue <name>   the work queue (default: WORK_QUEUE, else ${DEFAULTS.workQueue})
+  --out <file>     export: write here instead of stdout
+  --vhost <name>   export: the vhost of every entity (default: AMQP_VHOST with AMQP_SECRET_ID, else
+                   the vhost of the first AMQP_URL, else /)
   -h, --help       this text
 
-Reads the same environment as the function (AMQP_URL, DELAY_MODE, QUEUE_TYPE, MAX_RETRIES,
-BACKOFF_*, RETRY_RULES...): the delay queues follow the retry policy.
+Reads the same environment as the function (AMQP_URL or AMQP_SECRET_ID, DELAY_MODE, QUEUE_TYPE,
+MAX_RETRIES, BACKOFF_*, RETRY_RULES...): the delay queues follow the retry policy.
 Exit codes: 0 in order, 1 missing or different (or the broker failed), 2 bad usage.`;
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseCli(process.argv.slice(2), { queue: { type: 'string' } });
+  const { values, positionals } = parseCli(process.argv.slice(2), { queue: { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' } });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   const [command, ...extra] = positionals;
-  if (command !== 'apply' && command !== 'verify') throw new UsageError(command === undefined ? 'say apply or verify' : `unknown command ${JSON.stringify(command)}; expected apply or verify`);
+  if (command !== 'apply' && command !== 'verify' && command !== 'export') {
+    throw new UsageError(command === undefined ? 'say apply, verify or export' : `unknown command ${JSON.stringify(command)}; expected apply, verify or export`);
+  }
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  if (command !== 'export' && (values.out !== undefined || values.vhost !== undefined)) throw new UsageError('--out and --vhost are for export only');
   const config = loadConfig(values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue });
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
-  const broker = await connectBroker({ urls: config.amqpUrls, connectTimeoutMs: config.connectTimeoutMs, connectionName: 'boomerang-topology' });
+  if (command === 'export') return exportDefinitions(config, plan, values.out, values.vhost);
+  const log = createLogger({ level: logLevelFrom(process.env.LOG_LEVEL) });
+  const broker = await connectFromConfig(config, { connectionName: 'boomerang-topology', log });
   try {
     if (command === 'apply') {
       const report = await applyTopology(broker.connection, plan);
@@ -43,6 +59,17 @@ async function main(): Promise<number> {
   } finally {
     await broker.close();
   }
+}
+
+async function exportDefinitions(config: Config, plan: ReturnType<typeof buildTopologyPlan>, out: string | undefined, vhost: string | undefined): Promise<number> {
+  const json = `${JSON.stringify(topologyDefinitions(plan, vhost ?? config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? '')), null, 2)}\n`;
+  if (out === undefined) {
+    process.stdout.write(json);
+    return 0;
+  }
+  await writeFile(out, json);
+  process.stderr.write(`wrote ${plan.exchanges.length} exchanges, ${plan.queues.length} queues and ${plan.bindings.length} bindings for ${config.workQueue} to ${out}\n`);
+  return 0;
 }
 
 await runCli(USAGE, main);

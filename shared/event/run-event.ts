@@ -1,0 +1,106 @@
+import { vhostOfUrl } from '../amqp/broker-endpoints.js';
+import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
+import { connectFromConfig } from '../amqp/connect-from-config.js';
+import { topologyOptionsFromConfig, type Config } from '../config.js';
+import { ConfigError, RetryFunctionError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { InvocationMetrics } from '../metrics.js';
+import type { Handler } from '../message.js';
+import type { SecretCache } from '../secrets.js';
+import { emptySummary, type Summary } from '../summary.js';
+import { delayRoute } from '../topology/plan.js';
+import { decodeEvent, type EventRecord } from './decode-event.js';
+import { settleBatch } from './settle-batch.js';
+
+type EventRunOptions = {
+  readonly config: Config;
+  readonly handler: Handler;
+  /** The `aws:rmq` event, as received: it is decoded defensively. */
+  readonly event: unknown;
+  /** Time this invocation may take, all included (Lambda: `getRemainingTimeInMillis()`). */
+  readonly budgetMs: number;
+  readonly log: Logger;
+  /** @default Math.random */
+  readonly random?: () => number;
+  /** @default the per-container Secrets Manager cache */
+  readonly secrets?: SecretCache;
+  /** Handler errors and retry delays go here; the caller flushes it with the summary. */
+  readonly metrics?: InvocationMetrics;
+};
+
+/** The batch was not settled: the invocation fails, and the event source delivers the whole batch again. */
+class EventBatchError extends RetryFunctionError {
+  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions) {
+    super(message, { ...options, retryable: true });
+    this.name = 'EventBatchError';
+  }
+}
+
+/**
+ * One invocation of the event-triggered function. The event source acks or redelivers the whole batch,
+ * so the function does per message what an ack cannot: a failure is published to the delay path of the
+ * message's own queue with the retry count + 1, a park to that queue's parking lot, every copy
+ * publisher-confirmed. It resolves (the batch is acked) only when every copy was confirmed; otherwise
+ * it throws `EventBatchError` and the whole batch comes back, including the messages that succeeded.
+ * @example
+ * const summary = await runEvent({ config, handler, event, budgetMs: context.getRemainingTimeInMillis(), log });
+ */
+async function runEvent(options: EventRunOptions): Promise<Summary> {
+  const { config, log } = options;
+  const startedAt = Date.now();
+  const summary = emptySummary();
+  const records = decodeEvent(options.event, config);
+  summary.received = records.length;
+  if (records.length === 0) return summary;
+  // Keep the margin inside the budget even when a caller passes a tiny budget.
+  const marginMs = Math.min(config.safetyMarginMs, options.budgetMs / 2);
+  const broker = await connectFromConfig(config, { connectionName: config.functionName, secrets: options.secrets, log });
+  let lost = false;
+  void broker.lost.then(() => { lost = true; });
+  let result;
+  try {
+    assertOneVhost(records, vhostOfUrl(broker.endpoint));
+    const channel = await broker.connection.createConfirmChannel();
+    const topology = topologyOptionsFromConfig(config);
+    result = await settleBatch({
+      records,
+      handler: options.handler,
+      config,
+      deps: {
+        publisher: new ConfirmPublisher(channel, config.publishTimeoutMs),
+        log,
+        retryHeader: config.retryHeader,
+        functionName: config.functionName,
+        delayRoute: (workQueue, delayMs) => delayRoute({ ...topology, workQueue }, delayMs),
+        now: () => new Date(),
+        metrics: options.metrics,
+      },
+      stopAt: startedAt + options.budgetMs - marginMs,
+      hardStopAt: startedAt + options.budgetMs - marginMs / 2,
+      random: options.random ?? Math.random,
+      summary,
+    });
+    if (result.failure === undefined) await channel.close().catch(() => undefined);
+  } finally {
+    await broker.close();
+    summary.durationMs = Date.now() - startedAt;
+  }
+  if (result.failure !== undefined) {
+    summary.stoppedBecause = lost ? 'connection-lost' : 'publish-failed';
+    throw new EventBatchError(`A copy was not confirmed (${result.failure.message}); the event source will deliver the whole batch of ${records.length} again`, summary, { cause: result.failure });
+  }
+  summary.stoppedBecause = result.outOfTime ? 'budget' : 'idle';
+  if (summary.requeued > 0) log.warn('the budget ran out: untried messages went back to the tail of their queue', { count: summary.requeued });
+  return summary;
+}
+
+/** The copies go to the connection's vhost: an event from another vhost would be mis-delivered. */
+function assertOneVhost(records: readonly EventRecord[], connected: string): void {
+  const other = records.find((record) => record.vhost !== undefined && record.vhost !== connected);
+  if (other) {
+    throw new ConfigError(`The event comes from vhost ${JSON.stringify(other.vhost)} (queue ${other.queue}) but the function connects to vhost ${JSON.stringify(connected)}: set AMQP_VHOST (or the URL's path) to the event source mapping's VIRTUAL_HOST`);
+  }
+}
+
+export { EventBatchError, runEvent };
+export type { EventRunOptions };

@@ -1,0 +1,126 @@
+import { toBoomerangMessage } from '../boomerang-message.js';
+import type { Config } from '../config.js';
+import { decideRetry, errorFacts } from '../decide-retry.js';
+import { readRetryNo } from '../headers.js';
+import type { Handler } from '../message.js';
+import type { Outcome, Summary } from '../summary.js';
+import type { EventRecord } from './decode-event.js';
+import { disposeOfEventFailure, type EventDispositionDeps, type EventFailure, requeueEventRecord } from './event-dispositions.js';
+
+type SettleBatchOptions = {
+  readonly records: readonly EventRecord[];
+  readonly handler: Handler;
+  readonly deps: EventDispositionDeps;
+  readonly config: Pick<Config, 'retryHeader' | 'policy' | 'rules' | 'concurrency' | 'functionName'>;
+  /** Epoch ms: no handler starts after this, and the running ones see their signal aborted. */
+  readonly stopAt: number;
+  /** Epoch ms: handlers still running (ignoring the abort) are given up; their records are requeued. */
+  readonly hardStopAt: number;
+  /** In [0, 1), for the backoff jitter. */
+  readonly random: () => number;
+  /** Counted into as records settle. */
+  readonly summary: Summary;
+};
+
+type SettleBatchResult = {
+  /** The first copy that was not confirmed: the batch must fail and come back whole. */
+  readonly failure: Error | undefined;
+  /** True when the budget ran out before every record was handled. */
+  readonly outOfTime: boolean;
+};
+
+/**
+ * Runs the handler on each record (at most `concurrency` at once, in event order) and publishes what
+ * each outcome needs: nothing for a success, a retry copy, a parked copy, or (records the budget left
+ * untried) a requeue copy to the tail of their queue. Each record is settled once. After the first
+ * unconfirmed copy no handler starts: the whole batch comes back anyway, and every further handler
+ * run would only be one more duplicate.
+ */
+async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResult> {
+  const { records, deps, summary, config } = options;
+  const settled = new Set<EventRecord>();
+  const abort = new AbortController();
+  const abortTimer = setTimeout(() => abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
+  let failure: Error | undefined;
+  const publishing: Promise<void>[] = [];
+  const retryNoOf = (record: EventRecord): number => readRetryNo(record.delivery.properties.headers, config.retryHeader).retryNo;
+
+  /** Claims the record and publishes what its outcome needs; a record already settled is left alone. */
+  const settle = (record: EventRecord, work: () => Promise<Outcome>): Promise<void> | undefined => {
+    if (settled.has(record)) return undefined;
+    settled.add(record);
+    const done = work().then(
+      (outcome) => { summary[outcome]++; },
+      (error: Error) => {
+        failure ??= error;
+        deps.log.error('a copy was not confirmed; the whole batch will come back', { messageId: record.delivery.properties.messageId, queue: record.queue, reason: error.message });
+      },
+    );
+    publishing.push(done);
+    return done;
+  };
+
+  const handleOne = async (record: EventRecord): Promise<void> => {
+    const reading = readRetryNo(record.delivery.properties.headers, config.retryHeader);
+    const warnings = reading.warning === undefined ? record.notes : [...record.notes, reading.warning];
+    if (warnings.length > 0) deps.log.warn('event message has unusable fields', { messageId: record.delivery.properties.messageId, queue: record.queue, warnings });
+    if (record.problem !== undefined) return settle(record, () => disposeOfEventFailure(deps, record, undecodable(record.problem as string, reading.retryNo)));
+    const message = toBoomerangMessage(record.delivery, record.queue, reading.retryNo);
+    try {
+      await options.handler(message, { signal: abort.signal, functionName: config.functionName });
+    } catch (thrown) {
+      // Cut off by the budget: it was not really tried, so it goes back without counting an attempt.
+      if (abort.signal.aborted) return settle(record, () => requeueEventRecord(deps, record, reading.retryNo));
+      const decision = decideRetry({
+        error: thrown,
+        retryNo: reading.retryNo,
+        policy: config.policy,
+        rules: config.rules,
+        messageType: record.delivery.properties.type,
+        // The event has no routing key: the queue's name, or the first one a retried copy kept in its headers.
+        routingKey: message.routingKey,
+        random: options.random,
+      });
+      const failed: EventFailure = { retryNo: reading.retryNo, error: errorFacts(thrown), stack: thrown instanceof Error ? thrown.stack : undefined, decision };
+      deps.metrics?.handlerError(failed.error.name);
+      return settle(record, () => disposeOfEventFailure(deps, record, failed));
+    }
+    return settle(record, async () => 'acked');
+  };
+
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < records.length && failure === undefined && !abort.signal.aborted) await handleOne(records[next++] as EventRecord);
+  };
+  const workers = Promise.all(Array.from({ length: Math.min(config.concurrency, records.length) }, worker));
+  await untilOrTimeout(workers, options.hardStopAt);
+  clearTimeout(abortTimer);
+  const outOfTime = abort.signal.aborted || records.some((record) => !settled.has(record));
+  // Untried records go back to their queue, so the batch can still succeed; after a failure it comes back whole anyway.
+  if (failure === undefined) for (const record of records) void settle(record, () => requeueEventRecord(deps, record, retryNoOf(record)));
+  await Promise.all(publishing);
+  abort.abort(new Error('invocation over'));
+  return { failure, outOfTime };
+}
+
+/** The failure an undecodable record is parked with. */
+function undecodable(problem: string, retryNo: number): EventFailure {
+  return {
+    retryNo,
+    error: { name: 'EventDecodeError', message: problem, retryable: false, retryAfterMs: undefined },
+    stack: undefined,
+    decision: { kind: 'park', reason: `undecodable event message: ${problem}` },
+  };
+}
+
+async function untilOrTimeout(work: Promise<unknown>, deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+  });
+  await Promise.race([work, timeout]);
+  clearTimeout(timer);
+}
+
+export { settleBatch };
+export type { SettleBatchOptions, SettleBatchResult };

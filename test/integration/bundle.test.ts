@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Summary } from '../../shared/summary.js';
+import { BUNDLE_BUDGET_BYTES, type Bundle, buildBundles } from '../../infra/bundles.js';
+import { AMQP_URL, uniqueName } from '../helpers/broker.js';
+import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
+import { useTestBroker } from '../helpers/topology.js';
+import { eventFor, fixtureMessages } from '../fixtures/events.js';
+
+const testBroker = useTestBroker();
+let outdir: string;
+let bundles: Bundle[];
+
+/**
+ * Imports a built bundle in a plain `node` process (no tsx, no vitest, no node_modules next to it, as
+ * in Lambda) and calls its `handler` with `event` and a stub context; resolves with what it returned.
+ */
+function invokeBundle(file: string, event: unknown, env: Record<string, string>): Promise<Summary> {
+  const script = `
+    const { handler } = await import(${JSON.stringify(`file://${file}`)});
+    const deadline = Date.now() + 4000;
+    const context = { awsRequestId: 'bundle-test', functionName: 'bundle-test', getRemainingTimeInMillis: () => deadline - Date.now() };
+    process.stdout.write(JSON.stringify(await handler(JSON.parse(process.env.TEST_EVENT), context)));`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: outdir, env: { PATH: process.env.PATH, ...env, TEST_EVENT: JSON.stringify(event) } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`the bundle failed: ${error.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout) as Summary);
+    });
+  });
+}
+
+/** The function's environment for a test's own queue: the local broker, short delays, no logs. */
+function functionEnv(workQueue: string): Record<string, string> {
+  return { AMQP_URL, WORK_QUEUE: workQueue, BACKOFF_INITIAL_MS: '200', BACKOFF_MAX_MS: '3200', BACKOFF_JITTER: '0', MAX_RETRIES: '3', IDLE_TIMEOUT_MS: '150', SAFETY_MARGIN_MS: '500', LOG_LEVEL: 'silent' };
+}
+
+beforeAll(async () => {
+  outdir = await mkdtemp(join(tmpdir(), 'boomerang-bundle-'));
+  bundles = await buildBundles({ outdir });
+});
+
+afterAll(async () => {
+  await rm(outdir, { recursive: true, force: true });
+});
+
+describe('the Lambda bundles', () => {
+  it.each(['pull', 'event'])('%s stays within the size budget, without its source map', async (name) => {
+    // Prepare
+    const bundle = bundles.find((b) => b.name === name);
+    // Act
+    const bytes = (await readFile(join(outdir, name, 'index.mjs'))).length;
+    // Assess
+    expect(bundle?.bytes).toBe(bytes);
+    expect(bytes, `${name}: ${bytes} bytes; what each dependency costs: ${JSON.stringify(bundle?.costs)}`).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+    expect(bundle?.mapBytes).toBeGreaterThan(0);
+    expect(bundle?.costs.map((c) => c.source)).not.toContain('@aws-sdk/client-secrets-manager');
+  });
+
+  it('event: handles a sample aws:rmq event on the local broker, retrying one message and parking the other', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = testConfig({ WORK_QUEUE: uniqueName('bundle-event') });
+    await setUpTopology(broker, config);
+    const event = eventFor({ [config.workQueue]: fixtureMessages('local') });
+    // Act
+    const summary = await invokeBundle(join(outdir, 'event', 'index.mjs'), event, functionEnv(config.workQueue));
+    // Assess
+    expect(summary).toMatchObject({ received: 2, acked: 0, retried: 1, parked: 1, stoppedBecause: 'idle' });
+    const [parked] = await broker.drain(config.parkingQueue, 1);
+    expect(parked?.properties.messageId).toBe('local-not-json');
+  });
+
+  it('pull: consumes the work queue on the local broker', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = testConfig({ WORK_QUEUE: uniqueName('bundle-pull') });
+    await setUpTopology(broker, config);
+    publishJson(broker, config.workQueue, 'not a webhook message', { messageId: 'm-1' });
+    // Act
+    const summary = await invokeBundle(join(outdir, 'pull', 'index.mjs'), {}, functionEnv(config.workQueue));
+    // Assess
+    expect(summary).toMatchObject({ received: 1, parked: 1 });
+  });
+});

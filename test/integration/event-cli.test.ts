@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { AMQP_URL, uniqueName } from '../helpers/broker.js';
+import { setUpTopology, testConfig } from '../helpers/engine.js';
+import { useTestBroker } from '../helpers/topology.js';
+import { eventFor, fixtureMessages } from '../fixtures/events.js';
+
+const testBroker = useTestBroker();
+/** The retry policy of both the test's topology and the CLI process: their delay queues must match. */
+const POLICY = { MAX_RETRIES: '2', BACKOFF_INITIAL_MS: '200', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '400', BACKOFF_JITTER: '0' };
+
+type Run = { readonly code: number; readonly stdout: string; readonly stderr: string };
+
+/** Runs `npm run invoke -- <args>` as the CLI does (node + tsx), with `env` on top of a clean environment. */
+function invoke(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'shared/cli/invoke.ts', ...args], { env: { PATH: process.env.PATH, AMQP_URL, LOG_LEVEL: 'silent', ...env } }, (error, stdout, stderr) => {
+      resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('npm run invoke -- event', () => {
+  it('runs the event function on an event file against the local broker and prints the summary last', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = testConfig({ WORK_QUEUE: uniqueName('cli'), ...POLICY });
+    await setUpTopology(broker, config);
+    const dir = await mkdtemp(join(tmpdir(), 'boomerang-event-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'event.json');
+    await writeFile(file, JSON.stringify(eventFor({ [config.workQueue]: fixtureMessages('local') })));
+    // Act
+    const run = await invoke(['event', '--event', file, '--queue', config.workQueue], POLICY);
+    // Assess
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ received: 2, retried: 1, parked: 1 });
+  });
+
+  it('says what is missing and exits 2 without --event; --help names both functions', async () => {
+    // Act
+    const [missing, help] = await Promise.all([invoke(['event']), invoke(['--help'])]);
+    // Assess
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('error: event needs --event <file.json>');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('npm run invoke -- pull');
+    expect(help.stdout).toContain('npm run invoke -- event --event <file.json>');
+  });
+});

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { createEventFunction } from '../../functions/event.js';
+import type { Config } from '../../shared/config.js';
+import { EventBatchError, runEvent } from '../../shared/event/run-event.js';
+import { UnrecoverableError } from '../../shared/errors.js';
+import { BoomerangHeader } from '../../shared/headers.js';
+import { silentLogger } from '../../shared/logger.js';
+import type { Handler } from '../../shared/message.js';
+import type { Summary } from '../../shared/summary.js';
+import { tierQueueName } from '../../shared/topology/tiers.js';
+import { uniqueName } from '../helpers/broker.js';
+import { setUpTopology, testConfig } from '../helpers/engine.js';
+import { recordingLogger } from '../helpers/fakes.js';
+import { useTestBroker } from '../helpers/topology.js';
+import { eventFor, fixtureMessages, rmqMessage } from '../fixtures/events.js';
+
+const testBroker = useTestBroker();
+
+/** Fails with what the body names: `retry` (retryable), `park` (unrecoverable); anything else succeeds. */
+const byBody: Handler = (message) => {
+  const body = message.body.toString();
+  if (body === 'retry') throw new Error('partner down');
+  if (body === 'park') throw new UnrecoverableError('partner said 400');
+};
+
+/** A config whose PARKING_QUEUE is not the default, so that the mapping to it shows. */
+function eventConfig(env: Record<string, string> = {}): Config {
+  const workQueue = uniqueName('work');
+  return testConfig({ WORK_QUEUE: workQueue, PARKING_QUEUE: `${workQueue}.parking`, FUNCTION_NAME: 'boomerang-event', ...env });
+}
+
+function invoke(config: Config, event: unknown, handler: Handler = byBody, budgetMs = 5000): Promise<Summary> {
+  return runEvent({ config, handler, event, budgetMs, log: silentLogger });
+}
+
+describe('runEvent on the broker', () => {
+  it('retries and parks per queue of a multi-queue event: W\'s own delay path, PARKING_QUEUE for WORK_QUEUE, `${W}.parked` for another', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = eventConfig();
+    const other = testConfig({ WORK_QUEUE: uniqueName('other') });
+    await setUpTopology(broker, config);
+    await setUpTopology(broker, other);
+    const event = eventFor({
+      [config.workQueue]: [rmqMessage('ok'), rmqMessage('retry', { messageId: 'w-retry' }), rmqMessage('park', { messageId: 'w-park' })],
+      [other.workQueue]: [rmqMessage('retry', { messageId: 'o-retry' }), rmqMessage('park', { messageId: 'o-park' })],
+    });
+    // Act
+    const summary = await invoke(config, event);
+    // Assess
+    expect(summary).toMatchObject({ received: 5, acked: 1, retried: 2, parked: 2, requeued: 0, stoppedBecause: 'idle' });
+    const [workPark] = await broker.drain(config.parkingQueue, 1);
+    const [otherPark] = await broker.drain(`${other.workQueue}.parked`, 1);
+    expect(workPark?.properties.messageId).toBe('w-park');
+    expect(otherPark?.properties.headers).toMatchObject({ [BoomerangHeader.sourceQueue]: other.workQueue, [BoomerangHeader.functionName]: 'boomerang-event' });
+    // The retry copies wait 200 ms on their own queue's delay path, then are back on that queue.
+    const [workBack] = await broker.drain(config.workQueue, 1);
+    const [otherBack] = await broker.drain(other.workQueue, 1);
+    expect([workBack?.properties.messageId, workBack?.properties.headers?.['x-retry-no']]).toEqual(['w-retry', 1]);
+    expect([otherBack?.properties.messageId, otherBack?.properties.headers?.['x-retry-no']]).toEqual(['o-retry', 1]);
+  });
+
+  it('counts on from an x-retry-no that arrived as bytes, and keeps string headers as strings', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = eventConfig();
+    await setUpTopology(broker, config);
+    const event = eventFor({ [config.workQueue]: fixtureMessages('byte-headers') });
+    // Act
+    const summary = await invoke(config, event, () => { throw new Error('partner down'); });
+    // Assess
+    expect(summary).toMatchObject({ retried: 1 });
+    const [copy] = await broker.drain(tierQueueName(config.workQueue, 800), 1, 2000);
+    expect(copy?.properties.headers).toMatchObject({ 'x-retry-no': 3, tenant: 'acme', city: 'Zürich', [BoomerangHeader.firstFailureAt]: '2026-11-22T10:00:00.000Z' });
+    expect(copy?.properties).toMatchObject({ messageId: 'order-42', contentType: 'application/json', timestamp: Date.UTC(2026, 10, 22, 10, 15, 30) / 1000 });
+  });
+
+  it('parks every undecodable message with its reason and handles the rest', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = eventConfig();
+    await setUpTopology(broker, config);
+    const seen: string[] = [];
+    // Act
+    const summary = await invoke(config, eventFor({ [config.workQueue]: fixtureMessages('malformed') }), (m) => void seen.push(String(m.properties.messageId)));
+    // Assess
+    expect(summary).toMatchObject({ received: 4, acked: 1, parked: 3 });
+    expect(seen).toEqual(['odd-fields']);
+    const parked = await broker.drain(config.parkingQueue, 3);
+    expect(parked.map((m) => [m.properties.messageId, m.content.toString()])).toEqual([
+      ['bad-base64', 'not base64 at all!'],
+      ['no-data', ''],
+      [undefined, '"a record that is a string"'],
+    ]);
+    expect(parked.map((m) => m.properties.headers?.[BoomerangHeader.parkReason])).toEqual([
+      'undecodable event message: data (the body) is not valid base64; the parked body is the text as received',
+      'undecodable event message: data (the body) is null, not a base64 string',
+      'undecodable event message: the record is not an object (a string)',
+    ]);
+  });
+
+  it('throws EventBatchError, with the summary, when a queue has no delay path: the whole batch comes back', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = eventConfig();
+    await setUpTopology(broker, config);
+    const unknown = uniqueName('no-topology');
+    const event = eventFor({ [config.workQueue]: [rmqMessage('ok')], [unknown]: [rmqMessage('retry')] });
+    // Act
+    const error = await invoke(config, event).catch((e: unknown) => e);
+    // Assess
+    expect(error).toBeInstanceOf(EventBatchError);
+    expect((error as EventBatchError).message).toMatch(/unroutable.*the event source will deliver the whole batch of 2 again/);
+    expect((error as EventBatchError).summary).toMatchObject({ received: 2, acked: 1, retried: 0, stoppedBecause: 'publish-failed' });
+  });
+
+  it('refuses an event from another vhost than the connection\'s', async () => {
+    // Prepare
+    const config = eventConfig();
+    const event = eventFor({ [config.workQueue]: [rmqMessage('ok')] }, 'elsewhere');
+    // Act & Assess
+    await expect(invoke(config, event)).rejects.toThrow('The event comes from vhost "elsewhere"');
+  });
+
+  it('sends messages it had no time for back to the tail of their queue, count unchanged', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = eventConfig({ SAFETY_MARGIN_MS: '200' });
+    await setUpTopology(broker, config);
+    const waitForAbort: Handler = (_m, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('cut off'))));
+    const event = eventFor({ [config.workQueue]: [rmqMessage('slow', { messageId: 'slow' }), rmqMessage('untried', { messageId: 'untried' })] });
+    // Act
+    const summary = await invoke(config, event, waitForAbort, 400);
+    // Assess
+    expect(summary).toMatchObject({ received: 2, requeued: 2, retried: 0, stoppedBecause: 'budget' });
+    const back = await broker.drain(config.workQueue, 2);
+    expect(back.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no']])).toEqual([['slow', 0], ['untried', 0]]);
+  });
+});
+
+describe('createEventFunction', () => {
+  it('logs one JSON summary line with the request id', async () => {
+    // Prepare
+    const config = eventConfig();
+    const logger = recordingLogger('info');
+    const invokeFunction = createEventFunction(byBody, { config, log: logger.log });
+    // Act
+    const summary = await invokeFunction(eventFor({ [config.workQueue]: [rmqMessage('ok')] }), { awsRequestId: 'req-1', getRemainingTimeInMillis: () => 5000 });
+    // Assess
+    expect(summary.acked).toBe(1);
+    expect(logger.entries()).toMatchObject([{ level: 'info', message: 'invocation summary', requestId: 'req-1', service: 'boomerang-event', summary: { acked: 1 } }]);
+  });
+});

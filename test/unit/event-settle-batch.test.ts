@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../shared/config.js';
+import { decodeEvent } from '../../shared/event/decode-event.js';
+import { settleBatch } from '../../shared/event/settle-batch.js';
+import { PublishError, UnrecoverableError } from '../../shared/errors.js';
+import type { Handler } from '../../shared/message.js';
+import { emptySummary } from '../../shared/summary.js';
+import { eventFor, fakeEventDeps, rmqMessage } from '../fixtures/events.js';
+import type { PublishOutcome } from '../helpers/fakes.js';
+
+const CONFIG = loadConfig({ WORK_QUEUE: 'orders', MAX_RETRIES: '3', BACKOFF_INITIAL_MS: '1000', BACKOFF_JITTER: '0', CONCURRENCY: '1' });
+
+/** Records for bodies `bodies` on queue `orders` (a body `undecodable` gets data that is not base64). */
+function records(bodies: string[]) {
+  const messages = bodies.map((body, i) => (body === 'undecodable' ? { ...rmqMessage(''), data: '%%%' } : rmqMessage(body, { messageId: `m-${i}` })));
+  return decodeEvent(eventFor({ orders: messages }), CONFIG);
+}
+
+/** Runs `settleBatch` with a fake publisher; `budgetMs` from now until the stop, the hard stop 100 ms later. */
+async function settle(bodies: string[], handler: Handler, options: { script?: PublishOutcome[]; budgetMs?: number; concurrency?: number } = {}) {
+  const { deps, publisher, logger } = fakeEventDeps(options.script);
+  const summary = emptySummary();
+  const stopAt = Date.now() + (options.budgetMs ?? 5000);
+  const result = await settleBatch({
+    records: records(bodies),
+    handler,
+    deps,
+    config: { ...CONFIG, concurrency: options.concurrency ?? 1 },
+    stopAt,
+    hardStopAt: stopAt + 100,
+    random: () => 0.5,
+    summary,
+  });
+  return { result, summary, publisher, logger };
+}
+
+/** Fails with what the body names: `retry`, `park`, else succeeds. */
+const byBody: Handler = (message) => {
+  const body = message.body.toString();
+  if (body === 'retry') throw new Error('partner down');
+  if (body === 'park') throw new UnrecoverableError('bad request');
+};
+
+describe('settleBatch', () => {
+  it('settles each record once: success, retry, park, and an undecodable one parked without the handler', async () => {
+    // Prepare
+    const seen: string[] = [];
+    const handler: Handler = (message, context) => {
+      seen.push(message.body.toString());
+      return byBody(message, context);
+    };
+    // Act
+    const { result, summary, publisher } = await settle(['ok', 'retry', 'park', 'undecodable'], handler);
+    // Assess
+    expect(result).toEqual({ failure: undefined, outOfTime: false });
+    expect(seen).toEqual(['ok', 'retry', 'park']);
+    expect(summary).toMatchObject({ acked: 1, retried: 1, parked: 2, requeued: 0 });
+    expect(publisher.calls.map((c) => c.routingKey)).toEqual(['orders.delay.1000ms', 'orders.parked', 'orders.parked']);
+    expect(publisher.calls[2]?.options.headers?.['boomerang-park-reason']).toMatch(/^undecodable event message: data \(the body\) is not valid base64/);
+  });
+
+  it('returns the first unconfirmed copy and starts no handler after it', async () => {
+    // Prepare
+    const seen: string[] = [];
+    const handler: Handler = (message, context) => {
+      seen.push(message.body.toString());
+      return byBody(message, context);
+    };
+    // Act
+    const { result, summary } = await settle(['retry', 'ok', 'ok'], handler, { script: [new PublishError('unroutable', 'returned')] });
+    // Assess
+    expect(result.failure).toMatchObject({ name: 'PublishError', reason: 'returned' });
+    expect(seen).toEqual(['retry']);
+    expect(summary).toMatchObject({ acked: 0, retried: 0, requeued: 0 });
+  });
+
+  it('when the budget runs out, aborts the running handler and requeues it and the untried records', async () => {
+    // Prepare
+    const handler: Handler = (_message, { signal }) =>
+      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    // Act
+    const { result, summary, publisher } = await settle(['slow', 'never-started', 'never-started'], handler, { budgetMs: 50 });
+    // Assess
+    expect(result).toEqual({ failure: undefined, outOfTime: true });
+    expect(summary).toMatchObject({ requeued: 3, retried: 0, parked: 0 });
+    expect(publisher.calls.map((c) => [c.routingKey, c.options.headers?.['x-retry-no']])).toEqual([['orders', 0], ['orders', 0], ['orders', 0]]);
+  });
+
+  it('gives up on a handler that ignores the abort at the hard stop, and does not count it twice', async () => {
+    // Prepare
+    let finish: () => void = () => undefined;
+    const handler: Handler = () => new Promise<void>((resolve) => { finish = resolve; });
+    // Act
+    const { result, summary } = await settle(['stubborn'], handler, { budgetMs: 20 });
+    finish();
+    await new Promise((resolve) => setImmediate(resolve));
+    // Assess
+    expect(result.outOfTime).toBe(true);
+    expect(summary).toMatchObject({ requeued: 1, acked: 0 });
+  });
+
+  it('runs at most CONCURRENCY handlers at once', async () => {
+    // Prepare
+    let running = 0;
+    let most = 0;
+    const handler: Handler = async () => {
+      most = Math.max(most, ++running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running--;
+    };
+    // Act
+    const { summary } = await settle(Array.from({ length: 10 }, () => 'ok'), handler, { concurrency: 3 });
+    // Assess
+    expect(most).toBe(3);
+    expect(summary.acked).toBe(10);
+  });
+});

@@ -1,0 +1,50 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Synthesized, synthesize } from '../fixtures/synth.js';
+
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:boomerang-alarms';
+const SUBNET_A = 'subnet-0123456789abcdef0';
+const SUBNET_B = 'subnet-0fedcba9876543210';
+const GROUP = 'sg-0123456789abcdef0';
+let synth: Synthesized;
+
+// One synth for the whole file: it is the slow part.
+beforeAll(() => {
+  synth = synthesize({ createBroker: 'true', subnetIds: `${SUBNET_A},${SUBNET_B}`, securityGroupIds: GROUP, alarmTopicArn: TOPIC });
+});
+
+describe('BoomerangStack with its own broker, in a VPC', () => {
+  it('passes cdk-nag AwsSolutions and the CloudFormation checks', () => {
+    // Assess
+    expect(synth.findings).toEqual([]);
+    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/PullRole', 'Boomerang/EventRole', 'Boomerang/EventRole']);
+  });
+
+  it('creates a private single-instance RabbitMQ broker whose user comes from the secret by dynamic reference', () => {
+    // Assess
+    synth.template.hasResourceProperties('AWS::AmazonMQ::Broker', {
+      EngineType: 'RABBITMQ',
+      DeploymentMode: 'SINGLE_INSTANCE',
+      PubliclyAccessible: false,
+      SubnetIds: [SUBNET_A],
+      SecurityGroups: [GROUP],
+      Users: [{ Username: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: 'BrokerSecretArn' }, ':SecretString:username::}}']] }, Password: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: 'BrokerSecretArn' }, ':SecretString:password::}}']] } }],
+    });
+    expect(Object.keys(synth.template.findParameters('*'))).not.toContain('BrokerArn');
+    synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Broker'), 'Arn'] } });
+  });
+
+  it('puts both functions into the subnets and security groups, with the network actions on their roles', () => {
+    // Assess
+    synth.template.allResourcesProperties('AWS::Lambda::Function', { VpcConfig: { SubnetIds: [SUBNET_A, SUBNET_B], SecurityGroupIds: [GROUP] } });
+    synth.template.hasResourceProperties('AWS::IAM::Role', {
+      Policies: [{ PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: Match.arrayWith(['ec2:CreateNetworkInterface', 'ec2:AssignPrivateIpAddresses']), Resource: '*' })]) } }],
+    });
+  });
+
+  it('notifies the alarm topic from every alarm', () => {
+    // Assess
+    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    synth.template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [TOPIC] });
+  });
+});
