@@ -31,7 +31,8 @@ function backoffDelayMs(retryNo: number, policy: RetryPolicy, random: () => numb
 }
 
 /**
- * Every distinct base delay the given policies can produce (retries 1..maxRetries), ascending.
+ * Every distinct base delay the given policies can produce (retries 1..maxRetries), plus each
+ * policy's cap (the longest a Retry-After may ask for), ascending.
  * This bounds the number of delay queues in `tiers` mode by the policies, never by the delays asked.
  */
 function tierDelaysMs(policies: readonly RetryPolicy[]): number[] {
@@ -43,6 +44,9 @@ function tierDelaysMs(policies: readonly RetryPolicy[]): number[] {
       // Once capped, later retries repeat the cap: stop (a rule may allow thousands of retries).
       if (delay >= policy.maxDelayMs) break;
     }
+    // A Retry-After longer than the backoff may ask for up to the cap: a tier there keeps it from
+    // coming back early.
+    if (policy.maxRetries > 0) delays.add(policy.maxDelayMs);
   }
   return [...delays].sort((a, b) => a - b);
 }

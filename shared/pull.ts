@@ -61,7 +61,8 @@ async function runPull(options: PullOptions): Promise<Summary> {
     const channelClosed = new Promise<Error>((resolve) => {
       channel.on('error', (error: Error) => resolve(new BrokerConnectionError(`The channel closed: ${error.message}`, { cause: error })));
       channel.on('close', () => {
-        if (!closing) resolve(new BrokerConnectionError('The channel closed'));
+        // A lost connection closes the channel first: give the connection's own report a moment to win.
+        if (!closing) setTimeout(() => resolve(new BrokerConnectionError('The channel closed')), 100).unref();
       });
     });
     const broken = new AbortController();
@@ -194,18 +195,29 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   }
   summary.stoppedBecause = stoppedBecause;
   clearTimeout(abortTimer);
-  // Acks from here on are sent together after the cancel (see DeliveryLedger#hold).
+  // An open breaker sends what is in hand to the delay path untried, before the settle below.
+  if (stoppedBecause === 'breaker-open') {
+    for (const delivery of consumer.takeBuffered()) {
+      ledger.received(delivery);
+      defer(delivery);
+    }
+  }
+  // Settle the work in hand while the consumer still exists: a quorum queue may ignore acks sent
+  // between the cancel and the channel close (rabbitmq-server#10327), which would bring those
+  // messages back as duplicates. Deliveries that arrive meanwhile only wait in the buffer.
+  await settleOrGiveUp([...handling], state);
+  await settleOrGiveUp([...settling], state);
+  // Late acks (after the hard stop) are sent together after the cancel (see DeliveryLedger#hold).
   ledger.hold();
   if (!state.broken.aborted) {
     await consumer.stop().catch(() => undefined);
+    // Never handed to the handler: back to the queue untouched. A lost nack is harmless (the close
+    // requeues it too), where a deferred copy's lost ack would be a duplicate.
     for (const delivery of consumer.takeBuffered()) {
       ledger.received(delivery);
-      if (stoppedBecause === 'breaker-open') defer(delivery);
-      else ledger.requeue(delivery);
+      ledger.requeue(delivery);
     }
   }
-  await settleOrGiveUp([...handling], state);
-  await settleOrGiveUp([...settling], state);
   const givenBack = ledger.requeueAll();
   ledger.flush();
   if (givenBack > 0) log.warn('messages not settled by the hard stop were returned to the queue', { count: givenBack });

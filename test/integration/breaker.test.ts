@@ -161,7 +161,10 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     const summary = await pullOnce(config, () => { throw new Error('partner down'); });
 
     // Assess
-    expect(summary).toMatchObject({ received: 200, retried: 2, deferred: 198 });
+    // Deliveries that arrive while the deferred copies settle go back untouched (requeued).
+    expect(summary).toMatchObject({ retried: 2, acked: 0, parked: 0 });
+    expect(summary.deferred + summary.requeued).toBe(summary.received - 2);
+    expect(summary.deferred).toBeGreaterThan(0);
     await sleep(300);
     expect(await messagesInFlight(broker, config)).toBe(200);
   });
@@ -178,7 +181,8 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
 
     // Assess: two tried and parked (no retries allowed), four untouched
     expect(provider.stats().requests).toBe(2);
-    expect(summary).toMatchObject({ received: 6, parked: 2, requeued: 4, deferred: 0, breakerOpened: true });
+    expect(summary).toMatchObject({ parked: 2, deferred: 0, breakerOpened: true });
+    expect(summary.requeued).toBe(summary.received - 2);
     // The broker puts them back as it handles the nacks (or the channel's close): give it a moment.
     for (let tries = 0; tries < 40 && (await broker.messageCount(config.workQueue)) < 4; tries++) await sleep(50);
     expect(await broker.messageCount(config.workQueue)).toBe(4);

@@ -43,8 +43,8 @@ describe('backoffDelayMs', () => {
 });
 
 describe('tierDelaysMs', () => {
-  it('lists the distinct delays of the default policy', () => {
-    expect(tierDelaysMs([DEFAULT_RETRY_POLICY])).toEqual([1000, 2000, 4000, 8000, 16_000]);
+  it('lists the distinct delays of the default policy, and its cap', () => {
+    expect(tierDelaysMs([DEFAULT_RETRY_POLICY])).toEqual([1000, 2000, 4000, 8000, 16_000, 3_600_000]);
   });
 
   it('merges policies and stops at the cap', () => {
@@ -52,7 +52,7 @@ describe('tierDelaysMs', () => {
     const partnerB = resolveRetryPolicy({ maxRetries: 1000, initialDelayMs: 60_000 });
     // Act
     const tiers = tierDelaysMs([DEFAULT_RETRY_POLICY, partnerB]);
-    // Assess: 60 s × 2^n up to the 1 h cap, once each, plus the defaults
+    // Assess: 60 s × 2^n up to the 1 h cap, once each, plus the defaults and their cap
     expect(tiers).toEqual([1000, 2000, 4000, 8000, 16_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_920_000, 3_600_000]);
   });
 
