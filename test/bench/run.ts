@@ -1,0 +1,142 @@
+/**
+ * `npm run bench`: Boomerang's figures, each next to its anchor measured in the same run on the same
+ * broker. Prints a markdown table on stdout (progress goes to stderr) and writes
+ * bench-results/latest.json. Ratios are what count: this machine is shared and noisy.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO_ROOT } from '../helpers/invoke-child.js';
+import { seedFromEnv } from '../helpers/seeded-random.js';
+import { BenchBroker } from './bench-broker.js';
+import { delayAccuracy } from './delay-accuracy.js';
+import { memory } from './memory.js';
+import { machineInfo, markdownTable, type Row } from './report.js';
+import { serverlessCost } from './serverless.js';
+import { retryPath, successPath } from './throughput.js';
+
+const SECTIONS = ['success', 'retry', 'delay', 'serverless', 'memory'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const USAGE = `Usage: npm run bench [-- options]
+
+Runs the benchmark sections against the broker in AMQP_URL (default amqp://guest:***@127.0.0.1:5672)
+and prints a markdown table; the full results go to bench-results/latest.json.
+
+  --section <name>       run only this section (repeatable, or comma-separated):
+                         ${SECTIONS.join(', ')} (default: all; about 5 minutes)
+  --messages <n>         messages per throughput run (default 20000)
+  --rounds <n>           throughput rounds; the order rotates, medians count (default 5)
+  --queue-type <t>       quorum or classic, for the throughput queues (default quorum)
+  --delay-messages <n>   messages per delay mode (default 1000)
+  --delay-max-s <n>      longest random delay, in seconds (default 30; the shortest is 1)
+  --seed <n>             seed of the random delays (default: BENCH_SEED, else random; printed)
+  --memory-sizes <list>  messages per memory run, comma-separated (default 10000,50000)
+  --cold-starts <n>      fresh processes per bundle for the cold start (default 5)
+  --out <file>           where the JSON goes (default bench-results/latest.json)
+  -h, --help             this text`;
+
+function fail(message: string): never {
+  process.stderr.write(`error: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) fail(`--${name} must be a whole number ≥ 1; got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function parse() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        section: { type: 'string', multiple: true },
+        messages: { type: 'string' },
+        rounds: { type: 'string' },
+        'queue-type': { type: 'string' },
+        'delay-messages': { type: 'string' },
+        'delay-max-s': { type: 'string' },
+        seed: { type: 'string' },
+        'memory-sizes': { type: 'string' },
+        'cold-starts': { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const sections = (v.section ?? [...SECTIONS]).flatMap((s) => s.split(',')).map((s) => s.trim());
+  for (const s of sections) if (!(SECTIONS as readonly string[]).includes(s)) fail(`unknown section ${JSON.stringify(s)}; expected one of ${SECTIONS.join(', ')}`);
+  const queueType = v['queue-type'] ?? 'quorum';
+  if (queueType !== 'quorum' && queueType !== 'classic') fail(`--queue-type must be quorum or classic; got ${JSON.stringify(queueType)}`);
+  const memorySizes = (v['memory-sizes'] ?? '10000,50000').split(',').map((s) => positiveInt('memory-sizes', s.trim(), 0));
+  return {
+    sections: new Set(sections as Section[]),
+    messages: positiveInt('messages', v.messages, 20_000),
+    rounds: positiveInt('rounds', v.rounds, 5),
+    queueType: queueType as 'quorum' | 'classic',
+    delayMessages: positiveInt('delay-messages', v['delay-messages'], 1000),
+    delayMaxMs: positiveInt('delay-max-s', v['delay-max-s'], 30) * 1000,
+    seed: v.seed === undefined ? seedFromEnv('BENCH_SEED') : positiveInt('seed', v.seed, 0),
+    memorySizes,
+    coldStarts: positiveInt('cold-starts', v['cold-starts'], 5),
+    out: v.out ?? join(REPO_ROOT, 'bench-results', 'latest.json'),
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parse();
+  const url = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  const broker = await BenchBroker.open(url.split(',')[0] as string);
+  const startedAt = new Date();
+  const rows: Row[] = [];
+  const results: Record<string, unknown> = {};
+  const durations: Record<string, number> = {};
+  const timed = async <T extends { rows: Row[]; result: unknown }>(name: Section, run: () => Promise<T>): Promise<void> => {
+    if (!options.sections.has(name)) return;
+    progress(`== ${name}`);
+    const t0 = Date.now();
+    try {
+      const { rows: sectionRows, result } = await run();
+      rows.push(...sectionRows);
+      results[name] = result;
+    } catch (error) {
+      progress(`  ${name} failed: ${(error as Error).stack ?? String(error)}`);
+      rows.push({ section: name, metric: 'the section failed', boomerang: (error as Error).message.slice(0, 200), anchor: '-', ratio: '-', target: '-', verdict: 'not measured' });
+      results[name] = { error: (error as Error).message };
+    }
+    durations[name] = Date.now() - t0;
+  };
+  const throughput = { broker, messages: options.messages, rounds: options.rounds, queueType: options.queueType, progress };
+  try {
+    await timed('success', () => successPath(throughput));
+    await timed('retry', () => retryPath(throughput));
+    await timed('delay', () => {
+      progress(`  seed ${options.seed} (rerun with --seed ${options.seed})`);
+      return delayAccuracy({ broker, messages: options.delayMessages, minMs: 1000, maxMs: options.delayMaxMs, seed: options.seed, progress });
+    });
+    await timed('serverless', () => serverlessCost({ broker, runs: options.coldStarts, progress }));
+    await timed('memory', () => memory({ broker, sizes: options.memorySizes, modes: ['success', 'retry'], progress }));
+  } finally {
+    await broker.close();
+  }
+  const machine = machineInfo(broker.serverVersion);
+  const report = { startedAt: startedAt.toISOString(), machine, options: { ...options, sections: [...options.sections] }, durationsMs: durations, rows, results };
+  mkdirSync(join(options.out, '..'), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
+  const header = `Boomerang bench, ${startedAt.toISOString().slice(0, 10)}: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, ${machine.rabbitmq} (local, shared)`;
+  process.stdout.write(`${header}\n\n${markdownTable(rows)}\n\nFull results: ${options.out}\n`);
+  process.exitCode = rows.some((r) => r.verdict === 'not measured' && r.metric === 'the section failed') ? 1 : 0;
+}
+
+await main();

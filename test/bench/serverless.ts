@@ -1,0 +1,171 @@
+/**
+ * Serverless cost: each Lambda bundle's size, and the time from `import()` of the bundle in a fresh
+ * process to its first handled message. The handler in the bundles is the webhook delivery, so the
+ * "partner" is a local HTTP server: the message is handled when its request arrives there. The pull
+ * bundle connects, consumes its work queue and calls the handler; the event bundle is invoked with an
+ * `aws:rmq` event of one message (it connects to the broker first, for the copies it may publish).
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { loadConfig, topologyOptionsFromConfig } from '../../shared/config.js';
+import { applyTopology } from '../../shared/topology/apply.js';
+import { buildTopologyPlan } from '../../shared/topology/plan.js';
+import { REPO_ROOT } from '../helpers/invoke-child.js';
+import type { BenchBroker } from './bench-broker.js';
+import { BUNDLES, ensureBundles } from './bundles.js';
+import { fmt, pct, type Row } from './report.js';
+import { median } from './stats.js';
+
+type ServerlessOptions = { readonly broker: BenchBroker; readonly runs: number; readonly progress: (line: string) => void };
+
+type BundleResult = {
+  readonly bundle: string;
+  readonly bytes?: number;
+  readonly gzipBytes?: number;
+  readonly firstHandledMs?: number[];
+  readonly importMs?: number[];
+  /** The hand-written amqplib consumer doing the same first message (pull only). */
+  readonly anchorFirstHandledMs?: number[];
+  readonly note?: string;
+};
+
+const SIZE_TARGET_BYTES = 150 * 1024;
+const COLD_START_TARGET_MS = 150;
+
+/** A local partner that answers 200 and notes when each request arrived (wall clock, ms). */
+async function startPartner(): Promise<{ server: Server; url: string; arrivals: number[] }> {
+  const arrivals: number[] = [];
+  const server = createServer((request, response) => {
+    arrivals.push(performance.timeOrigin + performance.now());
+    request.resume();
+    request.on('end', () => response.writeHead(200).end('ok'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/orders`, arrivals };
+}
+
+function runChild(args: readonly string[], env: Record<string, string>): Promise<{ startedAt: number; importedAt: number; error?: string; summary?: unknown }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('close', () => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop() ?? ''));
+      } catch {
+        reject(new Error(`cold-start child printed no result: ${out.slice(-500)} ${err.slice(-500)}`));
+      }
+    });
+  });
+}
+
+async function serverlessCost(options: ServerlessOptions): Promise<{ result: Record<string, BundleResult>; rows: Row[] }> {
+  const missing = ensureBundles(options.progress);
+  if (missing) {
+    const result = Object.fromEntries(Object.entries(BUNDLES).map(([name, bundle]) => [name, { bundle, note: missing }]));
+    return { result, rows: Object.keys(BUNDLES).map((name) => notMeasured(name, missing)) };
+  }
+  const partner = await startPartner();
+  const config = loadConfig({ AMQP_URL: options.broker.url, WORK_QUEUE: `bench-cold-${randomUUID().slice(0, 8)}`, IDLE_TIMEOUT_MS: '100' });
+  const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
+  await applyTopology(options.broker.connection, plan);
+  const env = { AMQP_URL: options.broker.url, WORK_QUEUE: config.workQueue, IDLE_TIMEOUT_MS: '100', LOG_LEVEL: 'silent' };
+  const result: Record<string, BundleResult> = {};
+  try {
+    for (const [name, bundle] of Object.entries(BUNDLES) as ['pull' | 'event', string][]) {
+      const content = readFileSync(bundle);
+      const firstHandledMs: number[] = [];
+      const importMs: number[] = [];
+      const anchorFirstHandledMs: number[] = [];
+      const publish = async (body: string, id: string): Promise<void> => {
+        const channel = await options.broker.connection.createConfirmChannel();
+        channel.sendToQueue(config.workQueue, Buffer.from(body), { persistent: true, messageId: id, contentType: 'application/json' });
+        await channel.waitForConfirms();
+        await channel.close();
+      };
+      for (let run = 0; run < options.runs; run++) {
+        const body = JSON.stringify({ url: partner.url, body: { run } });
+        partner.arrivals.length = 0;
+        let childEnv: Record<string, string> = env;
+        if (name === 'pull') await publish(body, `cold-${run}`);
+        else childEnv = { ...env, BENCH_EVENT: JSON.stringify(rmqEvent(config.workQueue, body, run)) };
+        const child = await runChild([join(REPO_ROOT, 'test/bench/cold-start-child.mjs'), bundle, name], childEnv);
+        const arrivedAt = partner.arrivals[0];
+        if (child.error || arrivedAt === undefined) throw new Error(`${name} bundle: no handled message (${child.error ?? 'the partner got no request'})`);
+        firstHandledMs.push(arrivedAt - child.startedAt);
+        importMs.push(child.importedAt - child.startedAt);
+        if (name !== 'pull') continue;
+        // The anchor, right after, on the same queue and partner.
+        partner.arrivals.length = 0;
+        await publish(body, `cold-anchor-${run}`);
+        const anchor = await runChild([join(REPO_ROOT, 'test/bench/cold-start-anchor.mjs'), config.workQueue], env);
+        const anchorArrivedAt = partner.arrivals[0];
+        if (anchorArrivedAt === undefined) throw new Error('cold-start anchor: the partner got no request');
+        anchorFirstHandledMs.push(anchorArrivedAt - anchor.startedAt);
+      }
+      result[name] = { bundle, bytes: statSync(bundle).size, gzipBytes: gzipSync(content).length, firstHandledMs, importMs, ...(name === 'pull' ? { anchorFirstHandledMs } : {}) };
+      options.progress(`  ${name}: ${fmt(statSync(bundle).size / 1024, 1)} KiB, first handled message after ${fmt(median(firstHandledMs))} ms (median of ${options.runs})`);
+    }
+  } finally {
+    partner.server.close();
+    for (const queue of plan.queues) await options.broker.deleteQueue(queue.name);
+  }
+  return { result, rows: rowsFor(result) };
+}
+
+/** An `aws:rmq` event holding one webhook message for `queue` (properties the publisher did not set are null). */
+function rmqEvent(queue: string, body: string, run: number): unknown {
+  const nulls = { contentEncoding: null, headers: null, priority: null, correlationId: null, replyTo: null, expiration: null, timestamp: null, type: null, userId: null, appId: null, clusterId: null };
+  return {
+    eventSource: 'aws:rmq',
+    eventSourceArn: 'arn:aws:mq:eu-west-1:123456789012:broker:bench:b-0000',
+    rmqMessagesByQueue: {
+      [`${queue}::/`]: [{ basicProperties: { ...nulls, contentType: 'application/json', deliveryMode: 2, messageId: `cold-event-${run}`, bodySize: Buffer.byteLength(body) }, redelivered: false, data: Buffer.from(body).toString('base64') }],
+    },
+  };
+}
+
+function notMeasured(name: string, note: string): Row {
+  return { section: 'serverless cost', metric: `${name} bundle`, boomerang: note, anchor: '-', ratio: '-', target: '≤ 150 KiB, ≤ 150 ms', verdict: 'not measured' };
+}
+
+function rowsFor(result: Record<string, BundleResult>): Row[] {
+  const rows: Row[] = [];
+  for (const [name, r] of Object.entries(result)) {
+    if (r.bytes === undefined || r.firstHandledMs === undefined || r.importMs === undefined) {
+      rows.push(notMeasured(name, r.note ?? 'not measured'));
+      continue;
+    }
+    rows.push({
+      section: 'serverless cost',
+      metric: `${name} bundle size (dist/${name}/index.mjs, minified, without its map)`,
+      boomerang: `${fmt(r.bytes / 1024, 1)} KiB (${fmt((r.gzipBytes ?? 0) / 1024, 1)} KiB gzipped)`,
+      anchor: '-',
+      ratio: '-',
+      target: '≤ 150 KiB',
+      verdict: r.bytes <= SIZE_TARGET_BYTES ? 'meets' : 'misses',
+    });
+    const first = median(r.firstHandledMs);
+    const anchor = r.anchorFirstHandledMs && r.anchorFirstHandledMs.length > 0 ? median(r.anchorFirstHandledMs) : undefined;
+    rows.push({
+      section: 'serverless cost',
+      metric: `${name}: import() of the bundle in a fresh node process → first handled message (median of ${r.firstHandledMs.length})`,
+      boomerang: `${fmt(first)} ms (import alone ${fmt(median(r.importMs))} ms; range ${fmt(Math.min(...r.firstHandledMs))}-${fmt(Math.max(...r.firstHandledMs))} ms)`,
+      anchor: anchor === undefined ? '-' : `${fmt(anchor)} ms (hand-written amqplib consumer: import, connect, consume, POST, ack)`,
+      ratio: anchor === undefined ? '-' : pct(first / anchor),
+      target: '≤ 150 ms',
+      verdict: first <= COLD_START_TARGET_MS ? 'meets' : 'misses',
+    });
+  }
+  return rows;
+}
+
+export { serverlessCost };
+export type { BundleResult };

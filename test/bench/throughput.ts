@@ -1,0 +1,225 @@
+/**
+ * Success and retry throughput of one pull invocation, each next to its anchors measured in the same
+ * run, on the same queues, interleaved round by round (the order rotates) so that a noisy neighbour
+ * slows every contestant alike. Each contestant starts from the same preloaded queue of N persistent
+ * 1 KiB messages and runs in its own fresh plain-node process (contestant-child.mjs): Boomerang as
+ * the Lambda bundle runs it, the anchors as hand-written amqplib and Rascal. Each is timed from
+ * connect to the last message settled (Boomerang: the whole invocation, connect and close included,
+ * with MAX_MESSAGES = N so it stops on the last one).
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config.js';
+import { applyTopology } from '../../shared/topology/apply.js';
+import { buildTopologyPlan } from '../../shared/topology/plan.js';
+import { tierQueueName } from '../../shared/topology/tiers.js';
+import { REPO_ROOT } from '../helpers/invoke-child.js';
+import type { BenchBroker } from './bench-broker.js';
+import { BUNDLES, ensureBundles } from './bundles.js';
+import { fmt, pct, type Row } from './report.js';
+import { median } from './stats.js';
+
+type ThroughputOptions = {
+  readonly broker: BenchBroker;
+  readonly messages: number;
+  readonly rounds: number;
+  readonly queueType: 'quorum' | 'classic';
+  readonly progress: (line: string) => void;
+};
+
+type Timing = { readonly ms: number; readonly cpuMicrosPerMessage: number };
+
+type Contestant = { readonly name: string; readonly run: () => Promise<Timing> };
+
+type ContestResult = Record<
+  string,
+  {
+    readonly ratesPerSecond: number[];
+    readonly medianPerSecond: number;
+    /** Client CPU (user + system) per message, per round. */
+    readonly cpuMicrosPerMessage: number[];
+    readonly medianCpuMicrosPerMessage: number;
+  }
+>;
+
+/** A delay long enough that no copy comes back during the measurement. */
+const PARKED_DELAY_MS = 600_000;
+
+type Setup = { config: Config; env: Record<string, string>; delayQueue: string; delayArguments: Record<string, string | number>; names: string[] };
+
+async function setUp(options: ThroughputOptions, label: 'success' | 'retry'): Promise<Setup> {
+  const env: Record<string, string> = {
+    AMQP_URL: options.broker.url,
+    WORK_QUEUE: `bench-${label}-${randomUUID().slice(0, 8)}`,
+    QUEUE_TYPE: options.queueType,
+    MAX_RETRIES: '1',
+    BACKOFF_INITIAL_MS: String(PARKED_DELAY_MS),
+    BACKOFF_JITTER: '0',
+    MAX_MESSAGES: String(options.messages),
+    LOG_LEVEL: 'silent',
+    // Every message fails on purpose in the retry path: the breaker must not stop the invocation.
+    ...(label === 'retry' ? { BREAKER_THRESHOLD: '0' } : {}),
+  };
+  const config = loadConfig(env);
+  const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
+  await applyTopology(options.broker.connection, plan);
+  const delayQueue = tierQueueName(config.workQueue, PARKED_DELAY_MS);
+  const delayArguments = { ...(plan.queues.find((q) => q.name === delayQueue)?.arguments ?? {}) };
+  return { config, env, delayQueue, delayArguments, names: plan.queues.map((q) => q.name) };
+}
+
+type ChildRun = {
+  readonly who: 'boomerang' | 'raw' | 'rascal';
+  readonly mode: 'success' | 'retry';
+  readonly setup: Setup;
+  readonly options: ThroughputOptions;
+};
+
+/** Runs one contestant in a fresh process (see contestant-child.mjs); resolves with its time in ms. */
+function runContestant({ who, mode, setup, options }: ChildRun): Promise<Timing> {
+  // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
+  const bundled = existsSync(BUNDLES.pull);
+  const args = {
+    who, mode, url: options.broker.url, queue: setup.config.workQueue, messages: options.messages, prefetch: setup.config.batchSize,
+    delayQueue: setup.delayQueue, delayQueueArguments: setup.delayArguments, module: bundled ? BUNDLES.pull : join(REPO_ROOT, 'functions/pull.ts'),
+  };
+  const node = bundled ? [] : ['--import', 'tsx'];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...node, join(REPO_ROOT, 'test/bench/contestant-child.mjs'), JSON.stringify(args)], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...setup.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`${who} (${mode}) failed: ${err.slice(-600)}`));
+      resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Timing);
+    });
+  });
+}
+
+async function contest(options: ThroughputOptions, queue: string, contestants: readonly Contestant[], afterEach: () => Promise<void>): Promise<ContestResult> {
+  const rates = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
+  const cpu = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    // Rotate the order each round, so no contestant always runs first (or last) on a warm broker.
+    const order = contestants.map((_, i) => contestants[(i + round) % contestants.length] as Contestant);
+    for (const contestant of order) {
+      await options.broker.preload(queue, options.messages);
+      const { ms, cpuMicrosPerMessage } = await contestant.run();
+      const left = await options.broker.count(queue);
+      if (left !== 0) throw new Error(`${contestant.name} left ${left} messages in ${queue}`);
+      await afterEach();
+      const rate = (options.messages / ms) * 1000;
+      rates.get(contestant.name)?.push(rate);
+      cpu.get(contestant.name)?.push(cpuMicrosPerMessage);
+      options.progress(`  round ${round + 1}/${options.rounds} ${contestant.name}: ${fmt(rate)} msg/s (${fmt(ms)} ms), client CPU ${fmt(cpuMicrosPerMessage)} µs/msg`);
+    }
+  }
+  return Object.fromEntries(
+    [...rates].map(([name, list]) => {
+      const cpuList = cpu.get(name) ?? [];
+      return [name, { ratesPerSecond: list, medianPerSecond: median(list), cpuMicrosPerMessage: cpuList, medianCpuMicrosPerMessage: median(cpuList) }];
+    }),
+  );
+}
+
+/** Success path: the pull function with a no-op handler against raw consume + ack. */
+async function successPath(options: ThroughputOptions): Promise<{ result: ContestResult; rows: Row[] }> {
+  ensureBundles(options.progress);
+  const setup = await setUp(options, 'success');
+  const { config, names } = setup;
+  const prefetch = config.batchSize;
+  try {
+    const result = await contest(options, config.workQueue, [
+      { name: 'boomerang', run: () => runContestant({ who: 'boomerang', mode: 'success', setup, options }) },
+      { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'success', setup, options }) },
+    ], async () => undefined);
+    const ratio = ratioOf(result, 'boomerang', 'raw amqplib');
+    const rows: Row[] = [{
+      section: 'success path',
+      metric: `msg/s (median of rounds; ratio = median of per-round ratios), no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}, batch ${prefetch}, concurrency ${config.concurrency}`,
+      boomerang: rateAndCpu(result, 'boomerang'),
+      anchor: `${rateAndCpu(result, 'raw amqplib')}: raw amqplib, consume, prefetch ${prefetch}, no-op handler, ack each`,
+      ratio: pct(ratio),
+      target: '≥ 90 % of raw',
+      verdict: ratio >= 0.9 ? 'meets' : 'misses',
+    }];
+    return { result, rows };
+  } finally {
+    for (const name of names) await options.broker.deleteQueue(name);
+  }
+}
+
+/** Retry path: every message fails, is copied to the delay path and acked; raw and Rascal alongside. */
+async function retryPath(options: ThroughputOptions): Promise<{ result: ContestResult; rows: Row[] }> {
+  ensureBundles(options.progress);
+  const setup = await setUp(options, 'retry');
+  const { config, delayQueue, names } = setup;
+  const prefetch = config.batchSize;
+  const rascal = { delayQueue: `${config.workQueue}.rascal-delay`, delayExchange: `${config.workQueue}.rascal-delay-x` };
+  try {
+    const result = await contest(options, config.workQueue, [
+      { name: 'boomerang', run: () => runContestant({ who: 'boomerang', mode: 'retry', setup, options }) },
+      { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'retry', setup, options }) },
+      { name: 'rascal', run: () => runContestant({ who: 'rascal', mode: 'retry', setup, options }) },
+    ], async () => {
+      // Every contestant must have put all N copies in its delay queue; then start the next one clean.
+      const copies = (await options.broker.count(delayQueue)) + Math.max(0, await options.broker.count(rascal.delayQueue));
+      if (copies !== options.messages) throw new Error(`expected ${options.messages} copies in the delay queues, found ${copies}`);
+      await options.broker.purge(delayQueue);
+      await options.broker.purge(rascal.delayQueue);
+    });
+    const vsRaw = ratioOf(result, 'boomerang', 'raw amqplib');
+    const vsRascal = ratioOf(result, 'boomerang', 'rascal');
+    const metric = `msg/s (median of rounds; ratio = median of per-round ratios), every message retried (copy confirmed, then ack), ${fmt(options.messages)} × 1 KiB, ${options.queueType}, batch ${prefetch}`;
+    const rows: Row[] = [
+      {
+        section: 'retry path',
+        metric,
+        boomerang: rateAndCpu(result, 'boomerang'),
+        anchor: `${rateAndCpu(result, 'raw amqplib')}: raw amqplib, consume, prefetch ${prefetch}, handler throws, publish copy + streamed confirm, ack`,
+        ratio: pct(vsRaw),
+        target: '≥ 80 % of raw',
+        verdict: vsRaw >= 0.8 ? 'meets' : 'misses',
+      },
+      {
+        section: 'retry path',
+        metric,
+        boomerang: rateAndCpu(result, 'boomerang'),
+        anchor: `${rateAndCpu(result, 'rascal')}: Rascal 21 \`forward\` recovery to a TTL delay queue, prefetch ${prefetch}`,
+        ratio: `${vsRascal.toFixed(1)} ×`,
+        target: 'comparison',
+        verdict: 'info',
+      },
+    ];
+    return { result, rows };
+  } finally {
+    for (const name of [...names, rascal.delayQueue]) await options.broker.deleteQueue(name);
+    await options.broker.deleteExchange(rascal.delayExchange);
+  }
+}
+
+/**
+ * The median over rounds of a's rate / b's rate: the two ran one after the other in each round, so
+ * each ratio compares runs that shared the same moment of the machine's noise.
+ */
+function ratioOf(result: ContestResult, a: string, b: string): number {
+  const tops = result[a]?.ratesPerSecond ?? [];
+  const bottoms = result[b]?.ratesPerSecond ?? [];
+  return median(tops.map((top, i) => top / (bottoms[i] ?? Number.NaN)).filter(Number.isFinite));
+}
+
+/** `12 345 (CPU 50 µs/msg)` for a contestant. */
+function rateAndCpu(result: ContestResult, name: string): string {
+  const r = result[name];
+  return `${fmt(r?.medianPerSecond ?? 0)} (client CPU ${fmt(r?.medianCpuMicrosPerMessage ?? 0)} µs/msg)`;
+}
+
+export { retryPath, successPath };
+export type { ContestResult, ThroughputOptions };

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Starts, stops and inspects a private RabbitMQ node for the fault and cluster tests, next to the
+# machine's own broker (rabbit@localhost on 5672), which this script never touches:
+# - its own node name, AMQP port, distribution port, data, logs, config and plugins file, all under
+#   $BOOMERANG_RABBIT_BASE/<name> (default /tmp/boomerang-rabbit/<name>);
+# - its own Erlang cookie (HOME points into that directory), so no rabbitmqctl call made here can
+#   ever reach rabbit@localhost, even with a wrong node name;
+# - it binds 127.0.0.1 only and never 5672 (the system rabbitmq.conf and rabbitmq-env.conf are not read).
+#
+# Usage: rabbit-node.sh start <name> <amqp-port>    start (idempotent: a running node is left alone)
+#        rabbit-node.sh stop <name>                 stop the VM and wait until its port is free
+#        rabbit-node.sh wipe <name>                 delete its data (the node must be stopped)
+#        rabbit-node.sh ctl <name> <args...>        rabbitmqctl against it
+#        rabbit-node.sh queues <name> <args...>     rabbitmq-queues against it
+#        rabbit-node.sh running <name>              exit 0 when it answers
+# <name> is the short name: "boomerang-f1" gives the node boomerang-f1@localhost.
+set -euo pipefail
+
+BASE_ROOT="${BOOMERANG_RABBIT_BASE:-/tmp/boomerang-rabbit}"
+RABBIT_BIN="${RABBIT_BIN:-/usr/lib/rabbitmq/bin}"
+# Shared by all private nodes so they can cluster; never the cookie of rabbit@localhost.
+COOKIE="BOOMERANGPRIVATENODESCOOKIE"
+BOOT_TIMEOUT_S="${BOOT_TIMEOUT_S:-60}"
+
+die() { echo "rabbit-node: $*" >&2; exit 1; }
+
+node_env() {
+  local name="$1" dir="$BASE_ROOT/$1"
+  export HOME="$dir/home"
+  export RABBITMQ_NODENAME="$name@localhost"
+  export RABBITMQ_CONF_ENV_FILE="$dir/rabbitmq-env.conf"
+  export RABBITMQ_CONFIG_FILE="$dir/rabbitmq.conf"
+  export RABBITMQ_ENABLED_PLUGINS_FILE="$dir/enabled_plugins"
+  export RABBITMQ_MNESIA_BASE="$dir/mnesia"
+  export RABBITMQ_LOG_BASE="$dir/log"
+  export RABBITMQ_PID_FILE="$dir/node.pid"
+  export RABBITMQ_ADVANCED_CONFIG_FILE="$dir/advanced.config"
+  export ERL_EPMD_ADDRESS=127.0.0.1
+  # A VM or CLI that fails to boot writes its crash dump here, never into the caller's directory.
+  export ERL_CRASH_DUMP="$dir/log/erl_crash.dump"
+  unset RABBITMQ_NODE_PORT RABBITMQ_DIST_PORT
+}
+
+ctl() {
+  local name="$1"; shift
+  [[ -d "$BASE_ROOT/$name/home" ]] || die "no node $name under $BASE_ROOT (start it first)"
+  ( node_env "$name"; "$RABBIT_BIN/rabbitmqctl" -n "$name@localhost" "$@" )
+}
+
+queues() {
+  local name="$1"; shift
+  [[ -d "$BASE_ROOT/$name/home" ]] || die "no node $name under $BASE_ROOT (start it first)"
+  ( node_env "$name"; "$RABBIT_BIN/rabbitmq-queues" -n "$name@localhost" "$@" )
+}
+
+registered() {
+  ERL_EPMD_ADDRESS=127.0.0.1 epmd -names 2>/dev/null | grep -q "^name $1 at port "
+}
+
+running() {
+  # epmd first: asking a node that is not there makes rabbitmqctl wait for seconds.
+  registered "$1" && ctl "$1" -q --timeout 5 await_startup >/dev/null 2>&1
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+prepare() {
+  local name="$1" port="$2" dir="$BASE_ROOT/$1"
+  mkdir -p "$dir/home" "$dir/log" "$dir/mnesia"
+  if [[ ! -f "$dir/home/.erlang.cookie" ]]; then
+    printf '%s' "$COOKIE" >"$dir/home/.erlang.cookie"
+    chmod 400 "$dir/home/.erlang.cookie"
+  fi
+  # Settings the rabbitmq-env.conf of the system would otherwise provide (it names rabbit@localhost).
+  cat >"$dir/rabbitmq-env.conf" <<EOF
+NODENAME=$name@localhost
+NODE_PORT=$port
+DIST_PORT=$((port + 20000))
+SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+EOF
+  cat >"$dir/rabbitmq.conf" <<EOF
+listeners.tcp.local = 127.0.0.1:$port
+# A test broker: log to its own file only, keep the disk alarm out of the way of a busy /tmp.
+log.console = false
+log.file.level = info
+disk_free_limit.absolute = 50MB
+EOF
+  printf '[].\n' >"$dir/enabled_plugins"
+  printf '[].\n' >"$dir/advanced.config"
+}
+
+start() {
+  local name="$1" port="$2"
+  [[ "$port" != 5672 ]] || die "refusing to use port 5672: it belongs to rabbit@localhost"
+  [[ "$name" != rabbit ]] || die "refusing to touch rabbit@localhost"
+  if running "$name"; then
+    echo "$name@localhost already running on 127.0.0.1:$port"
+    return 0
+  fi
+  port_open "$port" && die "port $port is taken by something else"
+  prepare "$name" "$port"
+  local started=$SECONDS
+  (
+    node_env "$name"
+    export RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT=$((port + 20000))
+    cd "$BASE_ROOT/$name"
+    setsid "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
+  )
+  for _ in $(seq 1 "$BOOT_TIMEOUT_S"); do
+    if running "$name" && port_open "$port"; then
+      echo "$name@localhost up on 127.0.0.1:$port in $((SECONDS - started)) s"
+      return 0
+    fi
+    sleep 1
+  done
+  die "$name did not start within $BOOT_TIMEOUT_S s; see $BASE_ROOT/$name/log/"
+}
+
+stop() {
+  local name="$1" dir="$BASE_ROOT/$1"
+  [[ "$name" != rabbit ]] || die "refusing to touch rabbit@localhost"
+  local pid=""
+  [[ -f "$dir/node.pid" ]] && pid="$(cat "$dir/node.pid" 2>/dev/null || true)"
+  if registered "$name"; then
+    ctl "$name" -q stop >/dev/null 2>&1 || true
+  fi
+  # The VM is gone only when its OS process is; wait for it, then make sure (by pid, never by name).
+  if [[ -n "$pid" ]]; then
+    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+  fi
+  rm -f "$dir/node.pid"
+  echo "$name@localhost stopped"
+}
+
+wipe() {
+  local name="$1"
+  running "$name" && die "$name is running; stop it first"
+  [[ -n "$BASE_ROOT" && -d "$BASE_ROOT/$name" ]] && rm -rf "${BASE_ROOT:?}/$name"
+  rmdir "$BASE_ROOT" 2>/dev/null || true
+  echo "$name data removed"
+}
+
+cmd="${1:-}"; shift || true
+case "$cmd" in
+  start) [[ $# -eq 2 ]] || die "usage: start <name> <amqp-port>"; start "$1" "$2" ;;
+  stop) [[ $# -eq 1 ]] || die "usage: stop <name>"; stop "$1" ;;
+  wipe) [[ $# -eq 1 ]] || die "usage: wipe <name>"; wipe "$1" ;;
+  ctl) name="$1"; shift; ctl "$name" "$@" ;;
+  queues) name="$1"; shift; queues "$name" "$@" ;;
+  running) running "$1" ;;
+  registered) registered "$1" ;;
+  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
+esac

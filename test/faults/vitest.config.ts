@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+import { PlainSummaryReporter } from '../helpers/plain-summary-reporter.js';
+
+/**
+ * The fault-injection suite: `npm run test:faults`. It kills processes, cuts connections and stops
+ * private RabbitMQ nodes (never rabbit@localhost), so files and tests run one at a time: two
+ * scenarios killing things at once would blur each other's counts.
+ */
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    include: ['test/faults/**/*.test.ts', 'test/cluster/**/*.test.ts'],
+    fileParallelism: false,
+    maxWorkers: 1,
+    sequence: { concurrent: false },
+    // A scenario runs dozens of child invocations and waits on real TTLs and node restarts.
+    testTimeout: 300_000,
+    hookTimeout: 180_000,
+    reporters: ['default', new PlainSummaryReporter()],
+  },
+});

@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import type { Channel, GetMessage } from 'amqplib';
+import { messageKey } from './flaky-recorder.js';
+
+/** What the record file says: every handled (S) and failed (F) attempt, in order. */
+type Records = {
+  /** One entry per successful attempt: [id, retryNo, copyId]. */
+  readonly handled: readonly (readonly [string, number, string])[];
+  readonly failedAttempts: number;
+};
+
+/** Where every sent message ended, and what went wrong. */
+type Account = {
+  readonly sent: number;
+  /** Distinct messages with at least one handled attempt. */
+  readonly handled: number;
+  /** Distinct messages found in the parking lot. */
+  readonly parked: number;
+  /** Distinct messages still in the work or delay queues. */
+  readonly stillQueued: number;
+  /** Sent, but neither handled, parked nor queued. */
+  readonly missing: readonly string[];
+  /** Extra outcomes: for each message, (handled + parked + queued copies) - 1 when above 0. */
+  readonly duplicates: number;
+  readonly duplicatedIds: readonly string[];
+  /**
+   * Duplicates where the same delivered copy (same id and copy id) was handled twice: the process died
+   * between a successful handler and its ack, so that very message came back. Either ACK_ORDER does
+   * this; the rest of `duplicates` are second copies (publish-then-ack's crash window).
+   */
+  readonly handledTwiceSameCopy: number;
+  /** Outcomes for ids that were never sent (should be none). */
+  readonly strangers: readonly string[];
+};
+
+function readRecords(file: string): Records {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    // No attempt was ever recorded.
+  }
+  const handled: [string, number, string][] = [];
+  let failedAttempts = 0;
+  for (const line of text.split('\n')) {
+    const [kind, id, retryNo, copyId] = line.split(' ');
+    if (kind === 'S' && id !== undefined) handled.push([id, Number(retryNo), copyId ?? '-']);
+    else if (kind === 'F') failedAttempts++;
+  }
+  return { handled, failedAttempts };
+}
+
+/** Removes every message from `queue` and returns them (basic.get, no ack needed). */
+async function drainQueue(channel: Channel, queue: string): Promise<GetMessage[]> {
+  const out: GetMessage[] = [];
+  for (;;) {
+    const message = await channel.get(queue, { noAck: true });
+    if (message === false) return out;
+    out.push(message);
+  }
+}
+
+/** The key the records use for a message taken from a queue. */
+function keyOf(message: GetMessage): string {
+  return messageKey(message.properties.messageId as string | undefined, message.content);
+}
+
+/** Accounts for every sent id: handled, parked, still queued, missing, or duplicated. */
+function accountFor(
+  sentIds: readonly string[],
+  outcomes: { readonly records: Records; readonly parkedIds: readonly string[]; readonly queuedIds: readonly string[] },
+): Account {
+  const count = new Map<string, number>();
+  const bump = (id: string): void => {
+    count.set(id, (count.get(id) ?? 0) + 1);
+  };
+  const sent = new Set(sentIds);
+  const handled = new Set<string>();
+  const copies = new Set<string>();
+  let handledTwiceSameCopy = 0;
+  for (const [id, , copyId] of outcomes.records.handled) {
+    bump(id);
+    handled.add(id);
+    const copy = `${id}#${copyId}`;
+    if (copies.has(copy)) handledTwiceSameCopy++;
+    copies.add(copy);
+  }
+  for (const id of outcomes.parkedIds) bump(id);
+  for (const id of outcomes.queuedIds) bump(id);
+  const duplicatedIds = [...count].filter(([id, n]) => sent.has(id) && n > 1).map(([id]) => id);
+  return {
+    sent: sent.size,
+    handled: handled.size,
+    parked: new Set(outcomes.parkedIds).size,
+    stillQueued: new Set(outcomes.queuedIds).size,
+    missing: [...sent].filter((id) => !count.has(id)),
+    duplicates: duplicatedIds.reduce((sum, id) => sum + (count.get(id) ?? 1) - 1, 0),
+    duplicatedIds,
+    handledTwiceSameCopy,
+    strangers: [...count.keys()].filter((id) => !sent.has(id)),
+  };
+}
+
+/** One line for the test log. */
+function describeAccount(account: Account): string {
+  return (
+    `sent ${account.sent}: handled ${account.handled}, parked ${account.parked}, still queued ${account.stillQueued}, ` +
+    `missing ${account.missing.length}, duplicates ${account.duplicates} ` +
+    `(${account.handledTwiceSameCopy} of them the same copy handled twice)`
+  );
+}
+
+export { accountFor, describeAccount, drainQueue, keyOf, readRecords };
+export type { Account, Records };

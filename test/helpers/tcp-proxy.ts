@@ -1,0 +1,75 @@
+import net from 'node:net';
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of a broker, for cutting connections on purpose: `cutAll()`
+ * destroys both sides of every open connection at once, as a dropped network path would. New
+ * connections are accepted again right after (a scheduler's next invocation reconnects).
+ */
+class TcpProxy {
+  private readonly pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  /** Connections accepted so far. */
+  public accepted = 0;
+
+  private constructor(
+    private readonly server: net.Server,
+    public readonly port: number,
+  ) {}
+
+  public static async start(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+    const server = net.createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const proxy = new TcpProxy(server, (server.address() as net.AddressInfo).port);
+    server.on('connection', (client) => proxy.accept(client, targetPort, targetHost));
+    return proxy;
+  }
+
+  /** `url` with its host and port replaced by the proxy's. */
+  public url(url: string): string {
+    const parsed = new URL(url);
+    parsed.hostname = '127.0.0.1';
+    parsed.port = String(this.port);
+    return parsed.toString();
+  }
+
+  /** Connections open right now. */
+  public get open(): number {
+    return this.pairs.size;
+  }
+
+  /** Destroys every open connection (both sides); returns how many there were. */
+  public cutAll(): number {
+    const pairs = [...this.pairs];
+    for (const { client, upstream } of pairs) {
+      client.destroy();
+      upstream.destroy();
+    }
+    this.pairs.clear();
+    return pairs.length;
+  }
+
+  public async close(): Promise<void> {
+    this.cutAll();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: net.Socket, targetPort: number, targetHost: string): void {
+    this.accepted++;
+    const upstream = net.connect(targetPort, targetHost);
+    const pair = { client, upstream };
+    this.pairs.add(pair);
+    const drop = (): void => {
+      client.destroy();
+      upstream.destroy();
+      this.pairs.delete(pair);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+}
+
+export { TcpProxy };
