@@ -31,8 +31,8 @@ function backoffDelayMs(retryNo: number, policy: RetryPolicy, random: () => numb
 }
 
 /**
- * Every distinct base delay the given policies can produce (retries 1..maxRetries), plus each
- * policy's cap (the longest a Retry-After may ask for), ascending.
+ * Every distinct base delay the given policies can produce (retries 1..maxRetries), then tiers that
+ * keep growing up to each policy's cap (the longest a Retry-After may ask for), ascending.
  * This bounds the number of delay queues in `tiers` mode by the policies, never by the delays asked.
  */
 function tierDelaysMs(policies: readonly RetryPolicy[]): number[] {
@@ -44,9 +44,14 @@ function tierDelaysMs(policies: readonly RetryPolicy[]): number[] {
       // Once capped, later retries repeat the cap: stop (a rule may allow thousands of retries).
       if (delay >= policy.maxDelayMs) break;
     }
-    // A Retry-After longer than the backoff may ask for up to the cap: a tier there keeps it from
-    // coming back early.
-    if (policy.maxRetries > 0) delays.add(policy.maxDelayMs);
+    // A Retry-After may ask for more than the backoff ever waits, up to the cap: keep growing the
+    // tiers (at least doubling) up to the cap, so such a request snaps up to a near tier instead of
+    // coming back early. This adds about log2(cap / largest delay) queues, still bounded by the policy.
+    if (policy.maxRetries > 0) {
+      const factor = Math.max(policy.multiplier, 2);
+      for (let delay = Math.max(1, ...delays) * factor; delay < policy.maxDelayMs; delay *= factor) delays.add(Math.round(delay));
+      delays.add(policy.maxDelayMs);
+    }
   }
   return [...delays].sort((a, b) => a - b);
 }

@@ -220,7 +220,7 @@ describe('topologyOptionsFromConfig', () => {
       parkingQueue: 'orders.parked',
       delayMode: 'exact',
       queueType: 'classic',
-      tierDelaysMs: [1000, 2000, 4000, 8000, 16_000, 3_600_000],
+      tierDelaysMs: [1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000],
       delayResolutionMs: 100,
       exactNamePrefix: 'test.delay',
       maxDelayMs: 3_600_000,
@@ -228,9 +228,9 @@ describe('topologyOptionsFromConfig', () => {
   });
 
   it.each([
-    ['a rule with a longer initial delay adds its tiers', { initialDelayMs: 60_000, maxRetries: 2 }, [1000, 2000, 4000, 8000, 16_000, 60_000, 120_000, 3_600_000]],
-    ['a rule that never retries adds none', { initialDelayMs: 500_000, retry: false }, [1000, 2000, 4000, 8000, 16_000, 3_600_000]],
-    ['a rule with the same delays adds none', { maxRetries: 3 }, [1000, 2000, 4000, 8000, 16_000, 3_600_000]],
+    ['a rule with a longer initial delay adds its tiers', { initialDelayMs: 60_000, maxRetries: 2 }, [1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 64_000, 120_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000]],
+    ['a rule that never retries adds none', { initialDelayMs: 500_000, retry: false }, [1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000]],
+    ['a rule with the same delays adds none', { maxRetries: 3 }, [1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000]],
   ])('%s', (_name, rule, expected) => {
     // Prepare
     const config = loadConfig({ RETRY_RULES: JSON.stringify([{ match: { errorName: 'E' }, ...rule }]) });
