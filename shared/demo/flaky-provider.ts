@@ -65,9 +65,9 @@ function checkRate(name: string, rate: number, otherRate: number): number {
 }
 
 /** Reads a scripting value from its `x-demo-*` header or, failing that, the query string. */
-function scripted(request: IncomingMessage, url: URL, header: string, query: string): string | undefined {
+function scripted(request: IncomingMessage, url: URL, header: string, searchParam: string): string | undefined {
   const value = request.headers[header];
-  return (Array.isArray(value) ? value[0] : value) ?? url.searchParams.get(query) ?? undefined;
+  return (Array.isArray(value) ? value[0] : value) ?? url.searchParams.get(searchParam) ?? undefined;
 }
 
 /**
