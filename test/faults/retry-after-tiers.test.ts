@@ -7,11 +7,11 @@ import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
 
 /**
- * A partner's Retry-After must be honoured in `tiers` mode too. The README's handler contract says a
- * `retryAfterMs` is retried "no sooner than that (capped at BACKOFF_MAX_MS)". But the tiers are the
- * backoff's own delays (here 100, 200, 400 ms; with the defaults 1 to 16 s), and a request above
- * the largest tier snaps DOWN to it: with the defaults, a 429 with `Retry-After: 60` comes back after
- * 16 s, 44 s early, and hits the partner that asked for a minute of quiet.
+ * A partner's Retry-After must be honoured in `tiers` mode too: the README's handler contract says a
+ * `retryAfterMs` is retried "no sooner than that (capped at BACKOFF_MAX_MS)". Regression: the tiers
+ * were once only the backoff's own delays (here 100, 200, 400 ms), and a request above the largest
+ * snapped DOWN to it, so a 429 with `Retry-After: 60` came back after 16 s with the defaults. The
+ * tiers now keep doubling up to the cap, so this 2 s request waits the 3.2 s tier.
  */
 describe('Retry-After in tiers mode', () => {
   let scenario: FaultScenario | undefined;
@@ -45,7 +45,7 @@ describe('Retry-After in tiers mode', () => {
 
     // Assess
     const waitedMs = (attempts[1] ?? Number.NaN) - (attempts[0] ?? Number.NaN);
-    reportFault('retry-after-tiers', { askedMs: 2000, tiersMs: [100, 200, 400], waitedMs });
+    reportFault('retry-after-tiers', { askedMs: 2000, backoffTiersMs: [100, 200, 400], waitedMs });
     expect(attempts).toHaveLength(2);
     expect(waitedMs).toBeGreaterThanOrEqual(2000);
   });
