@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../errors.js';
+import { seededRandom } from '../seeded-random.js';
 
 /** Options of {@link startFlakyProvider}. Rates are fractions of all requests; their sum must stay <= 1. */
 type FlakyProviderOptions = {
@@ -46,18 +47,6 @@ type FlakyProvider = {
 };
 
 const TRANSIENT_STATUSES = [429, 500, 502, 503, 504] as const;
-
-/** mulberry32: a tiny seeded PRNG, good enough to pick failures repeatably (not for anything secret). */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function checkRate(name: string, rate: number, otherRate: number): number {
   if (rate >= 0 && rate <= 1 && rate + otherRate <= 1) return rate;

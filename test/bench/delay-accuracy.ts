@@ -21,7 +21,7 @@ import { runPull } from '../../shared/pull.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import type { TopologyPlan } from '../../shared/topology/types.js';
-import { seededRandom } from '../helpers/seeded-random.js';
+import { seededRandom } from '../../shared/seeded-random.js';
 import type { BenchBroker } from './bench-broker.js';
 import { fmt, type Row } from './report.js';
 import { spread, type Spread } from './stats.js';

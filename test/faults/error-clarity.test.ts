@@ -1,11 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Handler } from '../../shared/message.js';
 import { silentLogger } from '../../shared/logger.js';
 import { PullAbortedError, runPull } from '../../shared/pull.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
-import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { useProxyToBroker } from '../helpers/tcp-proxy.js';
 
 /**
  * When the network drops, the invocation's error and summary must say so. The summary has a stop
@@ -15,25 +15,17 @@ import { TcpProxy } from '../helpers/tcp-proxy.js';
  * cause. An operator reading the log cannot tell a network cut from a bad publish.
  */
 describe('the error of an invocation whose connection drops', () => {
-  let proxy: TcpProxy;
+  const proxy = useProxyToBroker(AMQP_URL);
   let scenario: FaultScenario | undefined;
-
-  beforeAll(async () => {
-    proxy = await TcpProxy.start(Number(new URL(AMQP_URL).port || 5672), new URL(AMQP_URL).hostname);
-  });
 
   afterEach(async () => {
     await scenario?.cleanup();
     scenario = undefined;
   });
 
-  afterAll(async () => {
-    await proxy.close();
-  });
-
   it('names the lost connection, not a closed channel', async () => {
     // Prepare: a handler slow enough that the cut lands mid-batch.
-    scenario = await FaultScenario.prepare({ url: proxy.url(AMQP_URL), label: 'clarity', messages: 200, env: { IDLE_TIMEOUT_MS: '1000' } });
+    scenario = await FaultScenario.prepare({ url: proxy().url(AMQP_URL), label: 'clarity', messages: 200, env: { IDLE_TIMEOUT_MS: '1000' } });
     const s = scenario;
     let handled = 0;
     const handler: Handler = async () => {
@@ -44,7 +36,7 @@ describe('the error of an invocation whose connection drops', () => {
     // Act
     const invocation = runPull({ config: s.config, handler, budgetMs: 20_000, log: silentLogger }).catch((error: unknown) => error);
     while (handled < 20) await sleep(5);
-    proxy.cutAll();
+    proxy().cutAll();
     const error = await invocation;
 
     // Assess

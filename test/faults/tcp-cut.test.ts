@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../shared/logger.js';
 import { PullAbortedError, runPull } from '../../shared/pull.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';
@@ -7,8 +7,9 @@ import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
 import { createFlakyRecorder } from '../helpers/flaky-recorder.js';
 import { describeAccount } from '../helpers/message-account.js';
-import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
-import { TcpProxy } from '../helpers/tcp-proxy.js';
+import { seededRandom } from '../../shared/seeded-random.js';
+import { seedFromEnv } from '../helpers/seeded-random.js';
+import { useProxyToBroker } from '../helpers/tcp-proxy.js';
 
 /**
  * Cut the TCP connection mid-batch: the function talks to the broker through a local proxy that
@@ -19,20 +20,12 @@ const SEED = seedFromEnv('FAULT_SEED');
 const CUTS = Number(process.env.FAULT_CUTS ?? '15');
 
 describe('a TCP connection cut mid-batch', () => {
-  let proxy: TcpProxy;
+  const proxy = useProxyToBroker(AMQP_URL);
   let scenario: FaultScenario | undefined;
-
-  beforeAll(async () => {
-    proxy = await TcpProxy.start(Number(new URL(AMQP_URL).port || 5672), new URL(AMQP_URL).hostname);
-  });
 
   afterEach(async () => {
     await scenario?.cleanup();
     scenario = undefined;
-  });
-
-  afterAll(async () => {
-    await proxy.close();
   });
 
   it('loses nothing, and every cut invocation ends with a connection error', async () => {
@@ -40,7 +33,7 @@ describe('a TCP connection cut mid-batch', () => {
     console.log(`[fault] tcp-cut seed ${SEED} (rerun with FAULT_SEED=${SEED})`);
     const random = seededRandom(SEED);
     scenario = await FaultScenario.prepare({
-      url: proxy.url(AMQP_URL),
+      url: proxy().url(AMQP_URL),
       label: 'cut',
       messages: 2000,
       env: { MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '20', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '160', BACKOFF_JITTER: '0', IDLE_TIMEOUT_MS: '1000' },
@@ -70,7 +63,7 @@ describe('a TCP connection cut mid-batch', () => {
       });
       while (!settled && fileSize(s.recordFile) === before) await sleep(5);
       await sleep(random() * 600);
-      if (!settled && proxy.cutAll() > 0) {
+      if (!settled && proxy().cutAll() > 0) {
         cutAt = Date.now();
         cuts++;
       }

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a broker, for cutting connections on purpose: `cutAll()`
@@ -72,4 +73,23 @@ class TcpProxy {
   }
 }
 
-export { TcpProxy };
+/**
+ * A proxy in front of the broker in `amqpUrl` for every test of the calling file: started before
+ * them, closed after them. Returns the running proxy.
+ */
+function useProxyToBroker(amqpUrl: string): () => TcpProxy {
+  let proxy: TcpProxy | undefined;
+  beforeAll(async () => {
+    const target = new URL(amqpUrl);
+    proxy = await TcpProxy.start(Number(target.port || 5672), target.hostname);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  return () => {
+    if (!proxy) throw new Error('useProxyToBroker: the proxy is not started (call it at describe level)');
+    return proxy;
+  };
+}
+
+export { TcpProxy, useProxyToBroker };
