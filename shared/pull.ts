@@ -15,7 +15,7 @@ import type { Logger } from './logger.js';
 import type { Handler } from './message.js';
 import { noMetrics, type InvocationMetrics } from './metrics.js';
 import { emptySummary, type StopReason, type Summary } from './summary.js';
-import { delayRoute } from './topology/plan.js';
+import { createDelayRouter } from './topology/plan.js';
 
 type PullOptions = {
   readonly config: Config;
@@ -108,10 +108,12 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   const abortTimer = setTimeout(() => abort.abort(new Error('invocation budget exhausted')), Math.max(0, state.stopTakingAt - Date.now()));
   let copyFailure: Error | undefined;
   const topology = topologyOptionsFromConfig(config);
+  // Built on the first retry: with MAX_RETRIES=0 there is no delay path, and none is ever asked for.
+  let route: ReturnType<typeof createDelayRouter> | undefined;
   const { ackOrder, retryHeader, workQueue, parkingQueue, functionName } = config;
   const deps: DispositionDeps = {
     publisher: new ConfirmPublisher(channel, config.publishTimeoutMs),
-    delayRoute: (delayMs) => delayRoute(topology, delayMs),
+    delayRoute: (delayMs) => (route ??= createDelayRouter(topology))(delayMs),
     ledger, log, metrics, ackOrder, retryHeader, workQueue, parkingQueue, functionName,
     now: () => new Date(),
     onCopyFailed: (error) => {

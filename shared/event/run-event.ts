@@ -8,7 +8,7 @@ import type { InvocationMetrics } from '../metrics.js';
 import type { Handler } from '../message.js';
 import type { SecretCache } from '../secrets.js';
 import { emptySummary, type Summary } from '../summary.js';
-import { delayRoute } from '../topology/plan.js';
+import { createDelayRouter } from '../topology/plan.js';
 import { decodeEvent, type EventRecord } from './decode-event.js';
 import { settleBatch } from './settle-batch.js';
 
@@ -62,6 +62,7 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
     assertOneVhost(records, vhostOfUrl(broker.endpoint));
     const channel = await broker.connection.createConfirmChannel();
     const topology = topologyOptionsFromConfig(config);
+    const routers = new Map<string, ReturnType<typeof createDelayRouter>>();
     result = await settleBatch({
       records,
       handler: options.handler,
@@ -71,7 +72,12 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
         log,
         retryHeader: config.retryHeader,
         functionName: config.functionName,
-        delayRoute: (workQueue, delayMs) => delayRoute({ ...topology, workQueue }, delayMs),
+        delayRoute: (workQueue, delayMs) => {
+          // One router per queue of the batch, checked once, built on its first retry.
+          let route = routers.get(workQueue);
+          if (!route) routers.set(workQueue, (route = createDelayRouter({ ...topology, workQueue })));
+          return route(delayMs);
+        },
         now: () => new Date(),
         metrics: options.metrics,
       },

@@ -113,18 +113,25 @@ function exactDelayRoute(
   options: ExactOptions & Pick<TopologyOptions, 'workQueue'>,
   requestedDelayMs: number,
 ): DelayRoute {
+  return exactRouter(options)(requestedDelayMs);
+}
+
+/** Checks the queue name and level count once and returns a router for arbitrary delays. */
+function exactRouter(options: ExactOptions & Pick<TopologyOptions, 'workQueue'>): (requestedDelayMs: number) => DelayRoute {
   assertExactQueueName(options, options.workQueue);
   const levels = exactLevelCount(options);
-  const wanted = Math.ceil(requestedDelayMs / options.delayResolutionMs);
   const maxUnits = 2 ** levels - 1;
-  const units = Number.isNaN(wanted) ? maxUnits : Math.min(maxUnits, Math.max(1, wanted));
-  const bits = units.toString(2).padStart(levels, '0');
-  const highest = levels - 1 - bits.indexOf('1');
-  return {
-    exchange: exactLevelName(options, highest),
-    routingKey: [...bits, options.workQueue].join('.'),
-    delayMs: units * options.delayResolutionMs,
+  return (requestedDelayMs) => {
+    const wanted = Math.ceil(requestedDelayMs / options.delayResolutionMs);
+    const units = Number.isNaN(wanted) ? maxUnits : Math.min(maxUnits, Math.max(1, wanted));
+    const bits = units.toString(2).padStart(levels, '0');
+    const highest = levels - 1 - bits.indexOf('1');
+    return {
+      exchange: exactLevelName(options, highest),
+      routingKey: [...bits, options.workQueue].join('.'),
+      delayMs: units * options.delayResolutionMs,
+    };
   };
 }
 
-export { assertExactQueueName, exactDelayRoute, exactSharedTopology, exactWorkBinding };
+export { assertExactQueueName, exactDelayRoute, exactRouter, exactSharedTopology, exactWorkBinding };

@@ -3,8 +3,8 @@
  * definitions export all read the plan built here, so they can never disagree.
  */
 import { assertQueueName, DEFAULT_EXCHANGE, deadLetterArguments, queueTypeArguments } from './queues.js';
-import { exactDelayRoute, exactSharedTopology, exactWorkBinding } from './exact.js';
-import { tierDelayQueues, tierDelayRoute } from './tiers.js';
+import { exactRouter, exactSharedTopology, exactWorkBinding } from './exact.js';
+import { tierDelayQueues, tierRouter } from './tiers.js';
 import type { DelayRoute, QueueSpec, TopologyOptions, TopologyPlan } from './types.js';
 
 /** The parking lot: messages that ran out of retries wait here for a human, without TTL or dead-lettering. */
@@ -58,9 +58,15 @@ function buildTopologyPlan(options: TopologyOptions): TopologyPlan {
 
 /** Where to publish a copy that must come back to the work queue after at least `requestedDelayMs`. */
 function delayRoute(options: TopologyOptions, requestedDelayMs: number): DelayRoute {
-  return options.delayMode === 'exact'
-    ? exactDelayRoute(options, requestedDelayMs)
-    : tierDelayRoute(options, requestedDelayMs);
+  return createDelayRouter(options)(requestedDelayMs);
 }
 
-export { buildTopologyPlan, delayRoute };
+/**
+ * `delayRoute` for many delays: the options are checked once, not on every retry of an invocation.
+ * Throws a `ConfigError` at once when the options cannot route (no tiers, an unusable queue name).
+ */
+function createDelayRouter(options: TopologyOptions): (requestedDelayMs: number) => DelayRoute {
+  return options.delayMode === 'exact' ? exactRouter(options) : tierRouter(options);
+}
+
+export { buildTopologyPlan, createDelayRouter, delayRoute };

@@ -56,12 +56,20 @@ function tierDelayQueues(options: TierOptions): QueueSpec[] {
  * // { exchange: '', routingKey: 'orders.delay.5000ms', delayMs: 5000 }
  */
 function tierDelayRoute(options: TierOptions, requestedDelayMs: number): DelayRoute {
+  return tierRouter(options)(requestedDelayMs);
+}
+
+/** Checks the tiers once and returns a router that snaps each request up to its tier. */
+function tierRouter(options: TierOptions): (requestedDelayMs: number) => DelayRoute {
   assertTiers(options.tierDelaysMs);
   const tiers = options.tierDelaysMs;
   // No tiers means retries are off (MAX_RETRIES=0): the decision parks, so no route is ever asked for.
   if (tiers.length === 0) throw new ConfigError('No delay tiers: retries are disabled (MAX_RETRIES=0), so nothing can be delayed');
-  const delayMs = tiers.find((tier) => tier >= requestedDelayMs) ?? (tiers[tiers.length - 1] as number);
-  return { exchange: DEFAULT_EXCHANGE, routingKey: tierQueueName(options.workQueue, delayMs), delayMs };
+  const largest = tiers[tiers.length - 1] as number;
+  return (requestedDelayMs) => {
+    const delayMs = tiers.find((tier) => tier >= requestedDelayMs) ?? largest;
+    return { exchange: DEFAULT_EXCHANGE, routingKey: tierQueueName(options.workQueue, delayMs), delayMs };
+  };
 }
 
-export { tierDelayQueues, tierDelayRoute, tierQueueName };
+export { tierDelayQueues, tierDelayRoute, tierQueueName, tierRouter };
