@@ -1,11 +1,13 @@
 /**
  * The Lambda bundles: one esbuild bundle per function, `dist/<name>/index.mjs` exporting `handler`.
  * ESM for Node 20, minified, with a source map; the AWS SDK (`@aws-sdk/*`) is left to the Lambda
- * runtime, which ships it. Each bundle's metafile says what every dependency costs.
+ * runtime, which ships it. A few dependency modules the functions never run are replaced by tiny stubs
+ * (infra/bundle-stubs.ts). Each bundle's metafile says what every dependency costs.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { STUBBED_FILES, stubModulesPlugin } from './bundle-stubs.js';
 
 /** The functions and their entry points (each exports `handler`). */
 const FUNCTIONS = { pull: 'functions/pull.ts', event: 'functions/event.ts' } as const;
@@ -36,6 +38,8 @@ type Bundle = {
   readonly mapBytes: number;
   /** Largest first; `(esbuild glue)` is what no input accounts for (module wrappers, the banner). */
   readonly costs: readonly Cost[];
+  /** The files replaced by stubs (infra/bundle-stubs.ts) in this bundle; their stubs count in their package's cost. */
+  readonly stubbed: readonly string[];
 };
 
 // Dependencies written as CommonJS call `require` for Node built-ins, which an ES module lacks.
@@ -66,6 +70,7 @@ async function buildBundles(options: { readonly outdir?: string } = {}): Promise
         // Licence texts go to index.mjs.LEGAL.txt next to the bundle instead of inflating it.
         legalComments: 'linked',
         metafile: true,
+        plugins: [stubModulesPlugin(ROOT)],
         logLevel: 'warning',
       });
       return describeBundle(name, join(outdir, name, 'index.mjs'), result.metafile);
@@ -86,7 +91,8 @@ function describeBundle(name: FunctionName, file: string, metafile: Metafile): B
   const accounted = [...bySource.values()].reduce((sum, bytes) => sum + bytes, 0);
   bySource.set('(esbuild glue)', output.bytes - accounted);
   const costs = [...bySource].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
-  return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs };
+  const stubbed = STUBBED_FILES.filter((stub) => stub in output.inputs);
+  return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs, stubbed };
 }
 
 /** `node_modules/@scope/pkg/...` → `@scope/pkg`; our own files → `boomerang (own code)`. */
@@ -102,7 +108,8 @@ function formatBundles(bundles: readonly Bundle[]): string {
     .map((b) => {
       const verdict = b.bytes <= BUNDLE_BUDGET_BYTES ? 'within' : 'OVER';
       const head = `${b.file}: ${kb(b.bytes)} (${verdict} the ${kb(BUNDLE_BUDGET_BYTES)} budget; source map ${kb(b.mapBytes)})`;
-      return [head, ...b.costs.map((c) => `  ${c.source.padEnd(32)} ${kb(c.bytes).padStart(9)}`)].join('\n');
+      const stubs = b.stubbed.length > 0 ? [`  stubbed out (infra/bundle-stubs.ts): ${b.stubbed.join(', ')}`] : [];
+      return [head, ...b.costs.map((c) => `  ${c.source.padEnd(32)} ${kb(c.bytes).padStart(9)}`), ...stubs].join('\n');
     })
     .join('\n');
 }

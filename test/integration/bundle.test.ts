@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../../shared/summary.js';
+import { STUBBED_FILES } from '../../infra/bundle-stubs.js';
 import { BUNDLE_BUDGET_BYTES, type Bundle, buildBundles } from '../../infra/bundles.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
@@ -57,6 +58,14 @@ describe('the Lambda bundles', () => {
     expect(bytes, `${name}: ${bytes} bytes; what each dependency costs: ${JSON.stringify(bundle?.costs)}`).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
     expect(bundle?.mapBytes).toBeGreaterThan(0);
     expect(bundle?.costs.map((c) => c.source)).not.toContain('@aws-sdk/client-secrets-manager');
+  });
+
+  it.each(['pull', 'event'])('%s carries the stubs of the modules it never runs, counted under their packages', (name) => {
+    // Prepare
+    const bundle = bundles.find((b) => b.name === name);
+    // Assess
+    expect(bundle?.stubbed).toEqual(STUBBED_FILES);
+    expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', 'amqp-connection-manager']));
   });
 
   it('event: handles a sample aws:rmq event on the local broker, retrying one message and parking the other', async () => {
