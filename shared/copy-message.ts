@@ -39,19 +39,21 @@ const ERROR_STACK_MAX_BYTES = 4096;
  */
 function buildRetryCopy(delivery: Delivery, input: CopyInput): Copy {
   const headers = copyHeaders(delivery, false);
+  const now = input.now.toISOString();
   headers[input.retryHeader] = input.retryNo;
-  headers[BoomerangHeader.firstFailureAt] ??= input.now.toISOString();
-  headers[BoomerangHeader.lastFailureAt] = input.now.toISOString();
+  headers[BoomerangHeader.firstFailureAt] ??= now;
+  headers[BoomerangHeader.lastFailureAt] = now;
   return { content: delivery.content, options: copyProperties(delivery.properties, headers) };
 }
 
 /** A copy for the parking lot: the retry copy's fields plus why and where it failed. */
 function buildParkedCopy(delivery: Delivery, input: ParkInput): Copy {
   const headers = copyHeaders(delivery, input.withoutUserHeaders ?? false);
+  const now = input.now.toISOString();
   headers[input.retryHeader] = input.retryNo;
-  headers[BoomerangHeader.firstFailureAt] ??= input.now.toISOString();
-  headers[BoomerangHeader.lastFailureAt] = input.now.toISOString();
-  headers[BoomerangHeader.parkedAt] = input.now.toISOString();
+  headers[BoomerangHeader.firstFailureAt] ??= now;
+  headers[BoomerangHeader.lastFailureAt] = now;
+  headers[BoomerangHeader.parkedAt] = now;
   headers[BoomerangHeader.parkReason] = input.reason;
   headers[BoomerangHeader.errorName] = input.errorName;
   headers[BoomerangHeader.errorMessage] = cutUtf8(input.errorMessage, ERROR_MESSAGE_MAX_BYTES);
@@ -65,10 +67,12 @@ function buildParkedCopy(delivery: Delivery, input: ParkInput): Copy {
 
 function copyHeaders(delivery: Delivery, withoutUserHeaders: boolean): Record<string, unknown> {
   const headers: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(delivery.properties.headers ?? {})) {
-    if (STRIPPED_HEADERS.has(key) || key === BoomerangHeader.copyId) continue;
+  const original = delivery.properties.headers;
+  // for-in, not Object.entries: this runs for every retry, and the pairs array is pure garbage.
+  for (const key in original) {
+    if (!Object.hasOwn(original, key) || STRIPPED_HEADERS.has(key) || key === BoomerangHeader.copyId) continue;
     if (withoutUserHeaders && !key.startsWith('boomerang-')) continue;
-    headers[key] = value;
+    headers[key] = original[key];
   }
   // The copy travels via the delay path; keep where it was first published (rules and tools read it).
   headers[BoomerangHeader.originalExchange] ??= delivery.fields.exchange;

@@ -92,7 +92,7 @@ async function disposeOfFailure(deps: DispositionDeps, failure: Failure): Promis
 }
 
 async function ackThenPublish(deps: DispositionDeps, failure: Failure, target: Target): Promise<void> {
-  if (!deps.ledger.ack(failure.delivery)) return;
+  if (!deps.ledger.ackAtOnce(failure.delivery)) return;
   if (await tryPublish(deps, target)) {
     deps.ledger.count(target.outcome);
     logOutcome(deps, failure, target);
@@ -176,10 +176,14 @@ async function tryPublish(deps: DispositionDeps, target: Target): Promise<boolea
 function logOutcome(deps: DispositionDeps, failure: Failure, target: Target): void {
   if (target.outcome === 'parked') {
     deps.log.warn('message parked', { ...describe(failure), reason: target.copy.options.headers?.[BoomerangHeader.parkReason] });
-  } else if (target.outcome === 'deferred') {
+    return;
+  }
+  if (target.outcome === 'retried' && target.delayMs !== undefined) deps.metrics?.retryDelay(target.delayMs);
+  // Debug fields cost more than the rest of a retry's bookkeeping: build them only to write them.
+  if (!deps.log.debugEnabled) return;
+  if (target.outcome === 'deferred') {
     deps.log.debug('message deferred', { ...describeDelivery(failure.delivery), retryNo: failure.retryNo, delayMs: target.delayMs, via: target.routingKey });
   } else if (failure.decision.kind === 'retry') {
-    if (target.delayMs !== undefined) deps.metrics?.retryDelay(target.delayMs);
     deps.log.debug('message retried', { ...describe(failure), retryNo: failure.decision.retryNo, delayMs: failure.decision.delayMs, waitMs: target.delayMs, via: target.routingKey });
   }
 }

@@ -9,6 +9,8 @@ type LogFields = Readonly<Record<string, unknown>>;
  * (CloudWatch Logs Insights reads its fields), or one readable line on a terminal.
  */
 interface Logger {
+  /** Whether `debug` writes anything: hot paths skip building debug fields when it does not. */
+  readonly debugEnabled: boolean;
   debug(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
@@ -51,6 +53,7 @@ function createLogger(options: LoggerOptions = {}): Logger {
     write(redactText(line));
   };
   return {
+    debugEnabled: LEVELS.debug >= threshold,
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),

@@ -11,8 +11,9 @@ import { DeliveryLedger } from './delivery-ledger.js';
 import { deferUntried, describeDelivery, disposeOfFailure, type DispositionDeps } from './dispositions.js';
 import { BrokerConnectionError } from './errors.js';
 import { readRetryNo } from './headers.js';
+import { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
-import type { Handler } from './message.js';
+import type { Handler, HandlerContext } from './message.js';
 import { noMetrics, type InvocationMetrics } from './metrics.js';
 import { emptySummary, type StopReason, type Summary } from './summary.js';
 import { createDelayRouter } from './topology/plan.js';
@@ -103,8 +104,10 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   const { config, log } = options;
   const metrics = options.metrics ?? noMetrics;
   const random = options.random ?? Math.random;
-  const consumer = await ShortLivedConsumer.start(channel, config.workQueue, config.batchSize);
+  const consumer = await ShortLivedConsumer.start(channel, config.workQueue, config.batchSize, state.broken);
   const abort = new AbortController();
+  // One context for every call: AbortController#signal is a checked getter, too slow to read per message.
+  const handlerContext: HandlerContext = Object.freeze({ signal: abort.signal, functionName: config.functionName });
   const abortTimer = setTimeout(() => abort.abort(new Error('invocation budget exhausted')), Math.max(0, state.stopTakingAt - Date.now()));
   let copyFailure: Error | undefined;
   const topology = topologyOptionsFromConfig(config);
@@ -126,8 +129,8 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   const breakerOpen = (): boolean => breaker.state === 'open';
   // MAX_RETRIES=0 without retrying rules has no delay path: untried messages can only go back.
   const canDefer = config.delayMode === 'exact' || topology.tierDelaysMs.length > 0;
-  const handling = new Set<Promise<void>>();
-  const settling = new Set<Promise<void>>();
+  const handling = new InFlight();
+  const settling = new InFlight();
   /** A delivery never handed to the handler after the breaker opened: to the delay path, same count. */
   const defer = (delivery: ConsumeMessage): void => {
     if (!canDefer) {
@@ -135,26 +138,22 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
       return;
     }
     const { retryNo } = readRetryNo(delivery.properties.headers, config.retryHeader);
-    track(settling, deferUntried(deps, delivery, retryNo, backoffDelayMs(retryNo + 1, config.policy, random)));
-  };
-  const track = (set: Set<Promise<void>>, work: Promise<void>): void => {
-    set.add(work);
-    void work.finally(() => set.delete(work));
+    settling.add(deferUntried(deps, delivery, retryNo, backoffDelayMs(retryNo + 1, config.policy, random)));
   };
   const handleOne = async (delivery: ConsumeMessage): Promise<void> => {
     const reading = readRetryNo(delivery.properties.headers, config.retryHeader);
     if (reading.warning) log.warn(reading.warning, { messageId: delivery.properties.messageId });
     const message = toBoomerangMessage(delivery, config.workQueue, reading.retryNo);
     try {
-      await options.handler(message, { signal: abort.signal, functionName: config.functionName });
+      await options.handler(message, handlerContext);
       breaker = recordOutcome(breaker, 'success');
-      if (ledger.ack(delivery, 'acked')) log.debug('message acked', { ...describeDelivery(delivery), retryNo: reading.retryNo });
+      if (ledger.ack(delivery, 'acked') && log.debugEnabled) log.debug('message acked', { ...describeDelivery(delivery), retryNo: reading.retryNo });
     } catch (thrown) {
       if (!ledger.isOpen(delivery)) return;
       // Cut off by the budget: it was not really tried, so it goes back without counting an attempt.
-      if (abort.signal.aborted) {
+      if (handlerContext.signal.aborted) {
         ledger.requeue(delivery);
-        log.debug('message requeued: the invocation ran out of time', describeDelivery(delivery));
+        if (log.debugEnabled) log.debug('message requeued: the invocation ran out of time', describeDelivery(delivery));
         return;
       }
       const error = errorFacts(thrown);
@@ -166,7 +165,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
       const decision = decideRetry({ error: thrown, retryNo: reading.retryNo, policy, rules, messageType: delivery.properties.type, routingKey: message.routingKey, random });
       // Formatting a stack costs ~30 µs; only a parked copy carries it (a retry copy never does).
       const stack = decision.kind === 'park' && thrown instanceof Error ? thrown.stack : undefined;
-      track(settling, disposeOfFailure(deps, { delivery, retryNo: reading.retryNo, error, stack, decision }));
+      settling.add(disposeOfFailure(deps, { delivery, retryNo: reading.retryNo, error, stack, decision }));
     }
   };
 
@@ -179,11 +178,11 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
     const untilStop = state.stopTakingAt - Date.now();
     if (untilStop <= 0) { stoppedBecause = 'budget'; break; }
     if (handling.size >= allowedConcurrency(breaker, config.concurrency)) {
-      await unlessAborted(Promise.race(handling), state.broken);
+      await unlessAborted(handling.oneFinished(), state.broken);
       continue;
     }
     const waitMs = Math.min(config.idleTimeoutMs, untilStop);
-    const delivery = await unlessAborted(consumer.take(waitMs), state.broken);
+    const delivery = await consumer.take(waitMs);
     if (delivery === undefined) {
       if (consumer.cancelledByBroker) { stoppedBecause = 'consumer-cancelled'; break; }
       // Nothing came although the prefetch window had room: the queue is idle.
@@ -194,7 +193,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
     // A delivery that raced the stop signal is given back untried.
     if (copyFailure) { ledger.requeue(delivery); stoppedBecause = 'publish-failed'; break; }
     if (breakerOpen()) { defer(delivery); stoppedBecause = 'breaker-open'; break; }
-    track(handling, handleOne(delivery));
+    handling.add(handleOne(delivery));
   }
   summary.stoppedBecause = stoppedBecause;
   clearTimeout(abortTimer);
@@ -208,8 +207,8 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   // Settle the work in hand while the consumer still exists: a quorum queue may ignore acks sent
   // between the cancel and the channel close (rabbitmq-server#10327), which would bring those
   // messages back as duplicates. Deliveries that arrive meanwhile only wait in the buffer.
-  await settleOrGiveUp([...handling], state);
-  await settleOrGiveUp([...settling], state);
+  await settleOrGiveUp(handling, state);
+  await settleOrGiveUp(settling, state);
   // Late acks (after the hard stop) are sent together after the cancel (see DeliveryLedger#hold).
   ledger.hold();
   if (!state.broken.aborted) {
@@ -247,11 +246,11 @@ function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | un
 }
 
 /** Waits for the work in hand, but never past the hard stop nor after the connection broke. */
-async function settleOrGiveUp(work: Promise<void>[], state: LoopState): Promise<void> {
-  if (work.length === 0) return;
+async function settleOrGiveUp(work: InFlight, state: LoopState): Promise<void> {
+  if (work.size === 0) return;
   const hardStop = new AbortController();
   const timer = setTimeout(() => hardStop.abort(), Math.max(0, state.hardStopAt - Date.now()));
-  await unlessAborted(Promise.allSettled(work), AbortSignal.any([hardStop.signal, state.broken]));
+  await unlessAborted(work.allFinished(), AbortSignal.any([hardStop.signal, state.broken]));
   clearTimeout(timer);
 }
 

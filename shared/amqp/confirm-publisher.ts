@@ -11,7 +11,8 @@ interface Publisher {
 
 type Pending = {
   returned: boolean;
-  readonly timer: NodeJS.Timeout;
+  /** `Date.now()` after which it fails as timed out; pending entries are in deadline order. */
+  readonly deadline: number;
   readonly resolve: () => void;
   readonly reject: (error: PublishError) => void;
 };
@@ -23,8 +24,14 @@ type Pending = {
  * return marks its publish (paired through a per-copy id header) and the later ack rejects it.
  */
 class ConfirmPublisher implements Publisher {
-  private readonly pending = new Map<string, Pending>();
+  /** By copy number, in publish order, which is also deadline order (one timeout for all). */
+  private readonly pending = new Map<number, Pending>();
   private closedReason: string | undefined;
+  /** One timer for all pending publishes, armed for the oldest (a timer per publish costs ~2 µs each). */
+  private timer: NodeJS.Timeout | undefined;
+  /** Copy ids are this prefix + a counter: unique across invocations, without a UUID per copy. */
+  private readonly idPrefix = `${randomUUID()}.`;
+  private published = 0;
 
   public constructor(
     private readonly channel: ConfirmChannel,
@@ -38,23 +45,21 @@ class ConfirmPublisher implements Publisher {
   }
 
   public publish(exchange: string, routingKey: string, content: Buffer, options: Options.Publish): Promise<void> {
-    const copyId = randomUUID();
-    const headers = { ...options.headers, [BoomerangHeader.copyId]: copyId };
+    const copyNo = ++this.published;
+    const headers = { ...options.headers, [BoomerangHeader.copyId]: this.idPrefix + copyNo.toString(36) };
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.settle(copyId, new PublishError(`no confirm within ${this.timeoutMs} ms (PUBLISH_TIMEOUT_MS)`, 'timeout'));
-      }, this.timeoutMs);
-      this.pending.set(copyId, { returned: false, timer, resolve, reject });
+      this.pending.set(copyNo, { returned: false, deadline: Date.now() + this.timeoutMs, resolve, reject });
+      this.timer ??= this.armTimer(this.timeoutMs);
       try {
         this.channel.publish(exchange, routingKey, content, { ...options, headers, mandatory: true }, (err: unknown) => {
-          const entry = this.pending.get(copyId);
-          if (err) this.settle(copyId, new PublishError(`the broker nacked the publish to ${describe(exchange, routingKey)}`, 'nacked'));
-          else if (entry?.returned) this.settle(copyId, new PublishError(`unroutable: nothing is bound for ${describe(exchange, routingKey)} (was a queue deleted?)`, 'returned'));
-          else this.settle(copyId);
+          const entry = this.pending.get(copyNo);
+          if (err) this.settle(copyNo, new PublishError(`the broker nacked the publish to ${describe(exchange, routingKey)}`, 'nacked'));
+          else if (entry?.returned) this.settle(copyNo, new PublishError(`unroutable: nothing is bound for ${describe(exchange, routingKey)} (was a queue deleted?)`, 'returned'));
+          else this.settle(copyNo);
         });
       } catch (error) {
         // amqplib throws synchronously when the channel is closed or the headers do not fit a frame.
-        this.settle(copyId, new PublishError(`could not publish to ${describe(exchange, routingKey)}: ${(error as Error).message}`, 'rejected-locally', { cause: error }));
+        this.settle(copyNo, new PublishError(`could not publish to ${describe(exchange, routingKey)}: ${(error as Error).message}`, 'rejected-locally', { cause: error }));
       }
     });
   }
@@ -66,22 +71,45 @@ class ConfirmPublisher implements Publisher {
 
   private onReturn(message: Message): void {
     const copyId = message.properties.headers?.[BoomerangHeader.copyId];
-    const entry = typeof copyId === 'string' ? this.pending.get(copyId) : undefined;
+    // Another publisher's copy (or a message that kept an old id) has another prefix: not ours.
+    if (typeof copyId !== 'string' || !copyId.startsWith(this.idPrefix)) return;
+    const entry = this.pending.get(Number.parseInt(copyId.slice(this.idPrefix.length), 36));
     if (entry) entry.returned = true;
   }
 
-  private settle(copyId: string, error?: PublishError): void {
-    const entry = this.pending.get(copyId);
+  private settle(copyNo: number, error?: PublishError): void {
+    const entry = this.pending.get(copyNo);
     if (!entry) return;
-    this.pending.delete(copyId);
-    clearTimeout(entry.timer);
+    this.pending.delete(copyNo);
+    if (this.pending.size === 0 && this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     if (error) entry.reject(error);
     else entry.resolve();
   }
 
+  private armTimer(ms: number): NodeJS.Timeout {
+    // Unref'd: an open socket keeps the process alive while confirms are due, a timer need not.
+    return setTimeout(() => this.expire(), Math.max(0, ms)).unref();
+  }
+
+  /** Fails every publish past its deadline (the oldest first), then waits for the next one's. */
+  private expire(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    for (const [copyNo, entry] of this.pending) {
+      if (entry.deadline > now) {
+        this.timer = this.armTimer(entry.deadline - now);
+        return;
+      }
+      this.settle(copyNo, new PublishError(`no confirm within ${this.timeoutMs} ms (PUBLISH_TIMEOUT_MS)`, 'timeout'));
+    }
+  }
+
   private failAll(reason: PublishError['reason'], text: string): void {
     const detail = this.closedReason ? `${text} (${this.closedReason})` : text;
-    for (const copyId of [...this.pending.keys()]) this.settle(copyId, new PublishError(detail, reason));
+    for (const copyNo of [...this.pending.keys()]) this.settle(copyNo, new PublishError(detail, reason));
   }
 }
 

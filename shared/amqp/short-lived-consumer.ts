@@ -3,19 +3,39 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 /**
  * A consumer that lives for one invocation: `basic.consume` with prefetch = batch size (not
  * `basic.get`, which RabbitMQ recommends against and which pays a round trip per message).
- * Deliveries are buffered; `take` hands them out one at a time.
+ * Deliveries are buffered; `take` hands them out one at a time, in delivery-tag order.
  */
 class ShortLivedConsumer {
   private readonly buffer: ConsumeMessage[] = [];
   private waiter: ((message: ConsumeMessage | undefined) => void) | undefined;
+  /** When the current `take` gives up (`Date.now()` time). */
+  private waitDeadline = 0;
+  /**
+   * One timer for every wait, left armed when a delivery ends a wait early: arming a timer per
+   * `take` cost more than the rest of the hand-over. It fires at `timerDue` and checks the deadline.
+   */
+  private timer: NodeJS.Timeout | undefined;
+  private timerDue = 0;
   private consumerTag: string | undefined;
+  /** `stopOn` aborted: hand out nothing more. */
+  private aborted = false;
   /** Set when the broker cancelled us (the queue was deleted, say). */
   public cancelledByBroker = false;
 
   private constructor(private readonly channel: Channel) {}
 
-  public static async start(channel: Channel, queue: string, prefetch: number): Promise<ShortLivedConsumer> {
+  /**
+   * Starts consuming `queue`. Once `stopOn` aborts (the connection broke, say), a waiting `take`
+   * resolves with undefined and every later one at once: one listener for the whole invocation.
+   */
+  public static async start(channel: Channel, queue: string, prefetch: number, stopOn?: AbortSignal): Promise<ShortLivedConsumer> {
     const consumer = new ShortLivedConsumer(channel);
+    const abort = (): void => {
+      consumer.aborted = true;
+      consumer.endWait();
+    };
+    if (stopOn?.aborted) abort();
+    else stopOn?.addEventListener('abort', abort, { once: true });
     // global=false: per consumer; Amazon MQ's RabbitMQ 4.3 rejects global QoS.
     await channel.prefetch(prefetch, false);
     const ok = await channel.consume(queue, (message) => consumer.onMessage(message), { noAck: false });
@@ -23,20 +43,18 @@ class ShortLivedConsumer {
     return consumer;
   }
 
-  /** The next delivery, or undefined when none came within `timeoutMs` (or the consumer ended). */
+  /**
+   * The next delivery, or undefined when none came within `timeoutMs`, the consumer ended or
+   * `stopOn` aborted.
+   */
   public take(timeoutMs: number): Promise<ConsumeMessage | undefined> {
+    if (this.aborted) return Promise.resolve(undefined);
     const next = this.buffer.shift();
     if (next || this.cancelledByBroker || this.consumerTag === undefined) return Promise.resolve(next);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.waiter = undefined;
-        resolve(undefined);
-      }, Math.max(0, timeoutMs));
-      this.waiter = (message) => {
-        clearTimeout(timer);
-        this.waiter = undefined;
-        resolve(message);
-      };
+      this.waiter = resolve;
+      this.waitDeadline = Date.now() + Math.max(0, timeoutMs);
+      if (this.timer === undefined || this.waitDeadline < this.timerDue) this.armTimer(this.waitDeadline);
     });
   }
 
@@ -45,7 +63,7 @@ class ShortLivedConsumer {
     const tag = this.consumerTag;
     this.consumerTag = undefined;
     if (tag !== undefined && !this.cancelledByBroker) await this.channel.cancel(tag);
-    this.waiter?.(undefined);
+    this.endWait();
   }
 
   /** Removes and returns what is buffered and was never handed out. */
@@ -56,11 +74,43 @@ class ShortLivedConsumer {
   private onMessage(message: ConsumeMessage | null): void {
     if (message === null) {
       this.cancelledByBroker = true;
-      this.waiter?.(undefined);
+      this.endWait();
       return;
     }
-    if (this.waiter) this.waiter(message);
-    else this.buffer.push(message);
+    const waiter = this.waiter;
+    if (waiter) {
+      this.waiter = undefined;
+      waiter(message);
+    } else {
+      this.buffer.push(message);
+    }
+  }
+
+  /** Ends a waiting `take` with undefined and drops the timer. */
+  private endWait(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.(undefined);
+  }
+
+  private armTimer(due: number): void {
+    clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => this.onTimer(), Math.max(0, due - Date.now()));
+  }
+
+  private onTimer(): void {
+    this.timer = undefined;
+    if (this.waiter === undefined) return;
+    if (Date.now() < this.waitDeadline) {
+      this.armTimer(this.waitDeadline);
+      return;
+    }
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter(undefined);
   }
 }
 

@@ -100,6 +100,7 @@ function publish(deps: EventDispositionDeps, planned: Planned): Promise<void> {
 }
 
 function logOutcome(deps: EventDispositionDeps, record: EventRecord, failure: EventFailure, parkReason: string | undefined): void {
+  if (parkReason === undefined && !deps.log.debugEnabled) return;
   const fields = { messageId: record.delivery.properties.messageId, queue: record.queue, retryNo: failure.retryNo, errorName: failure.error.name, errorMessage: failure.error.message.slice(0, 300) };
   if (parkReason !== undefined) deps.log.warn('message parked', { ...fields, reason: parkReason, parkingQueue: record.parkingQueue });
   else if (failure.decision.kind === 'retry') deps.log.debug('message retried', { ...fields, delayMs: failure.decision.delayMs });

@@ -7,13 +7,18 @@ import { FakeChannel, fakeDelivery } from '../helpers/fakes.js';
 /** One way of settling a delivery; returns what the ledger said. */
 type Settle = (ledger: DeliveryLedger, delivery: ConsumeMessage) => boolean;
 
+/** A ledger holding `deliveries` open deliveries (tags 1…n); `endTurn()` runs what it scheduled. */
 function setUp(deliveries = 1) {
   const channel = new FakeChannel();
   const summary = emptySummary();
-  const ledger = new DeliveryLedger(channel.asChannel(), summary);
+  const scheduled: (() => void)[] = [];
+  const ledger = new DeliveryLedger(channel.asChannel(), summary, (send) => scheduled.push(send));
   const open = Array.from({ length: deliveries }, (_, i) => fakeDelivery({ deliveryTag: i + 1 }));
   for (const delivery of open) ledger.received(delivery);
-  return { channel, summary, ledger, open };
+  const endTurn = (): void => {
+    for (const send of scheduled.splice(0)) send();
+  };
+  return { channel, summary, ledger, open, endTurn };
 }
 
 describe('DeliveryLedger', () => {
@@ -31,12 +36,14 @@ describe('DeliveryLedger', () => {
 
   it.each(['acked', 'retried', 'parked', 'lost'] as const)('acks once and counts %s', (outcome) => {
     // Prepare
-    const { ledger, summary, channel, open } = setUp();
+    const { ledger, summary, channel, open, endTurn } = setUp();
     // Act
     const settled = ledger.ack(open[0]!, outcome);
+    endTurn();
     // Assess
     expect(settled).toBe(true);
     expect(channel.acks).toEqual([open[0]]);
+    expect(channel.multiples).toEqual([]);
     expect(summary[outcome]).toBe(1);
   });
 
@@ -59,25 +66,30 @@ describe('DeliveryLedger', () => {
     ['requeue after requeue', (l, d) => { l.requeue(d); return l.requeue(d); }, { requeued: 1, retried: 0 }],
   ])('settles a delivery only once: %s does nothing', (_name, settleTwice, counts) => {
     // Prepare
-    const { ledger, summary, channel, open } = setUp();
+    const { ledger, summary, channel, open, endTurn } = setUp();
     // Act
     const secondSettled = settleTwice(ledger, open[0]!);
+    endTurn();
     // Assess
     expect(secondSettled).toBe(false);
     expect(channel.acks.length + channel.nacks.length).toBe(1);
     expect(summary).toMatchObject(counts);
   });
 
-  it('acks without counting when no outcome is given, and counts it later', () => {
+  it('ackAtOnce sends the ack before returning, without counting; count() counts it later', () => {
     // Prepare
-    const { ledger, summary, channel, open } = setUp();
-    // Act
-    ledger.ack(open[0]!);
-    const before = { ...summary };
+    const { ledger, summary, channel, open } = setUp(2);
+    // Act: open[0]'s ack waits for the turn's end, open[1]'s does not
+    ledger.ack(open[0]!, 'acked');
+    const settled = ledger.ackAtOnce(open[1]!);
+    const sent = [...channel.acks];
+    const countsBefore = { retried: summary.retried, parked: summary.parked, lost: summary.lost };
     ledger.count('parked');
     // Assess
-    expect(channel.acks).toHaveLength(1);
-    expect(before).toMatchObject({ acked: 0, retried: 0, parked: 0, lost: 0 });
+    expect(settled).toBe(true);
+    expect(sent).toEqual([open[1]]);
+    expect(ledger.ackAtOnce(open[1]!)).toBe(false);
+    expect(countsBefore).toEqual({ retried: 0, parked: 0, lost: 0 });
     expect(summary.parked).toBe(1);
   });
 
@@ -101,14 +113,86 @@ describe('DeliveryLedger', () => {
     ['requeue', (l, d) => l.requeue(d), 'requeued'],
   ])('swallows the throw of %s on a closed channel and still counts it', (_name, settle, outcome) => {
     // Prepare
-    const { ledger, summary, channel, open } = setUp();
+    const { ledger, summary, channel, open, endTurn } = setUp();
     channel.closed = true;
     // Act
     const settled = settle(ledger, open[0]!);
+    endTurn();
     // Assess
     expect(settled).toBe(true);
     expect(summary[outcome]).toBe(1);
     expect(ledger.isOpen(open[0]!)).toBe(false);
+  });
+
+  describe('one ack frame per turn', () => {
+    it('sends nothing before the turn ends, then the whole burst as one multiple ack up to the highest tag', () => {
+      // Prepare
+      const { ledger, channel, open, endTurn } = setUp(4);
+      // Act: acked out of tag order
+      for (const i of [2, 0, 3, 1]) ledger.ack(open[i]!, 'acked');
+      const sentBefore = channel.acks.length;
+      endTurn();
+      // Assess
+      expect(sentBefore).toBe(0);
+      expect(channel.acks).toEqual([open[3]]);
+      expect(channel.multiples).toEqual([{ kind: 'ack', tag: 4 }]);
+    });
+
+    it('never lets a multiple ack reach a delivery still open: acks above it go one by one', () => {
+      // Prepare: tag 3 is still in a handler's hands
+      const { ledger, channel, open, endTurn } = setUp(5);
+      // Act
+      for (const i of [0, 1, 3, 4]) ledger.ack(open[i]!, 'acked');
+      endTurn();
+      // Assess
+      expect(channel.multiples).toEqual([{ kind: 'ack', tag: 2 }]);
+      expect(channel.acks).toEqual([open[3], open[4], open[1]]);
+      expect(ledger.isOpen(open[2]!)).toBe(true);
+    });
+
+    it('lets a multiple ack pass over a delivery requeued earlier (the nack went at once)', () => {
+      // Prepare
+      const { ledger, channel, open, endTurn } = setUp(3);
+      // Act
+      ledger.ack(open[0]!, 'acked');
+      ledger.requeue(open[1]!);
+      ledger.ack(open[2]!, 'acked');
+      endTurn();
+      // Assess
+      expect(channel.nacks.map((n) => n.message)).toEqual([open[1]]);
+      expect(channel.multiples).toEqual([{ kind: 'ack', tag: 3 }]);
+    });
+
+    it('schedules one send per turn, however many acks it holds', () => {
+      // Prepare
+      const channel = new FakeChannel();
+      let turns = 0;
+      const ledger = new DeliveryLedger(channel.asChannel(), emptySummary(), (send) => {
+        turns++;
+        send();
+      });
+      // Act
+      const open = Array.from({ length: 3 }, (_, i) => fakeDelivery({ deliveryTag: i + 1 }));
+      for (const d of open) ledger.received(d);
+      for (const d of open) ledger.ack(d, 'acked');
+      // Assess: a scheduler that runs at once sends each ack as it comes
+      expect(turns).toBe(3);
+      expect(channel.acks).toEqual(open);
+    });
+
+    it('hold sends the acks of the current turn first, before the consumer is cancelled', () => {
+      // Prepare
+      const { ledger, channel, open, endTurn } = setUp(3);
+      ledger.ack(open[0]!, 'acked');
+      ledger.ack(open[1]!, 'acked');
+      // Act
+      ledger.hold();
+      ledger.ack(open[2]!, 'acked');
+      endTurn();
+      // Assess: the turn's end sends nothing more while holding
+      expect(channel.multiples).toEqual([{ kind: 'ack', tag: 2 }]);
+      expect(channel.acks).toEqual([open[1]]);
+    });
   });
 
   describe('hold and flush', () => {
@@ -141,13 +225,14 @@ describe('DeliveryLedger', () => {
       expect(channel.acks).toEqual([]);
     });
 
-    it('sends at once again after a flush, and a flush with nothing held sends nothing', () => {
+    it('sends at the end of the turn again after a flush, and a flush with nothing held sends nothing', () => {
       // Prepare
-      const { ledger, channel, open } = setUp(2);
+      const { ledger, channel, open, endTurn } = setUp(2);
       ledger.hold();
       ledger.flush();
       // Act
       ledger.ack(open[0]!, 'acked');
+      endTurn();
       // Assess
       expect(channel.acks).toEqual([open[0]]);
       expect(channel.multiples).toEqual([]);

@@ -18,7 +18,8 @@ function setUp(options: { ackOrder?: AckOrder; script?: PublishOutcome[]; header
   const channel = new FakeChannel(events);
   const publisher = new FakePublisher(options.script, events);
   const summary = emptySummary();
-  const ledger = new DeliveryLedger(channel.asChannel(), summary);
+  // Acks go out as soon as they are made, so the event log shows them next to their publish.
+  const ledger = new DeliveryLedger(channel.asChannel(), summary, (send) => send());
   const logger = recordingLogger();
   const copyFailures: Error[] = [];
   const retryDelays: number[] = [];

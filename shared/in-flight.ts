@@ -1,0 +1,40 @@
+/**
+ * Work in flight, counted: the pull loop waits for one piece to finish (at its concurrency limit) or
+ * for all (at the end). It tracks two pieces per message, so it keeps a count and one reaction per
+ * piece, not a Set of promises with a `finally` each (which allocates three promises a piece).
+ * A piece that rejects counts as finished; whoever made it handles its error.
+ */
+class InFlight {
+  private count = 0;
+  private waiters: (() => void)[] = [];
+
+  public get size(): number {
+    return this.count;
+  }
+
+  public add(work: Promise<unknown>): void {
+    this.count++;
+    work.then(this.finished, this.finished);
+  }
+
+  /** Resolves when a piece finishes (at once when none is in flight). */
+  public oneFinished(): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Resolves when nothing is in flight, including pieces added while it waits. */
+  public async allFinished(): Promise<void> {
+    while (this.count > 0) await this.oneFinished();
+  }
+
+  private readonly finished = (): void => {
+    this.count--;
+    if (this.waiters.length === 0) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  };
+}
+
+export { InFlight };
