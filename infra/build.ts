@@ -9,7 +9,7 @@ const USAGE = `Usage: npm run build [-- --outdir <dir>]
 
 Bundles functions/pull.ts and functions/event.ts with esbuild into <dir>/pull/index.mjs and
 <dir>/event/index.mjs (default dir: dist/): ESM for Node 20, minified, source maps, @aws-sdk/* left to
-the Lambda runtime. Prints each bundle's size (budget ${BUNDLE_BUDGET_BYTES / 1024} KB without the map) and what each
+the Lambda runtime. Prints each bundle's size (budget ${BUNDLE_BUDGET_BYTES / 1000} kB = ${BUNDLE_BUDGET_BYTES} bytes, without the map) and what each
 dependency costs. Exit code 1 when a bundle is over the budget.`;
 
 async function main(): Promise<number> {

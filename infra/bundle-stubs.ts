@@ -1,14 +1,16 @@
 /**
- * Build-time stand-ins for dependency modules the Lambda functions reach through `require`/`import`
- * but never run: an esbuild plugin gives each one tiny contents instead of the real file's, so they
- * cost bytes in no bundle. node_modules is not touched; tests and the CLIs still run the real modules.
+ * Build-time stand-ins for dependency code the Lambda functions reach through `require`/`import` but
+ * never run: an esbuild plugin gives each file other contents (a tiny stand-in, or for amqplib's
+ * protocol codec the real file without the halves a client never runs), so that code costs bytes in
+ * no bundle. node_modules is not touched; tests and the CLIs still run the real modules.
  *
  * Each stand-in keeps the real module's exports that its importer calls, and throws an error that
- * names the option or call and this file if the code we left out is ever needed after all.
+ * names the option or call and where it was left out if that code is ever needed after all.
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Loader, Plugin } from 'esbuild';
+import { pruneAmqpCodec } from './amqp-codec-prune.js';
 
 type ModuleStub = {
   /** The replaced file, relative to the repository root, with `/` separators. */
@@ -66,6 +68,8 @@ const STUBS: readonly ModuleStub[] = [
   // lib/connect.js reads only `.version` (sent to the broker in the client properties); the rest
   // (scripts, devDependencies, keywords) would ride along in every bundle.
   { file: 'node_modules/amqplib/package.json', loader: 'json', contents: (realFile) => JSON.stringify({ version: versionOf(realFile) }) },
+  // The protocol codec without the halves a client never runs (see infra/amqp-codec-prune.ts).
+  { file: 'node_modules/amqplib/lib/defs.js', loader: 'js', contents: (realFile) => pruneAmqpCodec(readFileSync(realFile, 'utf8')) },
 ];
 
 /** The stubbed files, relative to the repository root. */

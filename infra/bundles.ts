@@ -15,12 +15,11 @@ const FUNCTIONS = { pull: 'functions/pull.ts', event: 'functions/event.ts' } as 
 type FunctionName = keyof typeof FUNCTIONS;
 
 /**
- * A bundle may weigh this much at most, source map excluded. The issue asked for 150 KiB, but amqplib
- * alone puts 119 KiB into any bundle (78 KiB of it its generated protocol codec, `lib/defs.js`), so
- * 150 KiB cannot hold Boomerang. 180 KiB holds both functions (169 and 172 KiB) with a little room; a
- * dependency that adds more (Powertools logger + metrics: about 33 KiB) must raise this on purpose.
+ * A bundle may weigh this much at most, source map excluded: 150 kB, in decimal bytes so that it holds
+ * however "KB" is read. Both functions fit (about 145 kB) only because amqplib's unused code stays out
+ * (infra/bundle-stubs.ts); a dependency that adds more (Powertools logger + metrics: about 33 kB) does not.
  */
-const BUNDLE_BUDGET_BYTES = 180 * 1024;
+const BUNDLE_BUDGET_BYTES = 150_000;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -103,7 +102,7 @@ function packageOf(path: string): string {
 
 /** The build report: each bundle's size against the budget, then what each dependency costs. */
 function formatBundles(bundles: readonly Bundle[]): string {
-  const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+  const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} kB`;
   return bundles
     .map((b) => {
       const verdict = b.bytes <= BUNDLE_BUDGET_BYTES ? 'within' : 'OVER';

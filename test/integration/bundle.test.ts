@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../../shared/summary.js';
+import { tierQueueName } from '../../shared/topology/tiers.js';
 import { STUBBED_FILES } from '../../infra/bundle-stubs.js';
 import { BUNDLE_BUDGET_BYTES, type Bundle, buildBundles } from '../../infra/bundles.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
@@ -31,6 +34,16 @@ function invokeBundle(file: string, event: unknown, env: Record<string, string>)
       else resolve(JSON.parse(stdout) as Summary);
     });
   });
+}
+
+/** A local partner: 200 on /ok, 503 on anything else. */
+async function startPartner(): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    response.writeHead(request.url === '/ok' ? 200 : 503).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 /** The function's environment for a test's own queue: the local broker, short delays, no logs. */
@@ -82,15 +95,48 @@ describe('the Lambda bundles', () => {
     expect(parked?.properties.messageId).toBe('local-not-json');
   });
 
-  it('pull: consumes the work queue on the local broker', async () => {
+  it('pull: acks, retries and parks on the local broker', async () => {
+    // Prepare: a partner that answers 200 on /ok and 503 on /down
+    const broker = testBroker();
+    const config = testConfig({ WORK_QUEUE: uniqueName('bundle-pull') });
+    await setUpTopology(broker, config);
+    const partner = await startPartner();
+    try {
+      for (let i = 0; i < 5; i++) publishJson(broker, config.workQueue, { url: `${partner.url}/ok` }, { messageId: `ok-${i}` });
+      publishJson(broker, config.workQueue, { url: `${partner.url}/down` }, { messageId: 'down' });
+      publishJson(broker, config.workQueue, 'not a webhook message', { messageId: 'bad' });
+      // Act
+      const summary = await invokeBundle(join(outdir, 'pull', 'index.mjs'), {}, functionEnv(config.workQueue));
+      // Assess
+      expect(summary).toMatchObject({ received: 7, acked: 5, retried: 1, parked: 1, requeued: 0, lost: 0 });
+      const [parked] = await broker.drain(config.parkingQueue, 1);
+      expect(parked?.properties.messageId).toBe('bad');
+      const [back] = await broker.drain(config.workQueue, 1);
+      expect([back?.properties.messageId, back?.properties.headers?.['x-retry-no']]).toEqual(['down', 1]);
+      expect(await broker.messageCount(config.workQueue)).toBe(0);
+    } finally {
+      partner.server.close();
+    }
+  });
+
+  it('pull: a copy the broker returns (its delay queue deleted) sends the original back to the work queue', async () => {
     // Prepare
     const broker = testBroker();
     const config = testConfig({ WORK_QUEUE: uniqueName('bundle-pull') });
     await setUpTopology(broker, config);
-    publishJson(broker, config.workQueue, 'not a webhook message', { messageId: 'm-1' });
-    // Act
-    const summary = await invokeBundle(join(outdir, 'pull', 'index.mjs'), {}, functionEnv(config.workQueue));
-    // Assess
-    expect(summary).toMatchObject({ received: 1, parked: 1 });
+    const partner = await startPartner();
+    try {
+      await broker.channel.deleteQueue(tierQueueName(config.workQueue, 200));
+      publishJson(broker, config.workQueue, { url: `${partner.url}/down` }, { messageId: 'down' });
+      // Act
+      const summary = await invokeBundle(join(outdir, 'pull', 'index.mjs'), {}, functionEnv(config.workQueue));
+      // Assess
+      // The requeued original may come straight back before the loop stops: it goes back untried.
+      expect(summary).toMatchObject({ retried: 0, parked: 0, lost: 0, stoppedBecause: 'publish-failed' });
+      expect(summary.requeued).toBe(summary.received);
+      expect(await broker.messageCount(config.workQueue)).toBe(1);
+    } finally {
+      partner.server.close();
+    }
   });
 });

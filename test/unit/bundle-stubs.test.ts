@@ -11,6 +11,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RECOVERY = 'node_modules/amqplib/lib/recovery.js';
 const CHANNEL_WRAPPER = 'node_modules/amqp-connection-manager/dist/esm/ChannelWrapper.js';
 const AMQPLIB_PACKAGE = 'node_modules/amqplib/package.json';
+const AMQPLIB_CODEC = 'node_modules/amqplib/lib/defs.js';
 
 /** A stub's source for the real file under ROOT. */
 function stubSource(file: string): string {
@@ -48,7 +49,7 @@ describe('resolveStubs', () => {
     // Act
     const stubs = resolveStubs(ROOT);
     // Assess
-    expect(STUBBED_FILES).toEqual([RECOVERY, CHANNEL_WRAPPER, AMQPLIB_PACKAGE]);
+    expect(STUBBED_FILES).toEqual([RECOVERY, CHANNEL_WRAPPER, AMQPLIB_PACKAGE, AMQPLIB_CODEC]);
     expect(stubs.size).toBe(STUBBED_FILES.length);
     for (const path of stubs.keys()) expect(existsSync(path), path).toBe(true);
   });
