@@ -3,9 +3,15 @@ import { originalExchange, originalRoutingKey } from './copy-message.js';
 import { UnrecoverableError } from './errors.js';
 import type { BoomerangMessage } from './message.js';
 
-/** Wraps a delivery for the handler; the body is parsed only if the handler calls `json()`. */
+const NO_HEADERS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * Wraps a delivery for the handler, frozen, and its properties with it: a handler cannot change what
+ * a copy is later built from. Built for every message, so nothing is copied: `properties` is the
+ * delivery's own object (measured: copying it without its headers cost more than the rest of the
+ * wrapper), and the body is parsed only if the handler calls `json()`.
+ */
 function toBoomerangMessage(delivery: ConsumeMessage, queue: string, retryNo: number): BoomerangMessage {
-  const { headers, ...properties } = delivery.properties;
   return Object.freeze({
     body: delivery.content,
     json<T>(): T {
@@ -16,8 +22,8 @@ function toBoomerangMessage(delivery: ConsumeMessage, queue: string, retryNo: nu
         throw new UnrecoverableError(`message body is not valid JSON (${(error as Error).message})`, { cause: error });
       }
     },
-    headers: headers ?? {},
-    properties,
+    headers: delivery.properties.headers ?? NO_HEADERS,
+    properties: Object.freeze(delivery.properties),
     retryNo,
     queue,
     routingKey: originalRoutingKey(delivery),

@@ -39,7 +39,7 @@ const ERROR_STACK_MAX_BYTES = 4096;
  */
 function buildRetryCopy(delivery: Delivery, input: CopyInput): Copy {
   const headers = copyHeaders(delivery, false);
-  const now = input.now.toISOString();
+  const now = isoTime(input.now);
   headers[input.retryHeader] = input.retryNo;
   headers[BoomerangHeader.firstFailureAt] ??= now;
   headers[BoomerangHeader.lastFailureAt] = now;
@@ -49,7 +49,7 @@ function buildRetryCopy(delivery: Delivery, input: CopyInput): Copy {
 /** A copy for the parking lot: the retry copy's fields plus why and where it failed. */
 function buildParkedCopy(delivery: Delivery, input: ParkInput): Copy {
   const headers = copyHeaders(delivery, input.withoutUserHeaders ?? false);
-  const now = input.now.toISOString();
+  const now = isoTime(input.now);
   headers[input.retryHeader] = input.retryNo;
   headers[BoomerangHeader.firstFailureAt] ??= now;
   headers[BoomerangHeader.lastFailureAt] = now;
@@ -63,6 +63,15 @@ function buildParkedCopy(delivery: Delivery, input: ParkInput): Copy {
   headers[BoomerangHeader.sourceQueue] = input.sourceQueue;
   headers[BoomerangHeader.functionName] = input.functionName;
   return { content: delivery.content, options: copyProperties(delivery.properties, headers) };
+}
+
+/** The last time formatted: a burst of retries shares its millisecond, and toISOString costs 0.5 µs. */
+let lastIso = { ms: Number.NaN, text: '' };
+
+function isoTime(date: Date): string {
+  const ms = date.getTime();
+  if (ms !== lastIso.ms) lastIso = { ms, text: date.toISOString() };
+  return lastIso.text;
 }
 
 function copyHeaders(delivery: Delivery, withoutUserHeaders: boolean): Record<string, unknown> {

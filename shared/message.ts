@@ -7,6 +7,7 @@ type BoomerangMessage = {
   json<T = unknown>(): T;
   /** User headers as they arrived (Boomerang's own bookkeeping headers included). */
   readonly headers: Readonly<Record<string, unknown>>;
+  /** The AMQP properties (frozen; the object also holds the headers, which `headers` gives). */
   readonly properties: Readonly<Omit<MessageProperties, 'headers'>>;
   /** How many times this message was retried before this attempt (0 on the first attempt). */
   readonly retryNo: number;
