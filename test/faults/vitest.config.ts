@@ -3,9 +3,10 @@ import { defineConfig } from 'vitest/config';
 import { PlainSummaryReporter } from '../helpers/plain-summary-reporter.js';
 
 /**
- * The fault-injection suite: `npm run test:faults`. It kills processes, cuts connections and stops
- * private RabbitMQ nodes (never rabbit@localhost), so files and tests run one at a time: two
- * scenarios killing things at once would blur each other's counts.
+ * The fault-injection suite (`npm run test:faults`, test/faults, part of CI) and the cluster scenario
+ * (`npm run test:cluster`, test/cluster). They kill processes, cut connections and stop private
+ * RabbitMQ nodes (never rabbit@localhost), so files and tests run one at a time: two scenarios killing
+ * things at once would blur each other's counts.
  */
 export default defineConfig({
   test: {
