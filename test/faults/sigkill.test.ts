@@ -19,7 +19,8 @@ import { seedFromEnv } from '../helpers/seeded-random.js';
  * duplicate. With the default batch (100), up to a batch of copies can be in flight per kill.
  *
  * Knobs: FAULT_SEED (printed), FAULT_KILLS (default 25 per case), FAULT_MESSAGES (default 600; topped
- * up by half that whenever fewer than 100 are left on their way, so every kill finds work).
+ * up by half that whenever fewer than three batches (at least 100) are left on their way, so every
+ * kill finds work).
  */
 const SEED = seedFromEnv('FAULT_SEED');
 const KILLS = Number(process.env.FAULT_KILLS ?? '25');
@@ -85,8 +86,9 @@ describe('SIGKILL of the function process while it retries', () => {
 
     // Act: kill, again and again, while there is work.
     for (let round = 0; kills < KILLS && round < KILLS * 3; round++) {
-      // Keep work on the queue so that every kill lands while messages are retrying.
-      if ((await s.inFlight()) < 100 && s.ids.length < MESSAGES * 5) await s.publish(MESSAGES / 2);
+      // Keep work on the queue so that every kill lands while messages are retrying: at least three
+      // batches on their way, or an invocation can finish its work and exit before the kill.
+      if ((await s.inFlight()) < Math.max(100, 3 * batchSize) && s.ids.length < MESSAGES * 10) await s.publish(MESSAGES / 2);
       const before = fileSize(s.recordFile);
       const invocation = spawnInvoke({ handler: HANDLER, queue: s.config.workQueue, budgetMs: 60_000, env: childEnv });
       let exited = false;
