@@ -27,7 +27,7 @@ class ConfirmPublisher implements Publisher {
   /** By copy number, in publish order, which is also deadline order (one timeout for all). */
   private readonly pending = new Map<number, Pending>();
   private closedReason: string | undefined;
-  /** One timer for all pending publishes, armed for the oldest (a timer per publish costs ~2 µs each). */
+  /** One timer for all pending publishes, armed for the oldest (a timer per publish showed in the retry path's CPU profile). */
   private timer: NodeJS.Timeout | undefined;
   /** Copy ids are this prefix + a counter: unique across invocations, without a UUID per copy. */
   private readonly idPrefix = `${randomUUID()}.`;

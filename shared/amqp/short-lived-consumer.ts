@@ -11,8 +11,9 @@ class ShortLivedConsumer {
   /** When the current `take` gives up (`Date.now()` time). */
   private waitDeadline = 0;
   /**
-   * One timer for every wait, left armed when a delivery ends a wait early: arming a timer per
-   * `take` cost more than the rest of the hand-over. It fires at `timerDue` and checks the deadline.
+   * One timer for every wait, left armed when a delivery ends a wait early (a timer armed and
+   * cleared per `take` showed in the pull loop's CPU profile). It fires at `timerDue` and checks
+   * the deadline.
    */
   private timer: NodeJS.Timeout | undefined;
   private timerDue = 0;
