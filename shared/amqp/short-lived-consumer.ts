@@ -78,22 +78,23 @@ class ShortLivedConsumer {
       this.endWait();
       return;
     }
+    if (!this.handOver(message)) this.buffer.push(message);
+  }
+
+  /** Ends the waiting `take` (if any) with `message`; false when none was waiting. */
+  private handOver(message: ConsumeMessage | undefined): boolean {
     const waiter = this.waiter;
-    if (waiter) {
-      this.waiter = undefined;
-      waiter(message);
-    } else {
-      this.buffer.push(message);
-    }
+    if (waiter === undefined) return false;
+    this.waiter = undefined;
+    waiter(message);
+    return true;
   }
 
   /** Ends a waiting `take` with undefined and drops the timer. */
   private endWait(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    waiter?.(undefined);
+    this.handOver(undefined);
   }
 
   private armTimer(due: number): void {
@@ -109,9 +110,7 @@ class ShortLivedConsumer {
       this.armTimer(this.waitDeadline);
       return;
     }
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    waiter(undefined);
+    this.handOver(undefined);
   }
 }
 
