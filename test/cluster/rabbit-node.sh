@@ -14,10 +14,31 @@
 #        rabbit-node.sh queues <name> <args...>     rabbitmq-queues against it
 #        rabbit-node.sh running <name>              exit 0 when it answers
 # <name> is the short name: "boomerang-f1" gives the node boomerang-f1@localhost.
+#
+# RABBIT_FLAVOUR=4 runs the node from the RabbitMQ 4.x of Debian sid, in the chroot that
+# test/brokers/rabbitmq4-rootfs.sh builds and caches (the machine's own rabbitmq-server is 3.10): the
+# node's files then live inside the chroot, under /var/lib/boomerang-nodes/<name>.
 set -euo pipefail
 
-BASE_ROOT="${BOOMERANG_RABBIT_BASE:-/tmp/boomerang-rabbit}"
-RABBIT_BIN="${RABBIT_BIN:-/usr/lib/rabbitmq/bin}"
+FLAVOUR="${RABBIT_FLAVOUR:-system}"
+# Fixed before node_env points HOME at a node's folder.
+export BOOMERANG_CACHE="${BOOMERANG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/boomerang}"
+ROOTFS_SCRIPT="$(cd "$(dirname "$0")/../brokers" && pwd)/rabbitmq4-rootfs.sh"
+case "$FLAVOUR" in
+  system)
+    BASE_ROOT="${BOOMERANG_RABBIT_BASE:-/tmp/boomerang-rabbit}"
+    # Where the node sees its own files: the same paths, outside any chroot.
+    BASE_SEEN="$BASE_ROOT"
+    RABBIT_BIN="${RABBIT_BIN:-/usr/lib/rabbitmq/bin}"
+    ;;
+  4)
+    ROOTFS="$(bash "$ROOTFS_SCRIPT" path)"
+    BASE_SEEN=/var/lib/boomerang-nodes
+    BASE_ROOT="$ROOTFS$BASE_SEEN"
+    RABBIT_BIN=/usr/lib/rabbitmq/bin
+    ;;
+  *) echo "rabbit-node: RABBIT_FLAVOUR must be system or 4; got $FLAVOUR" >&2; exit 2 ;;
+esac
 # Shared by all private nodes so they can cluster; never the cookie of rabbit@localhost.
 COOKIE="BOOMERANGPRIVATENODESCOOKIE"
 BOOT_TIMEOUT_S="${BOOT_TIMEOUT_S:-60}"
@@ -25,7 +46,7 @@ BOOT_TIMEOUT_S="${BOOT_TIMEOUT_S:-60}"
 die() { echo "rabbit-node: $*" >&2; exit 1; }
 
 node_env() {
-  local name="$1" dir="$BASE_ROOT/$1"
+  local name="$1" dir="$BASE_SEEN/$1"
   export HOME="$dir/home"
   export RABBITMQ_NODENAME="$name@localhost"
   export RABBITMQ_CONF_ENV_FILE="$dir/rabbitmq-env.conf"
@@ -41,16 +62,27 @@ node_env() {
   unset RABBITMQ_NODE_PORT RABBITMQ_DIST_PORT
 }
 
+# Runs one of RabbitMQ's programs with the node's environment (inside the chroot for flavour 4).
+run_bin() {
+  local bin="$1"; shift
+  if [[ "$FLAVOUR" == 4 ]]; then
+    bash "$ROOTFS_SCRIPT" ready
+    chroot "$ROOTFS" "$RABBIT_BIN/$bin" "$@"
+  else
+    "$RABBIT_BIN/$bin" "$@"
+  fi
+}
+
 ctl() {
   local name="$1"; shift
   [[ -d "$BASE_ROOT/$name/home" ]] || die "no node $name under $BASE_ROOT (start it first)"
-  ( node_env "$name"; "$RABBIT_BIN/rabbitmqctl" -n "$name@localhost" "$@" )
+  ( node_env "$name"; run_bin rabbitmqctl -n "$name@localhost" "$@" )
 }
 
 queues() {
   local name="$1"; shift
   [[ -d "$BASE_ROOT/$name/home" ]] || die "no node $name under $BASE_ROOT (start it first)"
-  ( node_env "$name"; "$RABBIT_BIN/rabbitmq-queues" -n "$name@localhost" "$@" )
+  ( node_env "$name"; run_bin rabbitmq-queues -n "$name@localhost" "$@" )
 }
 
 registered() {
@@ -105,7 +137,12 @@ start() {
     node_env "$name"
     export RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT=$((port + 20000))
     cd "$BASE_ROOT/$name"
-    setsid "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
+    if [[ "$FLAVOUR" == 4 ]]; then
+      bash "$ROOTFS_SCRIPT" ready
+      setsid chroot "$ROOTFS" "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
+    else
+      setsid "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
+    fi
   )
   for _ in $(seq 1 "$BOOT_TIMEOUT_S"); do
     if running "$name" && port_open "$port"; then
