@@ -24,11 +24,31 @@ class ConfigError extends RetryFunctionError {
   }
 }
 
+/**
+ * Why a connection could not be opened: nothing listens on the port (`refused`), the host name does
+ * not resolve, the login or the vhost was refused, the TLS certificate names another host or has no
+ * trusted CA, the port does not speak TLS (`tls`), no answer in time, or anything else (`unreachable`).
+ */
+type BrokerFailureReason =
+  | 'refused'
+  | 'unresolved'
+  | 'login-refused'
+  | 'vhost-refused'
+  | 'tls-hostname'
+  | 'tls-untrusted'
+  | 'tls'
+  | 'timeout'
+  | 'unreachable';
+
 /** The broker could not be reached, refused the login, or the connection broke mid-invocation. */
 class BrokerConnectionError extends RetryFunctionError {
-  public constructor(message: string, options?: ErrorOptions) {
+  /** Set when opening the connection failed; undefined for a connection lost later. */
+  public readonly reason: BrokerFailureReason | undefined;
+
+  public constructor(message: string, options?: ErrorOptions & { reason?: BrokerFailureReason }) {
     super(message, { ...options, retryable: true });
     this.name = 'BrokerConnectionError';
+    this.reason = options?.reason;
   }
 }
 
@@ -101,3 +121,4 @@ export {
   TopologyMismatchError,
   UnrecoverableError,
 };
+export type { BrokerFailureReason };

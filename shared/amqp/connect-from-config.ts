@@ -41,9 +41,9 @@ async function connectFromConfig(config: Config, options: ConnectFromConfigOptio
   }
 }
 
-/** `connectBroker` says so in its message when the broker answered ACCESS_REFUSED (403). */
+/** `connectBroker` sets `reason` when the broker answered ACCESS_REFUSED (403) to the login. */
 function isLoginRefused(error: unknown): boolean {
-  return error instanceof Error && error.name === 'BrokerConnectionError' && /refused the login|ACCESS[-_]REFUSED/.test(error.message);
+  return error instanceof Error && error.name === 'BrokerConnectionError' && (error as { reason?: unknown }).reason === 'login-refused';
 }
 
 export { connectFromConfig };

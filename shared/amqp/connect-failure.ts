@@ -1,0 +1,94 @@
+/**
+ * What one failed connection attempt means, in words an operator can act on. Pure: it reads the
+ * error amqplib (or Node's net/tls) gave and the URL that was tried, never the network. Nothing it
+ * returns holds a password: the URL's password is never read, and free texts go through redactText.
+ */
+import type { BrokerFailureReason } from '../errors.js';
+import { redactText } from '../redact.js';
+import { vhostOfUrl } from './broker-endpoints.js';
+
+/** One attempt's failure, explained. */
+type ConnectFailure = {
+  readonly reason: BrokerFailureReason;
+  /** Trying the same URL again within this invocation cannot help (a misconfiguration, not a blip). */
+  readonly final: boolean;
+  readonly explanation: string;
+};
+
+// Node's names for a chain that does not end at a trusted CA.
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+]);
+const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'EPROTO']);
+const TRUST_HINT = 'if a private CA signed it, give that CA\'s PEM file in NODE_EXTRA_CA_CERTS (certificate verification is always on)';
+
+/**
+ * Explains why connecting to `url` failed.
+ * @example explainConnectFailure(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5699'), { code: 'ECONNREFUSED' }), 'amqp://u:p@127.0.0.1:5699')
+ * // { reason: 'refused', final: false, explanation: 'nothing listens on 127.0.0.1:5699 (ECONNREFUSED): ...' }
+ */
+function explainConnectFailure(error: unknown, url: string): ConnectFailure {
+  const err = (error ?? {}) as { code?: unknown; message?: unknown; host?: unknown; cert?: { subjectaltname?: unknown } };
+  const code = typeof err.code === 'string' ? err.code : '';
+  const message = redactText(String(err.message ?? error));
+  const { host, port, tls, user } = endpointOf(url);
+  const where = `${host}:${port}`;
+  if (code === 'ECONNREFUSED') {
+    return { reason: 'refused', final: false, explanation: `nothing listens on ${where} (ECONNREFUSED): check the port in AMQP_URL (Amazon MQ listens on 5671, with amqps://)` };
+  }
+  if (code === 'ENOTFOUND') return { reason: 'unresolved', final: true, explanation: `the host name ${host} does not resolve (ENOTFOUND): check the host in AMQP_URL` };
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const names = typeof err.cert?.subjectaltname === 'string' ? err.cert.subjectaltname : 'no subject alternative names';
+    return { reason: 'tls-hostname', final: true, explanation: `the broker's TLS certificate does not match the host: AMQP_URL names ${host}, the certificate is for ${names}; use a host name the certificate names` };
+  }
+  if (UNTRUSTED.has(code)) return { reason: 'tls-untrusted', final: true, explanation: `the broker's TLS certificate is not trusted (${code}): ${TRUST_HINT}` };
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return { reason: 'tls-untrusted', final: true, explanation: `the broker's TLS certificate is not valid now (${code})` };
+  if (tls && NOT_TLS.has(code)) return { reason: 'tls', final: true, explanation: `${where} does not speak TLS (${code}): use amqp:// for a plain port, or the broker's TLS port (5671 on Amazon MQ)` };
+  if (/ACCESS-REFUSED|\b403\b/.test(message)) {
+    return { reason: 'login-refused', final: true, explanation: `the broker refused the login of user "${user}": check the user name and password` };
+  }
+  // amqplib drops the reply text of a connection.close answering connection.open; the broker sends
+  // it for an unknown vhost, or one the user has no permission on.
+  if (/Expected ConnectionOpenOk; got <ConnectionClose/.test(message)) {
+    const vhost = vhostOfUrl(url);
+    return {
+      reason: 'vhost-refused',
+      final: true,
+      explanation: `the broker refused to open vhost "${vhost}" for user "${user}": the vhost does not exist, or the user has no permission on it (rabbitmqctl list_vhosts; rabbitmqctl list_permissions -p "${vhost}")`,
+    };
+  }
+  if (!tls && (code === 'ECONNRESET' || /closed abruptly during opening handshake/.test(message))) {
+    return { reason: 'unreachable', final: false, explanation: `${where} closed the connection during the AMQP handshake (${code || message}): if it is a TLS port, use amqps://` };
+  }
+  if (code === 'ETIMEDOUT' || /ETIMEDOUT/.test(message)) return { reason: 'timeout', final: false, explanation: `${where} did not answer in time (ETIMEDOUT)` };
+  return { reason: 'unreachable', final: false, explanation: `${where}: ${message}` };
+}
+
+/** Host, port, scheme and user of an AMQP URL as amqplib reads them; never the password. */
+function endpointOf(url: string): { host: string; port: string; tls: boolean; user: string } {
+  try {
+    const parsed = new URL(url);
+    const tls = parsed.protocol === 'amqps:';
+    return { host: parsed.hostname, port: parsed.port || (tls ? '5671' : '5672'), tls, user: safeDecode(parsed.username) || 'guest' };
+  } catch {
+    // config.ts has checked the scheme; a URL that still does not parse has nothing more to show.
+    return { host: '?', port: '?', tls: /^amqps:/i.test(url), user: '?' };
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+export { explainConnectFailure };
+export type { ConnectFailure };
