@@ -8,6 +8,16 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 // For values that may hold headers (and so tokens): only their kind is shown.
 const kindOf = (value: unknown) => (Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value);
 
+/**
+ * What is wrong with a url, never its text: webhook paths and queries often hold the secret
+ * (Slack, Discord, `?token=`), and the reason ends up in the parked copy and the log.
+ */
+function whatUrl(url: unknown, parsed: URL | undefined): string {
+  if (typeof url !== 'string') return `got ${kindOf(url)}`;
+  if (parsed === undefined) return `got a string of ${url.length} characters that is not an absolute URL`;
+  return `got a URL with the scheme ${JSON.stringify(parsed.protocol)}`;
+}
+
 /** Checks the message against `{ url, method?, headers?, body? }` and builds the request it asks for. */
 function toRequest(message: BoomerangMessage): Request {
   let input: unknown;
@@ -20,9 +30,7 @@ function toRequest(message: BoomerangMessage): Request {
   if (!isObject(input)) throw invalid(`body is not a JSON object: got ${kindOf(input)}`);
   const { url, method = 'POST', headers = {}, body } = input;
   const target = typeof url === 'string' && URL.canParse(url) ? new URL(url) : undefined;
-  if (target?.protocol !== 'http:' && target?.protocol !== 'https:') {
-    throw invalid(`has no valid url: got ${preview(url)}; expected an absolute http(s) URL`);
-  }
+  if (target?.protocol !== 'http:' && target?.protocol !== 'https:') throw invalid(`has no valid url: ${whatUrl(url, target)}; expected an absolute http(s) URL`);
   // Not echoed: credentials in a URL are secrets, and fetch refuses them anyway.
   if (target.username || target.password) throw invalid('has a url with credentials; send them in headers');
   if (typeof method !== 'string') throw invalid(`has a method that is not a string: got ${preview(method)}`);
@@ -42,7 +50,8 @@ function toRequest(message: BoomerangMessage): Request {
   try {
     return new Request(target, { method, headers: requestHeaders, body: isRaw ? body : JSON.stringify(body) });
   } catch (error) {
-    throw invalid(`is not a valid HTTP request: ${(error as Error).message}`);
+    // Origin only, as above, should fetch's message ever quote the URL.
+    throw invalid(`is not a valid HTTP request: ${(error as Error).message.replaceAll(target.href, target.origin)}`);
   }
 }
 

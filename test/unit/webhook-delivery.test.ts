@@ -244,9 +244,9 @@ describe('createWebhookDelivery', () => {
     { payload: '"http://x"', reason: 'body is not a JSON object: got string' },
     { payload: 'null', reason: 'body is not a JSON object: got null' },
     { payload: {}, reason: 'has no valid url: got undefined; expected an absolute http(s) URL' },
-    { payload: { url: 'ftp://x' }, reason: 'has no valid url: got "ftp://x"; expected an absolute http(s) URL' },
-    { payload: { url: '/hook' }, reason: 'has no valid url: got "/hook"; expected an absolute http(s) URL' },
-    { payload: { url: 42 }, reason: 'has no valid url: got 42; expected an absolute http(s) URL' },
+    { payload: { url: 'ftp://x' }, reason: 'has no valid url: got a URL with the scheme "ftp:"; expected an absolute http(s) URL' },
+    { payload: { url: '/hook' }, reason: 'has no valid url: got a string of 5 characters that is not an absolute URL; expected an absolute http(s) URL' },
+    { payload: { url: 42 }, reason: 'has no valid url: got number; expected an absolute http(s) URL' },
     { payload: { url: 'https://me:pw@x.test/' }, reason: 'has a url with credentials; send them in headers' },
     { payload: { url: 'http://x.test', method: 7 }, reason: 'has a method that is not a string: got 7' },
     {
@@ -272,6 +272,21 @@ describe('createWebhookDelivery', () => {
 
     // Assess
     await expect(delivery).rejects.toMatchObject({ name: 'UnrecoverableError', message: `webhook message ${reason}` });
+  });
+
+  it.each([
+    ['a space in the host', 'https://hooks example/services/T0/B0/s3cr3tPath?token=abc123'],
+    ['a bad port', 'https://hooks.example:99999/services/T0/B0/s3cr3tPath?token=abc123'],
+    ['no scheme', 'hooks.example/services/T0/B0/s3cr3tPath?token=abc123'],
+    ['another scheme', 'webcal://hooks.example/services/T0/B0/s3cr3tPath?token=abc123'],
+    ['a bad percent in the host', 'https://ho%zzoks.example/services/T0/B0/s3cr3tPath?token=abc123'],
+  ])('parks a url with %s without its path or token in the reason', async (_case, url) => {
+    // Act
+    const error = (await send({ url }).catch((e: unknown) => e)) as Error;
+
+    // Assess
+    expect(error).toMatchObject({ name: 'UnrecoverableError', message: expect.stringMatching(/^webhook message has no valid url: /) });
+    expect(error.message).not.toMatch(/s3cr3tPath|abc123|services/);
   });
 
   it('refuses an httpTimeoutMs that is not a positive integer', () => {
