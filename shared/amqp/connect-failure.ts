@@ -40,12 +40,12 @@ function explainConnectFailure(error: unknown, url: string): ConnectFailure {
   const { host, port, tls, user } = endpointOf(url);
   const where = `${host}:${port}`;
   if (code === 'ECONNREFUSED') {
-    return { reason: 'refused', final: false, explanation: `nothing listens on ${where} (ECONNREFUSED): check the port in AMQP_URL (Amazon MQ listens on 5671, with amqps://)` };
+    return { reason: 'refused', final: false, explanation: `nothing listens on ${where} (ECONNREFUSED): is RabbitMQ running there? If so, check the port (AMQP_URL or AMQP_PORT; Amazon MQ listens on 5671, with amqps://)` };
   }
-  if (code === 'ENOTFOUND') return { reason: 'unresolved', final: true, explanation: `the host name ${host} does not resolve (ENOTFOUND): check the host in AMQP_URL` };
+  if (code === 'ENOTFOUND') return { reason: 'unresolved', final: true, explanation: `the host name ${host} does not resolve (ENOTFOUND): check the host (AMQP_URL or AMQP_HOST)` };
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     const names = typeof err.cert?.subjectaltname === 'string' ? err.cert.subjectaltname : 'no subject alternative names';
-    return { reason: 'tls-hostname', final: true, explanation: `the broker's TLS certificate does not match the host: AMQP_URL names ${host}, the certificate is for ${names}; use a host name the certificate names` };
+    return { reason: 'tls-hostname', final: true, explanation: `the broker's TLS certificate does not match the host: connecting to ${host}, but the certificate is for ${names}; connect with a host name the certificate names` };
   }
   if (UNTRUSTED.has(code)) return { reason: 'tls-untrusted', final: true, explanation: `the broker's TLS certificate is not trusted (${code}): ${TRUST_HINT}` };
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return { reason: 'tls-untrusted', final: true, explanation: `the broker's TLS certificate is not valid now (${code})` };

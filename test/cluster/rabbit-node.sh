@@ -13,11 +13,16 @@
 #        rabbit-node.sh ctl <name> <args...>        rabbitmqctl against it
 #        rabbit-node.sh queues <name> <args...>     rabbitmq-queues against it
 #        rabbit-node.sh running <name>              exit 0 when it answers
+#        rabbit-node.sh tls <name> <dir>            install new TLS files in a running node (rotation)
 # <name> is the short name: "boomerang-f1" gives the node boomerang-f1@localhost.
 #
 # RABBIT_FLAVOUR=4 runs the node from the RabbitMQ 4.x of Debian sid, in the chroot that
 # test/brokers/rabbitmq4-rootfs.sh builds and caches (the machine's own rabbitmq-server is 3.10): the
 # node's files then live inside the chroot, under /var/lib/boomerang-nodes/<name>.
+#
+# RABBIT_TLS_PORT=<port> RABBIT_TLS_DIR=<dir> at start adds a TLS listener on 127.0.0.1:<port>
+# serving <dir>/server.pem and <dir>/server-key.pem under <dir>/ca.pem (copied into the node's folder,
+# so a flavour-4 node inside its chroot reads them too). Clients are not asked for certificates.
 set -euo pipefail
 
 FLAVOUR="${RABBIT_FLAVOUR:-system}"
@@ -120,6 +125,34 @@ disk_free_limit.absolute = 50MB
 EOF
   printf '[].\n' >"$dir/enabled_plugins"
   printf '[].\n' >"$dir/advanced.config"
+  if [[ -n "${RABBIT_TLS_PORT:-}" ]]; then
+    install_tls "$name" "${RABBIT_TLS_DIR:?RABBIT_TLS_DIR is required with RABBIT_TLS_PORT}"
+    local seen="$BASE_SEEN/$name/tls"
+    cat >>"$dir/rabbitmq.conf" <<EOF
+listeners.ssl.local = 127.0.0.1:$RABBIT_TLS_PORT
+ssl_options.cacertfile = $seen/ca.pem
+ssl_options.certfile = $seen/server.pem
+ssl_options.keyfile = $seen/server-key.pem
+ssl_options.verify = verify_none
+ssl_options.fail_if_no_peer_cert = false
+EOF
+  fi
+}
+
+install_tls() {
+  local dir="$BASE_ROOT/$1/tls" from="$2"
+  mkdir -p "$dir"
+  for f in ca.pem server.pem server-key.pem; do
+    [[ -f "$from/$f" ]] || die "no $f in $from"
+    cp "$from/$f" "$dir/$f.new" && mv "$dir/$f.new" "$dir/$f"
+  done
+}
+
+# New certificate files for a running node: Erlang caches PEM files, so clear that cache (the
+# rotation RabbitMQ's TLS guide describes); new connections then get the new certificate.
+rotate_tls() {
+  install_tls "$1" "$2"
+  ctl "$1" -q eval 'ssl:clear_pem_cache().' >/dev/null
 }
 
 start() {
@@ -131,6 +164,7 @@ start() {
     return 0
   fi
   port_open "$port" && die "port $port is taken by something else"
+  [[ -z "${RABBIT_TLS_PORT:-}" ]] || ! port_open "$RABBIT_TLS_PORT" || die "port $RABBIT_TLS_PORT is taken by something else"
   prepare "$name" "$port"
   local started=$SECONDS
   (
@@ -187,6 +221,7 @@ case "$cmd" in
   ctl) name="$1"; shift; ctl "$name" "$@" ;;
   queues) name="$1"; shift; queues "$name" "$@" ;;
   running) running "$1" ;;
+  tls) [[ $# -eq 2 ]] || die "usage: tls <name> <dir>"; rotate_tls "$1" "$2" ;;
   registered) registered "$1" ;;
   *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

@@ -16,15 +16,31 @@ class PrivateRabbit {
     /** Short node name, e.g. `boomerang-f1` for boomerang-f1@localhost. */
     public readonly name: string,
     public readonly port: number,
+    /** A TLS listener's port, served with the certificates given to `start`. */
+    public readonly tlsPort?: number,
   ) {}
 
   public get url(): string {
     return `amqp://guest:guest@127.0.0.1:${this.port}`;
   }
 
-  /** Starts it (a running node is left alone); resolves once it accepts AMQP connections. */
-  public async start(): Promise<void> {
-    await script(NODE_SCRIPT, 'start', this.name, String(this.port));
+  /** `amqps://` on the TLS port, by IP: the test certificates name 127.0.0.1. */
+  public get tlsUrl(): string {
+    return `amqps://guest:guest@127.0.0.1:${this.tlsPort}`;
+  }
+
+  /**
+   * Starts it (a running node is left alone); resolves once it accepts AMQP connections. With a
+   * `tlsPort`, `tlsDir` holds ca.pem, server.pem and server-key.pem.
+   */
+  public async start(tlsDir?: string): Promise<void> {
+    const tls: Record<string, string> = this.tlsPort === undefined ? {} : { RABBIT_TLS_PORT: String(this.tlsPort), RABBIT_TLS_DIR: tlsDir ?? '' };
+    await scriptWithEnv(tls, NODE_SCRIPT, 'start', this.name, String(this.port));
+  }
+
+  /** Swaps the TLS certificate of the running node; new connections get the one in `tlsDir`. */
+  public async rotateTls(tlsDir: string): Promise<void> {
+    await script(NODE_SCRIPT, 'tls', this.name, tlsDir);
   }
 
   /** Stops the Erlang VM and waits until its process is gone; the data stays. */
@@ -44,7 +60,11 @@ class PrivateRabbit {
 }
 
 async function script(path: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('bash', [path, ...args], { cwd: REPO_ROOT, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
+  return scriptWithEnv({}, path, ...args);
+}
+
+async function scriptWithEnv(env: Readonly<Record<string, string>>, path: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('bash', [path, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
   return stdout;
 }
 

@@ -63,7 +63,7 @@ describe('connectBroker on a misconfigured URL', () => {
     const error = await failureOf(variantOf({ port }), 1000);
     // Assess
     expect(error.reason).toBe('refused');
-    expect(error.message).toContain(`nothing listens on 127.0.0.1:${port} (ECONNREFUSED): check the port in AMQP_URL (Amazon MQ listens on 5671, with amqps://)`);
+    expect(error.message).toContain(`nothing listens on 127.0.0.1:${port} (ECONNREFUSED): is RabbitMQ running there? If so, check the port (AMQP_URL or AMQP_PORT; Amazon MQ listens on 5671, with amqps://)`);
     expect(error.message).not.toContain('no broker answered');
   });
 

@@ -14,13 +14,13 @@ describe('explainConnectFailure', () => {
       case: 'nothing listening',
       error: failure('connect ECONNREFUSED 10.0.0.5:5699', { code: 'ECONNREFUSED' }),
       url: `amqp://app:${PASSWORD}@10.0.0.5:5699`,
-      expected: { reason: 'refused', final: false, explanation: 'nothing listens on 10.0.0.5:5699 (ECONNREFUSED): check the port in AMQP_URL (Amazon MQ listens on 5671, with amqps://)' },
+      expected: { reason: 'refused', final: false, explanation: 'nothing listens on 10.0.0.5:5699 (ECONNREFUSED): is RabbitMQ running there? If so, check the port (AMQP_URL or AMQP_PORT; Amazon MQ listens on 5671, with amqps://)' },
     },
     {
       case: 'a host that does not resolve',
       error: failure('getaddrinfo ENOTFOUND mq.nowhere', { code: 'ENOTFOUND' }),
       url: `amqps://app:${PASSWORD}@mq.nowhere`,
-      expected: { reason: 'unresolved', final: true, explanation: 'the host name mq.nowhere does not resolve (ENOTFOUND): check the host in AMQP_URL' },
+      expected: { reason: 'unresolved', final: true, explanation: 'the host name mq.nowhere does not resolve (ENOTFOUND): check the host (AMQP_URL or AMQP_HOST)' },
     },
     {
       case: 'a certificate for another host',
@@ -29,7 +29,7 @@ describe('explainConnectFailure', () => {
       expected: {
         reason: 'tls-hostname',
         final: true,
-        explanation: "the broker's TLS certificate does not match the host: AMQP_URL names b-1.mq.example.com, the certificate is for DNS:other.example; use a host name the certificate names",
+        explanation: "the broker's TLS certificate does not match the host: connecting to b-1.mq.example.com, but the certificate is for DNS:other.example; connect with a host name the certificate names",
       },
     },
     ...['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'].map((code) => ({

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FaultScenario } from '../helpers/fault-scenario.js';
+import { spawnInvoke } from '../helpers/invoke-child.js';
+import { PrivateRabbit } from '../helpers/private-rabbit.js';
+import { makeTestCertificates, type TestCertificates } from '../helpers/test-certificates.js';
+
+/**
+ * TLS as on Amazon MQ: `amqps://`, certificate verification always on, a private CA trusted the
+ * documented way (NODE_EXTRA_CA_CERTS, read by Node at start, hence a child process per invocation).
+ * The broker is a private node (boomerang-tls: AMQP on 5686, TLS on 5687; RABBIT_FLAVOUR picks 3.10
+ * or 4.x) whose certificates this test makes with openssl under a CA of its own.
+ */
+const HANDLER = 'test/bench/handlers/noop.ts';
+
+describe('amqps:// to a broker with a certificate from a private CA', () => {
+  const node = new PrivateRabbit('boomerang-tls', 5686, 5687);
+  let certs: TestCertificates;
+  let scenario: FaultScenario;
+
+  /** One pull invocation over TLS, as `npm run invoke -- pull` runs it. */
+  const invokeOverTls = (extraCaFile: string) =>
+    spawnInvoke({
+      handler: HANDLER,
+      queue: scenario.config.workQueue,
+      budgetMs: 10_000,
+      env: { ...scenario.env, AMQP_URL: node.tlsUrl, NODE_EXTRA_CA_CERTS: extraCaFile, LOG_LEVEL: 'error' },
+    }).exited;
+
+  beforeAll(async () => {
+    certs = makeTestCertificates();
+    // Whatever an interrupted run left: the node must serve this run's certificates.
+    await node.stop();
+    await node.wipe();
+    await node.start(certs.localDir);
+    scenario = await FaultScenario.prepare({ url: node.url, label: 'tls', messages: 5, env: { IDLE_TIMEOUT_MS: '300' } });
+  });
+
+  afterAll(async () => {
+    await scenario?.cleanup().catch(() => undefined);
+    await node.stop();
+    await node.wipe();
+    certs?.remove();
+  });
+
+  it('runs a pull invocation over amqps:// with the CA given in NODE_EXTRA_CA_CERTS', async () => {
+    // Act
+    const result = await invokeOverTls(certs.caFile);
+
+    // Assess
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.summary).toMatchObject({ received: 5, acked: 5 });
+    expect(await scenario.inFlight()).toBe(0);
+  });
+
+  it('refuses a certificate from a CA it does not trust, and says where to give the CA', async () => {
+    // Prepare: the child trusts a CA, but not the one that signed the broker's certificate.
+    await scenario.publish(3);
+
+    // Act
+    const result = await invokeOverTls(certs.strangerCaFile);
+
+    // Assess
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("Cannot connect to amqps://guest:***@127.0.0.1:5687: the broker's TLS certificate is not trusted");
+    expect(result.stderr).toContain('NODE_EXTRA_CA_CERTS');
+    expect(await scenario.inFlight()).toBe(3);
+  });
+
+  it('refuses a certificate for another host, naming the host it connected to and the certificate\'s', async () => {
+    // Prepare: same CA, trusted; the certificate names other.example only.
+    await node.rotateTls(certs.otherHostDir);
+
+    // Act
+    const result = await invokeOverTls(certs.caFile);
+
+    // Assess
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(
+      "the broker's TLS certificate does not match the host: connecting to 127.0.0.1, but the certificate is for DNS:other.example",
+    );
+    expect(await scenario.inFlight()).toBe(3);
+  });
+});
