@@ -31,11 +31,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function failureOf(url: string, connectTimeoutMs = 20_000): Promise<Error & { reason?: string }> {
-  const error = await connectBroker({ urls: [url], connectTimeoutMs, connectionName: 'test-connection-errors' }).then(
+async function failureOf(url: string | string[], connectTimeoutMs = 20_000): Promise<Error & { reason?: string }> {
+  const error = await connectBroker({ urls: [url].flat(), connectTimeoutMs, connectionName: 'test-connection-errors' }).then(
     async (broker) => {
       await broker.close();
-      throw new Error(`connected to ${url}, which should have failed`);
+      throw new Error(`connected to ${broker.endpoint}, which should have failed`);
     },
     (e: unknown) => e as Error,
   );
@@ -53,6 +53,18 @@ describe('connectBroker on a misconfigured URL', () => {
     // Assess
     expect(error.reason).toBe('vhost-refused');
     expect(error.message).toContain(`the broker refused to open vhost "${vhost}" for user "guest"`);
+    expect(error.message).not.toMatch(/no broker answered|tried for/);
+  });
+
+  it('names every endpoint and what each answered when all of them refuse for good', async () => {
+    // Prepare
+    const vhosts = [uniqueName('no-such-vhost'), uniqueName('no-such-vhost')];
+    // Act
+    const error = await failureOf(vhosts.map((vhost) => variantOf({ vhost })));
+    // Assess
+    expect(error.reason).toBe('vhost-refused');
+    expect(error.message).toMatch(/^Cannot connect to any of 2 endpoints: /);
+    for (const vhost of vhosts) expect(error.message).toContain(`/${vhost}: the broker refused to open vhost "${vhost}"`);
     expect(error.message).not.toMatch(/no broker answered|tried for/);
   });
 
