@@ -1,25 +1,18 @@
 /**
  * The Lambda bundles: one esbuild bundle per function, `dist/<name>/index.mjs` exporting `handler`.
  * ESM for Node 20, minified, with a source map; the AWS SDK (`@aws-sdk/*`) is left to the Lambda
- * runtime, which ships it. A few dependency modules the functions never run are replaced by tiny stubs
- * (infra/bundle-stubs.ts). Each bundle's metafile says what every dependency costs.
+ * runtime, which ships it. Dependencies go in as they ship: the bundles are judged by their cold start
+ * (`npm run bench`, section serverless), not by a size limit. Each bundle's metafile says what every
+ * dependency costs.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { STUBBED_FILES, stubModulesPlugin } from './bundle-stubs.js';
 
 /** The functions and their entry points (each exports `handler`). */
 const FUNCTIONS = { pull: 'functions/pull.ts', event: 'functions/event.ts' } as const;
 
 type FunctionName = keyof typeof FUNCTIONS;
-
-/**
- * A bundle may weigh this much at most, source map excluded: 150 kB, in decimal bytes so that it holds
- * however "KB" is read. Both functions fit (about 145 kB) only because amqplib's unused code stays out
- * (infra/bundle-stubs.ts); a dependency that adds more (Powertools logger + metrics: about 33 kB) does not.
- */
-const BUNDLE_BUDGET_BYTES = 150_000;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -37,8 +30,6 @@ type Bundle = {
   readonly mapBytes: number;
   /** Largest first; `(esbuild glue)` is what no input accounts for (module wrappers, the banner). */
   readonly costs: readonly Cost[];
-  /** The files replaced by stubs (infra/bundle-stubs.ts) in this bundle; their stubs count in their package's cost. */
-  readonly stubbed: readonly string[];
 };
 
 // Dependencies written as CommonJS call `require` for Node built-ins, which an ES module lacks.
@@ -69,7 +60,6 @@ async function buildBundles(options: { readonly outdir?: string } = {}): Promise
         // Licence texts go to index.mjs.LEGAL.txt next to the bundle instead of inflating it.
         legalComments: 'linked',
         metafile: true,
-        plugins: [stubModulesPlugin(ROOT)],
         logLevel: 'warning',
       });
       return describeBundle(name, join(outdir, name, 'index.mjs'), result.metafile);
@@ -90,8 +80,7 @@ function describeBundle(name: FunctionName, file: string, metafile: Metafile): B
   const accounted = [...bySource.values()].reduce((sum, bytes) => sum + bytes, 0);
   bySource.set('(esbuild glue)', output.bytes - accounted);
   const costs = [...bySource].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
-  const stubbed = STUBBED_FILES.filter((stub) => stub in output.inputs);
-  return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs, stubbed };
+  return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs };
 }
 
 /** `node_modules/@scope/pkg/...` → `@scope/pkg`; our own files → `boomerang (own code)`. */
@@ -100,18 +89,16 @@ function packageOf(path: string): string {
   return match?.[1] ?? 'boomerang (own code)';
 }
 
-/** The build report: each bundle's size against the budget, then what each dependency costs. */
+/** The build report: each bundle's size, then what each dependency costs. */
 function formatBundles(bundles: readonly Bundle[]): string {
   const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} kB`;
   return bundles
     .map((b) => {
-      const verdict = b.bytes <= BUNDLE_BUDGET_BYTES ? 'within' : 'OVER';
-      const head = `${b.file}: ${kb(b.bytes)} (${verdict} the ${kb(BUNDLE_BUDGET_BYTES)} budget; source map ${kb(b.mapBytes)})`;
-      const stubs = b.stubbed.length > 0 ? [`  stubbed out (infra/bundle-stubs.ts): ${b.stubbed.join(', ')}`] : [];
-      return [head, ...b.costs.map((c) => `  ${c.source.padEnd(32)} ${kb(c.bytes).padStart(9)}`), ...stubs].join('\n');
+      const head = `${b.file}: ${kb(b.bytes)} (source map ${kb(b.mapBytes)})`;
+      return [head, ...b.costs.map((c) => `  ${c.source.padEnd(32)} ${kb(c.bytes).padStart(9)}`)].join('\n');
     })
     .join('\n');
 }
 
-export { BUNDLE_BUDGET_BYTES, buildBundles, DEFAULT_OUTDIR, formatBundles, FUNCTIONS };
+export { buildBundles, DEFAULT_OUTDIR, formatBundles, FUNCTIONS };
 export type { Bundle, Cost, FunctionName };

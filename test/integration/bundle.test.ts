@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../../shared/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
-import { STUBBED_FILES } from '../../infra/bundle-stubs.js';
-import { BUNDLE_BUDGET_BYTES, type Bundle, buildBundles } from '../../infra/bundles.js';
+import { type Bundle, buildBundles } from '../../infra/bundles.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
@@ -61,24 +60,24 @@ afterAll(async () => {
 });
 
 describe('the Lambda bundles', () => {
-  it.each(['pull', 'event'])('%s stays within the size budget, without its source map', async (name) => {
+  it.each(['pull', 'event'])('%s reports its size and what each dependency costs, and leaves the AWS SDK to the runtime', async (name) => {
     // Prepare
     const bundle = bundles.find((b) => b.name === name);
     // Act
     const bytes = (await readFile(join(outdir, name, 'index.mjs'))).length;
     // Assess
     expect(bundle?.bytes).toBe(bytes);
-    expect(bytes, `${name}: ${bytes} bytes; what each dependency costs: ${JSON.stringify(bundle?.costs)}`).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+    expect(bundle?.costs.reduce((sum, c) => sum + c.bytes, 0)).toBe(bytes);
     expect(bundle?.mapBytes).toBeGreaterThan(0);
+    expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', 'amqp-connection-manager', 'boomerang (own code)']));
     expect(bundle?.costs.map((c) => c.source)).not.toContain('@aws-sdk/client-secrets-manager');
   });
 
-  it.each(['pull', 'event'])('%s carries the stubs of the modules it never runs, counted under their packages', (name) => {
-    // Prepare
-    const bundle = bundles.find((b) => b.name === name);
-    // Assess
-    expect(bundle?.stubbed).toEqual(STUBBED_FILES);
-    expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', 'amqp-connection-manager']));
+  it.each(['pull', 'event'])('%s bundles its dependencies as they ship, no file replaced', async (name) => {
+    // Act
+    const code = await readFile(join(outdir, name, 'index.mjs'), 'utf8');
+    // Assess: the stand-ins the bundles once carried named where they came from
+    expect(/bundle-stubs|amqp-codec-prune|left out of (this|the Lambda) bundle/.exec(code)?.[0]).toBeUndefined();
   });
 
   it('event: handles a sample aws:rmq event on the local broker, retrying one message and parking the other', async () => {
