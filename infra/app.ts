@@ -1,7 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BoomerangStack } from './boomerang-stack.js';
-import { stackConfigFromContext } from './stack-config.js';
+import { type StackConfig, stackConfigFromContext } from './stack-config.js';
 
 type AppOptions = {
   /** CDK context, on top of what `cdk -c` and the environment give. */
@@ -12,25 +12,42 @@ type AppOptions = {
   readonly bundleDir?: string;
 };
 
+/** The app with its context read and checked, before the stack (which packages the bundles) is added. */
+type PreparedApp = { readonly app: App; readonly stackName: string; readonly config: StackConfig };
+
 /**
- * The CDK app: one `BoomerangStack` (named by the `stackName` context, default `Boomerang`),
- * environment-agnostic (no account, no lookups) so that synth needs no AWS credentials, checked by
- * cdk-nag's AwsSolutions rules.
- * @example const { app, stack } = createApp({ context: { workQueue: 'orders' } }); app.synth();
+ * Creates the app and checks its whole context (`-c`, cdk.json, CDK_CONTEXT_JSON); throws `ConfigError`
+ * naming the first bad key. Cheap: `npm run synth` calls it before building the bundles.
  */
-function createApp(options: AppOptions = {}): { readonly app: App; readonly stack: BoomerangStack } {
+function prepareApp(options: Omit<AppOptions, 'bundleDir'> = {}): PreparedApp {
   const app = new App({ outdir: options.outdir, context: { ...options.context } });
-  const context = (key: string): unknown => app.node.tryGetContext(key);
-  const stackName = typeof context('stackName') === 'string' ? (context('stackName') as string) : 'Boomerang';
+  const context = app.node.getAllContext();
+  const stackName = typeof context.stackName === 'string' ? context.stackName : 'Boomerang';
+  return { app, stackName, config: stackConfigFromContext(context) };
+}
+
+/** Adds the Boomerang stack, checked by cdk-nag's AwsSolutions rules, to a prepared app. */
+function addBoomerangStack(prepared: PreparedApp, bundleDir?: string): BoomerangStack {
+  const { app, stackName, config } = prepared;
   const stack = new BoomerangStack(app, stackName, {
-    config: stackConfigFromContext(context),
-    bundleDir: options.bundleDir,
-    description: 'Boomerang: stateless delayed retries for RabbitMQ (scheduled pull + Amazon MQ event source)',
+    config,
+    bundleDir,
+    description: 'Boomerang: stateless delayed retries for RabbitMQ (scheduled pull and/or Amazon MQ event source)',
   });
   // cdk-nag 3 runs as a policy validation plugin: synth fails on any finding not acknowledged with a reason.
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stack };
+  return stack;
 }
 
-export { createApp };
-export type { AppOptions };
+/**
+ * The CDK app: one `BoomerangStack` (named by the `stackName` context, default `Boomerang`),
+ * environment-agnostic (no account, no lookups) so that synth needs no AWS credentials.
+ * @example const { app, stack } = createApp({ context: { workQueue: 'orders' } }); app.synth();
+ */
+function createApp(options: AppOptions = {}): { readonly app: App; readonly stack: BoomerangStack } {
+  const prepared = prepareApp(options);
+  return { app: prepared.app, stack: addBoomerangStack(prepared, options.bundleDir) };
+}
+
+export { addBoomerangStack, createApp, prepareApp };
+export type { AppOptions, PreparedApp };

@@ -2,11 +2,13 @@ import { CfnParameter, Fn, Stack } from 'aws-cdk-lib';
 import { CfnBroker } from 'aws-cdk-lib/aws-amazonmq';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import type { BrokerOptions } from './broker-options.js';
 import type { StackConfig } from './stack-config.js';
 
 /** Where the functions and the event source mapping find the broker. */
 type BrokerEndpoint = {
-  readonly arn: string;
+  /** Undefined for an existing broker when the stack was not asked for its ARN (no event source mapping). */
+  readonly arn: string | undefined;
   /** The AMQPS host name (AMQP_HOST), without scheme or port. */
   readonly host: string;
 };
@@ -20,7 +22,7 @@ type BrokerEndpoint = {
 function createBroker(
   scope: Construct,
   secret: ISecret,
-  options: Extract<StackConfig['broker'], { kind: 'create' }>,
+  options: BrokerOptions,
   network: StackConfig['network'],
 ): BrokerEndpoint {
   const broker = new CfnBroker(scope, 'Broker', {
@@ -43,11 +45,11 @@ function createBroker(
 }
 
 /**
- * A broker the stack does not own: its ARN (for the event source mapping and `mq:DescribeBroker`) and
- * AMQPS host come in as CloudFormation parameters, so synth needs neither.
+ * A broker the stack does not own: its AMQPS host and, `withArn`, its ARN (for the event source mapping
+ * and `mq:DescribeBroker`) come in as CloudFormation parameters, so synth needs neither.
  */
-function existingBroker(scope: Construct): BrokerEndpoint {
-  const arn = new CfnParameter(scope, 'BrokerArn', {
+function existingBroker(scope: Construct, options: { readonly withArn: boolean }): BrokerEndpoint {
+  const arn = !options.withArn ? undefined : new CfnParameter(scope, 'BrokerArn', {
     type: 'String',
     description: 'ARN of the Amazon MQ for RabbitMQ broker that holds the work queue',
     allowedPattern: '^arn:aws[a-z-]*:mq:[a-z0-9-]+:[0-9]{12}:broker:.+$',
@@ -57,7 +59,7 @@ function existingBroker(scope: Construct): BrokerEndpoint {
     description: "The broker's AMQPS host name, without scheme or port (b-1234....mq.<region>.amazonaws.com)",
     allowedPattern: '^[A-Za-z0-9.-]+$',
   });
-  return { arn: arn.valueAsString, host: host.valueAsString };
+  return { arn: arn?.valueAsString, host: host.valueAsString };
 }
 
 export { createBroker, existingBroker };

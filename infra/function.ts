@@ -1,6 +1,6 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { FunctionSizing, StackConfig } from './stack-config.js';
@@ -30,9 +30,9 @@ type FunctionSpec = {
 /**
  * One Boomerang function: its bundle, its own log group with a retention, and its own role holding
  * exactly its statements (no managed policy), plus the ENI actions when it runs in a VPC.
- * @example const { fn, role } = boomerangFunction(stack, { id: 'Pull', functionName: 'boomerang-pull', ... });
+ * @example const { fn, role, logGroup } = boomerangFunction(stack, { id: 'Pull', functionName: 'boomerang-pull', ... });
  */
-function boomerangFunction(scope: Construct, spec: FunctionSpec): { readonly fn: LambdaFunction; readonly role: Role } {
+function boomerangFunction(scope: Construct, spec: FunctionSpec): { readonly fn: LambdaFunction; readonly role: Role; readonly logGroup: LogGroup } {
   const logGroup = new LogGroup(scope, `${spec.id}Logs`, { retention: spec.logRetention });
   const statements = [
     new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }),
@@ -54,6 +54,8 @@ function boomerangFunction(scope: Construct, spec: FunctionSpec): { readonly fn:
     memorySize: spec.sizing.memoryMb,
     environment: { ...spec.environment },
     logGroup,
+    // Text, the runtime's default, pinned: the timeout alarm's filter matches the runtime's text line (infra/alarms.ts).
+    loggingFormat: LoggingFormat.TEXT,
     role,
     reservedConcurrentExecutions: spec.reservedConcurrency || undefined,
   });
@@ -68,7 +70,7 @@ function boomerangFunction(scope: Construct, spec: FunctionSpec): { readonly fn:
   if (spec.network) {
     Validations.of(role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'The EC2 network-interface actions a function in a VPC needs do not support resource-level permissions.' });
   }
-  return { fn, role };
+  return { fn, role, logGroup };
 }
 
 export { boomerangFunction, RUNTIME };

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Synthesized, synthesize } from '../fixtures/synth.js';
+import { SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from '../fixtures/synth.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:boomerang-alarms';
 const SUBNET_A = 'subnet-0123456789abcdef0';
@@ -10,20 +10,31 @@ let synth: Synthesized;
 
 // One synth for the whole file: it is the slow part.
 beforeAll(() => {
-  synth = synthesize({ createBroker: 'true', subnetIds: `${SUBNET_A},${SUBNET_B}`, securityGroupIds: GROUP, alarmTopicArn: TOPIC });
-});
+  synth = synthesize({
+    createBroker: 'true',
+    brokerEngineVersion: '4.3',
+    brokerInstanceType: 'mq.m7g.medium',
+    subnetIds: `${SUBNET_A},${SUBNET_B}`,
+    securityGroupIds: GROUP,
+    alarmTopicArn: TOPIC,
+    modes: 'pull,event',
+    acknowledgeCompetingModes: 'true',
+  });
+}, SYNTH_TIMEOUT_MS);
 
-describe('BoomerangStack with its own broker, in a VPC', () => {
+describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, both modes acknowledged', () => {
   it('passes cdk-nag AwsSolutions and the CloudFormation checks', () => {
     // Assess
     expect(synth.findings).toEqual([]);
     expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/PullRole', 'Boomerang/EventRole', 'Boomerang/EventRole']);
   });
 
-  it('creates a private single-instance RabbitMQ broker whose user comes from the secret by dynamic reference', () => {
+  it('creates a private single-instance RabbitMQ 4.3 broker on mq.m7g whose user comes from the secret by dynamic reference', () => {
     // Assess
     synth.template.hasResourceProperties('AWS::AmazonMQ::Broker', {
       EngineType: 'RABBITMQ',
+      EngineVersion: '4.3',
+      HostInstanceType: 'mq.m7g.medium',
       DeploymentMode: 'SINGLE_INSTANCE',
       PubliclyAccessible: false,
       SubnetIds: [SUBNET_A],
@@ -42,9 +53,17 @@ describe('BoomerangStack with its own broker, in a VPC', () => {
     });
   });
 
+  it('deploys both functions, acknowledged, each with its three alarms', () => {
+    // Assess
+    synth.template.resourceCountIs('AWS::Lambda::Function', 2);
+    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    synth.template.resourceCountIs('AWS::Events::Rule', 1);
+    synth.template.resourceCountIs('AWS::Logs::MetricFilter', 2);
+  });
+
   it('notifies the alarm topic from every alarm', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
     synth.template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [TOPIC] });
   });
 });

@@ -1,41 +1,41 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Synthesized, synthesize } from '../fixtures/synth.js';
+import { SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from '../fixtures/synth.js';
+import { statementsOf } from '../fixtures/template.js';
 
 let synth: Synthesized;
 
-/** The inline policy statements of the role whose logical id starts with `prefix`. */
-function statementsOf(prefix: string): { Action: string | string[]; Resource: unknown }[] {
-  const roles = synth.template.findResources('AWS::IAM::Role');
-  const [, role] = Object.entries(roles).find(([id]) => id.startsWith(prefix)) ?? [];
-  return (role?.Properties.Policies as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
-}
-
-// One synth for the whole file: it is the slow part.
+// One synth for the whole file: it is the slow part. No `modes`: the default, pull only.
 beforeAll(() => {
   synth = synthesize({
     stackName: 'Orders',
     workQueue: 'orders',
     pullRateMinutes: '5',
-    eventBatchSize: '50',
-    eventBatchWindowSeconds: '2',
     logRetentionDays: '14',
     functionEnvironment: '{"MAX_RETRIES":"8"}',
   });
-});
+}, SYNTH_TIMEOUT_MS);
 
-describe('BoomerangStack for an existing broker', () => {
+describe('BoomerangStack for an existing broker, default modes', () => {
   it('passes cdk-nag AwsSolutions and the CloudFormation checks, each acknowledgment with a reason', () => {
     // Assess
     expect(synth.findings).toEqual([]);
     // CDK files an id without a known plugin prefix under `Annotation::`; cdk-nag 3 matches it without.
-    expect(synth.acknowledgments.map((a) => a.id.replace(/^Annotation::/, '')).sort()).toEqual(['AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-L1', 'CloudFormation-Validate::W2509']);
+    expect(synth.acknowledgments.map((a) => a.id.replace(/^Annotation::/, '')).sort()).toEqual(['AwsSolutions-L1', 'CloudFormation-Validate::W2509']);
     for (const { reason } of synth.acknowledgments) expect(reason.length).toBeGreaterThan(40);
   });
 
-  it('takes the secret, the broker ARN and its host as parameters, and puts no secret in the template', () => {
+  it('deploys the pull function only: no event function, no event source mapping competing for the queue', () => {
     // Assess
-    expect(Object.keys(synth.template.findParameters('*'))).toEqual(expect.arrayContaining(['BrokerSecretArn', 'BrokerArn', 'BrokerHost']));
+    synth.template.resourceCountIs('AWS::Lambda::Function', 1);
+    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+    synth.template.resourceCountIs('AWS::Events::Rule', 1);
+    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'PullFunctionName']);
+  });
+
+  it('takes the secret and the broker host as parameters (no broker ARN: nothing needs it), and puts no secret in the template', () => {
+    // Assess
+    expect(Object.keys(synth.template.findParameters('*')).filter((name) => !name.startsWith('BootstrapVersion')).sort()).toEqual(['BrokerHost', 'BrokerSecretArn']);
     synth.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     synth.template.resourceCountIs('AWS::AmazonMQ::Broker', 0);
   });
@@ -49,58 +49,63 @@ describe('BoomerangStack for an existing broker', () => {
       Timeout: 60,
       MemorySize: 256,
       ReservedConcurrentExecutions: 1,
+      LoggingConfig: Match.objectLike({ LogFormat: 'Text' }),
       Environment: { Variables: Match.objectLike({ WORK_QUEUE: 'orders', AMQP_SECRET_ID: { Ref: 'BrokerSecretArn' }, AMQP_HOST: { Ref: 'BrokerHost' }, AMQP_TLS: 'true', FUNCTION_NAME: 'Orders-pull', MAX_RETRIES: '8' }) },
     });
     synth.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
     synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 300 });
   });
 
-  it('maps the work queue to the event function with basic auth from the secret and the vhost', () => {
+  it('gives the pull function only what it needs: its logs and GetSecretValue on the one secret', () => {
     // Assess
-    synth.template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'Orders-event', ReservedConcurrentExecutions: Match.absent() });
-    synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: { Ref: 'BrokerArn' },
-      Queues: ['orders'],
-      BatchSize: 50,
-      MaximumBatchingWindowInSeconds: 2,
-      SourceAccessConfigurations: [
-        { Type: 'BASIC_AUTH', URI: { Ref: 'BrokerSecretArn' } },
-        { Type: 'VIRTUAL_HOST', URI: '/' },
-      ],
-    });
-  });
-
-  it('gives each function only what it needs: its logs, GetSecretValue on the one secret, and (event) the mapping\'s MQ and network actions', () => {
-    // Assess
-    expect(statementsOf('PullRole').map((s) => [s.Action, s.Resource])).toEqual([
+    expect(statementsOf(synth.template, 'PullRole').map((s) => [s.Action, s.Resource])).toEqual([
       [['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [expect.stringMatching(/^PullLogs/), 'Arn'] }],
       ['secretsmanager:GetSecretValue', { Ref: 'BrokerSecretArn' }],
-    ]);
-    expect(statementsOf('EventRole').map((s) => s.Action)).toEqual([
-      ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      'secretsmanager:GetSecretValue',
-      'mq:DescribeBroker',
-      ['ec2:CreateNetworkInterface', 'ec2:DeleteNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSecurityGroups', 'ec2:DescribeSubnets', 'ec2:DescribeVpcs'],
     ]);
     synth.template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
   });
 
   it('keeps logs for the configured retention', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::Logs::LogGroup', 2);
+    synth.template.resourceCountIs('AWS::Logs::LogGroup', 1);
     synth.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
   });
 
-  it.each(['Orders-pull', 'Orders-event'])('alarms when %s parks a message (metric Boomerang/parked, dimension service)', (functionName) => {
+  it('alarms when Orders-pull parks a message (metric Boomerang/parked, dimension service)', () => {
     // Assess
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'Boomerang',
       MetricName: 'parked',
-      Dimensions: [{ Name: 'service', Value: functionName }],
+      Dimensions: [{ Name: 'service', Value: 'Orders-pull' }],
       Statistic: 'Sum',
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       TreatMissingData: 'notBreaching',
     });
+  });
+
+  // 13.4: the pull function had neither.
+  it('alarms when the pull function fails (Lambda Errors) and when it times out (the runtime\'s "Task timed out" line)', () => {
+    // Assess
+    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('^PullFunction') } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    synth.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: Match.stringLikeRegexp('^PullLogs') },
+      FilterPattern: '"Task timed out"',
+      MetricTransformations: [{ MetricNamespace: 'Boomerang', MetricName: 'timeouts-Orders-pull', MetricValue: '1' }],
+    });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Boomerang', MetricName: 'timeouts-Orders-pull', Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
+  it('warns about nothing: HTTP_TIMEOUT_MS and the safety margin fit in the timeout', () => {
+    // Assess
+    expect(synth.warnings).toEqual([]);
   });
 });
