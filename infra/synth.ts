@@ -5,18 +5,17 @@
  */
 import { join } from 'node:path';
 import { parseCli, runCli, UsageError } from '../shared/cli/args.js';
-import { createApp } from './app.js';
+import { addBoomerangStack, prepareApp } from './app.js';
 import { buildBundles, formatBundles } from './bundles.js';
+import { CONTEXT_KEYS } from './context-keys.js';
 
 const USAGE = `Usage: npm run synth [-- -c <key>=<value> ...]
 
 Builds the function bundles (dist/), then writes the CloudFormation template of the Boomerang stack
-to cdk.out/ (CDK_OUTDIR when run by the cdk CLI). Context keys: stackName, workQueue, parkingQueue,
-virtualHost, pullRateMinutes, pullReservedConcurrency, pullTimeoutSeconds, pullMemoryMb,
-eventTimeoutSeconds, eventMemoryMb, eventBatchSize, eventBatchWindowSeconds, logRetentionDays,
-alarmTopicArn, createBroker, brokerInstanceType, brokerEngineVersion, subnetIds, securityGroupIds,
-functionEnvironment (JSON). Deploy parameters: BrokerSecretArn, and BrokerArn + BrokerHost unless
-createBroker=true.`;
+to cdk.out/ (CDK_OUTDIR when run by the cdk CLI). The context is checked first: an unknown key or a bad
+value exits 1 naming the key. Context keys: ${CONTEXT_KEYS.join(', ')}
+(functionEnvironment is JSON). Deploy parameters: BrokerSecretArn, and BrokerHost (plus BrokerArn when
+modes includes event) unless createBroker=true.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(process.argv.slice(2), { context: { type: 'string', short: 'c', multiple: true } });
@@ -31,11 +30,17 @@ async function main(): Promise<number> {
     if (at < 1) throw new UsageError(`-c needs key=value; got ${JSON.stringify(pair)}`);
     context[pair.slice(0, at)] = pair.slice(at + 1);
   }
+  // Bad context fails here, in a second, before the build.
+  const prepared = prepareApp({ context, outdir: process.env.CDK_OUTDIR ?? join(process.cwd(), 'cdk.out') });
   // The template points at the bundles: build them first, so that synth never packages a stale or missing one.
   const bundles = await buildBundles();
   process.stderr.write(`${formatBundles(bundles)}\n`);
-  const { app, stack } = createApp({ context, outdir: process.env.CDK_OUTDIR ?? join(process.cwd(), 'cdk.out') });
-  const assembly = app.synth();
+  const stack = addBoomerangStack(prepared);
+  const assembly = prepared.app.synth();
+  // The cdk CLI prints these itself; this script has to.
+  for (const { level, id, entry } of assembly.getStackArtifact(stack.artifactId).messages) {
+    if (level === 'warning') process.stderr.write(`warning: ${String(entry.data)} (${id})\n`);
+  }
   process.stderr.write(`template: ${join(assembly.directory, stack.templateFile)}\n`);
   return 0;
 }

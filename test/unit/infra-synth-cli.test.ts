@@ -1,0 +1,31 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs `npm run synth -- <args>` the way npm does (tsx), without npm; resolves with its exit code and output. */
+function synth(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'infra/synth.ts', ...args], { cwd: REPO_ROOT }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('npm run synth with bad context', () => {
+  it.each([
+    [['-c', 'workqueue=orders'], 'ConfigError: Unknown context key "workqueue" (did you mean workQueue? keys are case-sensitive)'],
+    [['-c', 'functionEnvironment={"MAX_RETRIES":"abc"}'], 'ConfigError: functionEnvironment: MAX_RETRIES must be an integer from 0 to 1000; got "abc"'],
+    [['-c', 'createBroker=true', '-c', 'brokerEngineVersion=4.2'], 'ConfigError: brokerInstanceType mq.t3.micro (the default for brokerEngineVersion 3.13) cannot run brokerEngineVersion 4.2'],
+  ])('%j exits 1 with the message, no stack trace, before building anything', async (args, message) => {
+    // Act
+    const result = await synth(args);
+    // Assess
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    // The bundles' size report comes after the check.
+    expect(result.stderr).not.toContain('index.mjs');
+  });
+});
