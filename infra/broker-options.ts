@@ -38,7 +38,7 @@ function brokerOptions(env: Env): BrokerOptions {
   if (family === undefined) throw new ConfigError(`brokerInstanceType must be an Amazon MQ host instance type such as mq.m7g.medium; got ${JSON.stringify(instanceType)}`);
   const families = INSTANCE_FAMILIES[engineVersion];
   if (!families.includes(family)) {
-    const given = envString(env, 'brokerInstanceType') === undefined ? ` (the default for brokerEngineVersion ${BROKER_DEFAULTS.engineVersion})` : '';
+    const given = envString(env, 'brokerInstanceType') === undefined ? ' (the default brokerInstanceType)' : '';
     throw new ConfigError(
       `brokerInstanceType ${instanceType}${given} cannot run brokerEngineVersion ${engineVersion}: Amazon MQ runs RabbitMQ ${engineVersion} on ${families.join(', ')} hosts only. ` +
         `Set brokerInstanceType to one of those (for example ${families[0]}.medium), or choose another brokerEngineVersion (${ENGINE_VERSIONS.filter((v) => INSTANCE_FAMILIES[v].includes(family)).join(', ') || 'none runs on it'}).`,

@@ -100,7 +100,7 @@ describe('stackConfigFromContext', () => {
     ['13.6 modes', { modes: 'pull', acknowledgeCompetingModes: 'true' }, 'acknowledgeCompetingModes applies only with modes=pull,event'],
     ['13.6 modes', { modes: 'event', pullRateMinutes: '5' }, 'pullRateMinutes is set, but modes does not include pull'],
     ['13.6 modes', { eventBatchSize: '50' }, 'eventBatchSize is set, but modes does not include event'],
-    ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.2' }, 'brokerInstanceType mq.t3.micro (the default for brokerEngineVersion 3.13) cannot run brokerEngineVersion 4.2: Amazon MQ runs RabbitMQ 4.2 on mq.m7g hosts only. Set brokerInstanceType to one of those (for example mq.m7g.medium), or choose another brokerEngineVersion (3.13).'],
+    ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.2' }, 'brokerInstanceType mq.t3.micro (the default brokerInstanceType) cannot run brokerEngineVersion 4.2: Amazon MQ runs RabbitMQ 4.2 on mq.m7g hosts only. Set brokerInstanceType to one of those (for example mq.m7g.medium), or choose another brokerEngineVersion (3.13).'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.3', brokerInstanceType: 'mq.t3.micro' }, 'brokerInstanceType mq.t3.micro cannot run brokerEngineVersion 4.3: Amazon MQ runs RabbitMQ 4.3 on mq.m7g hosts only'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.3', brokerInstanceType: 'mq.m5.large' }, 'brokerInstanceType mq.m5.large cannot run brokerEngineVersion 4.3'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.0' }, 'brokerEngineVersion must be one of 3.13, 4.2, 4.3; got "4.0"'],

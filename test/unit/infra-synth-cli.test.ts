@@ -17,7 +17,7 @@ describe('npm run synth with bad context', () => {
   it.each([
     [['-c', 'workqueue=orders'], 'ConfigError: Unknown context key "workqueue" (did you mean workQueue? keys are case-sensitive)'],
     [['-c', 'functionEnvironment={"MAX_RETRIES":"abc"}'], 'ConfigError: functionEnvironment: MAX_RETRIES must be an integer from 0 to 1000; got "abc"'],
-    [['-c', 'createBroker=true', '-c', 'brokerEngineVersion=4.2'], 'ConfigError: brokerInstanceType mq.t3.micro (the default for brokerEngineVersion 3.13) cannot run brokerEngineVersion 4.2'],
+    [['-c', 'createBroker=true', '-c', 'brokerEngineVersion=4.2'], 'ConfigError: brokerInstanceType mq.t3.micro (the default brokerInstanceType) cannot run brokerEngineVersion 4.2'],
   ])('%j exits 1 with the message, no stack trace, before building anything', async (args, message) => {
     // Act
     const result = await synth(args);
