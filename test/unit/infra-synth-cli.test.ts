@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+/** A limit, not a measurement: tsx loading aws-cdk-lib took up to 20 s of wall time on the loaded 2-core machine. */
+const CLI_TIMEOUT_MS = 90_000;
+
 /** Runs `npm run synth -- <args>` the way npm does (tsx), without npm; resolves with its exit code and output. */
 function synth(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -27,5 +30,5 @@ describe('npm run synth with bad context', () => {
     expect(result.stderr).not.toMatch(/^\s+at /m);
     // The bundles' size report comes after the check.
     expect(result.stderr).not.toContain('index.mjs');
-  });
+  }, CLI_TIMEOUT_MS);
 });
