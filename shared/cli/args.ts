@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { GuardedOutput } from './guarded-output.js';
 
 /** Raised for bad command-line input; the CLI prints it with the usage and exits 2. */
 class UsageError extends Error {
@@ -37,11 +38,11 @@ async function runCli(usage: string, main: () => Promise<number>): Promise<void>
   } catch (error) {
     const e = error as Error;
     if (e instanceof UsageError) {
-      process.stderr.write(`error: ${e.message}\n\n${usage}\n`);
+      GuardedOutput.of(process.stderr).write(`error: ${e.message}\n\n${usage}\n`);
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`${e.name}: ${e.message}\n`);
+    GuardedOutput.of(process.stderr).write(`${e.name}: ${e.message}\n`);
     process.exitCode = 1;
   }
 }

@@ -9,6 +9,7 @@ import { askYes, withParkingLot } from '../parked/session.js';
 import { showParked } from '../parked/show.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
 import { intFlag, parseCli, runCli, UsageError } from './args.js';
+import { GuardedOutput } from './guarded-output.js';
 
 const QUEUE_USAGE = '  --queue <name>          the parking queue (default: PARKING_QUEUE, else <WORK_QUEUE>.parked)';
 
@@ -77,8 +78,12 @@ ${FILTER_USAGE}`;
 const USAGES: Readonly<Record<string, string>> = { list: LIST_USAGE, show: SHOW_USAGE, replay: REPLAY_USAGE, purge: PURGE_USAGE };
 const COMMON = { queue: { type: 'string' } } as const;
 
-const say = (line: string): void => void process.stdout.write(`${line}\n`);
-const note = (line: string): void => void process.stderr.write(`${line}\n`);
+const stdout = GuardedOutput.of(process.stdout);
+const stderr = GuardedOutput.of(process.stderr);
+const say = (line: string): void => stdout.write(`${line}\n`);
+const note = (line: string): void => stderr.write(`${line}\n`);
+// A walk stopped half-way leaves the parking lot rotated; one killed by EPIPE also duplicated what it held.
+stdout.onClose(() => note('stdout was closed: reading on to the end without printing, so the parking lot keeps its order (Ctrl-C stops at once)'));
 
 function setUp(values: { queue?: string }, positionals: string[], allowed = 0): { config: Config; queue: string } {
   if (positionals.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])}`);
