@@ -83,6 +83,37 @@ describe('the boomerang-parked command', () => {
     }
   });
 
+  it('exits 2 with the usage on a bad environment value, naming the variable', async () => {
+    // Act
+    const { code, stderr } = await parkedCli(['list'], { WORK_QUEUE: 'orders', PARKING_QUEUE: 'amq.parked' });
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr).toContain('error: PARKING_QUEUE must not start with "amq."');
+    expect(stderr).toContain('Usage: npm run parked -- list');
+  });
+
+  it('on a terminal, counts what purge would delete before it asks, then deletes it on a yes', async () => {
+    // Prepare: 3 of the 5 say PartnerDown
+    const { work, parked } = await parkedMessages(broker(), 5);
+    const channel = await broker().connection.createConfirmChannel();
+    for (const id of ['t-0', 't-1']) channel.sendToQueue(parked, Buffer.from('{}'), { persistent: true, messageId: id, headers: { [BoomerangHeader.errorName]: 'Timeout' } });
+    await channel.waitForConfirms();
+    await channel.close();
+    // Act: script(1) gives the command a terminal; the test answers the question
+    const child = spawn('script', ['-qec', `${process.execPath} ${BIN} purge --error Timeout`, '/dev/null'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      screen += chunk.toString();
+      if (screen.includes('[y/N]') && child.stdin.writable) child.stdin.end('y\n');
+    });
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    // Assess
+    expect(code, screen).toBe(0);
+    expect(screen).toContain(`Delete 2 of the 7 parked messages in ${parked} (error is Timeout)? This cannot be undone. [y/N]`);
+    expect(screen).toContain('deleted 2');
+    await expectLotIntact(parked, 5);
+  });
+
   it('refuses to purge without --yes when stdin is not a terminal, and deletes nothing', async () => {
     // Prepare
     const { work, parked } = await parkedMessages(broker(), 2);
