@@ -1,9 +1,10 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { GuardedOutput } from './guarded-output.js';
 
 /** Raised for bad command-line input; the CLI prints it with the usage and exits 2. */
 class UsageError extends Error {
-  public constructor(message: string) {
-    super(message);
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'UsageError';
   }
 }
@@ -28,6 +29,20 @@ function intFlag(name: string, value: string | undefined, min: number, max = Num
 }
 
 /**
+ * Runs a CLI's start-up step (reading the environment, loading the files its flags name): a
+ * `ConfigError` there is bad input like a bad flag, so it becomes a `UsageError` (exit 2 with the usage).
+ * @example const config = await asUsage(() => loadConfig());
+ */
+async function asUsage<T>(step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if ((error as Error | undefined)?.name === 'ConfigError') throw new UsageError((error as Error).message, { cause: error });
+    throw error;
+  }
+}
+
+/**
  * Runs a CLI's main function: usage errors exit 2 with the usage text, other errors exit 1 with
  * their name and message (never a stack trace for an expected failure).
  */
@@ -37,13 +52,13 @@ async function runCli(usage: string, main: () => Promise<number>): Promise<void>
   } catch (error) {
     const e = error as Error;
     if (e instanceof UsageError) {
-      process.stderr.write(`error: ${e.message}\n\n${usage}\n`);
+      GuardedOutput.of(process.stderr).write(`error: ${e.message}\n\n${usage}\n`);
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`${e.name}: ${e.message}\n`);
+    GuardedOutput.of(process.stderr).write(`${e.name}: ${e.message}\n`);
     process.exitCode = 1;
   }
 }
 
-export { intFlag, parseCli, runCli, UsageError };
+export { asUsage, intFlag, parseCli, runCli, UsageError };

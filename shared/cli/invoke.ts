@@ -7,7 +7,7 @@ import { DEFAULTS, loadConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { loadHandler } from '../load-handler.js';
 import type { Summary } from '../summary.js';
-import { intFlag, parseCli, runCli, UsageError } from './args.js';
+import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
 
 const USAGE = `Usage: npm run invoke -- pull  [--handler <module>] [--queue <name>] [--budget-ms <n>]
        npm run invoke -- event --event <file.json> [--handler <module>] [--queue <name>] [--budget-ms <n>]
@@ -29,7 +29,8 @@ Runs one invocation of a function locally, as the cloud would run it, against th
 
 Logs go to stderr as JSON lines; the last stdout line is the summary as one JSON object.
 Exit codes: 0 done, 1 the invocation failed (for 'event': the event source would deliver the whole
-batch again; the summary says how far it got), 2 bad usage.
+batch again; the summary says how far it got), 2 bad usage: a flag, an environment variable, or
+the file --handler or --event names (checked before connecting).
 The topology of every queue involved must exist first: npm run topology -- apply [--queue <name>]`;
 
 async function main(): Promise<number> {
@@ -48,15 +49,17 @@ async function main(): Promise<number> {
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (mode === 'event' && values.event === undefined) throw new UsageError('event needs --event <file.json>');
   if (mode === 'pull' && values.event !== undefined) throw new UsageError('--event is for the event function only');
-  const config = loadConfig(values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue });
-  const budgetMs = intFlag('budget-ms', values['budget-ms'], 100) ?? config.budgetMs;
-  const handler = values.handler === undefined ? deliverWebhook : await loadHandler(values.handler);
-  const deadline = Date.now() + budgetMs;
+  const budgetFlag = intFlag('budget-ms', values['budget-ms'], 100);
+  // Everything the invocation is given, read before it starts: a bad value is bad input (exit 2).
+  const config = await asUsage(() => loadConfig(values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue }));
+  const handler = values.handler === undefined ? deliverWebhook : await asUsage(() => loadHandler(values.handler as string));
+  const event = mode === 'event' ? await asUsage(() => readEvent(values.event as string)) : undefined;
+  const deadline = Date.now() + (budgetFlag ?? config.budgetMs);
   const context = { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() };
   try {
     const summary = mode === 'pull'
       ? await createPullFunction(handler, { config })({}, context)
-      : await createEventFunction(handler, { config })(await readEvent(values.event as string), context);
+      : await createEventFunction(handler, { config })(event, context);
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   } catch (error) {

@@ -8,7 +8,8 @@ import { replayParked } from '../parked/replay.js';
 import { askYes, withParkingLot } from '../parked/session.js';
 import { showParked } from '../parked/show.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
-import { intFlag, parseCli, runCli, UsageError } from './args.js';
+import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
+import { GuardedOutput } from './guarded-output.js';
 
 const QUEUE_USAGE = '  --queue <name>          the parking queue (default: PARKING_QUEUE, else <WORK_QUEUE>.parked)';
 
@@ -24,7 +25,7 @@ is acked, and a read goes once round the whole queue.
   purge              delete parked messages
 
 Run a command with --help for its options. Exit codes: 0 done, 1 failed (or some messages stayed
-parked that were asked for), 2 bad usage.`;
+parked that were asked for), 2 bad usage (a flag, or an environment variable such as PARKING_QUEUE).`;
 
 const LIST_USAGE = `Usage: npm run parked -- list [filters] [--json] [--limit <n>] [--queue <name>]
 
@@ -64,8 +65,8 @@ ${FILTER_USAGE}`;
 
 const PURGE_USAGE = `Usage: npm run parked -- purge [filters] [--limit <n>] [--dry-run] [--yes] [--queue <name>]
 
-Deletes the parked messages that match; the others stay parked, in order. Asks first on a terminal;
-without a terminal, --yes is required.
+Deletes the parked messages that match; the others stay parked, in order. On a terminal it counts
+them first (a read that leaves the parking lot as it was) and asks; without a terminal, --yes is required.
 
   --limit <n>             delete at most <n>
   --dry-run               count what would be deleted; delete nothing
@@ -77,12 +78,16 @@ ${FILTER_USAGE}`;
 const USAGES: Readonly<Record<string, string>> = { list: LIST_USAGE, show: SHOW_USAGE, replay: REPLAY_USAGE, purge: PURGE_USAGE };
 const COMMON = { queue: { type: 'string' } } as const;
 
-const say = (line: string): void => void process.stdout.write(`${line}\n`);
-const note = (line: string): void => void process.stderr.write(`${line}\n`);
+const stdout = GuardedOutput.of(process.stdout);
+const stderr = GuardedOutput.of(process.stderr);
+const say = (line: string): void => stdout.write(`${line}\n`);
+const note = (line: string): void => stderr.write(`${line}\n`);
+// A walk stopped half-way leaves the parking lot rotated; one killed by EPIPE also duplicated what it held.
+stdout.onClose(() => note('stdout was closed: reading on to the end without printing, so the parking lot keeps its order (Ctrl-C stops at once)'));
 
-function setUp(values: { queue?: string }, positionals: string[], allowed = 0): { config: Config; queue: string } {
+async function setUp(values: { queue?: string }, positionals: string[], allowed = 0): Promise<{ config: Config; queue: string }> {
   if (positionals.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])}`);
-  const config = loadConfig();
+  const config = await asUsage(() => loadConfig());
   return { config, queue: values.queue ?? config.parkingQueue };
 }
 
@@ -97,7 +102,7 @@ async function list(argv: string[]): Promise<number> {
   if (values.help) return help(LIST_USAGE);
   const filter = filterFromFlags(values);
   const limit = intFlag('limit', values.limit, 1);
-  const { config, queue } = setUp(values, positionals);
+  const { config, queue } = await setUp(values, positionals);
   const result = await withParkingLot(config, queue, (ctx) => listParked(ctx, { filter, json: values.json ?? false, limit }));
   if (result.matched === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
   if (limit !== undefined && result.matched > limit) note(`${result.matched - limit} more matching messages not shown (--limit ${limit})`);
@@ -111,7 +116,7 @@ async function show(argv: string[]): Promise<number> {
   const [messageId] = positionals;
   if (messageId === undefined) throw new UsageError('say which message to show: show <messageId>');
   const maxBodyChars = intFlag('body-chars', values['body-chars'], 0, 10_000_000);
-  const { config, queue } = setUp(values, positionals, 1);
+  const { config, queue } = await setUp(values, positionals, 1);
   const result = await withParkingLot(config, queue, (ctx) => showParked(ctx, { messageId, json: values.json ?? false, maxBodyChars }));
   explainEnding(result);
   if (result.found > 0) return 0;
@@ -129,7 +134,7 @@ async function replay(argv: string[]): Promise<number> {
   const ratePerSecond = values.rate === undefined ? undefined : parseRatePerSecond(values.rate);
   if (values.rate !== undefined && ratePerSecond === undefined) throw new UsageError(`--rate must be a positive number of messages, such as 50, 50/s or 300/m; got ${JSON.stringify(values.rate)}`);
   if (values.to === '') throw new UsageError('--to needs a queue name');
-  const { config, queue } = setUp(values, positionals);
+  const { config, queue } = await setUp(values, positionals);
   const dryRun = values['dry-run'] ?? false;
   const result = await withParkingLot(config, queue, (ctx) =>
     replayParked(ctx, { filter, to: values.to, keepCount: values['keep-count'] ?? false, limit, dryRun, ratePerSecond, retryHeader: config.retryHeader }));
@@ -146,12 +151,17 @@ async function purge(argv: string[]): Promise<number> {
   if (values.help) return help(PURGE_USAGE);
   const filter = filterFromFlags(values);
   const limit = intFlag('limit', values.limit, 1);
-  const { config, queue } = setUp(values, positionals);
+  const { config, queue } = await setUp(values, positionals);
   const dryRun = values['dry-run'] ?? false;
   if (!dryRun && !values.yes) {
     if (!process.stdin.isTTY) throw new UsageError('purge deletes messages: pass --yes (stdin is not a terminal, so there is no one to ask)');
-    const what = `${limit === undefined ? 'every' : `up to ${limit}`} parked message in ${queue} matching: ${describeFilter(filter)}`;
-    if (!(await askYes(`Delete ${what}? This cannot be undone. [y/N] `))) {
+    // Counted by a dry run first (a read that leaves the lot as it was), so the question says how many.
+    const counted = await withParkingLot(config, queue, (ctx) => purgeParked(ctx, { filter, limit, dryRun: true }));
+    if (counted.selected === 0) {
+      note(`no parked message in ${queue} matches (${describeFilter(filter)}): nothing to delete`);
+      return 0;
+    }
+    if (!(await askYes(`${purgeQuestion(counted.selected, counted.total, queue, describeFilter(filter))} This cannot be undone. [y/N] `))) {
       note('nothing deleted');
       return 1;
     }
@@ -160,6 +170,12 @@ async function purge(argv: string[]): Promise<number> {
   say(dryRun ? `would delete ${result.selected}` : `deleted ${result.deleted}`);
   explainEnding(result);
   return 0;
+}
+
+/** What purge asks: `Delete 12 of the 300 parked messages in orders.parked (error is PartnerDown)?` */
+function purgeQuestion(selected: number, total: number, queue: string, filter: string): string {
+  const which = selected === total ? `all ${total}` : `${selected} of the ${total}`;
+  return `Delete ${which} parked message${total === 1 ? '' : 's'} in ${queue} (${filter})?`;
 }
 
 function help(usage: string): number {

@@ -1,5 +1,5 @@
 import type { MessageProperties } from 'amqplib';
-import type { Parked } from './parked-view.js';
+import { toParkedView, type Parked } from './parked-view.js';
 
 /** How `show` renders a body: pretty JSON, text, or base64 for bytes that are not UTF-8 text. */
 type BodyPreview = { readonly kind: 'json' | 'text' | 'binary'; readonly text: string; readonly bytes: number; readonly cut: boolean };
@@ -51,14 +51,31 @@ function section(title: string, entries: [string, unknown][]): string[] {
   return [title, ...rows];
 }
 
-/** `show` for a human: properties, headers (sorted), then the body preview. */
+/**
+ * Why it is parked and where `replay` sends it, read from the headers like `list` does: the raw
+ * `x-first-death-*` headers below name the first dead-lettering, which is not always the one that parked it.
+ */
+function parkSummary(message: Parked): Record<string, string | number | null> {
+  const view = toParkedView(message);
+  return {
+    error: view.errorName ?? null,
+    reason: view.parkReason ?? null,
+    sourceQueue: view.sourceQueue ?? null,
+    parkedAt: view.parkedAt?.toISOString() ?? null,
+    attempts: view.attempts ?? null,
+  };
+}
+
+/** `show` for a human: why it is parked, properties, headers (sorted), then the body preview. */
 function formatShow(message: Parked, maxBodyChars: number): string {
   const { headers, ...props } = message.properties as MessageProperties;
+  const parked = Object.entries(parkSummary(message)).filter(([, value]) => value !== null);
   const definedProps = Object.entries(props).filter(([, value]) => value !== undefined);
   const sortedHeaders = Object.entries(headers ?? {}).sort(([a], [b]) => a.localeCompare(b));
   const body = previewBody(message.content, maxBodyChars);
   const more = body.cut ? `\n  … (cut at ${maxBodyChars} characters)` : '';
   return [
+    ...section('Parked', parked),
     ...section('Properties', definedProps),
     ...section('Headers', sortedHeaders),
     `Body (${body.bytes} bytes, ${body.kind === 'binary' ? 'binary, as base64' : body.kind})`,
@@ -66,11 +83,11 @@ function formatShow(message: Parked, maxBodyChars: number): string {
   ].join('\n');
 }
 
-/** `show --json`: properties, headers and the body (JSON, text or base64) as one object. */
+/** `show --json`: why it is parked, properties, headers and the body (JSON, text or base64) as one object. */
 function showEntry(message: Parked, maxBodyChars: number): Record<string, unknown> {
   const { headers, ...props } = message.properties as MessageProperties;
   const body = previewBody(message.content, maxBodyChars);
-  return JSON.parse(JSON.stringify({ properties: props, headers: headers ?? {}, body }, jsonSafe)) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify({ parked: parkSummary(message), properties: props, headers: headers ?? {}, body }, jsonSafe)) as Record<string, unknown>;
 }
 
 export { formatShow, previewBody, showEntry, valueText };

@@ -11,8 +11,9 @@ type ParkedView = {
   /** The handler's error name; for a message the broker dead-lettered, the reason in brackets. */
   readonly errorName: string | undefined;
   readonly errorMessage: string | undefined;
+  /** Why it was parked: Boomerang's header, else the broker's last dead-lettering in words. */
   readonly parkReason: string | undefined;
-  /** The queue it failed on: where `replay` sends it back. */
+  /** The queue it failed on last: where `replay` sends it back. */
   readonly sourceQueue: string | undefined;
   /** The routing key it was first published with. */
   readonly routingKey: string;
@@ -23,19 +24,21 @@ type ParkedView = {
 /** A parked message as amqplib delivers it (a consumed or fetched message fits). */
 type Parked = Pick<Message, 'content' | 'fields' | 'properties'>;
 
-/** Reads a parked message: Boomerang's `boomerang-*` headers, or the broker's `x-death` for a message it dead-lettered. */
+/**
+ * Reads a parked message: Boomerang's `boomerang-*` headers when Boomerang parked it, else the
+ * broker's record of its last dead-lettering (the work queue's safety net).
+ */
 function toParkedView(message: Parked): ParkedView {
   const headers: Record<string, unknown> = message.properties.headers ?? {};
-  const death = firstDeath(headers);
-  const deathReason = text(headers['x-first-death-reason']) ?? text(death?.reason);
+  const death = lastDeath(headers);
   return {
     messageId: text(message.properties.messageId),
-    parkedAt: isoDate(headers[BoomerangHeader.parkedAt]) ?? amqpTime(death?.time),
+    parkedAt: isoDate(headers[BoomerangHeader.parkedAt]) ?? death.time,
     attempts: count(headers[BoomerangHeader.attempts]),
-    errorName: text(headers[BoomerangHeader.errorName]) ?? (deathReason === undefined ? undefined : `(${deathReason})`),
+    errorName: text(headers[BoomerangHeader.errorName]) ?? (death.reason === undefined ? undefined : `(${death.reason})`),
     errorMessage: text(headers[BoomerangHeader.errorMessage]),
-    parkReason: text(headers[BoomerangHeader.parkReason]),
-    sourceQueue: text(headers[BoomerangHeader.sourceQueue]) ?? text(headers['x-first-death-queue']) ?? text(death?.queue),
+    parkReason: text(headers[BoomerangHeader.parkReason]) ?? deathInWords(death),
+    sourceQueue: text(headers[BoomerangHeader.sourceQueue]) ?? death.queue,
     routingKey: text(headers[BoomerangHeader.originalRoutingKey]) ?? message.fields.routingKey,
     headers,
     body: message.content,
@@ -65,10 +68,28 @@ function amqpTime(value: unknown): Date | undefined {
   return typeof seconds === 'number' ? new Date(seconds * 1000) : undefined;
 }
 
-function firstDeath(headers: Record<string, unknown>): Record<string, unknown> | undefined {
+/** The broker's most recent dead-lettering of a message. */
+type Death = { readonly queue?: string; readonly reason?: string; readonly time?: Date };
+
+/**
+ * The most recent death: `x-last-death-*` (3.13+), else `x-death[0]` (newest first on every
+ * version). `x-first-death-*` never changes, so for a message that expired out of a delay queue and
+ * was then rejected from its work queue it names the delay queue: only a last resort here.
+ */
+function lastDeath(headers: Record<string, unknown>): Death {
   const deaths = headers['x-death'];
-  const first: unknown = Array.isArray(deaths) ? deaths[0] : undefined;
-  return typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : undefined;
+  const newest: unknown = Array.isArray(deaths) ? deaths[0] : undefined;
+  const entry = typeof newest === 'object' && newest !== null ? (newest as Record<string, unknown>) : {};
+  return {
+    queue: text(headers['x-last-death-queue']) ?? text(entry.queue) ?? text(headers['x-first-death-queue']),
+    reason: text(headers['x-last-death-reason']) ?? text(entry.reason) ?? text(headers['x-first-death-reason']),
+    time: amqpTime(entry.time),
+  };
+}
+
+function deathInWords(death: Death): string | undefined {
+  if (death.reason === undefined) return undefined;
+  return `dead-lettered by the broker from ${death.queue ?? 'an unknown queue'} (${death.reason})`;
 }
 
 export { toParkedView };

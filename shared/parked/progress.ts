@@ -1,4 +1,5 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
+import { GuardedOutput } from '../cli/guarded-output.js';
 import type { WalkCounts } from './walk.js';
 
 /** Reports a walk as it goes, and prints result lines (table rows) without breaking the report. */
@@ -32,14 +33,17 @@ function rate(counts: Readonly<WalkCounts>, startedAt: number): number {
 /**
  * A progress bar with counts and rate when stderr is a terminal (rows go above it), plain lines on
  * stderr every couple of seconds otherwise; result lines always reach stdout's reader in order.
+ * A reader that goes away (`| head`) stops what reaches it, never the walk: see {@link GuardedOutput}.
  */
 function createProgress(options: ProgressOptions): Progress {
   const stderr = options.stderr ?? process.stderr;
-  const stdout = options.stdout ?? process.stdout;
+  const errors = GuardedOutput.of(stderr);
+  const stdoutStream = options.stdout ?? process.stdout;
+  const stdout = GuardedOutput.of(stdoutStream);
   const startedAt = Date.now();
   const summary = (counts: Readonly<WalkCounts>): string =>
     `${options.label}: ${counts.visited}/${counts.total} read · ${options.details(counts)} · ${rate(counts, startedAt)} msg/s`;
-  if (!stderr.isTTY) return plainProgress(options, stdout, stderr, summary);
+  if (!stderr.isTTY) return plainProgress(options, stdout, errors, summary);
   const bars = new MultiBar({
     stream: stderr,
     format: `${options.label} [{bar}] {value}/{total} read | {rate} msg/s | {details}`,
@@ -59,7 +63,7 @@ function createProgress(options: ProgressOptions): Progress {
     },
     print(line) {
       // Both on the terminal: the row goes above the bar. Piped stdout gets the rows as they are.
-      if (stdout.isTTY && bar !== undefined && !stopped) bars.log(`${line}\n`);
+      if (stdoutStream.isTTY && bar !== undefined && !stopped) bars.log(`${line}\n`);
       else stdout.write(`${line}\n`);
     },
     stop(counts) {
@@ -69,12 +73,12 @@ function createProgress(options: ProgressOptions): Progress {
         bars.stop();
       }
       stopped = true;
-      stderr.write(`${summary(counts)}\n`);
+      errors.write(`${summary(counts)}\n`);
     },
   };
 }
 
-function plainProgress(options: ProgressOptions, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, summary: (counts: Readonly<WalkCounts>) => string): Progress {
+function plainProgress(options: ProgressOptions, stdout: GuardedOutput, stderr: GuardedOutput, summary: (counts: Readonly<WalkCounts>) => string): Progress {
   const everyMs = options.plainEveryMs ?? 2000;
   let lastAt = Date.now();
   return {
@@ -83,8 +87,8 @@ function plainProgress(options: ProgressOptions, stdout: NodeJS.WritableStream, 
       lastAt = Date.now();
       stderr.write(`${summary(counts)}\n`);
     },
-    print: (line) => void stdout.write(`${line}\n`),
-    stop: (counts) => void stderr.write(`${summary(counts)}\n`),
+    print: (line) => stdout.write(`${line}\n`),
+    stop: (counts) => stderr.write(`${summary(counts)}\n`),
   };
 }
 

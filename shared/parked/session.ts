@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
+import { GuardedOutput } from '../cli/guarded-output.js';
 import type { Config } from '../config.js';
 import type { CommandContext } from './context.js';
 import { ParkedCommandError } from './errors.js';
@@ -15,7 +16,7 @@ async function withParkingLot<T>(config: Config, queue: string, run: (ctx: Comma
   const abort = new AbortController();
   const onSigint = (): void => {
     if (abort.signal.aborted) process.exit(130);
-    process.stderr.write('\nstopping after the message in hand (Ctrl-C again to quit at once; nothing is lost either way)\n');
+    GuardedOutput.of(process.stderr).write('\nstopping after the message in hand (Ctrl-C again to quit at once; nothing is lost either way)\n');
     abort.abort();
   };
   process.on('SIGINT', onSigint);

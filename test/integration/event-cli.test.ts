@@ -51,3 +51,20 @@ describe('npm run invoke -- event', () => {
     expect(help.stdout).toContain('npm run invoke -- event --event <file.json>');
   });
 });
+
+describe('npm run invoke: bad input', () => {
+  it.each([
+    ['a bad environment value', ['pull'], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
+    ['a bad queue name', ['pull', '--queue', 'amq.mine'], {}, 'WORK_QUEUE must not start with "amq."'],
+    ['a missing --handler file', ['pull', '--handler', 'no/such/handler.ts'], {}, '--handler no/such/handler.ts: no such file'],
+    ['a missing --event file', ['event', '--event', 'no/such/event.json'], {}, '--event no/such/event.json: cannot read it (ENOENT)'],
+    ['an --event file that is not JSON', ['event', '--event', 'README.md'], {}, '--event README.md is not valid JSON'],
+  ])('exits 2 with the usage on %s, before connecting', async (_what, args, env, named) => {
+    // Act
+    const run = await invoke(args, { ...env, AMQP_URL: 'amqp://guest:guest@127.0.0.1:1' });
+    // Assess
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`error: ${named}`);
+    expect(run.stderr).toContain('Usage: npm run invoke');
+  });
+});

@@ -41,6 +41,13 @@ async function parkedMessages(broker: TestBroker, count: number): Promise<{ work
 describe('the boomerang-parked command', () => {
   const broker = useTestBroker();
 
+  /** The lot holds m-0 ... m-(count-1), once each, in order (the drain takes them off). */
+  async function expectLotIntact(parked: string, count: number): Promise<void> {
+    const messages = await broker().drain(parked, count, 5000);
+    expect(await broker().channel.get(parked, { noAck: true })).toBe(false);
+    expect(messages.map((m) => String(m.properties.messageId))).toEqual(Array.from({ length: count }, (_, i) => `m-${i}`));
+  }
+
   it('lists through the installed bin and exits 0', async () => {
     // Prepare
     const { work } = await parkedMessages(broker(), 3);
@@ -76,6 +83,37 @@ describe('the boomerang-parked command', () => {
     }
   });
 
+  it('exits 2 with the usage on a bad environment value, naming the variable', async () => {
+    // Act
+    const { code, stderr } = await parkedCli(['list'], { WORK_QUEUE: 'orders', PARKING_QUEUE: 'amq.parked' });
+    // Assess
+    expect(code).toBe(2);
+    expect(stderr).toContain('error: PARKING_QUEUE must not start with "amq."');
+    expect(stderr).toContain('Usage: npm run parked -- list');
+  });
+
+  it('on a terminal, counts what purge would delete before it asks, then deletes it on a yes', async () => {
+    // Prepare: 3 of the 5 say PartnerDown
+    const { work, parked } = await parkedMessages(broker(), 5);
+    const channel = await broker().connection.createConfirmChannel();
+    for (const id of ['t-0', 't-1']) channel.sendToQueue(parked, Buffer.from('{}'), { persistent: true, messageId: id, headers: { [BoomerangHeader.errorName]: 'Timeout' } });
+    await channel.waitForConfirms();
+    await channel.close();
+    // Act: script(1) gives the command a terminal; the test answers the question
+    const child = spawn('script', ['-qec', `${process.execPath} ${BIN} purge --error Timeout`, '/dev/null'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      screen += chunk.toString();
+      if (screen.includes('[y/N]') && child.stdin.writable) child.stdin.end('y\n');
+    });
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    // Assess
+    expect(code, screen).toBe(0);
+    expect(screen).toContain(`Delete 2 of the 7 parked messages in ${parked} (error is Timeout)? This cannot be undone. [y/N]`);
+    expect(screen).toContain('deleted 2');
+    await expectLotIntact(parked, 5);
+  });
+
   it('refuses to purge without --yes when stdin is not a terminal, and deletes nothing', async () => {
     // Prepare
     const { work, parked } = await parkedMessages(broker(), 2);
@@ -93,6 +131,34 @@ describe('the boomerang-parked command', () => {
     // Assess
     expect(code).toBe(1);
     expect(stderr).toContain('there is no queue');
+  });
+
+  it('carries on to the end when its reader goes away (| head), so the lot keeps exactly its messages, in order', async () => {
+    // Prepare
+    const { work, parked } = await parkedMessages(broker(), 500);
+    const child = spawn(process.execPath, [BIN, 'list', '--json'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    // Act: the reader takes the first rows and goes, as head -1 does
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    // Assess
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('stdout was closed: reading on to the end');
+    expect(stderr).toContain('list: 500/500 read');
+    await expectLotIntact(parked, 500);
+  });
+
+  it('survives its stderr going away (2>&1 | true) without duplicating what it held', async () => {
+    // Prepare
+    const { work, parked } = await parkedMessages(broker(), 100);
+    const child = spawn(process.execPath, [BIN, 'list'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['ignore', 'ignore', 'pipe'] });
+    // Act
+    child.stderr.destroy();
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    // Assess
+    expect(code).toBe(0);
+    await expectLotIntact(parked, 100);
   });
 
   it('killed (SIGKILL) in the middle of a replay, duplicates at most one message and loses none', async () => {

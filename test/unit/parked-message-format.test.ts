@@ -32,6 +32,23 @@ describe('formatShow', () => {
     expect(text).toContain('Body (14 bytes, json)\n  {\n    "orderId": 42\n  }');
   });
 
+  it('says first why a broker-dead-lettered message is parked: its last death, not x-first-death-*', () => {
+    // Prepare: it expired out of a delay queue, then was rejected from its work queue
+    const message = fakeDelivery({
+      headers: {
+        'x-first-death-queue': 'orders.delay.1000ms',
+        'x-first-death-reason': 'expired',
+        'x-death': [{ queue: 'orders', reason: 'rejected', count: 1 }, { queue: 'orders.delay.1000ms', reason: 'expired', count: 1 }],
+      },
+    });
+    // Act
+    const text = formatShow(message, 4000);
+    const entry = showEntry(message, 4000);
+    // Assess
+    expect(text).toMatch(/^Parked\n  error +\(rejected\)\n  reason +dead-lettered by the broker from orders \(rejected\)\n  sourceQueue +orders\n/);
+    expect(entry.parked).toEqual({ error: '(rejected)', reason: 'dead-lettered by the broker from orders (rejected)', sourceQueue: 'orders', parkedAt: null, attempts: null });
+  });
+
   it('says where the body was cut', () => {
     expect(formatShow(fakeDelivery({ body: 'x'.repeat(50) }), 10)).toContain('… (cut at 10 characters)');
   });

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createProgress } from '../../shared/parked/progress.js';
 import type { WalkCounts } from '../../shared/parked/walk.js';
@@ -5,7 +6,13 @@ import type { WalkCounts } from '../../shared/parked/walk.js';
 /** A stream that is not a terminal (a pipe, a file), keeping what was written. */
 function pipe(): NodeJS.WriteStream & { text(): string } {
   const chunks: string[] = [];
-  return { isTTY: false, write: (chunk: string) => chunks.push(chunk) > 0, text: () => chunks.join('') } as unknown as NodeJS.WriteStream & { text(): string };
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return Object.assign(stream, { isTTY: false, text: () => chunks.join('') }) as unknown as NodeJS.WriteStream & { text(): string };
 }
 
 const counts = (visited: number): WalkCounts => ({ total: 10, visited, kept: visited, moved: 0, deleted: 0, notMoved: 0 });

@@ -46,8 +46,40 @@ describe('toParkedView', () => {
     // Act
     const view = toParkedView(message);
     // Assess
-    expect(view).toMatchObject({ errorName: '(rejected)', sourceQueue: 'orders', routingKey: 'orders', attempts: undefined, errorMessage: undefined });
+    expect(view).toMatchObject({ errorName: '(rejected)', sourceQueue: 'orders', routingKey: 'orders', attempts: undefined, errorMessage: undefined, parkReason: 'dead-lettered by the broker from orders (rejected)' });
     expect(view.parkedAt?.getTime()).toBe(1_795_334_400_000);
+  });
+
+  const delayDeath = { queue: 'orders.delay.1000ms', reason: 'expired', count: 1, exchange: '', 'routing-keys': ['orders.delay.1000ms'], time: { '!': 'timestamp', value: 1_795_334_400 } };
+  const workDeath = { queue: 'orders', reason: 'rejected', count: 1, exchange: '', 'routing-keys': ['orders'], time: { '!': 'timestamp', value: 1_795_334_460 } };
+  const firstDeathHeaders = { 'x-first-death-queue': 'orders.delay.1000ms', 'x-first-death-reason': 'expired', 'x-first-death-exchange': '' };
+
+  it.each([
+    ['3.10: x-death newest first, x-first-death-* naming the delay queue', { ...firstDeathHeaders, 'x-death': [workDeath, delayDeath] }],
+    ['3.13+/4.x: x-last-death-* too', { ...firstDeathHeaders, 'x-last-death-queue': 'orders', 'x-last-death-reason': 'rejected', 'x-last-death-exchange': '', 'x-death': [workDeath, delayDeath] }],
+    ['x-last-death-* alone (x-death dropped by someone)', { ...firstDeathHeaders, 'x-last-death-queue': 'orders', 'x-last-death-reason': 'rejected' }],
+  ])('names the last death of a message that came back from a delay queue and was then rejected (%s)', (_what, headers) => {
+    // Act
+    const view = toParkedView(fakeDelivery({ routingKey: 'orders', headers }));
+    // Assess
+    expect(view).toMatchObject({ sourceQueue: 'orders', errorName: '(rejected)', parkReason: 'dead-lettered by the broker from orders (rejected)' });
+  });
+
+  it('dates a broker-dead-lettered message by its last death', () => {
+    expect(toParkedView(fakeDelivery({ headers: { 'x-death': [workDeath, delayDeath] } })).parkedAt?.getTime()).toBe(1_795_334_460_000);
+  });
+
+  it('falls back on x-first-death-* when nothing newer is there', () => {
+    expect(toParkedView(fakeDelivery({ headers: firstDeathHeaders }))).toMatchObject({ sourceQueue: 'orders.delay.1000ms', errorName: '(expired)' });
+  });
+
+  it('prefers what Boomerang wrote when it parked the message itself', () => {
+    // Prepare
+    const headers = { [BoomerangHeader.sourceQueue]: 'orders', [BoomerangHeader.errorName]: 'PartnerDown', [BoomerangHeader.parkReason]: 'retries exhausted', 'x-last-death-queue': 'elsewhere', 'x-last-death-reason': 'expired', 'x-death': [delayDeath] };
+    // Act
+    const view = toParkedView(fakeDelivery({ headers }));
+    // Assess
+    expect(view).toMatchObject({ sourceQueue: 'orders', errorName: 'PartnerDown', parkReason: 'retries exhausted' });
   });
 
   it.each([

@@ -1,0 +1,70 @@
+import { asUsage, intFlag, UsageError } from '../cli/args.js';
+import { loadConfig, topologyOptionsFromConfig, type Config } from '../config.js';
+import { buildTopologyPlan } from '../topology/plan.js';
+import type { TopologyPlan } from '../topology/types.js';
+
+/** The demo's work queue, and the prefix every queue it resets must start with. */
+const DEMO_QUEUE = 'boomerang.demo';
+
+/** Fraction of provider answers that are 400 (no retry can fix them): a few parked messages to look at. */
+const PERMANENT_FAILURE_RATE = 0.02;
+
+/** The flags of `npm run local`, as node:util parseArgs gives them. */
+type DemoFlags = {
+  readonly messages?: string;
+  readonly 'failure-rate'?: string;
+  readonly 'interval-ms'?: string;
+  readonly queue?: string;
+};
+
+/** What the demo runs with, every value checked. */
+type DemoOptions = {
+  /** @default 300 */
+  readonly messages: number;
+  /** Transient failures, a fraction of the provider's answers. @default 0.4 */
+  readonly failureRate: number;
+  /** @default 2000 */
+  readonly intervalMs: number;
+  /** The function's config: the demo's queue, demo-sized retries unless the environment says otherwise. */
+  readonly config: Config;
+  readonly plan: TopologyPlan;
+  /** The queues the demo deletes and recreates at start: its own, never the vhost's shared ones. */
+  readonly ownQueues: readonly string[];
+};
+
+/**
+ * Reads and checks every flag and the environment before anything connects: a bad value is a
+ * `UsageError` that names its flag or variable.
+ */
+async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv): Promise<DemoOptions> {
+  const messages = intFlag('messages', flags.messages, 1, 100_000) ?? 300;
+  const intervalMs = intFlag('interval-ms', flags['interval-ms'], 100, 60_000) ?? 2000;
+  const failureRate = fractionFlag('failure-rate', flags['failure-rate'], 1 - PERMANENT_FAILURE_RATE) ?? 0.4;
+  const queue = flags.queue ?? DEMO_QUEUE;
+  if (!queue.startsWith(DEMO_QUEUE)) {
+    throw new UsageError(`--queue must start with "${DEMO_QUEUE}": the demo deletes and recreates its queues, so it only touches its own; got ${JSON.stringify(queue)}`);
+  }
+  // Demo-sized defaults: 4 retries of 1, 2, 4, 8 s; the user's environment still wins, except for
+  // the queues, which are the demo's own (a PARKING_QUEUE from the environment could be a real one).
+  const config = await asUsage(() => loadConfig({
+    MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '1000', IDLE_TIMEOUT_MS: '300', SAFETY_MARGIN_MS: '2000',
+    ...env,
+    WORK_QUEUE: queue,
+    PARKING_QUEUE: `${queue}.parked`,
+  }));
+  const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
+  // Exact mode's level and unroutable queues are shared by every work queue of the vhost: kept.
+  const ownQueues = plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name);
+  return { messages, failureRate, intervalMs, config, plan, ownQueues };
+}
+
+/** A number flag within [0, max], such as `0.4`. */
+function fractionFlag(name: string, value: string | undefined, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = /^(\d+(\.\d*)?|\.\d+)$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!(parsed >= 0 && parsed <= max)) throw new UsageError(`--${name} must be a number from 0 to ${max}; got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
+export { DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE };
+export type { DemoFlags, DemoOptions };

@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { demoOptions } from '../../shared/demo/demo-options.js';
+import { AMQP_URL, uniqueName } from '../helpers/broker.js';
+import { useTestBroker } from '../helpers/topology.js';
+
+type Run = { readonly code: number | null; readonly stdout: string; readonly stderr: string };
+
+/** Runs `npm run local -- <args>` as npm does (node + tsx); killed after `timeoutMs` (a hang fails the test). */
+function local(args: string[], env: Record<string, string>, timeoutMs = 25_000): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'shared/cli/local.ts', ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, timeout: timeoutMs }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** TEST-NET-1 (RFC 5737): no broker there, and not local, so nothing would try to start one. */
+const NOWHERE = 'amqp://guest:guest@192.0.2.1:5672';
+
+describe('npm run local', () => {
+  const broker = useTestBroker();
+
+  it.each([
+    [['--failure-rate', 'abc'], {}, '--failure-rate must be a number'],
+    [['--queue', 'orders'], {}, '--queue must start with "boomerang.demo"'],
+    [['now'], {}, 'unexpected argument "now"'],
+    [[], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
+  ])('exits 2 with the usage on %j, before connecting', async (args, env, named) => {
+    // Act
+    const run = await local(args, { AMQP_URL: NOWHERE, ...env });
+    // Assess
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`error: ${named}`);
+    expect(run.stderr).toContain('Usage: npm run local');
+    expect(run.stdout).toBe('');
+  });
+
+  it('runs on the work queue --queue names, and says which queues it resets before it does', async () => {
+    // Prepare
+    const queue = `boomerang.demo.${uniqueName('local')}`;
+    const env = { AMQP_URL, MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '200' };
+    const { ownQueues } = await demoOptions({ queue }, env);
+    broker().trackQueue(...ownQueues);
+    // Act
+    const run = await local(['--queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
+    // Assess
+    expect(run.code, run.stderr).toBe(0);
+    const reset = run.stdout.indexOf(`resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}`);
+    expect(reset).toBeGreaterThanOrEqual(0);
+    expect(reset).toBeLessThan(run.stdout.indexOf(`topology applied: ${queue},`));
+    expect(run.stdout).toMatch(/published\s+3/);
+    expect(await broker().messageCount(queue)).toBe(0);
+  });
+});

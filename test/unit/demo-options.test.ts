@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../shared/cli/args.js';
+import { type DemoFlags, demoOptions } from '../../shared/demo/demo-options.js';
+
+const ENV = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672' };
+
+describe('demoOptions', () => {
+  it('has the documented defaults, and resets only the demo queue, its parking lot and its delay queues', async () => {
+    // Act
+    const options = await demoOptions({}, ENV);
+    // Assess
+    expect(options).toMatchObject({ messages: 300, failureRate: 0.4, intervalMs: 2000 });
+    expect(options.config).toMatchObject({ workQueue: 'boomerang.demo', parkingQueue: 'boomerang.demo.parked' });
+    const delayQueues = options.ownQueues.filter((name) => /^boomerang\.demo\.delay\.\d+ms$/.test(name));
+    expect(delayQueues.length).toBeGreaterThan(0);
+    expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', ...delayQueues].sort());
+  });
+
+  it('takes the work queue from --queue and never a parking lot from the environment', async () => {
+    // Act
+    const options = await demoOptions({ queue: 'boomerang.demo.alice' }, { ...ENV, WORK_QUEUE: 'orders', PARKING_QUEUE: 'orders.parked' });
+    // Assess
+    expect(options.config).toMatchObject({ workQueue: 'boomerang.demo.alice', parkingQueue: 'boomerang.demo.alice.parked' });
+    expect(options.ownQueues.every((name) => name.startsWith('boomerang.demo.alice'))).toBe(true);
+  });
+
+  it('keeps exact mode\'s shared level queues', async () => {
+    const options = await demoOptions({}, { ...ENV, DELAY_MODE: 'exact' });
+    expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked']);
+  });
+
+  it.each<[string, DemoFlags, Record<string, string>, string]>([
+    ['a failure rate that is not a number', { 'failure-rate': 'abc' }, {}, '--failure-rate must be a number from 0 to 0.98; got "abc"'],
+    ['a failure rate above what the permanent failures leave', { 'failure-rate': '0.99' }, {}, '--failure-rate must be a number from 0 to 0.98; got "0.99"'],
+    ['a negative failure rate', { 'failure-rate': '-0.1' }, {}, '--failure-rate'],
+    ['zero messages', { messages: '0' }, {}, '--messages must be a whole number from 1 to 100000'],
+    ['an interval too short', { 'interval-ms': '10' }, {}, '--interval-ms'],
+    ['a queue that is not the demo\'s', { queue: 'orders' }, {}, '--queue must start with "boomerang.demo"'],
+    ['a bad environment value', {}, { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
+  ])('refuses %s with a usage error that names it', async (_what, flags, env, message) => {
+    // Act
+    const result = demoOptions(flags, { ...ENV, ...env });
+    // Assess
+    await expect(result).rejects.toThrow(UsageError);
+    await expect(result).rejects.toThrow(message);
+  });
+
+  it.each([['0', 0], ['0.4', 0.4], ['.5', 0.5], ['0.98', 0.98]])('accepts --failure-rate %s', async (raw, expected) => {
+    expect((await demoOptions({ 'failure-rate': raw }, ENV)).failureRate).toBe(expected);
+  });
+});
