@@ -1,10 +1,11 @@
 import { tierDelaysMs } from './backoff.js';
 import { envChoice, envInt, envJson, envNumber, envString, type Env } from './env.js';
 import { ConfigError } from './errors.js';
-import { DEFAULT_RETRY_HEADER } from './headers.js';
+import { assertRetryHeaderName, DEFAULT_RETRY_HEADER } from './headers.js';
 import { redactUrl } from './redact.js';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy, ZERO_DELAY_REASON } from './retry-policy.js';
 import { resolveRetryRules, type ResolvedRetryRule } from './retry-rules.js';
+import { assertDelayQueueBudget } from './topology/queue-budget.js';
 import type { DelayMode, QueueType, TopologyOptions } from './topology/types.js';
 
 /** Which of the two steps comes first when a message is retried or parked. */
@@ -101,7 +102,7 @@ function loadConfig(env: Env = process.env): Config {
   const policy = resolveRetryPolicy(
     {
       maxRetries: envInt(env, 'MAX_RETRIES', DEFAULT_RETRY_POLICY.maxRetries, 0, 1000),
-      initialDelayMs: envInt(env, 'BACKOFF_INITIAL_MS', DEFAULT_RETRY_POLICY.initialDelayMs, 0, 2 ** 31 - 1),
+      initialDelayMs: envInt(env, 'BACKOFF_INITIAL_MS', DEFAULT_RETRY_POLICY.initialDelayMs, 1, 2 ** 31 - 1, ZERO_DELAY_REASON),
       multiplier: envNumber(env, 'BACKOFF_MULTIPLIER', DEFAULT_RETRY_POLICY.multiplier, 1, 100),
       maxDelayMs: envInt(env, 'BACKOFF_MAX_MS', DEFAULT_RETRY_POLICY.maxDelayMs, 1, 2 ** 31 - 1),
       jitter: envNumber(env, 'BACKOFF_JITTER', DEFAULT_RETRY_POLICY.jitter, 0, 0.99),
@@ -119,7 +120,7 @@ function loadConfig(env: Env = process.env): Config {
     delayResolutionMs: envInt(env, 'DELAY_RESOLUTION_MS', DEFAULTS.delayResolutionMs, 10, 3_600_000),
     exactDelayPrefix: queueName(env, 'EXACT_DELAY_PREFIX', DEFAULTS.exactDelayPrefix),
     queueType: envChoice(env, 'QUEUE_TYPE', ['quorum', 'classic'], DEFAULTS.queueType),
-    retryHeader: envString(env, 'RETRY_HEADER') ?? DEFAULTS.retryHeader,
+    retryHeader: retryHeader(env),
     policy,
     rules: rulesJson === undefined ? [] : resolveRetryRules(rulesJson, policy),
     ackOrder: envChoice(env, 'ACK_ORDER', ['publish-then-ack', 'ack-then-publish'], DEFAULTS.ackOrder),
@@ -136,6 +137,7 @@ function loadConfig(env: Env = process.env): Config {
     breakerThreshold: envInt(env, 'BREAKER_THRESHOLD', DEFAULTS.breakerThreshold, 0, 100_000),
   };
   if (config.parkingQueue === config.workQueue) throw new ConfigError(`PARKING_QUEUE must differ from WORK_QUEUE (both are ${JSON.stringify(workQueue)})`);
+  assertDelayQueueBudget(topologyOptionsFromConfig(config));
   return Object.freeze(config);
 }
 
@@ -176,6 +178,12 @@ function amqpSecret(env: Env): AmqpSecretConfig | undefined {
     tls,
     cacheSeconds: envInt(env, 'SECRET_CACHE_SECONDS', DEFAULTS.secretCacheSeconds, 0, 86_400),
   });
+}
+
+function retryHeader(env: Env): string {
+  const name = envString(env, 'RETRY_HEADER') ?? DEFAULTS.retryHeader;
+  assertRetryHeaderName(name, 'RETRY_HEADER');
+  return name;
 }
 
 function queueName(env: Env, name: string, fallback: string): string {

@@ -9,13 +9,16 @@ function envString(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** An integer variable within [min, max]; the error names the variable, the value and the range. */
-function envInt(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+/**
+ * An integer variable within [min, max]; the error names the variable, the value and the range, then
+ * `why` when given (the reason for a bound that is not obvious).
+ */
+function envInt(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, why?: string): number {
   const raw = envString(env, name);
   if (raw === undefined) return fallback;
   const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(raw)}`);
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(raw)}${why === undefined ? '' : ` (${why})`}`);
   }
   return value;
 }

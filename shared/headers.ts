@@ -3,6 +3,7 @@
  * The count lives only in the message: no store, no `x-death` (RabbitMQ 3.13+/4.x do not carry a
  * client-published `x-death` through re-publishes, so it cannot count them).
  */
+import { ConfigError } from './errors.js';
 
 /** Default name of the retry-count header (`RETRY_HEADER` overrides it). */
 const DEFAULT_RETRY_HEADER = 'x-retry-no';
@@ -46,6 +47,32 @@ const STRIPPED_HEADERS: ReadonlySet<string> = new Set([
   'BCC',
 ]);
 
+/** AMQP table keys are short strings. */
+const MAX_HEADER_NAME_BYTES = 255;
+
+/**
+ * Throws a `ConfigError` unless `name` can carry the retry count: not in the broker's `x-` namespace
+ * (only the default `x-retry-no` is kept there, for the messages already carrying it), not one of
+ * Boomerang's own headers, not `CC`/`BCC`, and at most 255 bytes.
+ * @param variable names the source in the error, e.g. `RETRY_HEADER`.
+ */
+function assertRetryHeaderName(name: string, variable: string): void {
+  const got = `got ${JSON.stringify(name)}`;
+  if (name.toLowerCase().startsWith('x-') && name !== DEFAULT_RETRY_HEADER) {
+    throw new ConfigError(
+      `${variable} must not start with "x-": that namespace belongs to the broker, which sets, reads or strips ` +
+        `such headers (x-death, x-delivery-count...), so the count could be reset on the way and the message retried ` +
+        `forever; ${got}. Use a name of your own, e.g. "retry-no" (the default "${DEFAULT_RETRY_HEADER}" stays allowed for messages already carrying it).`,
+    );
+  }
+  if ((Object.values(BoomerangHeader) as string[]).includes(name) || STRIPPED_HEADERS.has(name)) {
+    throw new ConfigError(`${variable} must not be a header Boomerang or the broker already uses for something else; ${got}`);
+  }
+  if (Buffer.byteLength(name, 'utf8') > MAX_HEADER_NAME_BYTES) {
+    throw new ConfigError(`${variable} must be at most ${MAX_HEADER_NAME_BYTES} bytes; got ${Buffer.byteLength(name, 'utf8')} bytes`);
+  }
+}
+
 /** Above this a count is not a count but a bug or an attack; treated as malformed. */
 const MAX_SANE_RETRY_NO = 1_000_000;
 
@@ -87,5 +114,5 @@ function describe(raw: unknown): string {
   return Array.isArray(raw) ? 'an array' : `a ${typeof raw}`;
 }
 
-export { BoomerangHeader, DEFAULT_RETRY_HEADER, MAX_SANE_RETRY_NO, readRetryNo, STRIPPED_HEADERS };
+export { assertRetryHeaderName, BoomerangHeader, DEFAULT_RETRY_HEADER, MAX_SANE_RETRY_NO, readRetryNo, STRIPPED_HEADERS };
 export type { RetryNoReading };

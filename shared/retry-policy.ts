@@ -4,7 +4,7 @@ import { ConfigError } from './errors.js';
 type RetryPolicy = {
   /** Retries after the first attempt; 0 disables retries (failures are parked at once). @default 5 */
   readonly maxRetries: number;
-  /** Delay before the first retry. @default 1000 */
+  /** Delay before the first retry; at least 1. @default 1000 */
   readonly initialDelayMs: number;
   /** Each retry waits this many times longer than the one before. @default 2 */
   readonly multiplier: number;
@@ -23,6 +23,9 @@ const DEFAULT_RETRY_POLICY = {
   jitter: 0.1,
 } as const satisfies RetryPolicy;
 
+/** Why an initial delay of 0 is refused; config.ts says it for BACKOFF_INITIAL_MS too. */
+const ZERO_DELAY_REASON = 'with 0 every retry comes back at once, since 0 × the multiplier stays 0, and all retries are spent in milliseconds';
+
 type PolicyFieldRule = {
   readonly key: keyof RetryPolicy;
   readonly check: (value: number) => boolean;
@@ -31,7 +34,7 @@ type PolicyFieldRule = {
 
 const FIELD_RULES: readonly PolicyFieldRule[] = [
   { key: 'maxRetries', check: (v) => Number.isInteger(v) && v >= 0 && v <= 1000, expected: 'an integer from 0 to 1000' },
-  { key: 'initialDelayMs', check: (v) => Number.isInteger(v) && v >= 0, expected: 'a non-negative integer' },
+  { key: 'initialDelayMs', check: (v) => Number.isInteger(v) && v >= 1, expected: `a positive integer (${ZERO_DELAY_REASON})` },
   { key: 'multiplier', check: (v) => Number.isFinite(v) && v >= 1 && v <= 100, expected: 'a number from 1 to 100' },
   // RabbitMQ's x-message-ttl is a 32-bit signed integer of milliseconds.
   { key: 'maxDelayMs', check: (v) => Number.isInteger(v) && v >= 1 && v <= 2 ** 31 - 1, expected: 'an integer from 1 to 2147483647' },
@@ -64,5 +67,5 @@ function resolveRetryPolicy(partial: Readonly<Partial<Record<keyof RetryPolicy, 
   return Object.freeze(policy);
 }
 
-export { DEFAULT_RETRY_POLICY, POLICY_KEYS, resolveRetryPolicy };
+export { DEFAULT_RETRY_POLICY, POLICY_KEYS, resolveRetryPolicy, ZERO_DELAY_REASON };
 export type { RetryPolicy };

@@ -81,7 +81,7 @@ describe('loadConfig', () => {
       DELAY_RESOLUTION_MS: '250',
       EXACT_DELAY_PREFIX: 'orders.delay',
       QUEUE_TYPE: 'classic',
-      RETRY_HEADER: 'x-attempt',
+      RETRY_HEADER: 'attempt-no',
       MAX_RETRIES: '7',
       BACKOFF_INITIAL_MS: '500',
       BACKOFF_MULTIPLIER: '1.5',
@@ -110,7 +110,7 @@ describe('loadConfig', () => {
       delayResolutionMs: 250,
       exactDelayPrefix: 'orders.delay',
       queueType: 'classic',
-      retryHeader: 'x-attempt',
+      retryHeader: 'attempt-no',
       policy: { maxRetries: 7, initialDelayMs: 500, multiplier: 1.5, maxDelayMs: 60_000, jitter: 0.25 },
       ackOrder: 'ack-then-publish',
       batchSize: 2000,
@@ -175,6 +175,16 @@ describe('loadConfig', () => {
     [{ WORK_QUEUE: 'orders', PARKING_QUEUE: 'orders' }, ['PARKING_QUEUE', 'WORK_QUEUE', '"orders"']],
     [{ AMQP_URL: 'http://x' }, ['AMQP_URL', '"http://x"']],
     [{ AMQP_URL: ' , ' }, ['AMQP_URL', 'no URL']],
+    [{ RETRY_HEADER: 'x-death' }, ['RETRY_HEADER', '"x-death"', 'belongs to the broker']],
+    [{ RETRY_HEADER: 'X-Delivery-Count' }, ['RETRY_HEADER', '"X-Delivery-Count"', 'belongs to the broker']],
+    [{ RETRY_HEADER: 'x-my-count' }, ['RETRY_HEADER', '"x-my-count"', 'retry-no']],
+    [{ RETRY_HEADER: 'boomerang-attempts' }, ['RETRY_HEADER', '"boomerang-attempts"']],
+    [{ RETRY_HEADER: 'CC' }, ['RETRY_HEADER', '"CC"']],
+    [{ BACKOFF_INITIAL_MS: '0' }, ['BACKOFF_INITIAL_MS', '"0"', 'comes back at once']],
+    [{ RETRY_RULES: '[{"match":{"errorName":"E"},"initialDelayMs":0}]' }, ['RETRY_RULES[0]', 'initialDelayMs', 'comes back at once']],
+    // A multiplier barely above 1 makes almost every one of 1000 retries a new delay, so a new queue.
+    [{ MAX_RETRIES: '1000', BACKOFF_MULTIPLIER: '1.01' }, ['would plan 824 delay queues', "'boomerang.work'", 'limit of 100', 'MAX_RETRIES', 'BACKOFF_MULTIPLIER', 'DELAY_MODE=exact']],
+    [{ RETRY_RULES: JSON.stringify(Array.from({ length: 12 }, (_, i) => ({ match: { errorName: `E${i}` }, initialDelayMs: 1000 + i, maxRetries: 10 }))) }, ['would plan', 'RETRY_RULES']],
   ])('throws a ConfigError naming the variable and value for %j', (env, fragments) => {
     // Act
     const error = configError(env);
@@ -196,6 +206,19 @@ describe('loadConfig', () => {
     // Assess
     expect(error.message).toContain('AMQP_URL');
     expect(error.message).not.toContain('s3cret');
+  });
+
+  it.each(['x-retry-no', 'retry-no', 'attempt'])('accepts RETRY_HEADER=%s', (name) => {
+    expect(loadConfig({ RETRY_HEADER: name }).retryHeader).toBe(name);
+  });
+
+  it('accepts a policy of exactly 100 delay queues', () => {
+    // Prepare: 1 ms doubling up to 2^99 is not possible, so use distinct rule delays: 1 tier each.
+    const rules = Array.from({ length: 99 }, (_, i) => ({ match: { errorName: `E${i}` }, initialDelayMs: 10_000 + i, maxRetries: 1, maxDelayMs: 10_000 + i }));
+    // Act
+    const config = loadConfig({ MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '1000', BACKOFF_MAX_MS: '1000', RETRY_RULES: JSON.stringify(rules) });
+    // Assess
+    expect(topologyOptionsFromConfig(config).tierDelaysMs).toHaveLength(100);
   });
 
   it('returns a frozen config', () => {

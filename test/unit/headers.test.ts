@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readRetryNo } from '../../shared/headers.js';
+import { ConfigError } from '../../shared/errors.js';
+import { assertRetryHeaderName, readRetryNo } from '../../shared/headers.js';
 
 describe('readRetryNo', () => {
   it.each([
@@ -34,5 +35,28 @@ describe('readRetryNo', () => {
 
   it('reads a configured header name', () => {
     expect(readRetryNo({ 'retry-no': 2, 'x-retry-no': 9 }, 'retry-no').retryNo).toBe(2);
+  });
+});
+
+describe('assertRetryHeaderName', () => {
+  it.each(['x-retry-no', 'retry-no', 'attempt', 'X'])('accepts %s', (name) => {
+    expect(() => assertRetryHeaderName(name, 'RETRY_HEADER')).not.toThrow();
+  });
+
+  it.each([
+    ['x-death', 'belongs to the broker'],
+    ['x-first-death-queue', 'belongs to the broker'],
+    ['X-DEATH', 'belongs to the broker'],
+    ['x-acquired-count', 'belongs to the broker'],
+    ['boomerang-attempts', 'already uses'],
+    ['BCC', 'already uses'],
+    ['r'.repeat(256), '256 bytes'],
+  ])('refuses %s with a ConfigError naming the variable', (name, reason) => {
+    // Act
+    const act = (): void => assertRetryHeaderName(name, 'RETRY_HEADER');
+    // Assess
+    expect(act).toThrow(ConfigError);
+    expect(act).toThrow(/^RETRY_HEADER must/);
+    expect(act).toThrow(reason);
   });
 });

@@ -17,6 +17,7 @@ describe('resolveRetryPolicy', () => {
     [{ maxRetries: -1 }, 'Expected `maxRetries` in retry policy to be an integer from 0 to 1000, got -1'],
     [{ maxRetries: 1.5 }, '`maxRetries`'],
     [{ initialDelayMs: -5 }, '`initialDelayMs`'],
+    [{ initialDelayMs: 0 }, 'Expected `initialDelayMs` in retry policy to be a positive integer (with 0 every retry comes back at once'],
     [{ multiplier: 0.5 }, '`multiplier`'],
     [{ maxDelayMs: 2 ** 31 }, '`maxDelayMs`'],
     [{ jitter: 1 }, '`jitter`'],
