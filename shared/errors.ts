@@ -3,6 +3,7 @@
  * `constructor.name`), and classification goes by `name` or the duck-typed fields, never only by
  * `instanceof`: a handler may throw errors from another copy of this module, or its own.
  */
+import type { TopologyWarning } from './topology/queue-checks.js';
 
 /** Base class of the errors Boomerang itself raises. */
 class RetryFunctionError extends Error {
@@ -57,10 +58,12 @@ class TopologyMismatchError extends RetryFunctionError {
   public readonly kind: 'queue' | 'exchange';
   public readonly entity: string;
   public readonly argument: string | undefined;
+  /** Where messages can be dropped, found by the same run (apply reports them even when it throws). */
+  public readonly warnings: readonly TopologyWarning[];
 
   public constructor(
     message: string,
-    details: { kind: 'queue' | 'exchange'; entity: string; argument?: string },
+    details: { kind: 'queue' | 'exchange'; entity: string; argument?: string; warnings?: readonly TopologyWarning[] },
     options?: ErrorOptions,
   ) {
     super(message, options);
@@ -68,6 +71,7 @@ class TopologyMismatchError extends RetryFunctionError {
     this.kind = details.kind;
     this.entity = details.entity;
     this.argument = details.argument;
+    this.warnings = details.warnings ?? [];
   }
 }
 

@@ -3,56 +3,67 @@
  * passively, then declared with its planned arguments; the work queue is declared only when missing.
  *
  * Errors: apply tries everything, then throws ONE `TopologyMismatchError` listing every entity whose
- * arguments differ (its `kind`, `entity` and `argument` are the first one's); nothing is changed on
- * those entities. Missing entities are still created and bindings still made, so a second run after
- * fixing the listed entities completes the topology. Other broker failures are rethrown at once.
+ * arguments differ, with every differing argument (its `kind`, `entity` and `argument` are the first
+ * one's); nothing is changed on those entities. Missing entities are still created and bindings still
+ * made, so a second run after fixing the listed entities completes the topology. Other broker failures
+ * are rethrown at once. Where messages can be dropped and only a policy or the team can change it (the
+ * work queue's or an older parking lot's delivery limit), the report carries a warning, not an error.
  */
 import type { ChannelModel } from 'amqplib';
 import {
   bind,
+  brokerVersionOf,
   type ChannelLender,
   declare,
   describeBinding,
-  exists,
+  inspect,
   lendChannels,
   type PlannedEntity,
   plannedEntities,
 } from './broker-ops.js';
+import { brokerMajor } from './delivery-limit.js';
+import { examineExisting } from './examine.js';
 import { type ArgumentDifference, topologyMismatchError } from './mismatch.js';
+import { assertPlanFitsBroker, parkingLotCheck, type TopologyWarning } from './queue-checks.js';
 import { type ApplyReport, type ApplyStatus, entityItem, type ReportItem } from './report.js';
 import type { TopologyPlan } from './types.js';
 
-type Applied = { readonly item: ReportItem<ApplyStatus>; readonly difference?: ArgumentDifference };
+type Applied = { readonly item: ReportItem<ApplyStatus>; readonly warning?: TopologyWarning };
 
-async function applyEntity(lender: ChannelLender, entity: PlannedEntity): Promise<Applied> {
+async function applyEntity(lender: ChannelLender, entity: PlannedEntity, major: number | undefined, parkingQueue: string): Promise<Applied> {
   const { kind, spec } = entity;
-  const found = await exists(lender, entity);
-  if (found && kind === 'queue' && spec.onlyIfMissing) {
-    const detail = 'left alone: its arguments belong to its team';
-    return { item: { kind, name: spec.name, status: 'exists', detail } };
+  const messageCount = await inspect(lender, entity);
+  const created = messageCount === undefined && (await declare(lender, entity)).equal;
+  if (created) {
+    const { detail, warning } = kind === 'queue' && spec.role === 'parking' ? parkingLotCheck(spec.name, spec.arguments, major) : {};
+    return { item: { ...entityItem(kind, spec.name, 'created'), ...(detail === undefined ? {} : { detail }) }, warning };
   }
-  const comparison = await declare(lender, entity);
-  if (comparison.equal) return { item: entityItem(kind, spec.name, found ? 'unchanged' : 'created') };
-  const { difference } = comparison;
-  return { item: entityItem(kind, spec.name, 'mismatch', difference), difference };
+  const { differences, detail, warning } = await examineExisting(lender, entity, major, parkingQueue);
+  const status = kind === 'queue' && spec.onlyIfMissing ? 'exists' : differences.length > 0 ? 'mismatch' : 'unchanged';
+  const item = { ...entityItem(kind, spec.name, status, differences), ...(messageCount === undefined ? {} : { messageCount }), ...(detail === undefined ? {} : { detail }) };
+  return { item, warning };
 }
 
 /**
  * Creates what is missing and checks what exists; see the module comment for how it fails.
  * Takes the connection, not a channel: a 404 or 406 closes the channel it happens on.
  * @example
- * const report = await applyTopology(connection, buildTopologyPlan(options));
+ * const plan = buildTopologyPlan({ ...options, brokerVersion: brokerVersionOf(connection) });
+ * const report = await applyTopology(connection, plan);
  * console.log(formatReport(report));
  */
 async function applyTopology(connection: ChannelModel, plan: TopologyPlan): Promise<ApplyReport> {
+  const major = brokerMajor(brokerVersionOf(connection));
+  assertPlanFitsBroker(plan, major);
+  const parkingQueue = plan.queues.find((q) => q.role === 'parking')?.name ?? '';
   const lender = lendChannels(connection);
   const items: ReportItem<ApplyStatus>[] = [];
-  const differences: ArgumentDifference[] = [];
+  const warnings: TopologyWarning[] = [];
   try {
     for (const entity of plannedEntities(plan)) {
-      const { item, difference } = await applyEntity(lender, entity);
+      const { item, warning } = await applyEntity(lender, entity, major, parkingQueue);
       items.push(item);
-      if (difference) differences.push(difference);
+      if (warning) warnings.push(warning);
     }
     for (const binding of plan.bindings) {
       await bind(lender, binding);
@@ -61,8 +72,12 @@ async function applyTopology(connection: ChannelModel, plan: TopologyPlan): Prom
   } finally {
     await lender.close();
   }
-  if (differences.length > 0) throw topologyMismatchError(differences);
-  return { items };
+  const differences: ArgumentDifference[] = items.flatMap((item) => item.differences ?? []);
+  if (differences.length > 0) {
+    const counts = new Map(items.flatMap((item) => (item.messageCount === undefined ? [] : [[item.name, item.messageCount] as const])));
+    throw topologyMismatchError(differences, counts, warnings);
+  }
+  return { items, warnings };
 }
 
 export { applyTopology };

@@ -63,20 +63,32 @@ function lendChannels(connection: ChannelModel): ChannelLender {
   };
 }
 
+/** A passive check: the queue's message count (0 for an exchange), or `undefined` when it is missing. Creates nothing. */
+async function inspect(lender: ChannelLender, entity: PlannedEntity): Promise<number | undefined> {
+  let messageCount = 0;
+  const failure = await lender.run(async (ch) => {
+    if (entity.kind === 'queue') messageCount = (await ch.checkQueue(entity.spec.name)).messageCount;
+    else await ch.checkExchange(entity.spec.name);
+  });
+  return failure === undefined ? messageCount : undefined;
+}
+
 /** A passive check: `true` when the entity exists. Creates nothing. */
 async function exists(lender: ChannelLender, entity: PlannedEntity): Promise<boolean> {
-  const failure = await lender.run((ch) =>
-    entity.kind === 'queue' ? ch.checkQueue(entity.spec.name) : ch.checkExchange(entity.spec.name),
-  );
-  return failure === undefined;
+  return (await inspect(lender, entity)) !== undefined;
 }
 
 /**
- * Declares the entity as planned (durable, with its arguments): creates it when missing, changes
- * nothing when it exists, and turns a 406 "inequivalent arg" into a difference.
+ * Declares the entity durable with `args` (its planned ones by default): creates it when missing,
+ * changes nothing when it exists, and turns a 406 "inequivalent arg" into the difference the broker
+ * names (only the first; `readArguments` follows them all).
  */
-async function declare(lender: ChannelLender, entity: PlannedEntity): Promise<Comparison> {
-  const { name, arguments: args } = entity.spec;
+async function declare(
+  lender: ChannelLender,
+  entity: PlannedEntity,
+  args: Readonly<Record<string, string | number | boolean>> = entity.spec.arguments,
+): Promise<Comparison> {
+  const { name } = entity.spec;
   const failure = await lender.run(
     (ch) =>
       entity.kind === 'queue'
@@ -112,6 +124,11 @@ function describeBinding(binding: BindingSpec): string {
   return `${binding.source} -> ${binding.destination} [${binding.pattern}]`;
 }
 
+/** The RabbitMQ version the broker announced when the connection opened (`'4.3.6'`). */
+function brokerVersionOf(connection: ChannelModel): string | undefined {
+  return connection.connection.serverProperties.version;
+}
+
 /** The plan's exchanges then queues, tagged, in declaration order. */
 function plannedEntities(plan: { exchanges: readonly ExchangeSpec[]; queues: readonly QueueSpec[] }): PlannedEntity[] {
   return [
@@ -120,5 +137,5 @@ function plannedEntities(plan: { exchanges: readonly ExchangeSpec[]; queues: rea
   ];
 }
 
-export { bind, declare, describeBinding, exists, lendChannels, plannedEntities };
+export { bind, brokerVersionOf, declare, describeBinding, exists, inspect, lendChannels, plannedEntities };
 export type { ChannelLender, Comparison, PlannedEntity };

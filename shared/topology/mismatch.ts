@@ -1,12 +1,14 @@
 /**
  * Turns the broker's 406 PRECONDITION_FAILED text into data and into an error a person can act on.
- * The broker reports only the first differing argument of an entity. Texts seen on RabbitMQ 3.10:
+ * The broker reports only the first differing argument of an entity (`readArguments` follows them all).
+ * Texts seen on RabbitMQ 3.10:
  *   inequivalent arg 'x-message-ttl' for queue 'a' in vhost '/': received '2000' but current is '1000'
  *   ... received none but current is the value '1000' of type 'short'
  *   ... received the value 'zz' of type 'longstr' but current is none
  * and on other versions: received the value '2000' of type 'signedint' but current value is '1000' of type 'long'.
  */
 import { TopologyMismatchError } from '../errors.js';
+import type { TopologyWarning } from './queue-checks.js';
 
 /** One argument that differs between the plan and an existing entity (`undefined` = not set). */
 type ArgumentDifference = {
@@ -17,6 +19,8 @@ type ArgumentDifference = {
   readonly expected: string | undefined;
   /** What the existing entity has (the broker's "current"). */
   readonly actual: string | undefined;
+  /** The AMQP type of `actual` when the broker names it (`long`, `longstr`, `bool`...). */
+  readonly actualType?: string;
 };
 
 const INEQUIVALENT = new RegExp(
@@ -24,7 +28,7 @@ const INEQUIVALENT = new RegExp(
     'received (.+?) but current (?:value )?is (.+?)"?$',
   's',
 );
-const VALUE = /^(?:the value )?'(.*?)'(?: of type '[\w-]+')?$/s;
+const VALUE = /^(?:the value )?'(.*?)'(?: of type '([\w-]+)')?$/s;
 
 /** Reads `none`, `'1000'`, `the value '1000' of type 'long'` or `'1000' of type 'long'`. */
 function parseValue(text: string): string | undefined {
@@ -32,17 +36,23 @@ function parseValue(text: string): string | undefined {
   return VALUE.exec(text)?.[1] ?? text;
 }
 
+function parseType(text: string): string | undefined {
+  return VALUE.exec(text)?.[2];
+}
+
 /** The difference a 406 "inequivalent arg" message describes, or `undefined` for any other text. */
 function parseInequivalentArg(message: string): ArgumentDifference | undefined {
   const match = INEQUIVALENT.exec(message);
   if (!match) return undefined;
   const [, argument = '', kind, name = '', received = '', current = ''] = match;
+  const actualType = parseType(current);
   return {
     kind: kind === 'exchange' ? 'exchange' : 'queue',
     name,
     argument,
     expected: parseValue(received),
     actual: parseValue(current),
+    ...(actualType === undefined ? {} : { actualType }),
   };
 }
 
@@ -50,28 +60,54 @@ function shown(value: string | undefined): string {
   return value === undefined ? '(not set)' : `'${value}'`;
 }
 
+/** What to do about an entity whose arguments differ; `messageCount` says what deleting a queue costs. */
+function remedy(kind: 'queue' | 'exchange', name: string, messageCount?: number): string {
+  if (kind === 'exchange') {
+    return 'Delete the exchange (it holds no messages; its bindings go with it and apply makes them again) and run apply again, or change the configuration back.';
+  }
+  const cannot = 'Apply cannot change the arguments of an existing queue.';
+  if (messageCount === 0) return `${cannot} It is empty: delete it (rabbitmqctl delete_queue '${name}') and run apply again, or change the configuration back.`;
+  const messages = messageCount === undefined ? 'its messages' : `its ${messageCount} message${messageCount === 1 ? '' : 's'}`;
+  return `${cannot} Move ${messages} elsewhere first (e.g. with a shovel), since deleting the queue loses them, then delete it and run apply again; or change the configuration back.`;
+}
+
+/** One paragraph for one entity: every differing argument with both values, then what to do. */
+function describeDifferences(differences: readonly ArgumentDifference[], messageCount?: number): string {
+  const [first] = differences;
+  if (first === undefined) throw new RangeError('describeDifferences needs at least one difference');
+  const what = differences.map((d) => `${d.argument} = ${shown(d.actual)} but the topology expects ${shown(d.expected)}`).join('; ');
+  return `${first.kind} '${first.name}' has ${what}. ${remedy(first.kind, first.name, messageCount)}`;
+}
+
 /** One sentence: what differs, and what to do about it. */
 function describeDifference(difference: ArgumentDifference): string {
-  const { kind, name, argument, expected, actual } = difference;
-  const remedy =
-    kind === 'queue'
-      ? 'Move its messages elsewhere (e.g. with a shovel), delete the queue and apply again, ' +
-        'or change the configuration back.'
-      : 'Delete the exchange (it holds no messages) and apply again, or change the configuration back.';
-  return `${kind} '${name}' has ${argument} = ${shown(actual)} but the topology expects ${shown(expected)}. ${remedy}`;
+  return describeDifferences([difference]);
 }
 
-/** One error for all differences; its `kind`, `entity` and `argument` come from the first. */
-function topologyMismatchError(differences: readonly ArgumentDifference[]): TopologyMismatchError {
+/**
+ * One error for all differences, one paragraph per entity; its `kind`, `entity` and `argument` come
+ * from the first. `messageCounts` (by queue name) says what deleting each queue would cost; `warnings`
+ * travel with the error, so a failed apply still tells where messages can be dropped.
+ */
+function topologyMismatchError(
+  differences: readonly ArgumentDifference[],
+  messageCounts: ReadonlyMap<string, number> = new Map(),
+  warnings: readonly TopologyWarning[] = [],
+): TopologyMismatchError {
   const [first] = differences;
   if (first === undefined) throw new RangeError('topologyMismatchError needs at least one difference');
+  const byEntity = new Map<string, ArgumentDifference[]>();
+  for (const d of differences) {
+    const key = `${d.kind} ${d.name}`;
+    byEntity.set(key, [...(byEntity.get(key) ?? []), d]);
+  }
+  const paragraphs = [...byEntity.values()].map((group) => describeDifferences(group, group[0]?.kind === 'queue' ? messageCounts.get(group[0].name) : undefined));
   const message =
-    differences.length === 1
-      ? describeDifference(first)
-      : `The broker differs from the topology in ${differences.length} places:\n` +
-        differences.map((d) => `- ${describeDifference(d)}`).join('\n');
-  return new TopologyMismatchError(message, { kind: first.kind, entity: first.name, argument: first.argument });
+    paragraphs.length === 1
+      ? (paragraphs[0] as string)
+      : `The broker differs from the topology in ${paragraphs.length} places:\n` + paragraphs.map((p) => `- ${p}`).join('\n');
+  return new TopologyMismatchError(message, { kind: first.kind, entity: first.name, argument: first.argument, warnings });
 }
 
-export { describeDifference, parseInequivalentArg, topologyMismatchError };
+export { describeDifference, describeDifferences, parseInequivalentArg, topologyMismatchError };
 export type { ArgumentDifference };

@@ -2,18 +2,30 @@
  * The one source of truth for the broker-side topology: `applyTopology`, `verifyTopology` and the
  * definitions export all read the plan built here, so they can never disagree.
  */
-import { assertQueueName, DEFAULT_EXCHANGE, deadLetterArguments, queueTypeArguments } from './queues.js';
+import { brokerMajor } from './delivery-limit.js';
+import { assertQueueName, DEFAULT_EXCHANGE, deadLetterArguments, type QueueArguments, queueTypeArguments } from './queues.js';
 import { exactRouter, exactSharedTopology, exactWorkBinding } from './exact.js';
 import { tierDelayQueues, tierRouter } from './tiers.js';
 import type { DelayRoute, QueueSpec, TopologyOptions, TopologyPlan } from './types.js';
 
-/** The parking lot: messages that ran out of retries wait here for a human, without TTL or dead-lettering. */
+/**
+ * The parking lot: messages that ran out of retries wait here for a human, without TTL or dead-lettering,
+ * and so with no delivery limit, since past one a message with nowhere to be dead-lettered is dropped.
+ */
 function parkingQueue(options: TopologyOptions): QueueSpec {
+  const major = brokerMajor(options.brokerVersion);
+  const unlimited: QueueArguments =
+    options.queueType === 'quorum' && major !== undefined && major >= 4
+      ? {
+          // 4.x quorum queues default to 20 failed deliveries; -1 means none (on 3.x, -1 drops at the first).
+          'x-delivery-limit': -1,
+        }
+      : {};
   return {
     name: options.parkingQueue,
     role: 'parking',
     onlyIfMissing: false,
-    arguments: queueTypeArguments(options.queueType),
+    arguments: { ...queueTypeArguments(options.queueType), ...unlimited },
   };
 }
 

@@ -1,5 +1,6 @@
 /** What `applyTopology` and `verifyTopology` report, one item per exchange, queue and binding. */
 import type { ArgumentDifference } from './mismatch.js';
+import type { TopologyWarning } from './queue-checks.js';
 
 type EntityKind = 'exchange' | 'queue' | 'binding';
 
@@ -21,33 +22,50 @@ type ReportItem<Status extends string> = {
   readonly kind: EntityKind;
   readonly name: string;
   readonly status: Status;
-  /** The first differing argument (the broker names only one per entity). */
+  /** The first differing argument; `differences` has them all. */
   readonly argument?: string;
   /** The planned value; absent when the plan does not set the argument. */
   readonly expected?: string;
   /** The broker's value; absent when the entity does not set the argument. */
   readonly actual?: string;
+  /** Every differing argument, with both values. */
+  readonly differences?: readonly ArgumentDifference[];
+  /** A queue's message count when it was checked: what deleting it would lose. */
+  readonly messageCount?: number;
   readonly detail?: string;
 };
 
-type ApplyReport = { readonly items: readonly ReportItem<ApplyStatus>[] };
-
-type VerifyReport = {
-  /** No item is `missing` or `different` (`not-checked` items do not count against it). */
-  readonly ok: boolean;
-  readonly items: readonly ReportItem<VerifyStatus>[];
+type ApplyReport = {
+  readonly items: readonly ReportItem<ApplyStatus>[];
+  /** Where messages can be dropped and apply cannot change it; printed, never failing the run. */
+  readonly warnings: readonly TopologyWarning[];
 };
 
-/** The item for an exchange or queue, carrying the difference when there is one. */
+type VerifyReport = {
+  /** No item is `missing` or `different` (`not-checked` items and warnings do not count against it). */
+  readonly ok: boolean;
+  readonly items: readonly ReportItem<VerifyStatus>[];
+  readonly warnings: readonly TopologyWarning[];
+};
+
+/** The item for an exchange or queue, carrying the differences when there are some. */
 function entityItem<Status extends string>(
   kind: EntityKind,
   name: string,
   status: Status,
-  difference?: ArgumentDifference,
+  differences: readonly ArgumentDifference[] = [],
 ): ReportItem<Status> {
-  if (!difference) return { kind, name, status };
-  const { argument, expected, actual } = difference;
-  return { kind, name, status, argument, expected, actual };
+  const [first] = differences;
+  if (!first) return { kind, name, status };
+  const { argument, expected, actual } = first;
+  return { kind, name, status, argument, expected, actual, differences };
+}
+
+function describeItem(item: ReportItem<string>): string | undefined {
+  const shown = (value: string | undefined): string => value ?? '(not set)';
+  const differences = item.differences ?? (item.argument ? [{ argument: item.argument, expected: item.expected, actual: item.actual }] : []);
+  if (differences.length === 0) return item.detail;
+  return differences.map((d) => `${d.argument}: expected ${shown(d.expected)}, found ${shown(d.actual)}`).join('; ');
 }
 
 /**
@@ -61,9 +79,7 @@ function formatReport(report: { readonly items: readonly ReportItem<string>[] })
   return report.items
     .map((item) => {
       const columns = [item.status.padEnd(statusWidth), item.kind.padEnd(kindWidth), item.name.padEnd(nameWidth)];
-      const detail = item.argument
-        ? `${item.argument}: expected ${item.expected ?? '(not set)'}, found ${item.actual ?? '(not set)'}`
-        : item.detail;
+      const detail = describeItem(item);
       return (detail ? [...columns, detail] : columns).join('  ').trimEnd();
     })
     .join('\n');

@@ -24,6 +24,12 @@ type TopologyOptions = {
    * @default 'boomerang.delay'
    */
   readonly exactNamePrefix?: string;
+  /**
+   * The broker's RabbitMQ version (`'4.3.6'`), which decides the parking lot's `x-delivery-limit`:
+   * -1 on 4.x, none on 3.x (where -1 drops at the first failed delivery). From `brokerVersionOf(connection)`.
+   * @default undefined: no `x-delivery-limit` (right for 3.x; on 4.x verify then warns of the default 20)
+   */
+  readonly brokerVersion?: string;
 };
 
 type QueueRole = 'work' | 'parking' | 'delay' | 'unroutable';

@@ -1,48 +1,65 @@
 /**
  * Compares a `TopologyPlan` with the broker, passively. For each exchange and queue: a passive check
  * (404 = `missing`), then a declare with the planned arguments, which creates nothing when the entity
- * exists and answers 406 when an argument differs. The work queue is only checked for existence.
- * Bindings cannot be read over AMQP 0.9.1, so they are reported `not-checked`, never guessed.
- * (An entity deleted between the check and the declare would be re-created; the window is one round trip.)
+ * exists and answers 406 naming one differing argument; `readArguments` follows them to list them all.
+ * The work queue's arguments are its team's: read only to warn when its delivery limit drops messages.
+ * Bindings and policies cannot be read over AMQP 0.9.1, so bindings are reported `not-checked`, and
+ * warnings say what a policy could change. (An entity deleted between the check and the declare would
+ * be re-created; the window is one round trip.)
  */
 import type { ChannelModel } from 'amqplib';
 import {
+  brokerVersionOf,
   type ChannelLender,
-  declare,
   describeBinding,
-  exists,
+  inspect,
   lendChannels,
   type PlannedEntity,
   plannedEntities,
 } from './broker-ops.js';
+import { brokerMajor } from './delivery-limit.js';
+import { examineExisting } from './examine.js';
+import { assertPlanFitsBroker, type TopologyWarning } from './queue-checks.js';
 import { entityItem, type ReportItem, type VerifyReport, type VerifyStatus } from './report.js';
 import type { TopologyPlan } from './types.js';
 
 const BINDINGS_NOT_READABLE = 'AMQP 0.9.1 cannot read bindings: see `rabbitmqctl list_bindings` or the management API';
 
-async function verifyEntity(lender: ChannelLender, entity: PlannedEntity): Promise<ReportItem<VerifyStatus>> {
+type Verified = { readonly item: ReportItem<VerifyStatus>; readonly warning?: TopologyWarning };
+
+async function verifyEntity(lender: ChannelLender, entity: PlannedEntity, major: number | undefined, parkingQueue: string): Promise<Verified> {
   const { kind, spec } = entity;
-  if (!(await exists(lender, entity))) return entityItem(kind, spec.name, 'missing');
-  if (kind === 'queue' && spec.onlyIfMissing) {
-    return { kind, name: spec.name, status: 'ok', detail: 'exists; arguments not checked (they belong to its team)' };
-  }
-  const comparison = await declare(lender, entity);
-  return comparison.equal
-    ? entityItem(kind, spec.name, 'ok')
-    : entityItem(kind, spec.name, 'different', comparison.difference);
+  const messageCount = await inspect(lender, entity);
+  if (messageCount === undefined) return { item: entityItem(kind, spec.name, 'missing') };
+  const { differences, detail, warning } = await examineExisting(lender, entity, major, parkingQueue);
+  const item = {
+    ...entityItem(kind, spec.name, differences.length > 0 ? 'different' : 'ok', differences),
+    ...(kind === 'queue' ? { messageCount } : {}),
+    ...(detail === undefined ? {} : { detail }),
+  };
+  return { item, warning };
 }
 
 /**
- * Reports, per entity, whether the broker matches the plan; never creates anything.
+ * Reports, per entity, whether the broker matches the plan, and where messages can be dropped;
+ * never creates anything.
  * @example
- * const report = await verifyTopology(connection, buildTopologyPlan(options));
+ * const report = await verifyTopology(connection, buildTopologyPlan({ ...options, brokerVersion: brokerVersionOf(connection) }));
  * if (!report.ok) console.error(formatReport(report));
  */
 async function verifyTopology(connection: ChannelModel, plan: TopologyPlan): Promise<VerifyReport> {
+  const major = brokerMajor(brokerVersionOf(connection));
+  assertPlanFitsBroker(plan, major);
+  const parkingQueue = plan.queues.find((q) => q.role === 'parking')?.name ?? '';
   const lender = lendChannels(connection);
   const items: ReportItem<VerifyStatus>[] = [];
+  const warnings: TopologyWarning[] = [];
   try {
-    for (const entity of plannedEntities(plan)) items.push(await verifyEntity(lender, entity));
+    for (const entity of plannedEntities(plan)) {
+      const { item, warning } = await verifyEntity(lender, entity, major, parkingQueue);
+      items.push(item);
+      if (warning) warnings.push(warning);
+    }
   } finally {
     await lender.close();
   }
@@ -51,7 +68,7 @@ async function verifyTopology(connection: ChannelModel, plan: TopologyPlan): Pro
     items.push({ kind: 'binding', name, status: 'not-checked', detail: BINDINGS_NOT_READABLE });
   }
   const ok = items.every((item) => item.status === 'ok' || item.status === 'not-checked');
-  return { ok, items };
+  return { ok, items, warnings };
 }
 
 export { verifyTopology };

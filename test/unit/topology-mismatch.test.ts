@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TopologyMismatchError } from '../../shared/errors.js';
-import { describeDifference, parseInequivalentArg, topologyMismatchError } from '../../shared/topology/mismatch.js';
+import { describeDifference, describeDifferences, parseInequivalentArg, topologyMismatchError } from '../../shared/topology/mismatch.js';
 
 /** amqplib's wrapper around the broker's text, as thrown by `assertQueue`. */
 const wrapped = (text: string, method = 'QueueDeclare'): string =>
@@ -16,7 +16,7 @@ describe('parseInequivalentArg', () => {
     // 3.10.8, the plan does not set the argument
     [
       wrapped("inequivalent arg 'x-message-ttl' for queue 'q' in vhost '/': received none but current is the value '1000' of type 'short'"),
-      { kind: 'queue', name: 'q', argument: 'x-message-ttl', expected: undefined, actual: '1000' },
+      { kind: 'queue', name: 'q', argument: 'x-message-ttl', expected: undefined, actual: '1000', actualType: 'short' },
     ],
     // 3.10.8, the queue does not set it
     [
@@ -26,7 +26,7 @@ describe('parseInequivalentArg', () => {
     // other versions' wording
     [
       "PRECONDITION_FAILED - inequivalent arg 'x-message-ttl' for queue 'a.delay.1000ms' in vhost '/': received the value '2000' of type 'signedint' but current value is '1000' of type 'long'",
-      { kind: 'queue', name: 'a.delay.1000ms', argument: 'x-message-ttl', expected: '2000', actual: '1000' },
+      { kind: 'queue', name: 'a.delay.1000ms', argument: 'x-message-ttl', expected: '2000', actual: '1000', actualType: 'long' },
     ],
     // an empty dead-letter exchange is a value, not "none"
     [
@@ -57,7 +57,8 @@ describe('describeDifference', () => {
     // Assess
     expect(text).toBe(
       "queue 'a.delay.1000ms' has x-message-ttl = '1000' but the topology expects '2000'. " +
-        'Move its messages elsewhere (e.g. with a shovel), delete the queue and apply again, or change the configuration back.',
+        'Apply cannot change the arguments of an existing queue. Move its messages elsewhere first (e.g. with a shovel), ' +
+        'since deleting the queue loses them, then delete it and run apply again; or change the configuration back.',
     );
   });
 
@@ -69,7 +70,40 @@ describe('describeDifference', () => {
   });
 });
 
+describe('describeDifferences', () => {
+  const ttl = { kind: 'queue', name: 'q', argument: 'x-message-ttl', expected: '2000', actual: '1000' } as const;
+  const key = { kind: 'queue', name: 'q', argument: 'x-dead-letter-routing-key', expected: 'orders', actual: undefined } as const;
+
+  it.each([
+    [undefined, 'Move its messages elsewhere first'],
+    [0, "It is empty: delete it (rabbitmqctl delete_queue 'q') and run apply again"],
+    [1, 'Move its 1 message elsewhere first (e.g. with a shovel), since deleting the queue loses them'],
+    [42, 'Move its 42 messages elsewhere first'],
+  ])('names every differing argument, and with %s messages says what deleting costs', (messageCount, remedy) => {
+    // Act
+    const text = describeDifferences([ttl, key], messageCount);
+    // Assess
+    expect(text).toContain("queue 'q' has x-message-ttl = '1000' but the topology expects '2000'; x-dead-letter-routing-key = (not set) but the topology expects 'orders'.");
+    expect(text).toContain(remedy);
+    expect(text).not.toContain('npm run topology -- apply');
+  });
+});
+
 describe('topologyMismatchError', () => {
+  it('groups the differences of one entity in one paragraph', () => {
+    // Act
+    const error = topologyMismatchError(
+      [
+        { kind: 'queue', name: 'q', argument: 'x-message-ttl', expected: '2000', actual: '1000' },
+        { kind: 'queue', name: 'q', argument: 'x-overflow', expected: 'reject-publish', actual: undefined },
+      ],
+      new Map([['q', 3]]),
+    );
+    // Assess
+    expect(error.message).toMatch(/^queue 'q' has x-message-ttl = '1000' .*; x-overflow = \(not set\) but the topology expects 'reject-publish'\. .*its 3 messages/);
+    expect(error.warnings).toEqual([]);
+  });
+
   it('lists every difference and takes kind, entity and argument from the first', () => {
     // Act
     const error = topologyMismatchError([

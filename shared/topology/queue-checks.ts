@@ -1,0 +1,94 @@
+/**
+ * What `verify` and `apply` say about the two queues whose delivery limit can drop messages: the
+ * parking lot (which has no dead-letter target, by design) and the team's work queue. Pure: built
+ * from the arguments `readArguments` found and the broker's major version.
+ */
+import { ConfigError } from '../errors.js';
+import { type DeliveryLimit, deliveryLimitOf, hasDeadLetterTarget } from './delivery-limit.js';
+import type { ArgumentDifference } from './mismatch.js';
+import { deadLetterPolicy, noDeliveryLimitPolicy, type PolicyFix } from './policy-fix.js';
+import type { ArgumentTable } from './read-arguments.js';
+import type { QueueRole, TopologyPlan } from './types.js';
+
+/** Something that can lose messages and that Boomerang cannot change over AMQP; `fix` is the policy it offers. */
+type TopologyWarning = { readonly queue: string; readonly message: string; readonly fix?: PolicyFix };
+
+/** The report detail for one queue, and its warning when messages can be dropped. */
+type QueueCheck = { readonly detail?: string; readonly warning?: TopologyWarning };
+
+const POLICIES_UNREADABLE = 'AMQP cannot read policies; see rabbitmqctl list_queues name policy effective_policy_definition';
+const ONE_POLICY =
+  'Only one policy applies to a queue (the highest priority): if another already matches it, add these keys to that one instead.';
+
+function droppedAfter(limit: DeliveryLimit & { kind: 'limit' }): string {
+  return limit.limit === 0 ? 'at its first failed delivery' : `after ${limit.limit} failed deliveries`;
+}
+
+/** The parking lot's delivery-limit state; a warning when a parked message can be dropped. */
+function parkingLotCheck(queue: string, current: ArgumentTable | undefined, major: number | undefined, incomplete?: string): QueueCheck {
+  if (current === undefined) return { detail: `delivery limit not known: its arguments could not all be read (${incomplete ?? 'unknown'})` };
+  if (major === undefined) return { detail: 'delivery limit not known: the broker did not say its version' };
+  const limit = deliveryLimitOf(current, major);
+  if (limit.kind === 'none') {
+    const policies = current['x-queue-type'] === 'quorum' ? `; a policy's positive delivery-limit would still apply (${POLICIES_UNREADABLE})` : '';
+    return { detail: `no delivery limit (${limit.why})${policies}` };
+  }
+  const risk =
+    `parking lot '${queue}' has a delivery limit (${limit.why}) and no dead-letter target: a parked message is dropped ` +
+    `${droppedAfter(limit)} (a crash or timeout while \`npm run parked\` holds it, a lost connection).`;
+  const detail = `delivery limit ${limit.limit}: parked messages can be dropped`;
+  if (current['x-delivery-limit'] === undefined) {
+    const message = `${risk} Its arguments cannot be changed, but a policy can lift the default (unless one already does: ${POLICIES_UNREADABLE}). ${ONE_POLICY}`;
+    return { detail, warning: { queue, message, fix: noDeliveryLimitPolicy(queue) } };
+  }
+  const message = `${risk} A policy cannot lift a limit the queue's arguments set: move its messages elsewhere (e.g. a shovel), delete it and run \`npm run topology -- apply\`.`;
+  return { detail, warning: { queue, message } };
+}
+
+function describeArguments(current: ArgumentTable, limit: DeliveryLimit): string {
+  const type = String(current['x-queue-type'] ?? 'classic');
+  const deliveries = limit.kind === 'none' ? 'no delivery limit' : `delivery limit ${limit.limit}`;
+  const target = hasDeadLetterTarget(current)
+    ? `dead-letters to exchange '${String(current['x-dead-letter-exchange'])}'${current['x-dead-letter-routing-key'] === undefined ? '' : ` key '${String(current['x-dead-letter-routing-key'])}'`}`
+    : 'no dead-letter target';
+  return `${type}, ${deliveries}, ${target}`;
+}
+
+/** The team's work queue, left alone; a warning when its delivery limit drops messages. */
+function workQueueCheck(queue: string, parkingQueue: string, current: ArgumentTable | undefined, major: number | undefined, incomplete?: string): QueueCheck {
+  const left = 'left to its team';
+  if (current === undefined) return { detail: `${left}; its arguments could not all be read (${incomplete ?? 'unknown'}), so whether it can drop messages is not known` };
+  if (major === undefined) return { detail: `${left}; the broker did not say its version, so whether it can drop messages is not known` };
+  const limit = deliveryLimitOf(current, major);
+  const detail = `${left} (${describeArguments(current, limit)})`;
+  if (limit.kind === 'none' || hasDeadLetterTarget(current)) return { detail };
+  const message =
+    `work queue '${queue}' is a quorum queue with a delivery limit (${limit.limit}: ${limit.why}) and no dead-letter target: ` +
+    `a message is dropped ${droppedAfter(limit)} (a handler crash, a Lambda timeout, a lost connection), unless a policy sets a ` +
+    `dead-letter exchange (${POLICIES_UNREADABLE}). Apply leaves the work queue's arguments to its team and cannot set policies; ` +
+    `this policy dead-letters such messages to the parking lot instead. ${ONE_POLICY}`;
+  return { detail, warning: { queue, message, fix: deadLetterPolicy(queue, parkingQueue) } };
+}
+
+/**
+ * Whether a difference is no difference in effect: on 4.x a parking lot with `x-delivery-limit` -1,
+ * or without one (the warning covers that), where the plan says otherwise.
+ */
+function isTolerated(role: QueueRole, difference: ArgumentDifference, major: number | undefined): boolean {
+  if (role !== 'parking' || difference.argument !== 'x-delivery-limit' || major === undefined || major < 4) return false;
+  return difference.actual === undefined || Number(difference.actual) < 0;
+}
+
+/** Throws a `ConfigError` when `plan` sets `x-delivery-limit` -1, which RabbitMQ 3.x reads as "drop at once". */
+function assertPlanFitsBroker(plan: TopologyPlan, major: number | undefined): void {
+  if (major === undefined || major >= 4) return;
+  const queue = plan.queues.find((q) => Number(q.arguments['x-delivery-limit']) < 0);
+  if (queue === undefined) return;
+  throw new ConfigError(
+    `The topology was planned for RabbitMQ 4.x (x-delivery-limit -1 on '${queue.name}'), but the broker is ${major}.x, which ` +
+      'drops a message at its first failed delivery with -1: build the plan with this broker\'s version (brokerVersion).',
+  );
+}
+
+export { assertPlanFitsBroker, isTolerated, parkingLotCheck, workQueueCheck };
+export type { QueueCheck, TopologyWarning };
