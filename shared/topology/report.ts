@@ -62,7 +62,7 @@ function entityItem<Status extends string>(
 }
 
 function describeItem(item: ReportItem<string>): string | undefined {
-  const shown = (value: string | undefined): string => value ?? '(not set)';
+  const shown = (value: string | undefined): string => (value === undefined ? '(not set)' : value === '' ? "''" : value);
   const differences = item.differences ?? (item.argument ? [{ argument: item.argument, expected: item.expected, actual: item.actual }] : []);
   if (differences.length === 0) return item.detail;
   return differences.map((d) => `${d.argument}: expected ${shown(d.expected)}, found ${shown(d.actual)}`).join('; ');
