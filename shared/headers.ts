@@ -57,19 +57,13 @@ const MAX_HEADER_NAME_BYTES = 255;
  * @param variable names the source in the error, e.g. `RETRY_HEADER`.
  */
 function assertRetryHeaderName(name: string, variable: string): void {
-  const got = `got ${JSON.stringify(name)}`;
-  if (name.toLowerCase().startsWith('x-') && name !== DEFAULT_RETRY_HEADER) {
-    throw new ConfigError(
-      `${variable} must not start with "x-": that namespace belongs to the broker, which sets, reads or strips ` +
-        `such headers (x-death, x-delivery-count...), so the count could be reset on the way and the message retried ` +
-        `forever; ${got}. Use a name of your own, e.g. "retry-no" (the default "${DEFAULT_RETRY_HEADER}" stays allowed for messages already carrying it).`,
-    );
-  }
-  if ((Object.values(BoomerangHeader) as string[]).includes(name) || STRIPPED_HEADERS.has(name)) {
-    throw new ConfigError(`${variable} must not be a header Boomerang or the broker already uses for something else; ${got}`);
-  }
-  if (Buffer.byteLength(name, 'utf8') > MAX_HEADER_NAME_BYTES) {
-    throw new ConfigError(`${variable} must be at most ${MAX_HEADER_NAME_BYTES} bytes; got ${Buffer.byteLength(name, 'utf8')} bytes`);
+  const brokers = name.toLowerCase().startsWith('x-') && name !== DEFAULT_RETRY_HEADER;
+  const taken = (Object.values(BoomerangHeader) as string[]).includes(name) || STRIPPED_HEADERS.has(name);
+  if (brokers || taken || Buffer.byteLength(name) > MAX_HEADER_NAME_BYTES) {
+    const why = brokers
+      ? 'not start with "x-": the broker owns that namespace and may reset such a header, so a message could retry forever'
+      : taken ? 'not be a header Boomerang or the broker already uses' : `be at most ${MAX_HEADER_NAME_BYTES} bytes`;
+    throw new ConfigError(`${variable} must ${why}; got ${JSON.stringify(name.slice(0, 60))}. Use a name of your own, e.g. "retry-no"`);
   }
 }
 

@@ -24,7 +24,7 @@ const DEFAULT_RETRY_POLICY = {
 } as const satisfies RetryPolicy;
 
 /** Why an initial delay of 0 is refused; config.ts says it for BACKOFF_INITIAL_MS too. */
-const ZERO_DELAY_REASON = 'with 0 every retry comes back at once, since 0 × the multiplier stays 0, and all retries are spent in milliseconds';
+const ZERO_DELAY_REASON = 'with 0 every retry comes back at once: 0 × the multiplier stays 0';
 
 type PolicyFieldRule = {
   readonly key: keyof RetryPolicy;

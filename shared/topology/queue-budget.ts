@@ -21,13 +21,9 @@ function assertDelayQueueBudget(options: TopologyOptions): void {
   if (count <= MAX_DELAY_QUEUES) return;
   const remedy =
     options.delayMode === 'tiers'
-      ? 'one queue per distinct delay: lower MAX_RETRIES (or the maxRetries of RETRY_RULES), raise BACKOFF_MULTIPLIER ' +
-        '(close to 1 almost every retry is a new delay), use fewer rules with their own delays, or DELAY_MODE=exact'
+      ? 'lower MAX_RETRIES or the maxRetries of RETRY_RULES, raise BACKOFF_MULTIPLIER, or use DELAY_MODE=exact'
       : 'raise DELAY_RESOLUTION_MS or lower BACKOFF_MAX_MS';
-  throw new ConfigError(
-    `The retry policy would plan ${count} delay queues for '${options.workQueue}' (${options.delayMode} mode), ` +
-      `over the limit of ${MAX_DELAY_QUEUES}: ${remedy}`,
-  );
+  throw new ConfigError(`The retry policy would plan ${count} delay queues for '${options.workQueue}', over the limit of ${MAX_DELAY_QUEUES}: ${remedy}`);
 }
 
 export { assertDelayQueueBudget, MAX_DELAY_QUEUES, plannedDelayQueueCount };

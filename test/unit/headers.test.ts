@@ -44,13 +44,13 @@ describe('assertRetryHeaderName', () => {
   });
 
   it.each([
-    ['x-death', 'belongs to the broker'],
-    ['x-first-death-queue', 'belongs to the broker'],
-    ['X-DEATH', 'belongs to the broker'],
-    ['x-acquired-count', 'belongs to the broker'],
+    ['x-death', 'the broker owns that namespace'],
+    ['x-first-death-queue', 'the broker owns that namespace'],
+    ['X-DEATH', 'the broker owns that namespace'],
+    ['x-acquired-count', 'the broker owns that namespace'],
     ['boomerang-attempts', 'already uses'],
     ['BCC', 'already uses'],
-    ['r'.repeat(256), '256 bytes'],
+    ['r'.repeat(256), 'at most 255 bytes'],
   ])('refuses %s with a ConfigError naming the variable', (name, reason) => {
     // Act
     const act = (): void => assertRetryHeaderName(name, 'RETRY_HEADER');

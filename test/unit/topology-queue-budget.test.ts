@@ -35,6 +35,6 @@ describe('assertDelayQueueBudget', () => {
     const act = (): void => assertDelayQueueBudget({ ...BASE, tierDelaysMs: tiers(101) });
     // Assess
     expect(act).toThrow(ConfigError);
-    expect(act).toThrow(/would plan 101 delay queues for 'orders' \(tiers mode\), over the limit of 100: .*MAX_RETRIES.*BACKOFF_MULTIPLIER.*DELAY_MODE=exact/);
+    expect(act).toThrow(/would plan 101 delay queues for 'orders', over the limit of 100: .*MAX_RETRIES.*BACKOFF_MULTIPLIER.*DELAY_MODE=exact/);
   });
 });
