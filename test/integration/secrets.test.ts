@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { connectFromConfig } from '../../shared/amqp/connect-from-config.js';
 import { type Config, loadConfig } from '../../shared/config.js';
@@ -9,14 +7,19 @@ import { SecretCache, SecretFetchError, secretsManagerSource } from '../../share
 import { redactUrl } from '../../shared/redact.js';
 import { eventFor, rmqMessage } from '../fixtures/events.js';
 import { AMQP_URL } from '../helpers/broker.js';
+import { BrokerCtl } from '../helpers/broker-ctl.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { SecretsEndpoint } from '../helpers/secrets-endpoint.js';
 
-const run = promisify(execFile);
+const brokerCtl = BrokerCtl.forUrl();
+/** The broker under test: users are made on it, and the secret-based configs connect to it. */
+const brokerAddress = new URL(AMQP_URL.split(',')[0] ?? AMQP_URL);
+const brokerHost = brokerAddress.hostname;
+const brokerPort = brokerAddress.port || '5672';
 
-/** rabbitmqctl on the local broker; it fails loudly when the broker is not there. */
+/** rabbitmqctl on the broker under test; it fails loudly when the broker is not there. */
 async function rabbitmqctl(...args: string[]): Promise<void> {
-  await run('rabbitmqctl', ['--quiet', ...args]);
+  await brokerCtl.ctl(['--quiet', ...args]);
 }
 
 let endpoint: SecretsEndpoint;
@@ -30,9 +33,9 @@ async function temporaryUser(password: string): Promise<string> {
   return user;
 }
 
-/** A config that reads broker credentials from `secretId` on the local broker, without TLS. */
+/** A config that reads broker credentials from `secretId` for the broker under test, without TLS. */
 function secretConfig(secretId: string): Config {
-  return loadConfig({ AMQP_SECRET_ID: secretId, AMQP_HOST: '127.0.0.1', AMQP_PORT: '5672', AMQP_TLS: 'false', CONNECT_TIMEOUT_MS: '3000', WORK_QUEUE: `test-work-${randomUUID().slice(0, 8)}` });
+  return loadConfig({ AMQP_SECRET_ID: secretId, AMQP_HOST: brokerHost, AMQP_PORT: brokerPort, AMQP_TLS: 'false', CONNECT_TIMEOUT_MS: '3000', WORK_QUEUE: `test-work-${randomUUID().slice(0, 8)}` });
 }
 
 /** Stores `value` (as JSON) under a new secret id on the endpoint; returns the id. */
@@ -101,7 +104,7 @@ describe('connectFromConfig with AMQP_SECRET_ID on the real broker', () => {
     const broker = await connectFromConfig(secretConfig(secretId), { connectionName: 'test-secrets', secrets: endpointSecrets() });
     await broker.close();
     // Assess
-    expect(broker.endpoint).toBe(`amqp://${user}:***@127.0.0.1:5672/%2F`);
+    expect(broker.endpoint).toBe(`amqp://${user}:***@${brokerHost}:${brokerPort}/%2F`);
   });
 
   it('connects with a {"url"} secret', async () => {
