@@ -73,7 +73,7 @@ describe('RabbitMQ restarted in the middle of an invocation', () => {
     expect(duringResult.stderr).toMatch(/PullAbortedError: Invocation ended early: .*the next invocation carries on/);
     expect(duringResult.summary?.received).toBeGreaterThan(0);
     expect(whileDown.code).toBe(1);
-    expect(whileDown.stderr).toMatch(/Cannot connect to amqp:\/\/guest:\*\*\*@127\.0\.0\.1:5681.*is RabbitMQ running/);
+    expect(whileDown.stderr).toMatch(new RegExp(`Cannot connect to amqp://guest:\\*\\*\\*@127\\.0\\.0\\.1:${node.port}.*is RabbitMQ running`));
     expect(after.code).toBe(0);
     expect(after.summary?.received).toBeGreaterThan(0);
     expect(account.missing).toEqual([]);
