@@ -48,7 +48,7 @@ case "$FLAVOUR" in
 esac
 # Shared by all private nodes so they can cluster; never the cookie of rabbit@localhost.
 COOKIE="BOOMERANGPRIVATENODESCOOKIE"
-BOOT_TIMEOUT_S="${BOOT_TIMEOUT_S:-60}"
+BOOT_TIMEOUT_S="${BOOT_TIMEOUT_S:-120}"
 
 die() { echo "rabbit-node: $*" >&2; exit 1; }
 usage() { sed -n '2,27p' "$0"; }
@@ -99,8 +99,9 @@ registered() {
 }
 
 running() {
-  # epmd first: asking a node that is not there makes rabbitmqctl wait for seconds.
-  registered "$1" && ctl "$1" -q --timeout 5 await_startup >/dev/null 2>&1
+  # epmd first: asking a node that is not there makes rabbitmqctl wait for seconds. A CLI call took
+  # up to 17 s on the busy 2-core machine, so the node gets a generous time to answer.
+  registered "$1" && ctl "$1" -q --timeout 30 await_startup >/dev/null 2>&1
 }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -190,29 +191,36 @@ start() {
     echo "$name@localhost already running on 127.0.0.1:$port"
     return 0
   fi
-  port_open "$port" && die "port $port is taken by something else"
-  [[ -z "${RABBIT_TLS_PORT:-}" ]] || ! port_open "$RABBIT_TLS_PORT" || die "port $RABBIT_TLS_PORT is taken by something else"
-  [[ "$FLAVOUR" != 4 ]] || bash "$ROOTFS_SCRIPT" ready
-  prepare "$name" "$port"
-  local started=$SECONDS server
-  # The server process (chroot execs it): when it exits before the node answers, the boot failed.
-  server="$(
-    node_env "$name"
-    export RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT=$((port + 20000))
-    cd "$BASE_ROOT/$name"
-    if [[ "$FLAVOUR" == 4 ]]; then
-      setsid chroot "$ROOTFS" "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
-    else
-      setsid "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
-    fi
-    echo $!
-  )"
-  for _ in $(seq 1 "$BOOT_TIMEOUT_S"); do
+  local started=$SECONDS server=""
+  if registered "$name"; then
+    # Its VM is there but did not answer: still booting, or slow on a busy machine. Never start a
+    # second one (its port is taken); wait for this one below.
+    echo "$name@localhost is registered with epmd but not answering yet; waiting for it" >&2
+  else
+    port_open "$port" && die "port $port is taken by something else"
+    [[ -z "${RABBIT_TLS_PORT:-}" ]] || ! port_open "$RABBIT_TLS_PORT" || die "port $RABBIT_TLS_PORT is taken by something else"
+    [[ "$FLAVOUR" != 4 ]] || bash "$ROOTFS_SCRIPT" ready
+    prepare "$name" "$port"
+    # The server process (chroot execs it): when it exits before the node answers, the boot failed.
+    server="$(
+      node_env "$name"
+      export RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT=$((port + 20000))
+      cd "$BASE_ROOT/$name"
+      if [[ "$FLAVOUR" == 4 ]]; then
+        setsid chroot "$ROOTFS" "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
+      else
+        setsid "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
+      fi
+      echo $!
+    )"
+  fi
+  # A deadline, not a count of tries: one try may take many seconds on a busy machine.
+  while ((SECONDS - started < BOOT_TIMEOUT_S)); do
     if running "$name" && port_open "$port"; then
       echo "$name@localhost up on 127.0.0.1:$port in $((SECONDS - started)) s"
       return 0
     fi
-    kill -0 "$server" 2>/dev/null || boot_failure "$name" "stopped while booting"
+    [[ -z "$server" ]] || kill -0 "$server" 2>/dev/null || boot_failure "$name" "stopped while booting"
     sleep 1
   done
   boot_failure "$name" "did not answer within $BOOT_TIMEOUT_S s (BOOT_TIMEOUT_S)"
