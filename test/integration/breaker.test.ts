@@ -66,9 +66,10 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     // Assess
     expect(requestsPerInvocation).toEqual([5, 5, 5]);
     const [first] = summaries as [Summary];
-    expect(first).toMatchObject({ retried: 5, deferred: 25, acked: 0, parked: 0, breakerOpened: true, stoppedBecause: 'breaker-open' });
-    // A retry copy (200 ms) that comes back while the invocation settles is given back untouched.
-    expect(first.received - first.requeued).toBe(30);
+    expect(first).toMatchObject({ retried: 5, acked: 0, parked: 0, breakerOpened: true, stoppedBecause: 'breaker-open' });
+    // Every untried message is deferred. On a busy machine a retry copy (200 ms) can come back within
+    // the invocation: deferred too when it arrives before the breaker opens, else given back untouched.
+    expect(first.deferred).toBeGreaterThanOrEqual(25);
     for (const summary of summaries) expectBalanced(summary);
     expect(total(summaries).parked).toBe(0);
     expect(await messagesInFlight(broker, config)).toBe(30);
