@@ -8,7 +8,9 @@
 #        rabbitmq4-rootfs.sh build    build it when missing (idempotent)
 #        rabbitmq4-rootfs.sh ready    build it when missing, and make it runnable (hosts, /proc)
 #        rabbitmq4-rootfs.sh version  the rabbitmq-server version inside
-#        rabbitmq4-rootfs.sh remove   unmount and delete it
+#        rabbitmq4-rootfs.sh remove   unmount and delete it (refused while a node runs from it)
+# Building, mounting and removing need root. Concurrent calls (three cluster nodes starting at once)
+# take turns on a lock, so /proc is mounted once and a build is never run twice.
 set -euo pipefail
 
 CACHE="${BOOMERANG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/boomerang}"
@@ -16,10 +18,20 @@ ROOTFS="$CACHE/rabbitmq4-sid"
 MARKER="$ROOTFS/usr/lib/rabbitmq/bin/rabbitmq-server"
 
 die() { echo "rabbitmq4-rootfs: $*" >&2; exit 1; }
+usage() { sed -n '2,13p' "$0"; }
+
+# Holds an exclusive lock on the cache until this script exits.
+locked() {
+  mkdir -p "$CACHE"
+  exec 9>"$CACHE/rabbitmq4-sid.lock"
+  flock 9
+}
+
+need_root() { [[ "$(id -u)" == 0 ]] || die "$1 needs root (debootstrap, chroot and mount do); run it as root"; }
 
 build() {
   [[ -x "$MARKER" ]] && return 0
-  [[ "$(id -u)" == 0 ]] || die "building the chroot needs root (debootstrap and chroot)"
+  need_root "building the chroot"
   if ! command -v debootstrap >/dev/null 2>&1; then
     echo "rabbitmq4-rootfs: installing debootstrap with apt-get" >&2
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
@@ -39,6 +51,8 @@ build() {
 }
 
 ready() {
+  [[ -x "$MARKER" && -f "$ROOTFS/etc/hosts" ]] && mountpoint -q "$ROOTFS/proc" && cmp -s /etc/hosts "$ROOTFS/etc/hosts" && return 0
+  need_root "making the chroot runnable"
   build
   # Without the host's hosts file the node dies with epmd_error ... nxdomain for localhost.
   cmp -s /etc/hosts "$ROOTFS/etc/hosts" || cp /etc/hosts "$ROOTFS/etc/hosts"
@@ -52,15 +66,22 @@ version() {
 }
 
 remove() {
-  mountpoint -q "$ROOTFS/proc" && umount "$ROOTFS/proc"
-  rm -rf "$ROOTFS" "$ROOTFS.partial"
+  need_root "removing the chroot"
+  if mountpoint -q "$ROOTFS/proc"; then
+    # Busy while a node runs from the chroot: stop it first (npm run rabbitmq4 -- stop).
+    umount "$ROOTFS/proc" || die "cannot unmount $ROOTFS/proc: is a node still running from it? (npm run rabbitmq4 -- status)"
+  fi
+  # Never follow a mount point out of the chroot (the host's /proc, should the unmount have raced).
+  rm -rf --one-file-system "$ROOTFS" "$ROOTFS.partial"
+  echo "rabbitmq4-rootfs: removed $ROOTFS" >&2
 }
 
 case "${1:-}" in
   path) echo "$ROOTFS" ;;
-  build) build ;;
-  ready) ready ;;
+  build) locked; build ;;
+  ready) locked; ready ;;
   version) version ;;
-  remove) remove ;;
-  *) sed -n '2,13p' "$0" >&2; exit 2 ;;
+  remove) locked; remove ;;
+  -h|--help|help) usage ;;
+  *) usage >&2; exit 2 ;;
 esac

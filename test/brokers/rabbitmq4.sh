@@ -5,10 +5,13 @@
 #
 #   npm run rabbitmq4 -- start          build the chroot when missing, start the node (idempotent)
 #   npm run rabbitmq4 -- stop           stop the node (its data stays)
-#   npm run rabbitmq4 -- status         running or stopped, with its version
+#   npm run rabbitmq4 -- status         running or stopped (exit 3), with its version
 #   npm run --silent rabbitmq4 -- url   the node's AMQP URL, as the last line
 #   npm run rabbitmq4 -- ctl <args...>  rabbitmqctl against the node
 #   npm run rabbitmq4 -- wipe           stop it and delete its data
+#   npm run rabbitmq4 -- cluster start|stop|status|urls
+#                                       the 3-node 4.x cluster (test/cluster/cluster.sh)
+# Needs root (chroot, mount). The chroot is cached under $BOOMERANG_CACHE (default ~/.cache/boomerang).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -18,6 +21,7 @@ PORT="${RABBITMQ4_PORT:-5674}"
 export RABBIT_FLAVOUR=4
 
 node() { bash "$NODE_SCRIPT" "$@"; }
+usage() { sed -n '2,14p' "$0"; }
 
 case "${1:-}" in
   start)
@@ -36,6 +40,7 @@ case "${1:-}" in
     ;;
   url) echo "amqp://guest:guest@127.0.0.1:$PORT" ;;
   ctl) shift; node ctl "$NAME" "$@" ;;
-  -h|--help|help) sed -n '2,12p' "$0" ;;
-  *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+  cluster) shift; exec bash "$HERE/../cluster/cluster.sh" "$@" ;;
+  -h|--help|help) usage ;;
+  *) usage >&2; exit 2 ;;
 esac

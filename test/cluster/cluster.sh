@@ -10,13 +10,24 @@
 #
 # Nodes: boomerang-c1@localhost, -c2, -c3 on AMQP ports 5691, 5692, 5693 (distribution 25691-25693),
 # data under $BOOMERANG_RABBIT_BASE (default /tmp/boomerang-rabbit). Guest/guest works from 127.0.0.1.
+#
+# RABBIT_FLAVOUR=4 (or `npm run rabbitmq4 -- cluster ...`) runs RabbitMQ 4.x nodes from the chroot of
+# test/brokers/rabbitmq4-rootfs.sh instead: boomerang-r4-c1, -c2, -c3 on 5791, 5792, 5793, so both
+# clusters can run side by side.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 NODE="$HERE/rabbit-node.sh"
-NAMES=(boomerang-c1 boomerang-c2 boomerang-c3)
-PORTS=(5691 5692 5693)
+if [[ "${RABBIT_FLAVOUR:-system}" == 4 ]]; then
+  NAMES=(boomerang-r4-c1 boomerang-r4-c2 boomerang-r4-c3)
+  PORTS=(5791 5792 5793)
+else
+  NAMES=(boomerang-c1 boomerang-c2 boomerang-c3)
+  PORTS=(5691 5692 5693)
+fi
 SEED="${NAMES[0]}"
+LOG_BASE="${BOOMERANG_RABBIT_BASE:-/tmp/boomerang-rabbit}"
+JOIN_LOG="$LOG_BASE/join-$SEED.log"
 
 urls() {
   local out=() port
@@ -44,7 +55,8 @@ start() {
     bash "$NODE" ctl "$name" -q stop_app
     bash "$NODE" ctl "$name" -q reset
     # The CLI prints feature-flag warnings while a node joins; they are expected on a fresh node.
-    bash "$NODE" ctl "$name" -q join_cluster "$SEED@localhost" 2>>"${BOOMERANG_RABBIT_BASE:-/tmp/boomerang-rabbit}/join.log"
+    mkdir -p "$LOG_BASE"
+    bash "$NODE" ctl "$name" -q join_cluster "$SEED@localhost" 2>>"$JOIN_LOG"
     bash "$NODE" ctl "$name" -q start_app
     echo "$name@localhost joined $SEED@localhost"
   done
@@ -60,9 +72,8 @@ stop() {
   for name in "${NAMES[@]}"; do bash "$NODE" stop "$name" & done
   wait
   for name in "${NAMES[@]}"; do bash "$NODE" wipe "$name" >/dev/null; done
-  local base="${BOOMERANG_RABBIT_BASE:-/tmp/boomerang-rabbit}"
-  rm -f "$base/join.log"
-  rmdir "$base" 2>/dev/null || true
+  rm -f "$JOIN_LOG"
+  rmdir "$LOG_BASE" 2>/dev/null || true
   local port
   for port in "${PORTS[@]}"; do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "cluster: port $port still open" >&2; exit 1; fi
@@ -89,5 +100,6 @@ case "${1:-}" in
   stop) stop ;;
   status) status ;;
   urls) urls ;;
-  *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+  -h|--help|help) sed -n '2,16p' "$0" ;;
+  *) sed -n '2,16p' "$0" >&2; exit 2 ;;
 esac

@@ -14,6 +14,8 @@
 #        rabbit-node.sh queues <name> <args...>     rabbitmq-queues against it
 #        rabbit-node.sh running <name>              exit 0 when it answers
 #        rabbit-node.sh tls <name> <dir>            install new TLS files in a running node (rotation)
+#        rabbit-node.sh list                        "<name> <amqp-port>" for every node of this flavour
+#                                                   that has a folder (running or not)
 # <name> is the short name: "boomerang-f1" gives the node boomerang-f1@localhost.
 #
 # RABBIT_FLAVOUR=4 runs the node from the RabbitMQ 4.x of Debian sid, in the chroot that
@@ -46,9 +48,10 @@ case "$FLAVOUR" in
 esac
 # Shared by all private nodes so they can cluster; never the cookie of rabbit@localhost.
 COOKIE="BOOMERANGPRIVATENODESCOOKIE"
-BOOT_TIMEOUT_S="${BOOT_TIMEOUT_S:-60}"
+BOOT_TIMEOUT_S="${BOOT_TIMEOUT_S:-120}"
 
 die() { echo "rabbit-node: $*" >&2; exit 1; }
+usage() { sed -n '2,27p' "$0"; }
 
 node_env() {
   local name="$1" dir="$BASE_SEEN/$1"
@@ -72,6 +75,7 @@ run_bin() {
   local bin="$1"; shift
   if [[ "$FLAVOUR" == 4 ]]; then
     bash "$ROOTFS_SCRIPT" ready
+    # stdin passes through: import_definitions reads its JSON from it.
     chroot "$ROOTFS" "$RABBIT_BIN/$bin" "$@"
   else
     "$RABBIT_BIN/$bin" "$@"
@@ -95,11 +99,35 @@ registered() {
 }
 
 running() {
-  # epmd first: asking a node that is not there makes rabbitmqctl wait for seconds.
-  registered "$1" && ctl "$1" -q --timeout 5 await_startup >/dev/null 2>&1
+  # epmd first: asking a node that is not there makes rabbitmqctl wait for seconds. A CLI call took
+  # up to 17 s on the busy 2-core machine, so the node gets a generous time to answer.
+  registered "$1" && ctl "$1" -q --timeout 30 await_startup >/dev/null 2>&1
 }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+list() {
+  local conf name port
+  for conf in "$BASE_ROOT"/*/rabbitmq-env.conf; do
+    [[ -f "$conf" ]] || continue
+    name="$(basename "$(dirname "$conf")")"
+    port="$(sed -n 's/^NODE_PORT=//p' "$conf")"
+    echo "$name $port"
+  done
+}
+
+# Why a node did not come up: where its logs are, and their last lines.
+boot_failure() {
+  local name="$1" why="$2" dir="$BASE_ROOT/$1/log"
+  {
+    echo "rabbit-node: $name@localhost $why."
+    echo "  its output: $dir/stdout.log"
+    echo "  its log:    $dir/$name@localhost.log"
+    echo "  last lines of its output:"
+    tail -n 15 "$dir/stdout.log" 2>/dev/null | sed 's/^/    /'
+  } >&2
+  exit 1
+}
 
 prepare() {
   local name="$1" port="$2" dir="$BASE_ROOT/$1"
@@ -163,29 +191,39 @@ start() {
     echo "$name@localhost already running on 127.0.0.1:$port"
     return 0
   fi
-  port_open "$port" && die "port $port is taken by something else"
-  [[ -z "${RABBIT_TLS_PORT:-}" ]] || ! port_open "$RABBIT_TLS_PORT" || die "port $RABBIT_TLS_PORT is taken by something else"
-  prepare "$name" "$port"
-  local started=$SECONDS
-  (
-    node_env "$name"
-    export RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT=$((port + 20000))
-    cd "$BASE_ROOT/$name"
-    if [[ "$FLAVOUR" == 4 ]]; then
-      bash "$ROOTFS_SCRIPT" ready
-      setsid chroot "$ROOTFS" "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
-    else
-      setsid "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
-    fi
-  )
-  for _ in $(seq 1 "$BOOT_TIMEOUT_S"); do
+  local started=$SECONDS server=""
+  if registered "$name"; then
+    # Its VM is there but did not answer: still booting, or slow on a busy machine. Never start a
+    # second one (its port is taken); wait for this one below.
+    echo "$name@localhost is registered with epmd but not answering yet; waiting for it" >&2
+  else
+    port_open "$port" && die "port $port is taken by something else"
+    [[ -z "${RABBIT_TLS_PORT:-}" ]] || ! port_open "$RABBIT_TLS_PORT" || die "port $RABBIT_TLS_PORT is taken by something else"
+    [[ "$FLAVOUR" != 4 ]] || bash "$ROOTFS_SCRIPT" ready
+    prepare "$name" "$port"
+    # The server process (chroot execs it): when it exits before the node answers, the boot failed.
+    server="$(
+      node_env "$name"
+      export RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT=$((port + 20000))
+      cd "$BASE_ROOT/$name"
+      if [[ "$FLAVOUR" == 4 ]]; then
+        setsid chroot "$ROOTFS" "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
+      else
+        setsid "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
+      fi
+      echo $!
+    )"
+  fi
+  # A deadline, not a count of tries: one try may take many seconds on a busy machine.
+  while ((SECONDS - started < BOOT_TIMEOUT_S)); do
     if running "$name" && port_open "$port"; then
       echo "$name@localhost up on 127.0.0.1:$port in $((SECONDS - started)) s"
       return 0
     fi
+    [[ -z "$server" ]] || kill -0 "$server" 2>/dev/null || boot_failure "$name" "stopped while booting"
     sleep 1
   done
-  die "$name did not start within $BOOT_TIMEOUT_S s; see $BASE_ROOT/$name/log/"
+  boot_failure "$name" "did not answer within $BOOT_TIMEOUT_S s (BOOT_TIMEOUT_S)"
 }
 
 stop() {
@@ -220,8 +258,10 @@ case "$cmd" in
   wipe) [[ $# -eq 1 ]] || die "usage: wipe <name>"; wipe "$1" ;;
   ctl) name="$1"; shift; ctl "$name" "$@" ;;
   queues) name="$1"; shift; queues "$name" "$@" ;;
-  running) running "$1" ;;
+  running) [[ $# -eq 1 ]] || die "usage: running <name>"; running "$1" ;;
   tls) [[ $# -eq 2 ]] || die "usage: tls <name> <dir>"; rotate_tls "$1" "$2" ;;
   registered) registered "$1" ;;
-  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
+  list) list ;;
+  -h|--help|help) usage ;;
+  *) usage >&2; exit 2 ;;
 esac

@@ -9,8 +9,9 @@ import { PrivateRabbit } from '../helpers/private-rabbit.js';
 import { seedFromEnv } from '../helpers/seeded-random.js';
 
 /**
- * Restart RabbitMQ in the middle of an invocation. The broker is a private node (boomerang-f1 on
- * 5681, never rabbit@localhost), stopped and started as a whole Erlang VM. The invocation runs as
+ * Restart RabbitMQ in the middle of an invocation. The broker is a private node of the same flavour
+ * as the broker under test (boomerang-f1 on 5681, or boomerang-r4-f1 on 5781 when AMQP_URL names a
+ * 4.x node; never rabbit@localhost), stopped and started as a whole Erlang VM. The invocation runs as
  * its own process, as `npm run invoke` does: it must end with a clear error, an invocation while the
  * broker is down must fail fast with a clear error, and the next one after the restart carries on.
  */
@@ -18,7 +19,7 @@ const SEED = seedFromEnv('FAULT_SEED');
 const HANDLER = 'test/faults/handlers/flaky-recorder.ts';
 
 describe('RabbitMQ restarted in the middle of an invocation', () => {
-  const node = new PrivateRabbit('boomerang-f1', 5681);
+  const node = PrivateRabbit.likeBrokerUnderTest('f1', 5681);
   let scenario: FaultScenario | undefined;
 
   beforeAll(async () => {
@@ -33,7 +34,7 @@ describe('RabbitMQ restarted in the middle of an invocation', () => {
 
   it('ends the invocation with a clear error, loses nothing, and the next invocation carries on', async () => {
     // Prepare
-    console.log(`[fault] broker-restart seed ${SEED} (rerun with FAULT_SEED=${SEED})`);
+    console.log(`[fault] broker-restart on ${node.name}@localhost, seed ${SEED} (rerun with FAULT_SEED=${SEED})`);
     scenario = await FaultScenario.prepare({
       url: node.url,
       label: 'restart',
@@ -72,7 +73,7 @@ describe('RabbitMQ restarted in the middle of an invocation', () => {
     expect(duringResult.stderr).toMatch(/PullAbortedError: Invocation ended early: .*the next invocation carries on/);
     expect(duringResult.summary?.received).toBeGreaterThan(0);
     expect(whileDown.code).toBe(1);
-    expect(whileDown.stderr).toMatch(/Cannot connect to amqp:\/\/guest:\*\*\*@127\.0\.0\.1:5681.*is RabbitMQ running/);
+    expect(whileDown.stderr).toMatch(new RegExp(`Cannot connect to amqp://guest:\\*\\*\\*@127\\.0\\.0\\.1:${node.port}.*is RabbitMQ running`));
     expect(after.code).toBe(0);
     expect(after.summary?.received).toBeGreaterThan(0);
     expect(account.missing).toEqual([]);

@@ -7,13 +7,14 @@ import { makeTestCertificates, type TestCertificates } from '../helpers/test-cer
 /**
  * TLS as on Amazon MQ: `amqps://`, certificate verification always on, a private CA trusted the
  * documented way (NODE_EXTRA_CA_CERTS, read by Node at start, hence a child process per invocation).
- * The broker is a private node (boomerang-tls: AMQP on 5686, TLS on 5687; RABBIT_FLAVOUR picks 3.10
- * or 4.x) whose certificates this test makes with openssl under a CA of its own.
+ * The broker is a private node of the broker under test's flavour (boomerang-tls: AMQP on 5686, TLS
+ * on 5687; boomerang-r4-tls on 5786 and 5787 when AMQP_URL names a 4.x node) whose certificates
+ * this test makes with openssl under a CA of its own.
  */
 const HANDLER = 'test/bench/handlers/noop.ts';
 
 describe('amqps:// to a broker with a certificate from a private CA', () => {
-  const node = new PrivateRabbit('boomerang-tls', 5686, 5687);
+  const node = PrivateRabbit.likeBrokerUnderTest('tls', 5686, 5687);
   let certs: TestCertificates;
   let scenario: FaultScenario;
 
@@ -61,7 +62,7 @@ describe('amqps:// to a broker with a certificate from a private CA', () => {
 
     // Assess
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain("Cannot connect to amqps://guest:***@127.0.0.1:5687: the broker's TLS certificate is not trusted");
+    expect(result.stderr).toContain(`Cannot connect to amqps://guest:***@127.0.0.1:${node.tlsPort}: the broker's TLS certificate is not trusted`);
     expect(result.stderr).toContain('NODE_EXTRA_CA_CERTS');
     expect(await scenario.inFlight()).toBe(3);
   });

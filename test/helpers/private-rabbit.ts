@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { BrokerCtl, type NodeFlavour } from './broker-ctl.js';
 import { REPO_ROOT } from './invoke-child.js';
 
 const run = promisify(execFile);
 const NODE_SCRIPT = join(REPO_ROOT, 'test/cluster/rabbit-node.sh');
 const CLUSTER_SCRIPT = join(REPO_ROOT, 'test/cluster/cluster.sh');
+/** 4.x nodes sit this far above their 3.10 counterparts (and take a `-r4-` name), so both can run at once. */
+const FLAVOUR_4_PORT_OFFSET = 100;
 
 /**
  * A private RabbitMQ node (own name, ports, data, cookie) for the scenarios that stop brokers; it is
@@ -16,9 +19,22 @@ class PrivateRabbit {
     /** Short node name, e.g. `boomerang-f1` for boomerang-f1@localhost. */
     public readonly name: string,
     public readonly port: number,
+    /** The machine's own RabbitMQ, or the 4.x of the chroot (test/brokers/rabbitmq4-rootfs.sh). */
+    public readonly flavour: NodeFlavour = 'system',
     /** A TLS listener's port, served with the certificates given to `start`. */
     public readonly tlsPort?: number,
   ) {}
+
+  /**
+   * The node `boomerang-<role>` on `port` (and `tlsPort`), of the same flavour as the broker under
+   * test (AMQP_URL), so a fault scenario run against 4.3 restarts a 4.3 node: 4.x gives
+   * `boomerang-r4-<role>` with both ports 100 higher.
+   */
+  public static likeBrokerUnderTest(role: string, port: number, tlsPort?: number): PrivateRabbit {
+    if (BrokerCtl.forUrl().flavour !== '4') return new PrivateRabbit(`boomerang-${role}`, port, 'system', tlsPort);
+    const shift = (p: number | undefined): number | undefined => (p === undefined ? undefined : p + FLAVOUR_4_PORT_OFFSET);
+    return new PrivateRabbit(`boomerang-r4-${role}`, port + FLAVOUR_4_PORT_OFFSET, '4', shift(tlsPort));
+  }
 
   public get url(): string {
     return `amqp://guest:guest@127.0.0.1:${this.port}`;
@@ -35,53 +51,67 @@ class PrivateRabbit {
    */
   public async start(tlsDir?: string): Promise<void> {
     const tls: Record<string, string> = this.tlsPort === undefined ? {} : { RABBIT_TLS_PORT: String(this.tlsPort), RABBIT_TLS_DIR: tlsDir ?? '' };
-    await scriptWithEnv(tls, NODE_SCRIPT, 'start', this.name, String(this.port));
+    await script(this.flavour, tls, NODE_SCRIPT, 'start', this.name, String(this.port));
   }
 
   /** Swaps the TLS certificate of the running node; new connections get the one in `tlsDir`. */
   public async rotateTls(tlsDir: string): Promise<void> {
-    await script(NODE_SCRIPT, 'tls', this.name, tlsDir);
+    await script(this.flavour, {}, NODE_SCRIPT, 'tls', this.name, tlsDir);
   }
 
   /** Stops the Erlang VM and waits until its process is gone; the data stays. */
   public async stop(): Promise<void> {
-    await script(NODE_SCRIPT, 'stop', this.name);
+    await script(this.flavour, {}, NODE_SCRIPT, 'stop', this.name);
   }
 
   /** Deletes its data; the node must be stopped. */
   public async wipe(): Promise<void> {
-    await script(NODE_SCRIPT, 'wipe', this.name);
+    await script(this.flavour, {}, NODE_SCRIPT, 'wipe', this.name);
   }
 
   /** rabbitmqctl against this node; resolves with its stdout. */
   public async ctl(...args: string[]): Promise<string> {
-    return script(NODE_SCRIPT, 'ctl', this.name, ...args);
+    return script(this.flavour, {}, NODE_SCRIPT, 'ctl', this.name, ...args);
   }
-}
 
-async function script(path: string, ...args: string[]): Promise<string> {
-  return scriptWithEnv({}, path, ...args);
-}
-
-async function scriptWithEnv(env: Readonly<Record<string, string>>, path: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('bash', [path, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
-  return stdout;
-}
-
-/** The 3-node cluster of test/cluster/cluster.sh. */
-const Cluster = {
-  nodes: [new PrivateRabbit('boomerang-c1', 5691), new PrivateRabbit('boomerang-c2', 5692), new PrivateRabbit('boomerang-c3', 5693)],
-  start: (): Promise<string> => script(CLUSTER_SCRIPT, 'start'),
-  stop: (): Promise<string> => script(CLUSTER_SCRIPT, 'stop'),
   /** Exit status 0 when the node answers. */
-  isRunning: async (node: PrivateRabbit): Promise<boolean> => {
+  public async isRunning(): Promise<boolean> {
     try {
-      await script(NODE_SCRIPT, 'running', node.name);
+      await script(this.flavour, {}, NODE_SCRIPT, 'running', this.name);
       return true;
     } catch {
       return false;
     }
-  },
-};
+  }
+}
+
+async function script(flavour: NodeFlavour, env: Readonly<Record<string, string>>, path: string, ...args: string[]): Promise<string> {
+  const fullEnv = { ...process.env, ...env, RABBIT_FLAVOUR: flavour };
+  const { stdout } = await run('bash', [path, ...args], { cwd: REPO_ROOT, env: fullEnv, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
+  return stdout;
+}
+
+/** The 3-node cluster of test/cluster/cluster.sh, of the broker under test's flavour (c1..c3 on 5691-5693, or 4.x on 5791-5793). */
+class Cluster {
+  public readonly nodes: readonly [PrivateRabbit, PrivateRabbit, PrivateRabbit];
+
+  public constructor(public readonly flavour: NodeFlavour) {
+    const node = (i: number): PrivateRabbit =>
+      flavour === '4' ? new PrivateRabbit(`boomerang-r4-c${i}`, 5790 + i, '4') : new PrivateRabbit(`boomerang-c${i}`, 5690 + i, 'system');
+    this.nodes = [node(1), node(2), node(3)];
+  }
+
+  public static likeBrokerUnderTest(): Cluster {
+    return new Cluster(BrokerCtl.forUrl().flavour);
+  }
+
+  public start(): Promise<string> {
+    return script(this.flavour, {}, CLUSTER_SCRIPT, 'start');
+  }
+
+  public stop(): Promise<string> {
+    return script(this.flavour, {}, CLUSTER_SCRIPT, 'stop');
+  }
+}
 
 export { Cluster, PrivateRabbit };

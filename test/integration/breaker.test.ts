@@ -66,7 +66,10 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     // Assess
     expect(requestsPerInvocation).toEqual([5, 5, 5]);
     const [first] = summaries as [Summary];
-    expect(first).toMatchObject({ received: 30, retried: 5, deferred: 25, acked: 0, parked: 0, breakerOpened: true, stoppedBecause: 'breaker-open' });
+    expect(first).toMatchObject({ retried: 5, acked: 0, parked: 0, breakerOpened: true, stoppedBecause: 'breaker-open' });
+    // Every untried message is deferred. On a busy machine a retry copy (200 ms) can come back within
+    // the invocation: deferred too when it arrives before the breaker opens, else given back untouched.
+    expect(first.deferred).toBeGreaterThanOrEqual(25);
     for (const summary of summaries) expectBalanced(summary);
     expect(total(summaries).parked).toBe(0);
     expect(await messagesInFlight(broker, config)).toBe(30);
@@ -157,8 +160,16 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     for (let i = 0; i < 200; i++) publishJson(broker, config.workQueue, { i, pad: 'x'.repeat(2000) });
     for (let tries = 0; tries < 100 && (await broker.messageCount(config.workQueue)) < 200; tries++) await sleep(20);
 
+    // The breaker opens on the second failure: what has been delivered by then is deferred, what
+    // arrives later is requeued. Fail only once the broker has handed out the whole window, so the
+    // deferred part does not depend on how fast deliveries arrive (under load, on 4.3.6, none had).
+    const failOnceAllDelivered: Handler = async () => {
+      while ((await broker.messageCount(config.workQueue)) > 0) await sleep(10);
+      throw new Error('partner down');
+    };
+
     // Act
-    const summary = await pullOnce(config, () => { throw new Error('partner down'); });
+    const summary = await pullOnce(config, failOnceAllDelivered);
 
     // Assess
     // Deliveries that arrive while the deferred copies settle go back untouched (requeued).
