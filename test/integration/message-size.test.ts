@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { MessageTooLargeError } from '../../shared/errors.js';
+import type { Handler } from '../../shared/message.js';
+import { tierQueueName } from '../../shared/topology/tiers.js';
+import { sleep, type TestBroker } from '../helpers/broker.js';
+import { pullOnce, setUpTopology, testConfig } from '../helpers/engine.js';
+import { useTestBroker } from '../helpers/topology.js';
+
+const testBroker = useTestBroker();
+
+/** RabbitMQ 4.x's (and Amazon MQ's) default max_message_size, also MAX_MESSAGE_BYTES' default. */
+const SIXTEEN_MIB = 16 * 1024 * 1024;
+
+/**
+ * 16 MiB take longer than the tests' usual 150 ms idle timeout to arrive (seen on 4.3.6): the
+ * invocation would call the queue idle and give the message back untried.
+ */
+const IDLE_FOR_BIG = '3000';
+
+/** A handler that fails every message on its first attempt and acks its retries; counts its calls. */
+function failFirstAttempt(): { handler: Handler; calls: number[] } {
+  const calls: number[] = [];
+  return {
+    calls,
+    handler: (message) => {
+      calls.push(message.retryNo);
+      if (message.retryNo === 0) throw new Error('partner 503');
+    },
+  };
+}
+
+/** Publishes a 16 MiB body and waits until the queue holds it: an invocation started sooner would find the queue idle. */
+async function publishSixteenMib(broker: TestBroker, queue: string, options: { messageId: string; headers?: Record<string, unknown> }): Promise<void> {
+  broker.channel.sendToQueue(queue, Buffer.alloc(SIXTEEN_MIB, 1), { persistent: true, ...options });
+  while ((await broker.messageCount(queue)) === 0) await sleep(50);
+}
+
+describe('messages near the broker size limit', () => {
+  it('retries a 16 MiB message under the default limit: the broker counts the body, not the headers the copy adds', async () => {
+    // Prepare
+    const broker = testBroker();
+    // The copy waits a minute: still in its delay queue when the test looks.
+    const config = testConfig({ BACKOFF_INITIAL_MS: '60000', BACKOFF_MAX_MS: '60000', IDLE_TIMEOUT_MS: IDLE_FOR_BIG });
+    await setUpTopology(broker, config);
+    await publishSixteenMib(broker, config.workQueue, { messageId: 'big' });
+    const { handler } = failFirstAttempt();
+    // Act
+    const summary = await pullOnce(config, handler, 20_000);
+    // Assess
+    expect(summary).toMatchObject({ received: 1, retried: 1, requeued: 0 });
+    const [copy] = await broker.drain(tierQueueName(config.workQueue, 60_000), 1);
+    expect(copy?.content.length).toBe(SIXTEEN_MIB);
+  });
+
+  it('leaves a message over MAX_MESSAGE_BYTES untouched in the work queue and fails the invocation, naming the size', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = testConfig({ MAX_MESSAGE_BYTES: String(SIXTEEN_MIB - 1), IDLE_TIMEOUT_MS: IDLE_FOR_BIG });
+    await setUpTopology(broker, config);
+    await publishSixteenMib(broker, config.workQueue, { messageId: 'too-big', headers: { tenant: 'acme' } });
+    const { handler, calls } = failFirstAttempt();
+    // Act
+    const error = await pullOnce(config, handler, 20_000).then(() => undefined, (e: unknown) => e as MessageTooLargeError);
+    // Assess: tried once, then given back as it came; nothing in the delay path or the parking lot
+    expect(error?.name).toBe('MessageTooLargeError');
+    expect(error?.message).toContain(`the body is ${SIXTEEN_MIB} bytes, over MAX_MESSAGE_BYTES (${SIXTEEN_MIB - 1})`);
+    expect(error?.summary).toMatchObject({ received: 1, requeued: 1, retried: 0, parked: 0, stoppedBecause: 'publish-failed' });
+    expect(calls).toEqual([0]);
+    expect(await broker.messageCount(tierQueueName(config.workQueue, 200))).toBe(0);
+    expect(await broker.messageCount(config.parkingQueue)).toBe(0);
+    const [original] = await broker.drain(config.workQueue, 1);
+    expect(original?.content.length).toBe(SIXTEEN_MIB);
+    expect(original?.properties.headers).toMatchObject({ tenant: 'acme' });
+    expect(original?.properties.headers).not.toHaveProperty('x-retry-no');
+  });
+});
