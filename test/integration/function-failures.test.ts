@@ -10,6 +10,7 @@ import { tierQueueName } from '../../shared/topology/tiers.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { recordingLogger } from '../helpers/fakes.js';
+import { spawnInvoke } from '../helpers/invoke-child.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 const testBroker = useTestBroker();
@@ -91,6 +92,36 @@ describe('a function invocation that fails', () => {
     // Assess
     expect(summary).toMatchObject({ received: 1, acked: 1 });
     expect(attempts).toEqual(['m-1']);
+  });
+
+  it('npm run invoke -- pull: exits 1 on a missing delay path, saying what to run, and leaves the message', async () => {
+    // Prepare
+    const broker = testBroker();
+    const workQueue = uniqueName('work');
+    const env = functionEnv(workQueue);
+    await setUpTopology(broker, testConfig(env));
+    publishJson(broker, workQueue, { n: 1 });
+    // Act: the function runs with another first delay than the one applied
+    const result = await spawnInvoke({ handler: 'test/bench/handlers/noop.ts', queue: workQueue, budgetMs: 5000, env: { ...env, BACKOFF_INITIAL_MS: '300' } }).exited;
+    // Assess
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('TopologyDriftError');
+    expect(result.stderr).toContain('run topology apply with the current config');
+    expect(await broker.messageCount(workQueue)).toBe(1);
+  });
+
+  it.each(['tiers', 'exact'])('pull: finds the delay path of an applied %s topology and takes messages', async (mode) => {
+    // Prepare
+    const broker = testBroker();
+    const workQueue = uniqueName('work');
+    const env = { ...functionEnv(workQueue), DELAY_MODE: mode, EXACT_DELAY_PREFIX: uniqueName('delay') };
+    await setUpTopology(broker, testConfig(env));
+    publishJson(broker, workQueue, { n: 1 });
+    const { once } = instrumented('pull', env);
+    // Act
+    const summary = await once();
+    // Assess
+    expect(summary).toMatchObject({ received: 1, acked: 1 });
   });
 
   it('pull: checks the delay path once per container, not on every invocation', async () => {
