@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageTooLargeError } from '../../shared/errors.js';
 import type { Handler } from '../../shared/message.js';
+import { runPull } from '../../shared/pull.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { sleep, type TestBroker } from '../helpers/broker.js';
 import { pullOnce, setUpTopology, testConfig } from '../helpers/engine.js';
+import { recordingLogger } from '../helpers/fakes.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 const testBroker = useTestBroker();
@@ -72,5 +74,23 @@ describe('messages near the broker size limit', () => {
     expect(original?.content.length).toBe(SIXTEEN_MIB);
     expect(original?.properties.headers).toMatchObject({ tenant: 'acme' });
     expect(original?.properties.headers).not.toHaveProperty('x-retry-no');
+  });
+
+  it('parks a message whose headers leave no room for the retry bookkeeping at once, without its own headers, and says so', async () => {
+    // Prepare: 65 400 bytes of header fit the original (amqplib encodes a header table in 64 KiB) but not a copy (about 270 bytes more)
+    const broker = testBroker();
+    const config = testConfig();
+    await setUpTopology(broker, config);
+    broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'fat-headers', headers: { big: 'x'.repeat(65_400), tenant: 'acme' } });
+    const logger = recordingLogger('info');
+    // Act
+    const summary = await runPull({ config, handler: () => { throw new Error('partner 503'); }, budgetMs: 5000, log: logger.log });
+    // Assess
+    expect(summary).toMatchObject({ received: 1, retried: 0, parked: 1 });
+    const [parked] = await broker.drain(config.parkingQueue, 1);
+    expect(parked?.properties.headers).not.toHaveProperty('big');
+    expect(parked?.properties.headers).not.toHaveProperty('tenant');
+    expect(parked?.properties.headers?.['boomerang-park-reason']).toBe('its retry copy could not be encoded; user headers dropped: too large to copy');
+    expect(logger.entries()).toContainEqual(expect.objectContaining({ level: 'warn', message: 'message parked', messageId: 'fat-headers', reason: expect.stringContaining('user headers dropped') }));
   });
 });
