@@ -110,10 +110,10 @@ async function runPull(options: PullOptions): Promise<Summary> {
 function throwIfNeverHeals(copyFailure: Error, summary: Summary, workQueue: string): void {
   if (!(copyFailure instanceof PublishError)) return;
   if (copyFailure.reason === 'returned') {
-    throw new TopologyDriftError(`A copy came back ${copyFailure.message}; its original went back to ${workQueue}. ${DRIFT_REMEDY}`, { missing: [], summary }, { cause: copyFailure });
+    throw new TopologyDriftError(`A copy came back ${copyFailure.message}. Its original is back in ${workQueue}: ${DRIFT_REMEDY}`, { missing: [], summary }, { cause: copyFailure });
   }
   if (copyFailure.reason === 'too-large') {
-    throw new MessageTooLargeError(`A message cannot be retried or parked: ${copyFailure.message}. It stays in ${workQueue}, and each invocation that meets it stops there: raise MAX_MESSAGE_BYTES (and the broker's max_message_size) or move it out of the queue`, summary, { cause: copyFailure });
+    throw new MessageTooLargeError(`No copy can be made: ${copyFailure.message}. It stays in ${workQueue}: raise MAX_MESSAGE_BYTES (if the broker allows) or move it out by hand`, summary, { cause: copyFailure });
   }
 }
 

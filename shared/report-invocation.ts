@@ -89,14 +89,12 @@ function summaryOf(error: unknown, durationMs: number): Summary {
   return { ...emptySummary(), durationMs, stoppedBecause: stopReasonOf(error) };
 }
 
-/** Classified by `name` (see errors.ts): a handler bundle may hold another copy of the classes. */
+/** Why nothing was taken, by error `name` (see errors.ts: a handler bundle may hold another copy of the classes). */
+const STOP_REASONS: Readonly<Record<string, StopReason>> = { ConfigError: 'config-error', TopologyDriftError: 'topology-drift', BrokerConnectionError: 'connect-failed' };
+
 function stopReasonOf(error: unknown): StopReason {
-  switch ((error as { name?: unknown } | undefined)?.name) {
-    case 'ConfigError': return 'config-error';
-    case 'TopologyDriftError': return 'topology-drift';
-    case 'BrokerConnectionError': return 'connect-failed';
-    default: return 'failed';
-  }
+  const name = (error as { name?: unknown } | undefined)?.name;
+  return (typeof name === 'string' && Object.hasOwn(STOP_REASONS, name) && STOP_REASONS[name]) || 'failed';
 }
 
 export { createReporter, defaultMetrics, reportInvocation, stopReasonOf };

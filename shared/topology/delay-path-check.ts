@@ -10,7 +10,7 @@ import { createDelayRouter } from './plan.js';
 import type { TopologyOptions } from './types.js';
 
 /** What every drift message ends with: the one command that mends it. */
-const DRIFT_REMEDY = 'run topology apply with the current config (npm run topology -- apply, or deploy the definitions again)';
+const DRIFT_REMEDY = 'run topology apply with the current config';
 
 /** An entity a copy or a consumer goes to, as `queue <name>` or `exchange <name>`. */
 type Destination = `${'queue' | 'exchange'} ${string}`;
@@ -74,7 +74,7 @@ async function checkDelayPath(connection: ChannelModel, options: TopologyOptions
   }
   if (missing.length === 0) return;
   throw new TopologyDriftError(
-    `The broker lacks what the current config routes messages to (missing: ${missing.join(', ')}); no message was taken. Did BACKOFF_*, MAX_RETRIES, RETRY_RULES or DELAY_MODE change? ${DRIFT_REMEDY}`,
+    `Missing on the broker for the current config: ${missing.join(', ')}. No message was taken: ${DRIFT_REMEDY}`,
     { missing },
   );
 }

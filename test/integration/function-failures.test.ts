@@ -79,7 +79,7 @@ describe('a function invocation that fails', () => {
 
     // Assess: nothing taken, the message waits in its queue, the error says what to run
     expect(drift?.name).toBe('TopologyDriftError');
-    expect(drift?.message).toContain(`missing: queue ${tierQueueName(workQueue, 300)}`);
+    expect(drift?.message).toContain(`Missing on the broker for the current config: queue ${tierQueueName(workQueue, 300)}`);
     expect(drift?.message).toContain('run topology apply with the current config');
     expect(attempts).toEqual([]);
     expect(await broker.messageCount(workQueue)).toBe(1);

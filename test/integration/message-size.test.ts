@@ -66,7 +66,9 @@ describe('messages near the broker size limit', () => {
     // Assess: tried once, then given back as it came; nothing in the delay path or the parking lot
     expect(error?.name).toBe('MessageTooLargeError');
     expect(error?.message).toContain(`the body is ${SIXTEEN_MIB} bytes, over MAX_MESSAGE_BYTES (${SIXTEEN_MIB - 1})`);
-    expect(error?.summary).toMatchObject({ received: 1, requeued: 1, retried: 0, parked: 0, stoppedBecause: 'publish-failed' });
+    // The requeued original may come straight back before the loop stops: it goes back untried.
+    expect(error?.summary).toMatchObject({ retried: 0, parked: 0, acked: 0, stoppedBecause: 'publish-failed' });
+    expect(error?.summary.requeued).toBe(error?.summary.received);
     expect(calls).toEqual([0]);
     expect(await broker.messageCount(tierQueueName(config.workQueue, 200))).toBe(0);
     expect(await broker.messageCount(config.parkingQueue)).toBe(0);
