@@ -1,9 +1,9 @@
-import { loadConfig, type Config } from '../shared/config.js';
-import { createLogger, logLevelFrom, type Logger } from '../shared/logger.js';
+import { DEFAULTS, loadConfig, topologyOptionsFromConfig, type Config } from '../shared/config.js';
 import type { Handler } from '../shared/message.js';
-import { EmfMetrics, noMetrics, type InvocationMetrics } from '../shared/metrics.js';
-import { PullAbortedError, runPull } from '../shared/pull.js';
+import { runPull } from '../shared/pull.js';
+import { createReporter, reportInvocation, type FunctionOptions } from '../shared/report-invocation.js';
 import type { Summary } from '../shared/summary.js';
+import { checkDelayPath } from '../shared/topology/delay-path-check.js';
 import { handle as deliverWebhook } from './webhook-delivery.js';
 
 /** The part of the Lambda context the pull function reads. */
@@ -12,41 +12,35 @@ type PullContext = {
   readonly awsRequestId: string;
 };
 
-/** Metrics for one invocation: EMF on stdout inside Lambda, none elsewhere (stdout is the CLI's). */
-function defaultMetrics(config: Config): InvocationMetrics {
-  return process.env.AWS_LAMBDA_FUNCTION_NAME ? new EmfMetrics({ service: config.functionName }) : noMetrics;
-}
-
 /**
  * Builds the scheduled pull function around a team's handler. Config is read once per container
- * (at the first invocation); the connection is opened and closed inside each invocation, because a
- * connection cached across a freeze dies of missed heartbeats. Each invocation logs one summary line
- * and writes its metrics, also when it ends early.
+ * (at the first invocation), and the delay path it needs is checked on the broker once per container
+ * (again after a copy came back unroutable); the connection is opened and closed inside each
+ * invocation, because a connection cached across a freeze dies of missed heartbeats. Each invocation
+ * logs one summary line and writes its metrics, also when it fails (bad config, broker unreachable,
+ * delay path missing), and then throws so that Lambda records the error.
  * @example export const handler = createPullFunction(myHandler);
  */
-function createPullFunction(handler: Handler, given?: { config?: Config; log?: Logger; metrics?: (config: Config) => InvocationMetrics }) {
-  let config = given?.config;
-  const log = given?.log ?? createLogger({ level: logLevelFrom(process.env.LOG_LEVEL) });
-  let coldStart = true;
+function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
+  const reporter = createReporter(given, DEFAULTS.functionName);
+  let config: Config | undefined = given.config;
+  let delayPathChecked = false;
   return async (_event: unknown, context: PullContext): Promise<Summary> => {
-    config ??= loadConfig();
-    const requestLog = log.child({ requestId: context.awsRequestId, queue: config.workQueue });
-    const metrics = (given?.metrics ?? defaultMetrics)(config);
-    const fields = { coldStart, service: config.functionName };
-    coldStart = false;
-    try {
-      const summary = await runPull({ config, handler, budgetMs: context.getRemainingTimeInMillis(), log: requestLog, metrics });
-      if (summary.breakerOpened) requestLog.warn('invocation summary: the circuit breaker opened', { ...fields, summary });
-      else requestLog.info('invocation summary', { ...fields, summary });
-      metrics.flush(summary);
-      return summary;
-    } catch (error) {
-      if (error instanceof PullAbortedError) {
-        requestLog.error('invocation summary: ended early', { ...fields, summary: error.summary, reason: error.message });
-        metrics.flush(error.summary);
+    const report = reporter.start(context.awsRequestId, () => ({ queue: config?.workQueue }));
+    return reportInvocation(report, async () => {
+      const current = (config ??= loadConfig(reporter.env, DEFAULTS.functionName));
+      const beforeConsume = delayPathChecked ? undefined : async (connection: Parameters<typeof checkDelayPath>[0]) => {
+        await checkDelayPath(connection, topologyOptionsFromConfig(current));
+        delayPathChecked = true;
+      };
+      try {
+        return await runPull({ config: current, handler, budgetMs: context.getRemainingTimeInMillis(), log: report.log.child({ queue: current.workQueue }), metrics: report.metrics, beforeConsume });
+      } catch (error) {
+        // A copy came back unroutable mid-run: check again next time, so that it fails at once.
+        if ((error as Error).name === 'TopologyDriftError') delayPathChecked = false;
+        throw error;
       }
-      throw error;
-    }
+    });
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ConsumeMessage } from 'amqplib';
-import type { Publisher } from './amqp/confirm-publisher.js';
+import { tooLargeError, type Publisher } from './amqp/confirm-publisher.js';
 import type { AckOrder } from './config.js';
 import { buildParkedCopy, buildRetryCopy, type Copy } from './copy-message.js';
 import type { ErrorFacts, RetryDecision } from './decide-retry.js';
@@ -27,6 +27,11 @@ type DispositionDeps = {
    * the partner again and again (the hot loop Boomerang exists to prevent).
    */
   readonly onCopyFailed: (error: Error) => void;
+  /**
+   * `MAX_MESSAGE_BYTES`: with ack-then-publish, a bigger message is given back before the ack, since
+   * no copy of it can be sent. @default no limit
+   */
+  readonly maxMessageBytes?: number;
   /** Told the delay of each confirmed retry. @default none */
   readonly metrics?: InvocationMetrics;
 };
@@ -82,9 +87,7 @@ async function disposeOfFailure(deps: DispositionDeps, failure: Failure): Promis
       logOutcome(deps, { ...failure, decision: asPark(failure).decision }, lean);
       return;
     }
-    deps.log.warn('copy not confirmed; message returned to the work queue', { ...describe(failure), reason: (error as Error).message });
-    deps.ledger.requeue(failure.delivery);
-    deps.onCopyFailed(error as Error);
+    giveBack(deps, failure, error as Error);
     return;
   }
   deps.ledger.ack(failure.delivery, target.outcome);
@@ -92,6 +95,12 @@ async function disposeOfFailure(deps: DispositionDeps, failure: Failure): Promis
 }
 
 async function ackThenPublish(deps: DispositionDeps, failure: Failure, target: Target): Promise<void> {
+  // No copy of it can be published: acking first would lose it for certain.
+  const bodyBytes = failure.delivery.content.length;
+  if (bodyBytes > (deps.maxMessageBytes ?? Number.POSITIVE_INFINITY)) {
+    giveBack(deps, failure, tooLargeError(bodyBytes, deps.maxMessageBytes as number, describeTarget(target)));
+    return;
+  }
   if (!deps.ledger.ackAtOnce(failure.delivery)) return;
   if (await tryPublish(deps, target)) {
     deps.ledger.count(target.outcome);
@@ -114,6 +123,17 @@ async function ackThenPublish(deps: DispositionDeps, failure: Failure, target: T
   deps.log.error('message lost: acked first (ACK_ORDER=ack-then-publish), then no copy could be published', describe(failure));
   // Every further message would be lost the same way: stop taking them.
   deps.onCopyFailed(new PublishError('neither the delay path nor the parking lot confirmed a copy', 'nacked'));
+}
+
+/** The copy failed: the original goes back to the work queue untouched, and the invocation stops taking more. */
+function giveBack(deps: DispositionDeps, failure: Failure, error: Error): void {
+  deps.log.warn('copy not confirmed; message returned to the work queue', { ...describe(failure), reason: error.message });
+  deps.ledger.requeue(failure.delivery);
+  deps.onCopyFailed(error);
+}
+
+function describeTarget(target: Target): string {
+  return target.exchange === '' ? `queue "${target.routingKey}"` : `exchange "${target.exchange}" with key "${target.routingKey}"`;
 }
 
 /** The failure re-decided as a park (keeping a park decision's own reason unless one is given). */

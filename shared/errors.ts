@@ -3,6 +3,7 @@
  * `constructor.name`), and classification goes by `name` or the duck-typed fields, never only by
  * `instanceof`: a handler may throw errors from another copy of this module, or its own.
  */
+import type { Summary } from './summary.js';
 import type { TopologyWarning } from './topology/queue-checks.js';
 
 /** Base class of the errors Boomerang itself raises. */
@@ -75,9 +76,40 @@ class TopologyMismatchError extends RetryFunctionError {
   }
 }
 
+/**
+ * The delay path (or parking lot) the current config plans is missing on the broker: the config
+ * changed (`MAX_RETRIES`, `BACKOFF_*`, `RETRY_RULES`, `DELAY_MODE`) after `topology apply`, or a queue
+ * was deleted. Every copy would come back unroutable, so the invocation takes no message (or stops
+ * at the first such copy) and fails until the topology is applied again; nothing waits on a retry.
+ */
+class TopologyDriftError extends RetryFunctionError {
+  /** Queues and exchanges the config needs that the broker does not have (empty when only a copy was returned). */
+  public readonly missing: readonly string[];
+  /** What the invocation did before it stopped (a drift found at start did nothing). */
+  public readonly summary: Summary | undefined;
+
+  public constructor(message: string, details: { missing: readonly string[]; summary?: Summary }, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'TopologyDriftError';
+    this.missing = details.missing;
+    this.summary = details.summary;
+  }
+}
+
+/**
+ * A message's body is over `MAX_MESSAGE_BYTES`: no copy of it can be published (the broker would close
+ * the channel), so it can be neither retried nor parked. The original stays in the work queue.
+ */
+class MessageTooLargeError extends RetryFunctionError {
+  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'MessageTooLargeError';
+  }
+}
+
 /** A copy could not be published with a positive confirm (nacked, returned as unroutable, or timed out). */
 class PublishError extends RetryFunctionError {
-  public readonly reason: 'nacked' | 'returned' | 'timeout' | 'channel-closed' | 'rejected-locally';
+  public readonly reason: 'nacked' | 'returned' | 'timeout' | 'channel-closed' | 'rejected-locally' | 'too-large';
 
   public constructor(message: string, reason: PublishError['reason'], options?: ErrorOptions) {
     super(message, { ...options, retryable: true });
@@ -119,9 +151,11 @@ class UnrecoverableError extends Error {
 export {
   BrokerConnectionError,
   ConfigError,
+  MessageTooLargeError,
   PublishError,
   RetryableError,
   RetryFunctionError,
+  TopologyDriftError,
   TopologyMismatchError,
   UnrecoverableError,
 };

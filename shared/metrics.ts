@@ -9,8 +9,11 @@ interface InvocationMetrics {
   handlerError(errorName: string): void;
   /** A retry copy was confirmed: the delay it waits on the delay path, in milliseconds. */
   retryDelay(delayMs: number): void;
-  /** Writes the invocation's metrics: the summary's counts plus what was recorded. */
-  flush(summary: Summary): void;
+  /**
+   * Writes the invocation's metrics: the summary's counts plus what was recorded; `failedWith` is the
+   * name of the error the invocation threw, if it did.
+   */
+  flush(summary: Summary, failedWith?: string): void;
 }
 
 /** CloudWatch namespace of every Boomerang metric. */
@@ -28,6 +31,8 @@ type EmfInput = {
   readonly summary: Summary;
   readonly errorsByName: ReadonlyMap<string, number>;
   readonly retryDelaysMs: readonly number[];
+  /** The name of the error the invocation threw; undefined when it succeeded. */
+  readonly failedWith?: string;
 };
 
 /** One EMF JSON object (one log line). */
@@ -38,17 +43,19 @@ type EmfDocument = Record<string, unknown>;
  * counts, `handlerErrors` (all names), `durationMs`, `breakerOpened` (0 or 1) and up to 100
  * `retryDelayMs` values, with the dimension `service`; more delays follow in further documents.
  * Then one document per error name, `handlerErrors` with the dimensions `service` and `errorName`.
+ * `invocationErrors` is 1 when the invocation threw (then also counted by `errorName`), else 0.
  */
 function emfDocuments(input: EmfInput): EmfDocument[] {
   const { summary } = input;
   const delayChunks = chunk(input.retryDelaysMs, MAX_VALUES_PER_DOCUMENT);
   const handlerErrors = [...input.errorsByName.values()].reduce((sum, n) => sum + n, 0);
-  const counts: Record<string, number> = { handlerErrors, breakerOpened: summary.breakerOpened ? 1 : 0 };
+  const counts: Record<string, number> = { handlerErrors, invocationErrors: input.failedWith === undefined ? 0 : 1, breakerOpened: summary.breakerOpened ? 1 : 0 };
   for (const key of SUMMARY_COUNTS) counts[key] = summary[key];
   const main = document(input, ['service'], { ...counts, durationMs: summary.durationMs, ...delayValues(delayChunks[0]) });
   const moreDelays = delayChunks.slice(1).map((values) => document(input, ['service'], delayValues(values)));
   const byName = [...input.errorsByName].map(([errorName, count]) => document(input, ['service', 'errorName'], { handlerErrors: count }, { errorName }));
-  return [main, ...moreDelays, ...byName];
+  const failed = input.failedWith === undefined ? [] : [document(input, ['service', 'errorName'], { invocationErrors: 1 }, { errorName: dimensionValue(input.failedWith) })];
+  return [main, ...moreDelays, ...byName, ...failed];
 }
 
 function delayValues(values: readonly number[] | undefined): Record<string, readonly number[]> {
@@ -118,10 +125,10 @@ class EmfMetrics implements InvocationMetrics {
     this.retryDelaysMs.push(delayMs);
   }
 
-  public flush(summary: Summary): void {
+  public flush(summary: Summary, failedWith?: string): void {
     const write = this.options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
     const timestampMs = (this.options.now ?? Date.now)();
-    const input = { service: this.options.service, timestampMs, summary, errorsByName: this.errorsByName, retryDelaysMs: this.retryDelaysMs };
+    const input = { service: this.options.service, timestampMs, summary, errorsByName: this.errorsByName, retryDelaysMs: this.retryDelaysMs, failedWith };
     for (const doc of emfDocuments(input)) write(JSON.stringify(doc));
   }
 }

@@ -1,4 +1,4 @@
-import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
+import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { ConfirmPublisher } from './amqp/confirm-publisher.js';
 import { connectFromConfig } from './amqp/connect-from-config.js';
 import { ShortLivedConsumer } from './amqp/short-lived-consumer.js';
@@ -9,13 +9,14 @@ import { topologyOptionsFromConfig, type Config } from './config.js';
 import { decideRetry, errorFacts } from './decide-retry.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { deferUntried, describeDelivery, disposeOfFailure, type DispositionDeps } from './dispositions.js';
-import { BrokerConnectionError } from './errors.js';
+import { BrokerConnectionError, MessageTooLargeError, PublishError, TopologyDriftError } from './errors.js';
 import { readRetryNo } from './headers.js';
 import { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { Handler, HandlerContext } from './message.js';
 import { noMetrics, type InvocationMetrics } from './metrics.js';
 import { emptySummary, type StopReason, type Summary } from './summary.js';
+import { DRIFT_REMEDY } from './topology/delay-path-check.js';
 import { createDelayRouter } from './topology/plan.js';
 
 type PullOptions = {
@@ -28,6 +29,11 @@ type PullOptions = {
   readonly random?: () => number;
   /** Told each handler error and retry delay; the caller flushes it with the summary. @default noMetrics */
   readonly metrics?: InvocationMetrics;
+  /**
+   * Runs once connected, before any message is taken; a throw ends the invocation with that error
+   * (the wrapper checks the delay path here, once per container). @default none
+   */
+  readonly beforeConsume?: (connection: ChannelModel) => Promise<void>;
 };
 
 /** Thrown when the invocation could not finish; carries what it did up to then. */
@@ -55,7 +61,14 @@ async function runPull(options: PullOptions): Promise<Summary> {
   const hardStopAt = startedAt + options.budgetMs - marginMs / 2;
   const summary = emptySummary();
   const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
+  try {
+    await options.beforeConsume?.(broker.connection);
+  } catch (error) {
+    await broker.close();
+    throw error;
+  }
   let failure: Error | undefined;
+  let copyFailure: Error | undefined;
   let closing = false;
   try {
     const channel = await broker.connection.createConfirmChannel();
@@ -72,7 +85,7 @@ async function runPull(options: PullOptions): Promise<Summary> {
       broken.abort(error);
     }, () => undefined);
     const ledger = new DeliveryLedger(channel, summary);
-    await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, broken: broken.signal });
+    copyFailure = await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, broken: broken.signal });
     closing = failure === undefined;
     if (closing) await channel.close().catch(() => undefined);
   } catch (error) {
@@ -85,7 +98,23 @@ async function runPull(options: PullOptions): Promise<Summary> {
     summary.stoppedBecause = /channel/i.test(failure.message) ? 'channel-closed' : 'connection-lost';
     throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`, summary, { cause: failure });
   }
+  if (copyFailure !== undefined) throwIfNeverHeals(copyFailure, summary, config.workQueue);
   return summary;
+}
+
+/**
+ * A copy failure that the next invocation would meet again (an unroutable copy, a body over
+ * MAX_MESSAGE_BYTES) fails the invocation, so that it shows as an error and not as a quiet
+ * `publish-failed` every run. The original is back in the work queue either way.
+ */
+function throwIfNeverHeals(copyFailure: Error, summary: Summary, workQueue: string): void {
+  if (!(copyFailure instanceof PublishError)) return;
+  if (copyFailure.reason === 'returned') {
+    throw new TopologyDriftError(`A copy came back ${copyFailure.message}. Its original is back in ${workQueue}: ${DRIFT_REMEDY}`, { missing: [], summary }, { cause: copyFailure });
+  }
+  if (copyFailure.reason === 'too-large') {
+    throw new MessageTooLargeError(`No copy can be made: ${copyFailure.message}. It stays in ${workQueue}: raise MAX_MESSAGE_BYTES (if the broker allows) or move it out by hand`, summary, { cause: copyFailure });
+  }
 }
 
 type LoopState = {
@@ -99,7 +128,8 @@ type LoopState = {
   readonly broken: AbortSignal;
 };
 
-async function consumeUntilDone(state: LoopState): Promise<void> {
+/** Resolves with the first copy failure, if any (the loop stopped taking messages at it). */
+async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   const { options, channel, ledger, summary } = state;
   const { config, log } = options;
   const metrics = options.metrics ?? noMetrics;
@@ -115,7 +145,8 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   let route: ReturnType<typeof createDelayRouter> | undefined;
   const { ackOrder, retryHeader, workQueue, parkingQueue, functionName } = config;
   const deps: DispositionDeps = {
-    publisher: new ConfirmPublisher(channel, config.publishTimeoutMs),
+    publisher: new ConfirmPublisher(channel, config.publishTimeoutMs, config.maxMessageBytes),
+    maxMessageBytes: config.maxMessageBytes,
     delayRoute: (delayMs) => (route ??= createDelayRouter(topology))(delayMs),
     ledger, log, metrics, ackOrder, retryHeader, workQueue, parkingQueue, functionName,
     now: () => new Date(),
@@ -226,6 +257,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   // A handler still running when the loop stopped for another reason may have opened it.
   summary.breakerOpened = breakerOpen();
   abort.abort(new Error('invocation over'));
+  return copyFailure;
 }
 
 /**

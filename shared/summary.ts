@@ -33,7 +33,15 @@ type StopReason =
   | 'connection-lost'
   | 'channel-closed'
   | 'publish-failed'
-  | 'breaker-open';
+  | 'breaker-open'
+  /** Nothing was taken: the configuration is invalid (the error names the variable). */
+  | 'config-error'
+  /** Nothing was taken: the broker could not be reached or refused the login. */
+  | 'connect-failed'
+  /** Nothing was taken: the delay path or parking lot of the current config is missing on the broker. */
+  | 'topology-drift'
+  /** Nothing was taken: any other error before the first message. */
+  | 'failed';
 
 /** What became of one delivery: each is a counter of the summary. */
 type Outcome = 'acked' | 'retried' | 'parked' | 'requeued' | 'lost' | 'deferred';

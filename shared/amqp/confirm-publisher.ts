@@ -33,9 +33,15 @@ class ConfirmPublisher implements Publisher {
   private readonly idPrefix = `${randomUUID()}.`;
   private published = 0;
 
+  /**
+   * @param maxMessageBytes the largest body it sends (`MAX_MESSAGE_BYTES`); a bigger one is rejected
+   *   with reason `too-large` before it reaches the broker, which would close the channel (and fail
+   *   every confirm still due on it). @default no limit
+   */
   public constructor(
     private readonly channel: ConfirmChannel,
     private readonly timeoutMs: number,
+    private readonly maxMessageBytes = Number.POSITIVE_INFINITY,
   ) {
     channel.on('return', (message: Message) => this.onReturn(message));
     channel.on('close', () => this.failAll('channel-closed', 'the channel closed before the broker confirmed'));
@@ -45,6 +51,7 @@ class ConfirmPublisher implements Publisher {
   }
 
   public publish(exchange: string, routingKey: string, content: Buffer, options: Options.Publish): Promise<void> {
+    if (content.length > this.maxMessageBytes) return Promise.reject(tooLargeError(content.length, this.maxMessageBytes, describe(exchange, routingKey)));
     const copyNo = ++this.published;
     // Object.assign, not spread: spreading a header table built key by key measured 1.5 µs a copy.
     const headers: Record<string, unknown> = Object.assign({}, options.headers);
@@ -115,9 +122,14 @@ class ConfirmPublisher implements Publisher {
   }
 }
 
+/** Why a copy of `bodyBytes` is not sent; shared with the dispositions, which check before an early ack. */
+function tooLargeError(bodyBytes: number, maxMessageBytes: number, destination: string): PublishError {
+  return new PublishError(`the body is ${bodyBytes} bytes, over MAX_MESSAGE_BYTES (${maxMessageBytes}): no copy is sent to ${destination}`, 'too-large');
+}
+
 function describe(exchange: string, routingKey: string): string {
   return exchange === '' ? `queue "${routingKey}"` : `exchange "${exchange}" with key "${routingKey}"`;
 }
 
-export { ConfirmPublisher };
+export { ConfirmPublisher, tooLargeError };
 export type { Publisher };

@@ -51,7 +51,8 @@ async function main(): Promise<number> {
   if (mode === 'pull' && values.event !== undefined) throw new UsageError('--event is for the event function only');
   const budgetFlag = intFlag('budget-ms', values['budget-ms'], 100);
   // Everything the invocation is given, read before it starts: a bad value is bad input (exit 2).
-  const config = await asUsage(() => loadConfig(values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue }));
+  const env = values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue };
+  const config = await asUsage(() => loadConfig(env, mode === 'event' ? DEFAULTS.eventFunctionName : DEFAULTS.functionName));
   const handler = values.handler === undefined ? deliverWebhook : await asUsage(() => loadHandler(values.handler as string));
   const event = mode === 'event' ? await asUsage(() => readEvent(values.event as string)) : undefined;
   const deadline = Date.now() + (budgetFlag ?? config.budgetMs);

@@ -22,17 +22,31 @@ let bundles: Bundle[];
  * in Lambda) and calls its `handler` with `event` and a stub context; resolves with what it returned.
  */
 function invokeBundle(file: string, event: unknown, env: Record<string, string>): Promise<Summary> {
+  return runBundle(file, event, env).then(({ code, stdout, stderr }) => {
+    if (code !== 0) throw new Error(`the bundle failed (exit ${code}):\n${stderr}`);
+    return JSON.parse(stdout) as Summary;
+  });
+}
+
+type BundleRun = { readonly code: number; readonly stdout: string; readonly stderr: string };
+
+/** As `invokeBundle`, but resolves however the handler ended: a throw exits 1, as Lambda would record an error. */
+function runBundle(file: string, event: unknown, env: Record<string, string>): Promise<BundleRun> {
   const script = `
     const { handler } = await import(${JSON.stringify(`file://${file}`)});
     const deadline = Date.now() + 4000;
     const context = { awsRequestId: 'bundle-test', functionName: 'bundle-test', getRemainingTimeInMillis: () => deadline - Date.now() };
     process.stdout.write(JSON.stringify(await handler(JSON.parse(process.env.TEST_EVENT), context)));`;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: outdir, env: { PATH: process.env.PATH, ...env, TEST_EVENT: JSON.stringify(event) } }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`the bundle failed: ${error.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout) as Summary);
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });
+}
+
+/** The lines of `text` that are JSON objects (a crash's stack trace is not). */
+function jsonLines(text: string): Record<string, unknown>[] {
+  return text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** A local partner: 200 on /ok, 503 on anything else. */
@@ -118,24 +132,38 @@ describe('the Lambda bundles', () => {
     }
   });
 
-  it('pull: a copy the broker returns (its delay queue deleted) sends the original back to the work queue', async () => {
+  it('pull: a missing delay queue fails the invocation before it takes a message, saying what to run', async () => {
     // Prepare
     const broker = testBroker();
     const config = testConfig({ WORK_QUEUE: uniqueName('bundle-pull') });
     await setUpTopology(broker, config);
-    const partner = await startPartner();
-    try {
-      await broker.channel.deleteQueue(tierQueueName(config.workQueue, 200));
-      publishJson(broker, config.workQueue, { url: `${partner.url}/down` }, { messageId: 'down' });
-      // Act
-      const summary = await invokeBundle(join(outdir, 'pull', 'index.mjs'), {}, functionEnv(config.workQueue));
-      // Assess
-      // The requeued original may come straight back before the loop stops: it goes back untried.
-      expect(summary).toMatchObject({ retried: 0, parked: 0, lost: 0, stoppedBecause: 'publish-failed' });
-      expect(summary.requeued).toBe(summary.received);
-      expect(await broker.messageCount(config.workQueue)).toBe(1);
-    } finally {
-      partner.server.close();
-    }
+    await broker.channel.deleteQueue(tierQueueName(config.workQueue, 200));
+    publishJson(broker, config.workQueue, { url: 'http://127.0.0.1:1/down' }, { messageId: 'down' });
+    // Act
+    const run = await runBundle(join(outdir, 'pull', 'index.mjs'), {}, { ...functionEnv(config.workQueue), LOG_LEVEL: 'info' });
+    // Assess
+    expect(run.code).not.toBe(0);
+    expect(jsonLines(run.stderr)).toContainEqual(expect.objectContaining({
+      level: 'error', message: 'invocation summary: ended early', errorName: 'TopologyDriftError',
+      reason: expect.stringContaining(`queue ${tierQueueName(config.workQueue, 200)}`),
+      summary: expect.objectContaining({ received: 0, stoppedBecause: 'topology-drift' }),
+    }));
+    expect(await broker.messageCount(config.workQueue)).toBe(1);
+  });
+
+  it('pull: an unreachable broker still gives one JSON summary line on stderr and EMF on stdout, then the handler throws', async () => {
+    // Act: nothing listens on port 1
+    const env = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', CONNECT_TIMEOUT_MS: '500', AWS_LAMBDA_FUNCTION_NAME: 'bundle-pull' };
+    const run = await runBundle(join(outdir, 'pull', 'index.mjs'), {}, env);
+    // Assess
+    expect(run.code).not.toBe(0);
+    expect(jsonLines(run.stderr).filter((line) => String(line.message).startsWith('invocation summary'))).toEqual([expect.objectContaining({
+      level: 'error', service: 'bundle-pull', coldStart: true, errorName: 'BrokerConnectionError',
+      summary: expect.objectContaining({ received: 0, stoppedBecause: 'connect-failed' }),
+    })]);
+    expect(jsonLines(run.stdout)).toEqual([
+      expect.objectContaining({ service: 'bundle-pull', invocationErrors: 1, received: 0 }),
+      expect.objectContaining({ service: 'bundle-pull', errorName: 'BrokerConnectionError', invocationErrors: 1 }),
+    ]);
   });
 });

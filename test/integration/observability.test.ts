@@ -23,7 +23,7 @@ function instrumentedPull(config: Config, handler: Handler) {
   const invoke = createPullFunction(handler, {
     config,
     log: logger.log,
-    metrics: (c) => new EmfMetrics({ service: c.functionName, write: (line) => emf.push(JSON.parse(line) as EmfDocument) }),
+    metrics: (service) => new EmfMetrics({ service, write: (line) => emf.push(JSON.parse(line) as EmfDocument) }),
   });
   const once = (): Promise<Summary> => invoke({}, { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => 4000 });
   return { once, logger, emf };

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RetryableError, UnrecoverableError } from '../../shared/errors.js';
+import { RetryableError, type TopologyDriftError, UnrecoverableError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/headers.js';
+import { emptySummary } from '../../shared/summary.js';
 import type { BoomerangMessage, Handler } from '../../shared/message.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { TestBroker, uniqueName } from '../helpers/broker.js';
@@ -165,7 +166,7 @@ describe('runPull on the broker', () => {
     expect(headers['x-first-death-queue']).toBe(tierQueueName(config.workQueue, 200));
   });
 
-  it('leaves the message in the work queue when its copy cannot be routed (delay queue deleted)', async () => {
+  it('leaves the message in the work queue and fails the invocation when its copy cannot be routed (delay queue deleted)', async () => {
     // Prepare
     const config = testConfig();
     await setUpTopology(broker, config);
@@ -174,9 +175,13 @@ describe('runPull on the broker', () => {
     const { handler, attempts } = recordingHandler(() => new Error('fails'));
 
     // Act
-    const summary = await pullOnce(config, handler, 2000);
+    const error = await pullOnce(config, handler, 2000).then(() => undefined, (e: unknown) => e as TopologyDriftError);
 
-    // Assess: tried once, not again and again within the invocation
+    // Assess: a failed invocation, not a quiet rc 0; tried once, not again and again within the invocation
+    expect(error?.name).toBe('TopologyDriftError');
+    expect(error?.message).toContain(`queue "${tierQueueName(config.workQueue, 200)}"`);
+    expect(error?.message).toContain('run topology apply with the current config');
+    const summary = error?.summary ?? emptySummary();
     expect(attempts).toHaveLength(1);
     expect(summary).toMatchObject({ retried: 0, parked: 0, acked: 0, stoppedBecause: 'publish-failed' });
     expect(summary.requeued).toBe(summary.received);

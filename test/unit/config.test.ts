@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       concurrency: 8,
       connectTimeoutMs: 5000,
       publishTimeoutMs: 10_000,
+      maxMessageBytes: 16_777_216,
       idleTimeoutMs: 500,
       safetyMarginMs: 3000,
       budgetMs: 60_000,
@@ -63,8 +64,18 @@ describe('loadConfig', () => {
     [{ AMQP_SECRET_ID: 's', AMQP_TLS: 'yes' }, 'AMQP_TLS'],
     [{ AMQP_SECRET_ID: 's', SECRET_CACHE_SECONDS: '-1' }, 'SECRET_CACHE_SECONDS'],
     [{ BREAKER_THRESHOLD: 'ten' }, 'BREAKER_THRESHOLD'],
+    [{ MAX_MESSAGE_BYTES: '0' }, 'MAX_MESSAGE_BYTES'],
+    [{ MAX_MESSAGE_BYTES: '600000000' }, 'MAX_MESSAGE_BYTES'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(variable);
+  });
+
+  it.each([
+    [{}, 'boomerang-event', 'boomerang-event'],
+    [{ AWS_LAMBDA_FUNCTION_NAME: 'orders-event' }, 'boomerang-event', 'orders-event'],
+    [{ AWS_LAMBDA_FUNCTION_NAME: 'orders-event', FUNCTION_NAME: 'orders' }, 'boomerang-event', 'orders'],
+  ])('names the function from %j, else the default it is given (%s)', (env, fallback, expected) => {
+    expect(loadConfig(env, fallback).functionName).toBe(expected);
   });
 
   it('treats a blank variable as unset', () => {
@@ -94,6 +105,7 @@ describe('loadConfig', () => {
       CONCURRENCY: '4',
       CONNECT_TIMEOUT_MS: '1500',
       PUBLISH_TIMEOUT_MS: '2500',
+      MAX_MESSAGE_BYTES: '134217728',
       IDLE_TIMEOUT_MS: '100',
       SAFETY_MARGIN_MS: '0',
       BUDGET_MS: '900000',
@@ -118,6 +130,7 @@ describe('loadConfig', () => {
       concurrency: 4,
       connectTimeoutMs: 1500,
       publishTimeoutMs: 2500,
+      maxMessageBytes: 134_217_728,
       idleTimeoutMs: 100,
       safetyMarginMs: 0,
       budgetMs: 900_000,

@@ -123,4 +123,28 @@ describe('ConfirmPublisher', () => {
     expect(await reasonOf(publisher.publish('', 'q', Buffer.from('1'), {}))).toBe('rejected-locally');
     expect(publisher.inFlight).toBe(0);
   });
+
+  it.each([
+    { bodyBytes: 10, sent: true },
+    { bodyBytes: 11, sent: false },
+  ])('sends a body of $bodyBytes bytes under a 10-byte MAX_MESSAGE_BYTES: $sent', async ({ bodyBytes, sent }) => {
+    // Prepare
+    const channel = new SilentChannel();
+    const publisher = new ConfirmPublisher(channel.asChannel(), 1000, 10);
+    // Act
+    const outcome = reasonOf(publisher.publish('', 'q', Buffer.alloc(bodyBytes), {}));
+    channel.confirm(0);
+    // Assess
+    expect(await outcome).toBe(sent ? 'not a PublishError: undefined' : 'too-large');
+    expect(channel.publishes).toHaveLength(sent ? 1 : 0);
+  });
+
+  it('names the body size and the limit when it refuses a copy', async () => {
+    // Prepare
+    const publisher = new ConfirmPublisher(new SilentChannel().asChannel(), 1000, 10);
+    // Act
+    const error = await publisher.publish('', 'orders.delay.1000ms', Buffer.alloc(11), {}).catch((e: unknown) => e as Error);
+    // Assess
+    expect(error?.message).toBe('the body is 11 bytes, over MAX_MESSAGE_BYTES (10): no copy is sent to queue "orders.delay.1000ms"');
+  });
 });

@@ -221,6 +221,19 @@ describe('disposeOfFailure', () => {
       expect(summary).toMatchObject({ retried: 1, parked: 0, lost: 0 });
     });
 
+    it('gives back, unacked and unpublished, a message over MAX_MESSAGE_BYTES: no copy of it could be sent', async () => {
+      // Prepare: the body {"orderId":42} is 14 bytes
+      const { deps, events, summary, copyFailures, delivery } = setUp({ ackOrder: 'ack-then-publish' });
+      // Act
+      await disposeOfFailure({ ...deps, maxMessageBytes: 13 }, failure(delivery, RETRY));
+      // Assess
+      expect(events).toEqual(['nack']);
+      expect(summary).toMatchObject({ requeued: 1, retried: 0, parked: 0, lost: 0 });
+      expect(copyFailures.map((e) => [(e as PublishError).reason, e.message])).toEqual([
+        ['too-large', 'the body is 14 bytes, over MAX_MESSAGE_BYTES (13): no copy is sent to exchange "boomerang.delay" with key "level.4000"'],
+      ]);
+    });
+
     it('falls back to the parking lot when the retry copy fails', async () => {
       // Prepare
       const { deps, channel, publisher, summary, copyFailures, delivery } = setUp({ ackOrder: 'ack-then-publish', script: [rejection('returned')] });

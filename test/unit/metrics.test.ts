@@ -24,7 +24,7 @@ describe('emfDocuments', () => {
     expect(main).toMatchObject({
       _aws: { Timestamp: NOW },
       service: 'orders-retry',
-      received: 12, acked: 5, retried: 3, parked: 1, requeued: 1, lost: 0, deferred: 2, handlerErrors: 0, breakerOpened: 1, durationMs: 840,
+      received: 12, acked: 5, retried: 3, parked: 1, requeued: 1, lost: 0, deferred: 2, handlerErrors: 0, invocationErrors: 0, breakerOpened: 1, durationMs: 840,
     });
     expect(main).not.toHaveProperty('retryDelayMs');
     const { Namespace, Dimensions, Metrics } = directive(main);
@@ -34,6 +34,17 @@ describe('emfDocuments', () => {
     expect(Metrics).toContainEqual({ Name: 'durationMs', Unit: 'Milliseconds' });
     // Every metric named in the directive has its value at the root, and the other way round.
     for (const { Name } of Metrics) expect(main).toHaveProperty(Name);
+  });
+
+  it('counts a failed invocation in invocationErrors, also by the name of the error it threw', () => {
+    // Prepare
+    const summary = summaryOf({ stoppedBecause: 'config-error' });
+    // Act
+    const [main, ...rest] = emfDocuments({ service: 's', timestampMs: NOW, summary, errorsByName: new Map(), retryDelaysMs: [], failedWith: 'ConfigError' });
+    // Assess
+    expect(main).toMatchObject({ invocationErrors: 1, received: 0, handlerErrors: 0 });
+    expect(rest).toEqual([expect.objectContaining({ service: 's', errorName: 'ConfigError', invocationErrors: 1 })]);
+    expect(directive(rest[0]).Dimensions).toEqual([['service', 'errorName']]);
   });
 
   it('writes the retry delays as a list of values, at most 100 per document', () => {

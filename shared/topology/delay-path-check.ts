@@ -1,0 +1,82 @@
+/**
+ * The start-of-invocation check that the queues and exchanges the current config routes copies to
+ * exist. Without it, a config changed after `topology apply` (another `BACKOFF_*` names other tier
+ * queues) sends every retry copy back unroutable: the original is requeued, the invocation stops with
+ * `publish-failed`, and the next one does the same, forever and quietly.
+ */
+import type { Channel, ChannelModel } from 'amqplib';
+import { TopologyDriftError } from '../errors.js';
+import { createDelayRouter } from './plan.js';
+import type { TopologyOptions } from './types.js';
+
+/** What every drift message ends with: the one command that mends it. */
+const DRIFT_REMEDY = 'run topology apply with the current config';
+
+/** An entity a copy or a consumer goes to, as `queue <name>` or `exchange <name>`. */
+type Destination = `${'queue' | 'exchange'} ${string}`;
+
+/**
+ * Where this config sends anything: the work queue, the parking lot and, read from the delay router
+ * itself (so it cannot disagree with the copies), the queue of every tier or the exchange of every
+ * exact level. The router is the code the bundle already holds; the full plan would add 2 kB.
+ */
+function destinations(options: TopologyOptions): Destination[] {
+  const out = new Set<Destination>([`queue ${options.workQueue}`, `queue ${options.parkingQueue}`]);
+  const tiers = options.delayMode === 'tiers';
+  // No tier: MAX_RETRIES=0 without retrying rules has no delay path (and the router would refuse).
+  if (tiers && options.tierDelaysMs.length === 0) return [...out];
+  const route = createDelayRouter(options);
+  const delaysMs = tiers ? options.tierDelaysMs : levelDelaysMs(options);
+  for (const delayMs of delaysMs) {
+    const { exchange, routingKey } = route(delayMs);
+    out.add(exchange === '' ? `queue ${routingKey}` : `exchange ${exchange}`);
+  }
+  return [...out];
+}
+
+/** One delay per exact level (1, 2, 4 ... units), up to the one that reaches `maxDelayMs`. */
+function levelDelaysMs(options: TopologyOptions): number[] {
+  const out: number[] = [];
+  for (let delayMs = options.delayResolutionMs; ; delayMs *= 2) {
+    out.push(delayMs);
+    if (delayMs >= options.maxDelayMs) return out;
+  }
+}
+
+/**
+ * Passively checks (creates nothing) each destination of `options`: one round trip each. A 404
+ * closes the channel it happens on, so the next check opens another; the connection is never at risk.
+ * Throws `TopologyDriftError` naming what is missing.
+ * @example
+ * await checkDelayPath(broker.connection, topologyOptionsFromConfig(config));
+ */
+async function checkDelayPath(connection: ChannelModel, options: TopologyOptions): Promise<void> {
+  const missing: Destination[] = [];
+  let channel: Channel | undefined;
+  try {
+    for (const destination of destinations(options)) {
+      if (channel === undefined) {
+        channel = await connection.createChannel();
+        // The 404 is already the rejection of the check; unhandled, the event would crash the process.
+        channel.on('error', () => undefined);
+      }
+      const name = destination.slice(destination.indexOf(' ') + 1);
+      try {
+        await (destination.startsWith('queue') ? channel.checkQueue(name) : channel.checkExchange(name));
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 404) throw error;
+        missing.push(destination);
+        channel = undefined;
+      }
+    }
+  } finally {
+    await channel?.close().catch(() => undefined);
+  }
+  if (missing.length === 0) return;
+  throw new TopologyDriftError(
+    `Missing on the broker for the current config: ${missing.join(', ')}. No message was taken: ${DRIFT_REMEDY}`,
+    { missing },
+  );
+}
+
+export { checkDelayPath, destinations, DRIFT_REMEDY };
