@@ -9,7 +9,10 @@ import { StatusLine } from '../demo/status-line.js';
 import { createLogger, logLevelFrom } from '../logger.js';
 import { PullAbortedError } from '../pull.js';
 import { emptySummary, SUMMARY_COUNTS, type Summary } from '../summary.js';
+import { topologyOptionsFromConfig } from '../config.js';
 import { applyTopology } from '../topology/apply.js';
+import { brokerVersionOf } from '../topology/broker-ops.js';
+import { buildTopologyPlan } from '../topology/plan.js';
 import { parseCli, runCli, UsageError } from './args.js';
 
 const USAGE = `Usage: npm run local [-- --messages <n>] [--failure-rate <0..0.98>] [--interval-ms <n>] [--queue <name>]
@@ -56,7 +59,8 @@ async function main(): Promise<number> {
     say(`resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}`);
     const admin = await broker.connection.createChannel();
     for (const name of ownQueues) await admin.deleteQueue(name);
-    await applyTopology(broker.connection, plan);
+    // The plan from the flags cannot know the broker: its version picks the parking lot's arguments.
+    await applyTopology(broker.connection, buildTopologyPlan({ ...topologyOptionsFromConfig(config), brokerVersion: brokerVersionOf(broker.connection) }));
     provider = await startFlakyProvider({ failureRate, permanentFailureRate: PERMANENT_FAILURE_RATE, retryAfterSeconds: 3, latencyMs: 5 });
     say(`topology applied: ${demoQueue}, ${delayQueues.length} delay queues (${config.delayMode} mode), parking lot ${config.parkingQueue}`);
     say(`flaky provider at ${provider.url} (transient failure rate ${failureRate}, ${PERMANENT_FAILURE_RATE * 100} % permanent failures)`);

@@ -13,7 +13,7 @@ import { buildTopologyPlan } from '../topology/plan.js';
 import { formatReport } from '../topology/report.js';
 import type { TopologyPlan } from '../topology/types.js';
 import { verifyTopology } from '../topology/verify.js';
-import { parseCli, runCli, UsageError } from './args.js';
+import { asUsage, parseCli, runCli, UsageError } from './args.js';
 
 const USAGE = `Usage: npm run topology -- <apply|verify|export> [--queue <name>] [--out <file>] [--vhost <name>] [--broker-version <x.y.z>]
 
@@ -54,7 +54,7 @@ async function main(): Promise<number> {
   if (command !== 'export' && (values.out !== undefined || values.vhost !== undefined || values['broker-version'] !== undefined)) {
     throw new UsageError('--out, --vhost and --broker-version are for export only');
   }
-  const config = loadConfig(values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue });
+  const config = await asUsage(() => loadConfig(values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue }));
   if (command === 'export') {
     const plan = buildTopologyPlan({ ...topologyOptionsFromConfig(config), brokerVersion: values['broker-version'] });
     return exportDefinitions(config, plan, values.out, values.vhost);
