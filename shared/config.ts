@@ -38,6 +38,8 @@ type Config = {
   readonly functionName: string;
   /** Consecutive retryable failures in one invocation that open the circuit breaker; 0 disables it. */
   readonly breakerThreshold: number;
+  /** Returns counted by the broker (`x-delivery-count`) at which a delivery is parked untried; 0 disables the guard. */
+  readonly crashLoopLimit: number;
 };
 
 /**
@@ -64,7 +66,7 @@ type AmqpSecretConfig = {
  * DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
  * BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER, BATCH_SIZE, MAX_MESSAGES, CONCURRENCY,
  * CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS, BUDGET_MS, FUNCTION_NAME,
- * BREAKER_THRESHOLD, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
+ * BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
  */
 const DEFAULTS = {
   amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
@@ -89,6 +91,15 @@ const DEFAULTS = {
   budgetMs: 60_000,
   functionName: 'boomerang-pull',
   breakerThreshold: 10,
+  /**
+   * A delivery whose `x-delivery-count` (returns counted by a quorum queue) reaches this is parked as a
+   * crash loop instead of being handled. Below 4.x's default delivery limit of 20, past which the
+   * broker drops the message when the queue has no dead-letter target. On 3.10 and 4.0-4.2 each of
+   * Boomerang's own give-backs (untried deliveries, nacked) counts too (measured on 3.10.8; 4.3.6
+   * counts only crashes, closes and rejects): 10 lets a healthy message be given back 9 times and
+   * still leaves 10 returns of room before 4.0-4.2 drop it.
+   */
+  crashLoopLimit: 10,
   secretCacheSeconds: 300,
 } as const;
 
@@ -134,6 +145,7 @@ function loadConfig(env: Env = process.env): Config {
     budgetMs: envInt(env, 'BUDGET_MS', DEFAULTS.budgetMs, 100, 24 * 3_600_000),
     functionName: envString(env, 'FUNCTION_NAME') ?? envString(env, 'AWS_LAMBDA_FUNCTION_NAME') ?? DEFAULTS.functionName,
     breakerThreshold: envInt(env, 'BREAKER_THRESHOLD', DEFAULTS.breakerThreshold, 0, 100_000),
+    crashLoopLimit: crashLoopLimit(env),
   };
   if (config.parkingQueue === config.workQueue) throw new ConfigError(`PARKING_QUEUE must differ from WORK_QUEUE (both are ${JSON.stringify(workQueue)})`);
   return Object.freeze(config);
@@ -151,6 +163,20 @@ function topologyOptionsFromConfig(config: Config): TopologyOptions {
     exactNamePrefix: config.exactDelayPrefix,
     maxDelayMs: Math.max(config.policy.maxDelayMs, ...config.rules.map((r) => r.policy.maxDelayMs)),
   };
+}
+
+/**
+ * Above 20 the guard would never fire on a 4.x quorum queue with the default delivery limit: the
+ * broker drops the message first (the delivery carrying count 20 is the last one it hands out).
+ */
+const MAX_CRASH_LOOP_LIMIT = 20;
+
+function crashLoopLimit(env: Env): number {
+  const limit = envInt(env, 'CRASH_LOOP_LIMIT', DEFAULTS.crashLoopLimit, 0);
+  if (limit > MAX_CRASH_LOOP_LIMIT) {
+    throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${MAX_CRASH_LOOP_LIMIT}; got ${limit}. RabbitMQ 4.x quorum queues drop a message (or dead-letter it) once it was returned more than 20 times, so a higher limit would never park anything`);
+  }
+  return limit;
 }
 
 function amqpUrls(env: Env): string[] {
