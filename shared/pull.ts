@@ -9,11 +9,12 @@ import { topologyOptionsFromConfig, type Config } from './config.js';
 import { decideRetry, errorFacts } from './decide-retry.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { deferUntried, describeDelivery, disposeOfFailure, type DispositionDeps } from './dispositions.js';
-import { BrokerConnectionError } from './errors.js';
+import { checkCrashLoop, crashLoopFailure } from './crash-loop.js';
+import { BrokerConnectionError, HandlerCutOffError } from './errors.js';
 import { readRetryNo } from './headers.js';
-import { InFlight } from './in-flight.js';
+import { allFinishedBy, InFlight, unlessAborted } from './in-flight.js';
 import type { Logger } from './logger.js';
-import type { Handler, HandlerContext } from './message.js';
+import type { BoomerangMessage, Handler, HandlerContext } from './message.js';
 import { noMetrics, type InvocationMetrics } from './metrics.js';
 import { emptySummary, type StopReason, type Summary } from './summary.js';
 import { createDelayRouter } from './topology/plan.js';
@@ -53,6 +54,7 @@ async function runPull(options: PullOptions): Promise<Summary> {
   const marginMs = Math.min(config.safetyMarginMs, options.budgetMs / 2);
   const stopTakingAt = startedAt + options.budgetMs - marginMs;
   const hardStopAt = startedAt + options.budgetMs - marginMs / 2;
+  const settleBy = startedAt + options.budgetMs - marginMs / 4;
   const summary = emptySummary();
   const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
   let failure: Error | undefined;
@@ -72,7 +74,7 @@ async function runPull(options: PullOptions): Promise<Summary> {
       broken.abort(error);
     }, () => undefined);
     const ledger = new DeliveryLedger(channel, summary);
-    await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, broken: broken.signal });
+    await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, settleBy, broken: broken.signal });
     closing = failure === undefined;
     if (closing) await channel.close().catch(() => undefined);
   } catch (error) {
@@ -95,6 +97,8 @@ type LoopState = {
   readonly summary: Summary;
   readonly stopTakingAt: number;
   readonly hardStopAt: number;
+  /** Copies still unconfirmed by then are given up (their originals go back): room left to close. */
+  readonly settleBy: number;
   /** Aborted when the connection or channel breaks. */
   readonly broken: AbortSignal;
 };
@@ -109,6 +113,8 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   // One context for every call: AbortController#signal is a checked getter, too slow to read per message.
   const handlerContext: HandlerContext = Object.freeze({ signal: abort.signal, functionName: config.functionName });
   const abortTimer = setTimeout(() => abort.abort(new Error('invocation budget exhausted')), Math.max(0, state.stopTakingAt - Date.now()));
+  // A handler that ignores its signal must not hold the loop past the stop: waits end on either.
+  const stopWaiting = AbortSignal.any([state.broken, abort.signal]);
   let copyFailure: Error | undefined;
   const topology = topologyOptionsFromConfig(config);
   // Built on the first retry: with MAX_RETRIES=0 there is no delay path, and none is ever asked for.
@@ -131,6 +137,11 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   const canDefer = config.delayMode === 'exact' || topology.tierDelaysMs.length > 0;
   const handling = new InFlight();
   const settling = new InFlight();
+  /**
+   * Deliveries whose handler is running, with its retry count. Whoever removes one settles it: the
+   * handler's own outcome, or the hard stop (after which a late outcome settles nothing).
+   */
+  const inHandler = new Map<ConsumeMessage, BoomerangMessage>();
   /** A delivery never handed to the handler after the breaker opened: to the delay path, same count. */
   const defer = (delivery: ConsumeMessage): void => {
     if (!canDefer) {
@@ -140,32 +151,39 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
     const { retryNo } = readRetryNo(delivery.properties.headers, config.retryHeader);
     settling.add(deferUntried(deps, delivery, retryNo, backoffDelayMs(retryNo + 1, config.policy, random)));
   };
+  /** A failed attempt (thrown, or cut off by the budget) to its retry copy or the parking lot. */
+  const disposeOfAttempt = (delivery: ConsumeMessage, message: BoomerangMessage, thrown: unknown, handlerError: unknown): void => {
+    const error = errorFacts(thrown);
+    metrics.handlerError(error.name);
+    const { retryNo, routingKey } = message;
+    const decision = decideRetry({ error: thrown, retryNo, policy: config.policy, rules: config.rules, messageType: delivery.properties.type, routingKey, random });
+    // Formatting a stack costs ~30 µs; only a parked copy carries it (a retry copy never does).
+    const stack = decision.kind === 'park' && handlerError instanceof Error ? handlerError.stack : undefined;
+    settling.add(disposeOfFailure(deps, { delivery, retryNo, error, stack, decision }));
+  };
   const handleOne = async (delivery: ConsumeMessage): Promise<void> => {
     const reading = readRetryNo(delivery.properties.headers, config.retryHeader);
     if (reading.warning) log.warn(reading.warning, { messageId: delivery.properties.messageId });
     const message = toBoomerangMessage(delivery, config.workQueue, reading.retryNo);
+    inHandler.set(delivery, message);
     try {
       await options.handler(message, handlerContext);
+      if (!inHandler.delete(delivery)) return;
       breaker = recordOutcome(breaker, 'success');
       if (ledger.ack(delivery, 'acked') && log.debugEnabled) log.debug('message acked', { ...describeDelivery(delivery), retryNo: reading.retryNo });
     } catch (thrown) {
-      if (!ledger.isOpen(delivery)) return;
-      // Cut off by the budget: it was not really tried, so it goes back without counting an attempt.
+      if (!inHandler.delete(delivery) || !ledger.isOpen(delivery)) return;
+      // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
+      // would come back first in every invocation and stall the queue behind it.
       if (handlerContext.signal.aborted) {
-        ledger.requeue(delivery);
-        if (log.debugEnabled) log.debug('message requeued: the invocation ran out of time', describeDelivery(delivery));
+        disposeOfAttempt(delivery, message, cutOff(thrown, 'its handler stopped when the invocation budget ran out'), thrown);
         return;
       }
       const error = errorFacts(thrown);
-      metrics.handlerError(error.name);
       const wasOpen = breakerOpen();
       breaker = recordOutcome(breaker, error.retryable ? 'retryable-failure' : 'other-failure');
       if (!wasOpen && breakerOpen()) log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', { failuresInARow: breaker.failuresInARow, errorName: error.name });
-      const { policy, rules } = config;
-      const decision = decideRetry({ error: thrown, retryNo: reading.retryNo, policy, rules, messageType: delivery.properties.type, routingKey: message.routingKey, random });
-      // Formatting a stack costs ~30 µs; only a parked copy carries it (a retry copy never does).
-      const stack = decision.kind === 'park' && thrown instanceof Error ? thrown.stack : undefined;
-      settling.add(disposeOfFailure(deps, { delivery, retryNo: reading.retryNo, error, stack, decision }));
+      disposeOfAttempt(delivery, message, thrown, thrown);
     }
   };
 
@@ -176,9 +194,9 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
     if (breakerOpen()) { stoppedBecause = 'breaker-open'; break; }
     if (summary.received >= config.maxMessages) { stoppedBecause = 'max-messages'; break; }
     const untilStop = state.stopTakingAt - Date.now();
-    if (untilStop <= 0) { stoppedBecause = 'budget'; break; }
+    if (untilStop <= 0 || abort.signal.aborted) { stoppedBecause = 'budget'; break; }
     if (handling.size >= allowedConcurrency(breaker, config.concurrency)) {
-      await unlessAborted(handling.oneFinished(), state.broken);
+      await unlessAborted(handling.oneFinished(), stopWaiting);
       continue;
     }
     const waitMs = Math.min(config.idleTimeoutMs, untilStop);
@@ -193,6 +211,12 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
     // A delivery that raced the stop signal is given back untried.
     if (copyFailure) { ledger.requeue(delivery); stoppedBecause = 'publish-failed'; break; }
     if (breakerOpen()) { defer(delivery); stoppedBecause = 'breaker-open'; break; }
+    const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit);
+    if (crashLoop.kind === 'park') {
+      const { retryNo } = readRetryNo(delivery.properties.headers, config.retryHeader);
+      settling.add(disposeOfFailure(deps, { delivery, retryNo, stack: undefined, ...crashLoopFailure(crashLoop, config.crashLoopLimit) }));
+      continue;
+    }
     handling.add(handleOne(delivery));
   }
   summary.stoppedBecause = stoppedBecause;
@@ -207,8 +231,14 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   // Settle the work in hand while the consumer still exists: a quorum queue may ignore acks sent
   // between the cancel and the channel close (rabbitmq-server#10327), which would bring those
   // messages back as duplicates. Deliveries that arrive meanwhile only wait in the buffer.
-  await settleOrGiveUp(handling, state);
-  await settleOrGiveUp(settling, state);
+  await allFinishedBy(handling, state.hardStopAt, state.broken);
+  // Handlers still running ignored their signal: their attempts count, and whatever they return
+  // later settles nothing. The handler may still act on the message: as with any retry, it must be idempotent.
+  for (const [delivery, message] of inHandler) {
+    inHandler.delete(delivery);
+    if (!state.broken.aborted && ledger.isOpen(delivery)) disposeOfAttempt(delivery, message, cutOff(undefined, 'its handler was still running at the hard stop'), undefined);
+  }
+  await allFinishedBy(settling, state.settleBy, state.broken);
   // Late acks (after the hard stop) are sent together after the cancel (see DeliveryLedger#hold).
   ledger.hold();
   if (!state.broken.aborted) {
@@ -228,30 +258,10 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   abort.abort(new Error('invocation over'));
 }
 
-/**
- * `work`'s result, or undefined as soon as `signal` aborts, leaving no listener behind. (Racing with
- * a never-settling "broken" promise left a reaction on it per call, each keeping its delivery, body
- * included, alive until the invocation ended: 12 MB per 1 000 messages of 10 KB, measured.)
- */
-function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
-      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
-    );
-  });
-}
-
-/** Waits for the work in hand, but never past the hard stop nor after the connection broke. */
-async function settleOrGiveUp(work: InFlight, state: LoopState): Promise<void> {
-  if (work.size === 0) return;
-  const hardStop = new AbortController();
-  const timer = setTimeout(() => hardStop.abort(), Math.max(0, state.hardStopAt - Date.now()));
-  await unlessAborted(work.allFinished(), AbortSignal.any([hardStop.signal, state.broken]));
-  clearTimeout(timer);
+/** The error an attempt cut off by the budget counts as; the handler's own error, if any, is its cause. */
+function cutOff(thrown: unknown, what: string): HandlerCutOffError {
+  const detail = thrown instanceof Error ? `: ${thrown.name}: ${thrown.message}` : '';
+  return new HandlerCutOffError(`${what}${detail}`, thrown === undefined ? undefined : { cause: thrown });
 }
 
 export { PullAbortedError, runPull };
