@@ -134,6 +134,15 @@ class HandlerCutOffError extends RetryFunctionError {
     super(message, { ...options, retryable: true });
     this.name = 'HandlerCutOffError';
   }
+
+  /**
+   * `what` happened to the attempt, followed by the handler's own error (also the cause), if it threw one.
+   * @example HandlerCutOffError.of('its handler was still running at the hard stop', undefined)
+   */
+  public static of(what: string, thrown: unknown): HandlerCutOffError {
+    const detail = thrown instanceof Error ? `: ${thrown.name}: ${thrown.message}` : '';
+    return new HandlerCutOffError(`${what}${detail}`, thrown === undefined ? undefined : { cause: thrown });
+  }
 }
 
 export {

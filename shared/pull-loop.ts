@@ -109,7 +109,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
       // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
       // would come back first in every invocation and stall the queue behind it.
       if (handlerContext.signal.aborted) {
-        disposeOfAttempt(delivery, message, cutOff(thrown, 'its handler stopped when the invocation budget ran out'), thrown);
+        disposeOfAttempt(delivery, message, HandlerCutOffError.of('its handler stopped when the invocation budget ran out', thrown), thrown);
         return;
       }
       const error = errorFacts(thrown);
@@ -169,7 +169,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   // later settles nothing. The handler may still act on the message: as with any retry, it must be idempotent.
   for (const [delivery, message] of inHandler) {
     inHandler.delete(delivery);
-    if (!state.broken.aborted && ledger.isOpen(delivery)) disposeOfAttempt(delivery, message, cutOff(undefined, 'its handler was still running at the hard stop'), undefined);
+    if (!state.broken.aborted && ledger.isOpen(delivery)) disposeOfAttempt(delivery, message, HandlerCutOffError.of('its handler was still running at the hard stop', undefined), undefined);
   }
   await allFinishedBy(settling, state.settleBy, state.broken);
   // Late acks (after the hard stop) are sent together after the cancel (see DeliveryLedger#hold).
@@ -189,12 +189,6 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   // A handler still running when the loop stopped for another reason may have opened it.
   summary.breakerOpened = breakerOpen();
   abort.abort(new Error('invocation over'));
-}
-
-/** The error an attempt cut off by the budget counts as; the handler's own error, if any, is its cause. */
-function cutOff(thrown: unknown, what: string): HandlerCutOffError {
-  const detail = thrown instanceof Error ? `: ${thrown.name}: ${thrown.message}` : '';
-  return new HandlerCutOffError(`${what}${detail}`, thrown === undefined ? undefined : { cause: thrown });
 }
 
 export { consumeUntilDone };
