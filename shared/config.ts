@@ -1,4 +1,5 @@
 import { tierDelaysMs } from './backoff.js';
+import { LAST_DELIVERY_COUNT } from './crash-loop.js';
 import { envChoice, envInt, envJson, envNumber, envString, type Env } from './env.js';
 import { ConfigError } from './errors.js';
 import { DEFAULT_RETRY_HEADER } from './headers.js';
@@ -165,16 +166,11 @@ function topologyOptionsFromConfig(config: Config): TopologyOptions {
   };
 }
 
-/**
- * Above 20 the guard would never fire on a 4.x quorum queue with the default delivery limit: the
- * broker drops the message first (the delivery carrying count 20 is the last one it hands out).
- */
-const MAX_CRASH_LOOP_LIMIT = 20;
-
 function crashLoopLimit(env: Env): number {
   const limit = envInt(env, 'CRASH_LOOP_LIMIT', DEFAULTS.crashLoopLimit, 0);
-  if (limit > MAX_CRASH_LOOP_LIMIT) {
-    throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${MAX_CRASH_LOOP_LIMIT}; got ${limit}. RabbitMQ 4.x quorum queues drop a message (or dead-letter it) once it was returned more than 20 times, so a higher limit would never park anything`);
+  // Above it the guard would never fire on a 4.x quorum queue with the default delivery limit: the broker drops the message first.
+  if (limit > LAST_DELIVERY_COUNT) {
+    throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}; got ${limit}. RabbitMQ 4.x quorum queues drop a message (or dead-letter it) once it was returned more than 20 times, so a higher limit would never park anything`);
   }
   return limit;
 }

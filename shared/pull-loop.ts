@@ -120,6 +120,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
     }
   };
 
+  let crashLoopsParked = 0;
   let stoppedBecause: StopReason = 'idle';
   for (;;) {
     if (state.broken.aborted) { stoppedBecause = 'connection-lost'; break; }
@@ -144,8 +145,9 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
     // A delivery that raced the stop signal is given back untried.
     if (copyFailure) { ledger.requeue(delivery); stoppedBecause = 'publish-failed'; break; }
     if (breakerOpen()) { defer(delivery); stoppedBecause = 'breaker-open'; break; }
-    const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit);
+    const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, crashLoopsParked);
     if (crashLoop.kind === 'park') {
+      crashLoopsParked++;
       const { retryNo } = readRetryNo(delivery.properties.headers, config.retryHeader);
       settling.add(disposeOfFailure(deps, { delivery, retryNo, stack: undefined, ...crashLoopFailure(crashLoop, config.crashLoopLimit) }));
       continue;

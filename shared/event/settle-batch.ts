@@ -51,6 +51,7 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
   const retryNoOf = (record: EventRecord): number => readRetryNo(record.delivery.properties.headers, config.retryHeader).retryNo;
   /** Records whose handler was called: past the hard stop they are attempts, not untried. */
   const started = new Set<EventRecord>();
+  let crashLoopsParked = 0;
 
   /** Claims the record and publishes what its outcome needs; a record already settled is left alone. */
   const settle = (record: EventRecord, work: () => Promise<Outcome>): Promise<void> | undefined => {
@@ -72,8 +73,9 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
     const warnings = reading.warning === undefined ? record.notes : [...record.notes, reading.warning];
     if (warnings.length > 0) deps.log.warn('event message has unusable fields', { messageId: record.delivery.properties.messageId, queue: record.queue, warnings });
     if (record.problem !== undefined) return settle(record, () => disposeOfEventFailure(deps, record, undecodable(record.problem as string, reading.retryNo)));
-    const crashLoop = checkCrashLoop(record.delivery.properties.headers, config.crashLoopLimit);
+    const crashLoop = checkCrashLoop(record.delivery.properties.headers, config.crashLoopLimit, crashLoopsParked);
     if (crashLoop.kind === 'park') {
+      crashLoopsParked++;
       return settle(record, () => disposeOfEventFailure(deps, record, { retryNo: reading.retryNo, stack: undefined, ...crashLoopFailure(crashLoop, config.crashLoopLimit) }));
     }
     started.add(record);

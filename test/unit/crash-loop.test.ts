@@ -3,21 +3,24 @@ import { checkCrashLoop, crashLoopFailure } from '../../shared/crash-loop.js';
 
 describe('checkCrashLoop', () => {
   it.each([
-    { headers: undefined, limit: 10, expected: { kind: 'handle' } },
-    { headers: {}, limit: 10, expected: { kind: 'handle' } },
-    { headers: { 'x-acquired-count': 40 }, limit: 10, expected: { kind: 'handle' } },
-    { headers: { 'x-delivery-count': 9 }, limit: 10, expected: { kind: 'handle' } },
-    { headers: { 'x-delivery-count': 10 }, limit: 10, expected: { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' } },
-    { headers: { 'x-delivery-count': 10, 'x-acquired-count': 14 }, limit: 10, expected: { kind: 'park', deliveries: 15, reason: 'crash loop: delivered 15 times' } },
-    { headers: { 'x-delivery-count': 12 }, limit: 1, expected: { kind: 'park', deliveries: 13, reason: 'crash loop: delivered 13 times' } },
-    { headers: { 'x-delivery-count': BigInt(20) }, limit: 20, expected: { kind: 'park', deliveries: 21, reason: 'crash loop: delivered 21 times' } },
-    { headers: { 'x-delivery-count': 50 }, limit: 0, expected: { kind: 'handle' } },
-    { headers: { 'x-delivery-count': 'abc' }, limit: 1, expected: { kind: 'handle' } },
-    { headers: { 'x-delivery-count': -3 }, limit: 1, expected: { kind: 'handle' } },
-    { headers: { 'x-delivery-count': null }, limit: 1, expected: { kind: 'handle' } },
-  ])('$headers with limit $limit: $expected.kind', ({ headers, limit, expected }) => {
+    { headers: undefined, limit: 10, before: 0, expected: { kind: 'handle' } },
+    { headers: {}, limit: 10, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-acquired-count': 40 }, limit: 10, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 9 }, limit: 10, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 10 }, limit: 10, before: 0, expected: { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' } },
+    { headers: { 'x-delivery-count': 10, 'x-acquired-count': 14 }, limit: 10, before: 0, expected: { kind: 'park', deliveries: 15, reason: 'crash loop: delivered 15 times' } },
+    { headers: { 'x-delivery-count': 12 }, limit: 1, before: 0, expected: { kind: 'park', deliveries: 13, reason: 'crash loop: delivered 13 times' } },
+    { headers: { 'x-delivery-count': BigInt(20) }, limit: 20, before: 0, expected: { kind: 'park', deliveries: 21, reason: 'crash loop: delivered 21 times' } },
+    { headers: { 'x-delivery-count': 50 }, limit: 0, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 10 }, limit: 10, before: 1, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 19 }, limit: 10, before: 3, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 20 }, limit: 10, before: 1, expected: { kind: 'park', deliveries: 21, reason: 'crash loop: delivered 21 times' } },
+    { headers: { 'x-delivery-count': 'abc' }, limit: 1, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': -3 }, limit: 1, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': null }, limit: 1, before: 0, expected: { kind: 'handle' } },
+  ])('$headers with limit $limit, $before parked before: $expected.kind', ({ headers, limit, before, expected }) => {
     // Act
-    const verdict = checkCrashLoop(headers, limit);
+    const verdict = checkCrashLoop(headers, limit, before);
     // Assess
     expect(verdict).toEqual(expected);
   });

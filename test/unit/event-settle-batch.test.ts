@@ -123,7 +123,7 @@ describe('settleBatch', () => {
     });
   });
 
-  it('parks a record the broker handed out CRASH_LOOP_LIMIT times without calling the handler, and handles one below', async () => {
+  it('parks the first record the broker handed out CRASH_LOOP_LIMIT times without calling the handler, and handles the others', async () => {
     // Prepare
     const seen: string[] = [];
     const handler: Handler = (message) => { seen.push(String(message.properties.messageId)); };
@@ -132,6 +132,8 @@ describe('settleBatch', () => {
     const messages = [
       rmqMessage('a', { messageId: 'looping', headers: { 'x-delivery-count': 10, 'x-acquired-count': 12 } }),
       rmqMessage('b', { messageId: 'below', headers: { 'x-delivery-count': 9 } }),
+      // Returned with the first by each crash: at the limit too, but only the first is taken for the culprit.
+      rmqMessage('c', { messageId: 'neighbour', headers: { 'x-delivery-count': 10 } }),
     ];
     // Act
     await settleBatch({
@@ -139,8 +141,8 @@ describe('settleBatch', () => {
       handler, deps, config: CONFIG, stopAt: Date.now() + 5000, hardStopAt: Date.now() + 5100, random: () => 0.5, summary,
     });
     // Assess
-    expect(seen).toEqual(['below']);
-    expect(summary).toMatchObject({ parked: 1, acked: 1 });
+    expect(seen).toEqual(['below', 'neighbour']);
+    expect(summary).toMatchObject({ parked: 1, acked: 2 });
     expect(publisher.calls.map((c) => [c.options.messageId, c.routingKey])).toEqual([['looping', 'orders.parked']]);
     expect(publisher.calls[0]?.options.headers).toMatchObject({ 'boomerang-park-reason': 'crash loop: delivered 13 times', 'boomerang-error-name': 'CrashLoopError' });
   });
