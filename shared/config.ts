@@ -170,7 +170,7 @@ function crashLoopLimit(env: Env): number {
   const limit = envInt(env, 'CRASH_LOOP_LIMIT', DEFAULTS.crashLoopLimit, 0);
   // Above it the guard would never fire on a 4.x quorum queue with the default delivery limit: the broker drops the message first.
   if (limit > LAST_DELIVERY_COUNT) {
-    throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}; got ${limit}. RabbitMQ 4.x quorum queues drop a message (or dead-letter it) once it was returned more than 20 times, so a higher limit would never park anything`);
+    throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}, got ${limit}: 4.x quorum queues drop a message returned more often`);
   }
   return limit;
 }

@@ -39,7 +39,7 @@ type CrashLoopVerdict =
 /** The highest `x-delivery-count` a 4.x quorum queue with the default delivery limit (20) still hands out. */
 const LAST_DELIVERY_COUNT = 20;
 
-const HANDLE: CrashLoopVerdict = Object.freeze({ kind: 'handle' });
+const HANDLE: CrashLoopVerdict = { kind: 'handle' };
 
 /**
  * Whether the delivery may go to the handler, given its broker headers, `CRASH_LOOP_LIMIT` (0 disables
@@ -58,7 +58,7 @@ function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, 
 
 /** The error facts and decision a crash-loop park is carried out with (pull and event mode alike). */
 function crashLoopFailure(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, limit: number): { readonly error: ErrorFacts; readonly decision: RetryDecision } {
-  const message = `the broker handed the message out ${verdict.deliveries} times without it being settled (CRASH_LOOP_LIMIT=${limit}); its handler was not called again`;
+  const message = `handed out ${verdict.deliveries} times unsettled (CRASH_LOOP_LIMIT=${limit}); handler not called`;
   return {
     error: errorFacts(new CrashLoopError(message)),
     decision: { kind: 'park', reason: verdict.reason },

@@ -137,7 +137,7 @@ class HandlerCutOffError extends RetryFunctionError {
 
   /**
    * `what` happened to the attempt, followed by the handler's own error (also the cause), if it threw one.
-   * @example HandlerCutOffError.of('its handler was still running at the hard stop', undefined)
+   * @example HandlerCutOffError.of('still running at the hard stop', undefined)
    */
   public static of(what: string, thrown: unknown): HandlerCutOffError {
     const detail = thrown instanceof Error ? `: ${thrown.name}: ${thrown.message}` : '';

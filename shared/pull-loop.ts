@@ -109,7 +109,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
       // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
       // would come back first in every invocation and stall the queue behind it.
       if (handlerContext.signal.aborted) {
-        disposeOfAttempt(delivery, message, HandlerCutOffError.of('its handler stopped when the invocation budget ran out', thrown), thrown);
+        disposeOfAttempt(delivery, message, HandlerCutOffError.of('aborted by the budget', thrown), thrown);
         return;
       }
       const error = errorFacts(thrown);
@@ -171,7 +171,7 @@ async function consumeUntilDone(state: LoopState): Promise<void> {
   // later settles nothing. The handler may still act on the message: as with any retry, it must be idempotent.
   for (const [delivery, message] of inHandler) {
     inHandler.delete(delivery);
-    if (!state.broken.aborted && ledger.isOpen(delivery)) disposeOfAttempt(delivery, message, HandlerCutOffError.of('its handler was still running at the hard stop', undefined), undefined);
+    if (!state.broken.aborted && ledger.isOpen(delivery)) disposeOfAttempt(delivery, message, HandlerCutOffError.of('still running at the hard stop', undefined), undefined);
   }
   await allFinishedBy(settling, state.settleBy, state.broken);
   // Late acks (after the hard stop) are sent together after the cancel (see DeliveryLedger#hold).

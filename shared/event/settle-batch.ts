@@ -83,7 +83,7 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
       await options.handler(toBoomerangMessage(record.delivery, record.queue, reading.retryNo), { signal: abort.signal, functionName: config.functionName });
     } catch (thrown) {
       // Cut off by the budget: an attempt all the same, or a record that always outlasts the budget would loop forever.
-      const error = abort.signal.aborted ? HandlerCutOffError.of('its handler stopped when the invocation budget ran out', thrown) : thrown;
+      const error = abort.signal.aborted ? HandlerCutOffError.of('aborted by the budget', thrown) : thrown;
       return settle(record, () => disposeOfEventFailure(deps, record, failedAttempt(record, reading.retryNo, error, thrown)));
     }
     return settle(record, async () => 'acked');
@@ -120,7 +120,7 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
     for (const record of records) {
       const retryNo = retryNoOf(record);
       if (!started.has(record)) void settle(record, () => requeueEventRecord(deps, record, retryNo));
-      else void settle(record, () => disposeOfEventFailure(deps, record, failedAttempt(record, retryNo, HandlerCutOffError.of('its handler was still running at the hard stop', undefined), undefined)));
+      else void settle(record, () => disposeOfEventFailure(deps, record, failedAttempt(record, retryNo, HandlerCutOffError.of('still running at the hard stop', undefined), undefined)));
     }
   }
   await Promise.all(publishing);

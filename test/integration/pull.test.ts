@@ -248,7 +248,7 @@ describe('runPull on the broker', () => {
     const headers = parked?.properties.headers ?? {};
     expect(headers[BoomerangHeader.parkReason]).toBe('retries exhausted: 3 of 3 made');
     expect(headers[BoomerangHeader.errorName]).toBe('HandlerCutOffError');
-    expect(headers[BoomerangHeader.errorMessage]).toBe('its handler stopped when the invocation budget ran out: AbortError: request aborted');
+    expect(headers[BoomerangHeader.errorMessage]).toBe('aborted by the budget: AbortError: request aborted');
   });
 
   it('ends at the hard stop although a handler never settles: the two good messages behind it are acked next time', async () => {

@@ -119,7 +119,7 @@ describe('settleBatch', () => {
     expect(publisher.calls[0]?.options.headers).toMatchObject({
       'boomerang-park-reason': 'retries exhausted: 3 of 3 made',
       'boomerang-error-name': 'HandlerCutOffError',
-      'boomerang-error-message': 'its handler stopped when the invocation budget ran out: AbortError: request aborted',
+      'boomerang-error-message': 'aborted by the budget: AbortError: request aborted',
     });
   });
 
