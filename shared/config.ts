@@ -1,4 +1,5 @@
 import { tierDelaysMs } from './backoff.js';
+import { LAST_DELIVERY_COUNT } from './crash-loop.js';
 import { envChoice, envInt, envJson, envNumber, envString, type Env } from './env.js';
 import { ConfigError } from './errors.js';
 import { assertRetryHeaderName, DEFAULT_RETRY_HEADER } from './headers.js';
@@ -41,6 +42,8 @@ type Config = {
   readonly functionName: string;
   /** Consecutive retryable failures in one invocation that open the circuit breaker; 0 disables it. */
   readonly breakerThreshold: number;
+  /** Returns counted by the broker (`x-delivery-count`) at which a delivery is parked untried; 0 disables the guard. */
+  readonly crashLoopLimit: number;
 };
 
 /**
@@ -67,7 +70,7 @@ type AmqpSecretConfig = {
  * DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
  * BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER, BATCH_SIZE, MAX_MESSAGES, CONCURRENCY,
  * CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, MAX_MESSAGE_BYTES, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS, BUDGET_MS, FUNCTION_NAME,
- * BREAKER_THRESHOLD, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
+ * BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
  */
 const DEFAULTS = {
   amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
@@ -101,6 +104,15 @@ const DEFAULTS = {
    */
   maxMessageBytes: 16 * 1024 * 1024,
   breakerThreshold: 10,
+  /**
+   * A delivery whose `x-delivery-count` (returns counted by a quorum queue) reaches this is parked as a
+   * crash loop instead of being handled. Below 4.x's default delivery limit of 20, past which the
+   * broker drops the message when the queue has no dead-letter target. On 3.10 and 4.0-4.2 each of
+   * Boomerang's own give-backs (untried deliveries, nacked) counts too (measured on 3.10.8; 4.3.6
+   * counts only crashes, closes and rejects): 10 lets a healthy message be given back 9 times and
+   * still leaves 10 returns of room before 4.0-4.2 drop it.
+   */
+  crashLoopLimit: 10,
   secretCacheSeconds: 300,
 } as const;
 
@@ -151,6 +163,7 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     budgetMs: envInt(env, 'BUDGET_MS', DEFAULTS.budgetMs, 100, 24 * 3_600_000),
     functionName: functionNameFrom(env, defaultFunctionName),
     breakerThreshold: envInt(env, 'BREAKER_THRESHOLD', DEFAULTS.breakerThreshold, 0, 100_000),
+    crashLoopLimit: crashLoopLimit(env),
   };
   if (config.parkingQueue === config.workQueue) throw new ConfigError(`PARKING_QUEUE must differ from WORK_QUEUE (both are ${JSON.stringify(workQueue)})`);
   assertDelayQueueBudget(topologyOptionsFromConfig(config));
@@ -174,6 +187,15 @@ function topologyOptionsFromConfig(config: Config): TopologyOptions {
 /** The function's name (the `service` of logs and metrics): readable even when the rest of the config is bad. */
 function functionNameFrom(env: Env, fallback: string): string {
   return envString(env, 'FUNCTION_NAME') ?? envString(env, 'AWS_LAMBDA_FUNCTION_NAME') ?? fallback;
+}
+
+function crashLoopLimit(env: Env): number {
+  const limit = envInt(env, 'CRASH_LOOP_LIMIT', DEFAULTS.crashLoopLimit, 0);
+  // Above it the guard would never fire on a 4.x quorum queue with the default delivery limit: the broker drops the message first.
+  if (limit > LAST_DELIVERY_COUNT) {
+    throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}, got ${limit}: 4.x quorum queues drop a message returned more often`);
+  }
+  return limit;
 }
 
 function amqpUrls(env: Env): string[] {

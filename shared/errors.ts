@@ -148,9 +148,44 @@ class UnrecoverableError extends Error {
   }
 }
 
+/**
+ * Why Boomerang parked a message without calling the handler: the broker says it was delivered so
+ * often without being settled that its handler very likely crashes the process (out of memory, a
+ * Lambda timeout, SIGKILL). Only ever the error of a parked copy (`boomerang-error-name`), never thrown.
+ */
+class CrashLoopError extends RetryFunctionError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CrashLoopError';
+  }
+}
+
+/**
+ * What a handler's attempt failed with when the invocation budget cut it off: the attempt counts (a
+ * retry copy, or a park past the limit), so a message that always outlasts the budget cannot stall
+ * its queue. Only ever the error of a retried or parked copy, never thrown.
+ */
+class HandlerCutOffError extends RetryFunctionError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, { ...options, retryable: true });
+    this.name = 'HandlerCutOffError';
+  }
+
+  /**
+   * `what` happened to the attempt, followed by the handler's own error (also the cause), if it threw one.
+   * @example HandlerCutOffError.of('still running at the hard stop', undefined)
+   */
+  public static of(what: string, thrown: unknown): HandlerCutOffError {
+    const detail = thrown instanceof Error ? `: ${thrown.name}: ${thrown.message}` : '';
+    return new HandlerCutOffError(`${what}${detail}`, thrown === undefined ? undefined : { cause: thrown });
+  }
+}
+
 export {
   BrokerConnectionError,
+  CrashLoopError,
   ConfigError,
+  HandlerCutOffError,
   MessageTooLargeError,
   PublishError,
   RetryableError,

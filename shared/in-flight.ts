@@ -37,4 +37,30 @@ class InFlight {
   };
 }
 
-export { InFlight };
+/**
+ * `work`'s result, or undefined as soon as `signal` aborts, leaving no listener behind. (Racing with
+ * a never-settling "broken" promise left a reaction on it per call, each keeping its delivery, body
+ * included, alive until the invocation ended: 12 MB per 1 000 messages of 10 KB, measured.)
+ */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
+      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
+    );
+  });
+}
+
+/** Waits for everything in `work`, but never past `deadline` (epoch ms) nor after `signal` aborts. */
+async function allFinishedBy(work: InFlight, deadline: number, signal: AbortSignal): Promise<void> {
+  if (work.size === 0) return;
+  const late = new AbortController();
+  const timer = setTimeout(() => late.abort(), Math.max(0, deadline - Date.now()));
+  await unlessAborted(work.allFinished(), AbortSignal.any([late.signal, signal]));
+  clearTimeout(timer);
+}
+
+export { allFinishedBy, InFlight, unlessAborted };

@@ -1,23 +1,14 @@
-import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { ConfirmPublisher } from './amqp/confirm-publisher.js';
+import type { ChannelModel } from 'amqplib';
 import { connectFromConfig } from './amqp/connect-from-config.js';
-import { ShortLivedConsumer } from './amqp/short-lived-consumer.js';
-import { backoffDelayMs } from './backoff.js';
-import { toBoomerangMessage } from './boomerang-message.js';
-import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
-import { topologyOptionsFromConfig, type Config } from './config.js';
-import { decideRetry, errorFacts } from './decide-retry.js';
+import type { Config } from './config.js';
 import { DeliveryLedger } from './delivery-ledger.js';
-import { deferUntried, describeDelivery, disposeOfFailure, type DispositionDeps } from './dispositions.js';
+import { consumeUntilDone } from './pull-loop.js';
 import { BrokerConnectionError, MessageTooLargeError, PublishError, TopologyDriftError } from './errors.js';
-import { readRetryNo } from './headers.js';
-import { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
-import type { Handler, HandlerContext } from './message.js';
-import { noMetrics, type InvocationMetrics } from './metrics.js';
-import { emptySummary, type StopReason, type Summary } from './summary.js';
+import type { Handler } from './message.js';
+import type { InvocationMetrics } from './metrics.js';
+import { emptySummary, type Summary } from './summary.js';
 import { DRIFT_REMEDY } from './topology/delay-path-check.js';
-import { createDelayRouter } from './topology/plan.js';
 
 type PullOptions = {
   readonly config: Config;
@@ -59,6 +50,7 @@ async function runPull(options: PullOptions): Promise<Summary> {
   const marginMs = Math.min(config.safetyMarginMs, options.budgetMs / 2);
   const stopTakingAt = startedAt + options.budgetMs - marginMs;
   const hardStopAt = startedAt + options.budgetMs - marginMs / 2;
+  const settleBy = startedAt + options.budgetMs - marginMs / 4;
   const summary = emptySummary();
   const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
   try {
@@ -85,7 +77,7 @@ async function runPull(options: PullOptions): Promise<Summary> {
       broken.abort(error);
     }, () => undefined);
     const ledger = new DeliveryLedger(channel, summary);
-    copyFailure = await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, broken: broken.signal });
+    copyFailure = await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, settleBy, broken: broken.signal });
     closing = failure === undefined;
     if (closing) await channel.close().catch(() => undefined);
   } catch (error) {
@@ -115,175 +107,6 @@ function throwIfNeverHeals(copyFailure: Error, summary: Summary, workQueue: stri
   if (copyFailure.reason === 'too-large') {
     throw new MessageTooLargeError(`No copy can be made: ${copyFailure.message}. It stays in ${workQueue}: raise MAX_MESSAGE_BYTES (if the broker allows) or move it out by hand`, summary, { cause: copyFailure });
   }
-}
-
-type LoopState = {
-  readonly options: PullOptions;
-  readonly channel: ConfirmChannel;
-  readonly ledger: DeliveryLedger;
-  readonly summary: Summary;
-  readonly stopTakingAt: number;
-  readonly hardStopAt: number;
-  /** Aborted when the connection or channel breaks. */
-  readonly broken: AbortSignal;
-};
-
-/** Resolves with the first copy failure, if any (the loop stopped taking messages at it). */
-async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
-  const { options, channel, ledger, summary } = state;
-  const { config, log } = options;
-  const metrics = options.metrics ?? noMetrics;
-  const random = options.random ?? Math.random;
-  const consumer = await ShortLivedConsumer.start(channel, config.workQueue, config.batchSize, state.broken);
-  const abort = new AbortController();
-  // One context for every call: AbortController#signal is a checked getter, too slow to read per message.
-  const handlerContext: HandlerContext = Object.freeze({ signal: abort.signal, functionName: config.functionName });
-  const abortTimer = setTimeout(() => abort.abort(new Error('invocation budget exhausted')), Math.max(0, state.stopTakingAt - Date.now()));
-  let copyFailure: Error | undefined;
-  const topology = topologyOptionsFromConfig(config);
-  // Built on the first retry: with MAX_RETRIES=0 there is no delay path, and none is ever asked for.
-  let route: ReturnType<typeof createDelayRouter> | undefined;
-  const { ackOrder, retryHeader, workQueue, parkingQueue, functionName } = config;
-  const deps: DispositionDeps = {
-    publisher: new ConfirmPublisher(channel, config.publishTimeoutMs, config.maxMessageBytes),
-    maxMessageBytes: config.maxMessageBytes,
-    delayRoute: (delayMs) => (route ??= createDelayRouter(topology))(delayMs),
-    ledger, log, metrics, ackOrder, retryHeader, workQueue, parkingQueue, functionName,
-    now: () => new Date(),
-    onCopyFailed: (error) => {
-      if (copyFailure === undefined) log.error('a copy was not confirmed; no more messages are taken in this invocation', { reason: error.message });
-      copyFailure ??= error;
-    },
-  };
-  let breaker = startBreaker(config.breakerThreshold);
-  // A function, not a narrowed read: handlers change the breaker while the loop awaits.
-  const breakerOpen = (): boolean => breaker.state === 'open';
-  // MAX_RETRIES=0 without retrying rules has no delay path: untried messages can only go back.
-  const canDefer = config.delayMode === 'exact' || topology.tierDelaysMs.length > 0;
-  const handling = new InFlight();
-  const settling = new InFlight();
-  /** A delivery never handed to the handler after the breaker opened: to the delay path, same count. */
-  const defer = (delivery: ConsumeMessage): void => {
-    if (!canDefer) {
-      ledger.requeue(delivery);
-      return;
-    }
-    const { retryNo } = readRetryNo(delivery.properties.headers, config.retryHeader);
-    settling.add(deferUntried(deps, delivery, retryNo, backoffDelayMs(retryNo + 1, config.policy, random)));
-  };
-  const handleOne = async (delivery: ConsumeMessage): Promise<void> => {
-    const reading = readRetryNo(delivery.properties.headers, config.retryHeader);
-    if (reading.warning) log.warn(reading.warning, { messageId: delivery.properties.messageId });
-    const message = toBoomerangMessage(delivery, config.workQueue, reading.retryNo);
-    try {
-      await options.handler(message, handlerContext);
-      breaker = recordOutcome(breaker, 'success');
-      if (ledger.ack(delivery, 'acked') && log.debugEnabled) log.debug('message acked', { ...describeDelivery(delivery), retryNo: reading.retryNo });
-    } catch (thrown) {
-      if (!ledger.isOpen(delivery)) return;
-      // Cut off by the budget: it was not really tried, so it goes back without counting an attempt.
-      if (handlerContext.signal.aborted) {
-        ledger.requeue(delivery);
-        if (log.debugEnabled) log.debug('message requeued: the invocation ran out of time', describeDelivery(delivery));
-        return;
-      }
-      const error = errorFacts(thrown);
-      metrics.handlerError(error.name);
-      const wasOpen = breakerOpen();
-      breaker = recordOutcome(breaker, error.retryable ? 'retryable-failure' : 'other-failure');
-      if (!wasOpen && breakerOpen()) log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', { failuresInARow: breaker.failuresInARow, errorName: error.name });
-      const { policy, rules } = config;
-      const decision = decideRetry({ error: thrown, retryNo: reading.retryNo, policy, rules, messageType: delivery.properties.type, routingKey: message.routingKey, random });
-      // Formatting a stack costs ~30 µs; only a parked copy carries it (a retry copy never does).
-      const stack = decision.kind === 'park' && thrown instanceof Error ? thrown.stack : undefined;
-      settling.add(disposeOfFailure(deps, { delivery, retryNo: reading.retryNo, error, stack, decision }));
-    }
-  };
-
-  let stoppedBecause: StopReason = 'idle';
-  for (;;) {
-    if (state.broken.aborted) { stoppedBecause = 'connection-lost'; break; }
-    if (copyFailure) { stoppedBecause = 'publish-failed'; break; }
-    if (breakerOpen()) { stoppedBecause = 'breaker-open'; break; }
-    if (summary.received >= config.maxMessages) { stoppedBecause = 'max-messages'; break; }
-    const untilStop = state.stopTakingAt - Date.now();
-    if (untilStop <= 0) { stoppedBecause = 'budget'; break; }
-    if (handling.size >= allowedConcurrency(breaker, config.concurrency)) {
-      await unlessAborted(handling.oneFinished(), state.broken);
-      continue;
-    }
-    const waitMs = Math.min(config.idleTimeoutMs, untilStop);
-    const delivery = await consumer.take(waitMs);
-    if (delivery === undefined) {
-      if (consumer.cancelledByBroker) { stoppedBecause = 'consumer-cancelled'; break; }
-      // Nothing came although the prefetch window had room: the queue is idle.
-      if (waitMs === config.idleTimeoutMs && ledger.outstanding < config.batchSize && !state.broken.aborted) { stoppedBecause = 'idle'; break; }
-      continue;
-    }
-    ledger.received(delivery);
-    // A delivery that raced the stop signal is given back untried.
-    if (copyFailure) { ledger.requeue(delivery); stoppedBecause = 'publish-failed'; break; }
-    if (breakerOpen()) { defer(delivery); stoppedBecause = 'breaker-open'; break; }
-    handling.add(handleOne(delivery));
-  }
-  summary.stoppedBecause = stoppedBecause;
-  clearTimeout(abortTimer);
-  // An open breaker sends what is in hand to the delay path untried, before the settle below.
-  if (stoppedBecause === 'breaker-open') {
-    for (const delivery of consumer.takeBuffered()) {
-      ledger.received(delivery);
-      defer(delivery);
-    }
-  }
-  // Settle the work in hand while the consumer still exists: a quorum queue may ignore acks sent
-  // between the cancel and the channel close (rabbitmq-server#10327), which would bring those
-  // messages back as duplicates. Deliveries that arrive meanwhile only wait in the buffer.
-  await settleOrGiveUp(handling, state);
-  await settleOrGiveUp(settling, state);
-  // Late acks (after the hard stop) are sent together after the cancel (see DeliveryLedger#hold).
-  ledger.hold();
-  if (!state.broken.aborted) {
-    await consumer.stop().catch(() => undefined);
-    // Never handed to the handler: back to the queue untouched. A lost nack is harmless (the close
-    // requeues it too), where a deferred copy's lost ack would be a duplicate.
-    for (const delivery of consumer.takeBuffered()) {
-      ledger.received(delivery);
-      ledger.requeue(delivery);
-    }
-  }
-  const givenBack = ledger.requeueAll();
-  ledger.flush();
-  if (givenBack > 0) log.warn('messages not settled by the hard stop were returned to the queue', { count: givenBack });
-  // A handler still running when the loop stopped for another reason may have opened it.
-  summary.breakerOpened = breakerOpen();
-  abort.abort(new Error('invocation over'));
-  return copyFailure;
-}
-
-/**
- * `work`'s result, or undefined as soon as `signal` aborts, leaving no listener behind. (Racing with
- * a never-settling "broken" promise left a reaction on it per call, each keeping its delivery, body
- * included, alive until the invocation ended: 12 MB per 1 000 messages of 10 KB, measured.)
- */
-function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
-      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
-    );
-  });
-}
-
-/** Waits for the work in hand, but never past the hard stop nor after the connection broke. */
-async function settleOrGiveUp(work: InFlight, state: LoopState): Promise<void> {
-  if (work.size === 0) return;
-  const hardStop = new AbortController();
-  const timer = setTimeout(() => hardStop.abort(), Math.max(0, state.hardStopAt - Date.now()));
-  await unlessAborted(work.allFinished(), AbortSignal.any([hardStop.signal, state.broken]));
-  clearTimeout(timer);
 }
 
 export { PullAbortedError, runPull };

@@ -1,6 +1,8 @@
 import { toBoomerangMessage } from '../boomerang-message.js';
 import type { Config } from '../config.js';
+import { checkCrashLoop, crashLoopFailure } from '../crash-loop.js';
 import { decideRetry, errorFacts } from '../decide-retry.js';
+import { HandlerCutOffError } from '../errors.js';
 import { readRetryNo } from '../headers.js';
 import type { Handler } from '../message.js';
 import type { Outcome, Summary } from '../summary.js';
@@ -11,10 +13,10 @@ type SettleBatchOptions = {
   readonly records: readonly EventRecord[];
   readonly handler: Handler;
   readonly deps: EventDispositionDeps;
-  readonly config: Pick<Config, 'retryHeader' | 'policy' | 'rules' | 'concurrency' | 'functionName'>;
+  readonly config: Pick<Config, 'retryHeader' | 'policy' | 'rules' | 'concurrency' | 'functionName' | 'crashLoopLimit'>;
   /** Epoch ms: no handler starts after this, and the running ones see their signal aborted. */
   readonly stopAt: number;
-  /** Epoch ms: handlers still running (ignoring the abort) are given up; their records are requeued. */
+  /** Epoch ms: handlers still running (ignoring the abort) are given up; their attempts count. */
   readonly hardStopAt: number;
   /** In [0, 1), for the backoff jitter. */
   readonly random: () => number;
@@ -32,7 +34,10 @@ type SettleBatchResult = {
 /**
  * Runs the handler on each record (at most `concurrency` at once, in event order) and publishes what
  * each outcome needs: nothing for a success, a retry copy, a parked copy, or (records the budget left
- * untried) a requeue copy to the tail of their queue. Each record is settled once. After the first
+ * untried) a requeue copy to the tail of their queue. A handler the budget cut off (it stopped at the
+ * abort, or was still running at the hard stop) made an attempt: retry copy, or park past the limit.
+ * A record the broker handed out `CRASH_LOOP_LIMIT` times is parked without calling the handler.
+ * Each record is settled once. After the first
  * unconfirmed copy no handler starts: the whole batch comes back anyway, and every further handler
  * run would only be one more duplicate.
  */
@@ -44,6 +49,9 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
   let failure: Error | undefined;
   const publishing: Promise<void>[] = [];
   const retryNoOf = (record: EventRecord): number => readRetryNo(record.delivery.properties.headers, config.retryHeader).retryNo;
+  /** Records whose handler was called: past the hard stop they are attempts, not untried. */
+  const started = new Set<EventRecord>();
+  let crashLoopsParked = 0;
 
   /** Claims the record and publishes what its outcome needs; a record already settled is left alone. */
   const settle = (record: EventRecord, work: () => Promise<Outcome>): Promise<void> | undefined => {
@@ -65,27 +73,37 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
     const warnings = reading.warning === undefined ? record.notes : [...record.notes, reading.warning];
     if (warnings.length > 0) deps.log.warn('event message has unusable fields', { messageId: record.delivery.properties.messageId, queue: record.queue, warnings });
     if (record.problem !== undefined) return settle(record, () => disposeOfEventFailure(deps, record, undecodable(record.problem as string, reading.retryNo)));
-    const message = toBoomerangMessage(record.delivery, record.queue, reading.retryNo);
+    const crashLoop = checkCrashLoop(record.delivery.properties.headers, config.crashLoopLimit, crashLoopsParked);
+    if (crashLoop.kind === 'park') {
+      crashLoopsParked++;
+      return settle(record, () => disposeOfEventFailure(deps, record, { retryNo: reading.retryNo, stack: undefined, ...crashLoopFailure(crashLoop, config.crashLoopLimit) }));
+    }
+    started.add(record);
     try {
-      await options.handler(message, { signal: abort.signal, functionName: config.functionName });
+      await options.handler(toBoomerangMessage(record.delivery, record.queue, reading.retryNo), { signal: abort.signal, functionName: config.functionName });
     } catch (thrown) {
-      // Cut off by the budget: it was not really tried, so it goes back without counting an attempt.
-      if (abort.signal.aborted) return settle(record, () => requeueEventRecord(deps, record, reading.retryNo));
-      const decision = decideRetry({
-        error: thrown,
-        retryNo: reading.retryNo,
-        policy: config.policy,
-        rules: config.rules,
-        messageType: record.delivery.properties.type,
-        // The event has no routing key: the queue's name, or the first one a retried copy kept in its headers.
-        routingKey: message.routingKey,
-        random: options.random,
-      });
-      const failed: EventFailure = { retryNo: reading.retryNo, error: errorFacts(thrown), stack: thrown instanceof Error ? thrown.stack : undefined, decision };
-      deps.metrics?.handlerError(failed.error.name);
-      return settle(record, () => disposeOfEventFailure(deps, record, failed));
+      // Cut off by the budget: an attempt all the same, or a record that always outlasts the budget would loop forever.
+      const error = abort.signal.aborted ? HandlerCutOffError.of('aborted by the budget', thrown) : thrown;
+      return settle(record, () => disposeOfEventFailure(deps, record, failedAttempt(record, reading.retryNo, error, thrown)));
     }
     return settle(record, async () => 'acked');
+  };
+
+  /** What a failed attempt comes to; `handlerError` is what the handler threw, for the stack. */
+  const failedAttempt = (record: EventRecord, retryNo: number, error: unknown, handlerError: unknown): EventFailure => {
+    const decision = decideRetry({
+      error,
+      retryNo,
+      policy: config.policy,
+      rules: config.rules,
+      messageType: record.delivery.properties.type,
+      // The event has no routing key: the queue's name, or the first one a retried copy kept in its headers.
+      routingKey: toBoomerangMessage(record.delivery, record.queue, retryNo).routingKey,
+      random: options.random,
+    });
+    const failed: EventFailure = { retryNo, error: errorFacts(error), stack: handlerError instanceof Error ? handlerError.stack : undefined, decision };
+    deps.metrics?.handlerError(failed.error.name);
+    return failed;
   };
 
   let next = 0;
@@ -96,8 +114,15 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
   await untilOrTimeout(workers, options.hardStopAt);
   clearTimeout(abortTimer);
   const outOfTime = abort.signal.aborted || records.some((record) => !settled.has(record));
-  // Untried records go back to their queue, so the batch can still succeed; after a failure it comes back whole anyway.
-  if (failure === undefined) for (const record of records) void settle(record, () => requeueEventRecord(deps, record, retryNoOf(record)));
+  // Untried records go back to their queue, and the attempts still running count, so the batch can
+  // still succeed; after a failure it comes back whole anyway.
+  if (failure === undefined) {
+    for (const record of records) {
+      const retryNo = retryNoOf(record);
+      if (!started.has(record)) void settle(record, () => requeueEventRecord(deps, record, retryNo));
+      else void settle(record, () => disposeOfEventFailure(deps, record, failedAttempt(record, retryNo, HandlerCutOffError.of('still running at the hard stop', undefined), undefined)));
+    }
+  }
   await Promise.all(publishing);
   abort.abort(new Error('invocation over'));
   return { failure, outOfTime };

@@ -122,19 +122,21 @@ describe('runEvent on the broker', () => {
     await expect(invoke(config, event)).rejects.toThrow('The event comes from vhost "elsewhere"');
   });
 
-  it('sends messages it had no time for back to the tail of their queue, count unchanged', async () => {
-    // Prepare
+  it('counts the attempt the budget cut off (a retry copy), and sends the untried message back to the tail of its queue, count unchanged', async () => {
+    // Prepare: one 30 s tier, so the retry copy still waits there when the test looks.
     const broker = testBroker();
-    const config = eventConfig({ SAFETY_MARGIN_MS: '200' });
+    const config = eventConfig({ SAFETY_MARGIN_MS: '200', BACKOFF_INITIAL_MS: '30000', BACKOFF_MAX_MS: '30000', CONCURRENCY: '1' });
     await setUpTopology(broker, config);
     const waitForAbort: Handler = (_m, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('cut off'))));
     const event = eventFor({ [config.workQueue]: [rmqMessage('slow', { messageId: 'slow' }), rmqMessage('untried', { messageId: 'untried' })] });
     // Act
     const summary = await invoke(config, event, waitForAbort, 400);
     // Assess
-    expect(summary).toMatchObject({ received: 2, requeued: 2, retried: 0, stoppedBecause: 'budget' });
-    const back = await broker.drain(config.workQueue, 2);
-    expect(back.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no']])).toEqual([['slow', 0], ['untried', 0]]);
+    expect(summary).toMatchObject({ received: 2, retried: 1, requeued: 1, stoppedBecause: 'budget' });
+    const retried = await broker.drain(tierQueueName(config.workQueue, 30_000), 1);
+    expect(retried.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no']])).toEqual([['slow', 1]]);
+    const back = await broker.drain(config.workQueue, 1);
+    expect(back.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no']])).toEqual([['untried', 0]]);
   });
 });
 

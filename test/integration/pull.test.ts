@@ -205,12 +205,13 @@ describe('runPull on the broker', () => {
     expect(attempts.map((a) => a.retryNo)).toEqual([0, 0, 0, 0]);
   });
 
-  it('returns messages it could not finish within the budget, and aborts the handler', async () => {
+  it('counts an attempt the budget cut off (a retry copy), and gives back untouched what no handler saw', async () => {
     // Prepare
     // Breaker disabled: it would start half-open, one handler at a time, and this test wants two in flight.
-    const config = testConfig({ SAFETY_MARGIN_MS: '800', CONCURRENCY: '2', BREAKER_THRESHOLD: '0' });
+    // One 30 s tier: the retry copies are still waiting there when the test looks.
+    const config = testConfig({ SAFETY_MARGIN_MS: '800', CONCURRENCY: '2', BREAKER_THRESHOLD: '0', BACKOFF_INITIAL_MS: '30000', BACKOFF_MAX_MS: '30000' });
     await setUpTopology(broker, config);
-    for (let i = 0; i < 5; i++) publishJson(broker, config.workQueue, { i });
+    for (let i = 0; i < 5; i++) publishJson(broker, config.workQueue, { i }, { messageId: `m-${i}` });
     let aborted = 0;
     const handler: Handler = (_m, { signal }) => new Promise<void>((_resolve, reject) => {
       signal.addEventListener('abort', () => { aborted++; reject(new Error('aborted')); });
@@ -223,9 +224,65 @@ describe('runPull on the broker', () => {
     // Assess
     expect(Date.now() - started).toBeLessThan(1500 + 1000);
     expect(aborted).toBe(2);
-    expect(summary).toMatchObject({ received: 5, requeued: 5, retried: 0, parked: 0, stoppedBecause: 'budget' });
+    expect(summary).toMatchObject({ received: 5, retried: 2, requeued: 3, parked: 0, stoppedBecause: 'budget' });
+    // The two that were tried wait on the delay path with their attempt counted; the others are back as they were.
+    const retried = await broker.drain(tierQueueName(config.workQueue, 30_000), 2);
+    expect(retried.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no'], m.properties.headers?.[BoomerangHeader.errorName]])).toEqual([
+      ['m-0', 1, undefined], ['m-1', 1, undefined],
+    ]);
     // Quorum queues put given-back messages back asynchronously: poll rather than read once.
-    await expect.poll(() => broker.messageCount(config.workQueue)).toBe(5);
+    await expect.poll(() => broker.messageCount(config.workQueue)).toBe(3);
+    const back = await broker.drain(config.workQueue, 3);
+    expect(back.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no']])).toEqual([['m-2', undefined], ['m-3', undefined], ['m-4', undefined]]);
+  });
+
+  it('parks an attempt the budget cut off once its retries are used up, naming HandlerCutOffError', async () => {
+    // Prepare
+    const config = testConfig({ SAFETY_MARGIN_MS: '800', MAX_RETRIES: '3' });
+    await setUpTopology(broker, config);
+    publishJson(broker, config.workQueue, { n: 1 }, { messageId: 'last-try', headers: { 'x-retry-no': 3 } });
+    const handler: Handler = (_m, { signal }) => new Promise<void>((_resolve, reject) => {
+      signal.addEventListener('abort', () => reject(Object.assign(new Error('request aborted'), { name: 'AbortError' })));
+    });
+
+    // Act
+    const summary = await pullOnce(config, handler, 1500);
+    const [parked] = await broker.drain(config.parkingQueue, 1);
+
+    // Assess
+    expect(summary).toMatchObject({ received: 1, parked: 1, retried: 0, requeued: 0, stoppedBecause: 'budget' });
+    const headers = parked?.properties.headers ?? {};
+    expect(headers[BoomerangHeader.parkReason]).toBe('retries exhausted: 3 of 3 made');
+    expect(headers[BoomerangHeader.errorName]).toBe('HandlerCutOffError');
+    expect(headers[BoomerangHeader.errorMessage]).toBe('aborted by the budget: AbortError: request aborted');
+  });
+
+  it('ends at the hard stop although a handler never settles: the two good messages behind it are acked next time', async () => {
+    // Prepare: the breaker starts half-open, so the stuck probe is the only handler running.
+    const config = testConfig({ SAFETY_MARGIN_MS: '800' });
+    await setUpTopology(broker, config);
+    for (const id of ['stuck', 'good-1', 'good-2']) publishJson(broker, config.workQueue, { id }, { messageId: id });
+    let releaseStuck: () => void = () => undefined;
+    const acked: string[] = [];
+    const handler: Handler = (message) => {
+      // Ignores its signal: only the test lets it finish, long after the invocation returned.
+      if (message.properties.messageId === 'stuck' && message.retryNo === 0) return new Promise<void>((resolve) => { releaseStuck = resolve; });
+      acked.push(String(message.properties.messageId));
+    };
+
+    // Act
+    const first = await pullOnce(config, handler, 2000);
+    const firstCounts = { ...first };
+    releaseStuck();
+    await new Promise((resolve) => setImmediate(resolve));
+    const rest = await pullUntil(config, handler, () => acked.length === 3);
+
+    // Assess
+    expect(first).toEqual(firstCounts);
+    expect(first).toMatchObject({ received: 3, acked: 0, retried: 1, requeued: 2, stoppedBecause: 'budget' });
+    expect(total(rest)).toMatchObject({ acked: 3, retried: 0, parked: 0, requeued: 0 });
+    expect(acked.sort()).toEqual(['good-1', 'good-2', 'stuck']);
+    expect(await broker.messageCount(config.parkingQueue)).toBe(0);
   });
 
   it('stops at MAX_MESSAGES and leaves the rest in the queue', async () => {

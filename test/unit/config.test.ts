@@ -48,6 +48,7 @@ describe('loadConfig', () => {
       functionName: 'boomerang-pull',
       amqpSecret: undefined,
       breakerThreshold: 10,
+      crashLoopLimit: 10,
     } satisfies Config);
   });
 
@@ -66,6 +67,7 @@ describe('loadConfig', () => {
     [{ BREAKER_THRESHOLD: 'ten' }, 'BREAKER_THRESHOLD'],
     [{ MAX_MESSAGE_BYTES: '0' }, 'MAX_MESSAGE_BYTES'],
     [{ MAX_MESSAGE_BYTES: '600000000' }, 'MAX_MESSAGE_BYTES'],
+    [{ CRASH_LOOP_LIMIT: '-1' }, 'CRASH_LOOP_LIMIT'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(variable);
   });
@@ -110,6 +112,7 @@ describe('loadConfig', () => {
       SAFETY_MARGIN_MS: '0',
       BUDGET_MS: '900000',
       FUNCTION_NAME: 'orders-retry',
+      CRASH_LOOP_LIMIT: '0',
     };
     // Act
     const config = loadConfig(env);
@@ -135,11 +138,17 @@ describe('loadConfig', () => {
       safetyMarginMs: 0,
       budgetMs: 900_000,
       functionName: 'orders-retry',
+      crashLoopLimit: 0,
     });
     expect(config.rules.map((r) => [r.index, r.retry, r.policy.maxRetries, r.policy.maxDelayMs])).toEqual([
       [0, false, 7, 60_000],
       [1, true, 10, 7_200_000],
     ]);
+  });
+
+  it('refuses a CRASH_LOOP_LIMIT the broker would never let it reach, saying why', () => {
+    expect(loadConfig({ CRASH_LOOP_LIMIT: '20' }).crashLoopLimit).toBe(20);
+    expect(() => loadConfig({ CRASH_LOOP_LIMIT: '21' })).toThrow('CRASH_LOOP_LIMIT must be from 0 (off) to 20, got 21: 4.x quorum queues drop a message returned more often');
   });
 
   it('names the parking queue after the work queue by default', () => {

@@ -74,7 +74,7 @@ describe('settleBatch', () => {
     expect(summary).toMatchObject({ acked: 0, retried: 0, requeued: 0 });
   });
 
-  it('when the budget runs out, aborts the running handler and requeues it and the untried records', async () => {
+  it('when the budget runs out, aborts the running handler and counts its attempt; the untried records go back as they were', async () => {
     // Prepare
     const handler: Handler = (_message, { signal }) =>
       new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
@@ -82,21 +82,69 @@ describe('settleBatch', () => {
     const { result, summary, publisher } = await settle(['slow', 'never-started', 'never-started'], handler, { budgetMs: 50 });
     // Assess
     expect(result).toEqual({ failure: undefined, outOfTime: true });
-    expect(summary).toMatchObject({ requeued: 3, retried: 0, parked: 0 });
-    expect(publisher.calls.map((c) => [c.routingKey, c.options.headers?.['x-retry-no']])).toEqual([['orders', 0], ['orders', 0], ['orders', 0]]);
+    expect(summary).toMatchObject({ retried: 1, requeued: 2, parked: 0 });
+    expect(publisher.calls.map((c) => [c.options.messageId, c.routingKey, c.options.headers?.['x-retry-no']])).toEqual([
+      ['m-0', 'orders.delay.1000ms', 1], ['m-1', 'orders', 0], ['m-2', 'orders', 0],
+    ]);
   });
 
-  it('gives up on a handler that ignores the abort at the hard stop, and does not count it twice', async () => {
+  it('counts the attempt of a handler that ignores the abort at the hard stop, and does not count it twice', async () => {
     // Prepare
     let finish: () => void = () => undefined;
     const handler: Handler = () => new Promise<void>((resolve) => { finish = resolve; });
     // Act
-    const { result, summary } = await settle(['stubborn'], handler, { budgetMs: 20 });
+    const { result, summary, publisher } = await settle(['stubborn'], handler, { budgetMs: 20 });
     finish();
     await new Promise((resolve) => setImmediate(resolve));
     // Assess
     expect(result.outOfTime).toBe(true);
-    expect(summary).toMatchObject({ requeued: 1, acked: 0 });
+    expect(summary).toMatchObject({ retried: 1, requeued: 0, acked: 0 });
+    expect(publisher.calls.map((c) => [c.routingKey, c.options.headers?.['x-retry-no']])).toEqual([['orders.delay.1000ms', 1]]);
+  });
+
+  it('parks an attempt cut off by the budget once its retries are used up, naming HandlerCutOffError', async () => {
+    // Prepare
+    const handler: Handler = (_message, { signal }) =>
+      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(Object.assign(new Error('request aborted'), { name: 'AbortError' }))));
+    const { deps, publisher } = fakeEventDeps();
+    const summary = emptySummary();
+    const stopAt = Date.now() + 20;
+    // Act
+    await settleBatch({
+      records: decodeEvent(eventFor({ orders: [rmqMessage('x', { messageId: 'last', headers: { 'x-retry-no': 3 } })] }), CONFIG),
+      handler, deps, config: CONFIG, stopAt, hardStopAt: stopAt + 100, random: () => 0.5, summary,
+    });
+    // Assess
+    expect(summary).toMatchObject({ parked: 1, retried: 0, requeued: 0 });
+    expect(publisher.calls[0]?.options.headers).toMatchObject({
+      'boomerang-park-reason': 'retries exhausted: 3 of 3 made',
+      'boomerang-error-name': 'HandlerCutOffError',
+      'boomerang-error-message': 'aborted by the budget: AbortError: request aborted',
+    });
+  });
+
+  it('parks the first record the broker handed out CRASH_LOOP_LIMIT times without calling the handler, and handles the others', async () => {
+    // Prepare
+    const seen: string[] = [];
+    const handler: Handler = (message) => { seen.push(String(message.properties.messageId)); };
+    const { deps, publisher } = fakeEventDeps();
+    const summary = emptySummary();
+    const messages = [
+      rmqMessage('a', { messageId: 'looping', headers: { 'x-delivery-count': 10, 'x-acquired-count': 12 } }),
+      rmqMessage('b', { messageId: 'below', headers: { 'x-delivery-count': 9 } }),
+      // Returned with the first by each crash: at the limit too, but only the first is taken for the culprit.
+      rmqMessage('c', { messageId: 'neighbour', headers: { 'x-delivery-count': 10 } }),
+    ];
+    // Act
+    await settleBatch({
+      records: decodeEvent(eventFor({ orders: messages }), CONFIG),
+      handler, deps, config: CONFIG, stopAt: Date.now() + 5000, hardStopAt: Date.now() + 5100, random: () => 0.5, summary,
+    });
+    // Assess
+    expect(seen).toEqual(['below', 'neighbour']);
+    expect(summary).toMatchObject({ parked: 1, acked: 2 });
+    expect(publisher.calls.map((c) => [c.options.messageId, c.routingKey])).toEqual([['looping', 'orders.parked']]);
+    expect(publisher.calls[0]?.options.headers).toMatchObject({ 'boomerang-park-reason': 'crash loop: delivered 13 times', 'boomerang-error-name': 'CrashLoopError' });
   });
 
   it('runs at most CONCURRENCY handlers at once', async () => {

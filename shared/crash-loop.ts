@@ -1,0 +1,69 @@
+import { errorFacts, type ErrorFacts, type RetryDecision } from './decide-retry.js';
+import { CrashLoopError } from './errors.js';
+import { BrokerHeader, readBrokerCount } from './headers.js';
+
+/**
+ * The crash-loop guard, as a pure decision. A handler that crashes its process (out of memory, a
+ * Lambda timeout, SIGKILL) never settles its delivery: the broker hands it out again, and no retry
+ * count of Boomerang's ever moves. A quorum queue counts those returns in `x-delivery-count`, and on
+ * 4.x drops the message (no dead-letter target) past its delivery limit, 20 by default. The guard
+ * parks the message instead of calling the handler once the count reaches `CRASH_LOOP_LIMIT`.
+ *
+ * A crash returns every delivery the invocation held, so the good messages of the same prefetch
+ * window reach the limit together with the culprit (measured: all 20 good messages behind a SIGKILLing
+ * one were parked when every delivery at the limit was). A crash puts them back at the head, in order
+ * (measured on 3.10.8 and 4.3.6), and an invocation starts with one handler at a time (the breaker is
+ * half-open), so the culprit is the first delivery at the limit: only that one is parked per
+ * invocation, and the others are handled.
+ * A delivery at `LAST_DELIVERY_COUNT` is parked whatever came before: returned once more, 4.x drops it.
+ *
+ * The decision reads `x-delivery-count` rather than 4.3's `x-acquired-count`: it is the count the
+ * broker's limit is checked against on every version, and on 4.3 it leaves out Boomerang's own
+ * requeueing nacks (untried deliveries given back), which `x-acquired-count` includes. The reason
+ * says how often the message was really handed out: `x-acquired-count` + 1 where the broker sets it.
+ *
+ * | `x-delivery-count` | `x-acquired-count` | limit | parked before in this invocation | verdict                                |
+ * |--------------------|--------------------|-------|----------------------------------|----------------------------------------|
+ * | absent             | any                | 10    | 0                                | handle                                 |
+ * | 9                  | absent             | 10    | 0                                | handle                                 |
+ * | 10                 | absent             | 10    | 0                                | park: `crash loop: delivered 11 times` |
+ * | 10                 | 14                 | 10    | 0                                | park: `crash loop: delivered 15 times` |
+ * | 10                 | absent             | 10    | 1                                | handle                                 |
+ * | 20                 | absent             | 10    | 1                                | park: `crash loop: delivered 21 times` |
+ * | 50                 | any                | 0     | 0                                | handle (guard disabled)                |
+ */
+type CrashLoopVerdict =
+  | { readonly kind: 'handle' }
+  | { readonly kind: 'park'; /** Times the message was handed out, this delivery included. */ readonly deliveries: number; readonly reason: string };
+
+/** The highest `x-delivery-count` a 4.x quorum queue with the default delivery limit (20) still hands out. */
+const LAST_DELIVERY_COUNT = 20;
+
+const HANDLE: CrashLoopVerdict = { kind: 'handle' };
+
+/**
+ * Whether the delivery may go to the handler, given its broker headers, `CRASH_LOOP_LIMIT` (0 disables
+ * the guard) and how many crash-loop parks this invocation made already. A missing or malformed count never parks.
+ * @example checkCrashLoop({ 'x-delivery-count': 10 }, 10, 0) // { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' }
+ */
+function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, limit: number, parkedBefore: number): CrashLoopVerdict {
+  if (limit <= 0 || headers === undefined) return HANDLE;
+  const returned = readBrokerCount(headers, BrokerHeader.deliveryCount);
+  if (returned === undefined || returned < limit) return HANDLE;
+  if (parkedBefore > 0 && returned < LAST_DELIVERY_COUNT) return HANDLE;
+  const acquired = readBrokerCount(headers, BrokerHeader.acquiredCount);
+  const deliveries = Math.max(returned, acquired ?? 0) + 1;
+  return { kind: 'park', deliveries, reason: `crash loop: delivered ${deliveries} times` };
+}
+
+/** The error facts and decision a crash-loop park is carried out with (pull and event mode alike). */
+function crashLoopFailure(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, limit: number): { readonly error: ErrorFacts; readonly decision: RetryDecision } {
+  const message = `handed out ${verdict.deliveries} times unsettled (CRASH_LOOP_LIMIT=${limit}); handler not called`;
+  return {
+    error: errorFacts(new CrashLoopError(message)),
+    decision: { kind: 'park', reason: verdict.reason },
+  };
+}
+
+export { checkCrashLoop, crashLoopFailure, LAST_DELIVERY_COUNT };
+export type { CrashLoopVerdict };

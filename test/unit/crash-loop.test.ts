@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { checkCrashLoop, crashLoopFailure } from '../../shared/crash-loop.js';
+
+describe('checkCrashLoop', () => {
+  it.each([
+    { headers: undefined, limit: 10, before: 0, expected: { kind: 'handle' } },
+    { headers: {}, limit: 10, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-acquired-count': 40 }, limit: 10, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 9 }, limit: 10, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 10 }, limit: 10, before: 0, expected: { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' } },
+    { headers: { 'x-delivery-count': 10, 'x-acquired-count': 14 }, limit: 10, before: 0, expected: { kind: 'park', deliveries: 15, reason: 'crash loop: delivered 15 times' } },
+    { headers: { 'x-delivery-count': 12 }, limit: 1, before: 0, expected: { kind: 'park', deliveries: 13, reason: 'crash loop: delivered 13 times' } },
+    { headers: { 'x-delivery-count': BigInt(20) }, limit: 20, before: 0, expected: { kind: 'park', deliveries: 21, reason: 'crash loop: delivered 21 times' } },
+    { headers: { 'x-delivery-count': 50 }, limit: 0, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 10 }, limit: 10, before: 1, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 19 }, limit: 10, before: 3, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 20 }, limit: 10, before: 1, expected: { kind: 'park', deliveries: 21, reason: 'crash loop: delivered 21 times' } },
+    { headers: { 'x-delivery-count': 'abc' }, limit: 1, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': -3 }, limit: 1, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': null }, limit: 1, before: 0, expected: { kind: 'handle' } },
+  ])('$headers with limit $limit, $before parked before: $expected.kind', ({ headers, limit, before, expected }) => {
+    // Act
+    const verdict = checkCrashLoop(headers, limit, before);
+    // Assess
+    expect(verdict).toEqual(expected);
+  });
+});
+
+describe('crashLoopFailure', () => {
+  it('parks with the verdict reason and a CrashLoopError that is not retryable', () => {
+    // Act
+    const failure = crashLoopFailure({ kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' }, 10);
+    // Assess
+    expect(failure.decision).toEqual({ kind: 'park', reason: 'crash loop: delivered 11 times' });
+    expect(failure.error).toMatchObject({ name: 'CrashLoopError', retryable: false });
+    expect(failure.error.message).toContain('CRASH_LOOP_LIMIT=10');
+  });
+});
