@@ -87,3 +87,6 @@ async function readEvent(path: string): Promise<unknown> {
 }
 
 await runCli(USAGE, main);
+// The invocation is over when its summary is out: a handler still running past the hard stop (its
+// delivery already went back) must not keep the process alive, as Lambda would freeze it.
+process.stdout.write('', () => process.exit());
