@@ -6,6 +6,7 @@
  */
 import type { Channel, ChannelModel } from 'amqplib';
 import { TopologyDriftError } from '../errors.js';
+import { exactLevelCount } from './exact-names.js';
 import { createDelayRouter } from './plan.js';
 import type { TopologyOptions } from './types.js';
 
@@ -34,13 +35,9 @@ function destinations(options: TopologyOptions): Destination[] {
   return [...out];
 }
 
-/** One delay per exact level (1, 2, 4 ... units), up to the one that reaches `maxDelayMs`. */
+/** One delay per exact level (1, 2, 4 ... units): each is routed first to its own level's exchange. */
 function levelDelaysMs(options: TopologyOptions): number[] {
-  const out: number[] = [];
-  for (let delayMs = options.delayResolutionMs; ; delayMs *= 2) {
-    out.push(delayMs);
-    if (delayMs >= options.maxDelayMs) return out;
-  }
+  return Array.from({ length: exactLevelCount(options) }, (_, level) => options.delayResolutionMs * 2 ** level);
 }
 
 /**
