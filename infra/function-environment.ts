@@ -4,11 +4,11 @@
  * webhook handler's `httpTimeoutMsFromEnv`), so a value they would refuse at their first invocation
  * fails the synth instead, naming the context key.
  */
-import { httpTimeoutMsFromEnv } from '../functions/webhook-delivery.js';
-import { loadConfig } from '../shared/config.js';
+import { httpTimeoutMsFromEnv } from '../shared/examples/webhooks/webhook-delivery.js';
+import { loadConfig } from '../shared/config/config.js';
 import { ConfigError } from '../shared/errors.js';
-import { METRICS_NAMESPACE } from '../shared/metrics.js';
-import { redactUrl } from '../shared/redact.js';
+import { METRICS_NAMESPACE } from '../shared/observability/metrics.js';
+import { redactUrl } from '../shared/observability/redact.js';
 
 /** Where the stack-set values come from (tokens in the stack, placeholders at the check). */
 type StackValues = {

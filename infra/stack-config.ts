@@ -4,7 +4,7 @@
  * ARN, the broker's ARN and host) are CloudFormation parameters instead, so synth needs none of them.
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { envChoice, envInt, envJson, envString, type Env } from '../shared/env.js';
+import { envChoice, envInt, envJson, envString, type Env } from '../shared/config/env.js';
 import { ConfigError } from '../shared/errors.js';
 import { type BrokerOptions, brokerOptions } from './broker-options.js';
 import { checkContextKeys, type ContextKey } from './context-keys.js';

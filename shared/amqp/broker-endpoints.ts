@@ -2,7 +2,7 @@
  * Broker URLs from a Secrets Manager secret. Pure: no fetch, no connection. Errors name the secret
  * and the problem, never a value from it.
  */
-import type { AmqpSecretConfig } from '../config.js';
+import type { AmqpSecretConfig } from '../config/config.js';
 import { ConfigError } from '../errors.js';
 
 /** What a broker secret may hold: a URL (or comma-separated URLs), or the event source's shape. */

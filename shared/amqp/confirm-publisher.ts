@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmChannel, Message, Options } from 'amqplib';
 import { PublishError } from '../errors.js';
-import { BoomerangHeader } from '../headers.js';
+import { BoomerangHeader } from '../message/headers.js';
 
 /** The port the dispositions publish through; tests pass a fake. */
 interface Publisher {

@@ -4,7 +4,7 @@
  * returns holds a password: the URL's password is never read, and free texts go through redactText.
  */
 import type { BrokerFailureReason } from '../errors.js';
-import { redactText } from '../redact.js';
+import { redactText } from '../observability/redact.js';
 import { vhostOfUrl } from './broker-endpoints.js';
 
 /** One attempt's failure, explained. */

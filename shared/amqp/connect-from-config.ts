@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import { SecretCache, secretsManagerSource } from '../secrets.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../observability/logger.js';
+import { SecretCache, secretsManagerSource } from './secrets.js';
 import { brokerUrls, parseBrokerSecret } from './broker-endpoints.js';
 import { type BrokerConnection, connectBroker } from './connection.js';
 

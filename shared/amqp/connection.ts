@@ -1,7 +1,7 @@
 import { AmqpConnectionManagerClass, type AmqpConnectionManager } from 'amqp-connection-manager';
 import type { ChannelModel } from 'amqplib';
 import { BrokerConnectionError } from '../errors.js';
-import { redactText, redactUrl } from '../redact.js';
+import { redactText, redactUrl } from '../observability/redact.js';
 import { type ConnectFailure, explainConnectFailure } from './connect-failure.js';
 
 type ConnectOptions = {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createEventFunction } from '../../functions/event.js';
-import { createPullFunction } from '../../functions/pull.js';
-import { handle as deliverWebhook } from '../../functions/webhook-delivery.js';
-import { DEFAULTS, loadConfig } from '../config.js';
+import { createEventFunction } from '../event/event-function.js';
+import { createPullFunction } from '../engine/pull-function.js';
+import { handle as deliverWebhook } from '../examples/webhooks/webhook-delivery.js';
+import { DEFAULTS, loadConfig } from '../config/config.js';
 import { ConfigError } from '../errors.js';
-import { loadHandler } from '../load-handler.js';
-import type { Summary } from '../summary.js';
+import { loadHandler } from './load-handler.js';
+import type { Summary } from '../engine/summary.js';
 import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
 
 const USAGE = `Usage: npm run invoke -- pull  [--handler <module>] [--queue <name>] [--budget-ms <n>]

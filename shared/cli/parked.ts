@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../config/config.js';
 import type { WalkResult } from '../parked/context.js';
 import { FILTER_OPTIONS, FILTER_USAGE, filterFromFlags } from '../parked/filter-flags.js';
 import { describeFilter } from '../parked/filters.js';

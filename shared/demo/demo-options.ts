@@ -1,5 +1,5 @@
 import { asUsage, intFlag, UsageError } from '../cli/args.js';
-import { loadConfig, topologyOptionsFromConfig, type Config } from '../config.js';
+import { loadConfig, topologyOptionsFromConfig, type Config } from '../config/config.js';
 import { buildTopologyPlan } from '../topology/plan.js';
 import type { TopologyPlan } from '../topology/types.js';
 

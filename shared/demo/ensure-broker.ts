@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { connectBroker } from '../amqp/connection.js';
 import { BrokerConnectionError } from '../errors.js';
-import { redactUrl } from '../redact.js';
+import { redactUrl } from '../observability/redact.js';
 
 /** Whether an AMQP connection can be opened now. */
 async function brokerAnswers(urls: readonly string[], timeoutMs: number): Promise<boolean> {

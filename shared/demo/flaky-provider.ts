@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../errors.js';
-import { seededRandom } from '../seeded-random.js';
 
 /** Options of {@link startFlakyProvider}. Rates are fractions of all requests; their sum must stay <= 1. */
 type FlakyProviderOptions = {
@@ -14,8 +13,8 @@ type FlakyProviderOptions = {
   readonly permanentFailureRate?: number;
   /** Delay before each answer. @default 0 */
   readonly latencyMs?: number;
-  /** Seed of the random draws, so a run can be repeated. @default a random seed */
-  readonly seed?: number;
+  /** The random draws; tests pass a seeded one so that a run can be repeated. @default Math.random */
+  readonly random?: () => number;
   /** Start in down mode: every request gets 503. @default false */
   readonly down?: boolean;
   /** Port on 127.0.0.1. @default 0 (an ephemeral port) */
@@ -67,7 +66,7 @@ function scripted(request: IncomingMessage, url: URL, header: string, searchPara
  * random: 400 with `permanentFailureRate`, a transient status with `failureRate`, else 200.
  * Per-id counts live in memory for the provider's lifetime (fine for demo sizes, about 100 bytes an id).
  * @example
- * const provider = await startFlakyProvider({ failureRate: 0, seed: 1 });
+ * const provider = await startFlakyProvider({ failureRate: 0 });
  * await fetch(`${provider.url}/hook?id=a&failTimes=2`); // 503, then 503, then 200
  * await provider.close();
  */
@@ -75,7 +74,7 @@ async function startFlakyProvider(options: FlakyProviderOptions = {}): Promise<F
   const permanentFailureRate = checkRate('permanentFailureRate', options.permanentFailureRate ?? 0, 0);
   let failureRate = checkRate('failureRate', options.failureRate ?? 0.3, permanentFailureRate);
   let down = options.down ?? false;
-  const random = seededRandom(options.seed ?? Math.floor(Math.random() * 2 ** 32));
+  const random = options.random ?? Math.random;
   const attemptsById = new Map<string, number>();
   const succeededIds = new Set<string>();
   const byStatus: Record<number, number> = {};

@@ -1,10 +1,10 @@
 import type { Publisher } from '../amqp/confirm-publisher.js';
-import { buildParkedCopy, buildRetryCopy, type Copy } from '../copy-message.js';
-import type { ErrorFacts, RetryDecision } from '../decide-retry.js';
+import { buildParkedCopy, buildRetryCopy, type Copy } from '../message/copy-message.js';
+import type { ErrorFacts, RetryDecision } from '../retry/decide-retry.js';
 import { PublishError } from '../errors.js';
-import { BoomerangHeader } from '../headers.js';
-import type { Logger } from '../logger.js';
-import type { InvocationMetrics } from '../metrics.js';
+import { BoomerangHeader } from '../message/headers.js';
+import type { Logger } from '../observability/logger.js';
+import type { InvocationMetrics } from '../observability/metrics.js';
 import type { DelayRoute } from '../topology/types.js';
 import type { EventRecord } from './decode-event.js';
 

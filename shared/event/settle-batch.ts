@@ -1,11 +1,11 @@
-import { toBoomerangMessage } from '../boomerang-message.js';
-import type { Config } from '../config.js';
-import { checkCrashLoop, crashLoopFailure } from '../crash-loop.js';
-import { decideRetry, errorFacts } from '../decide-retry.js';
+import { toBoomerangMessage } from '../message/boomerang-message.js';
+import type { Config } from '../config/config.js';
+import { checkCrashLoop, crashLoopFailure } from '../engine/crash-loop.js';
+import { decideRetry, errorFacts } from '../retry/decide-retry.js';
 import { HandlerCutOffError } from '../errors.js';
-import { readRetryNo } from '../headers.js';
-import type { Handler } from '../message.js';
-import type { Outcome, Summary } from '../summary.js';
+import { readRetryNo } from '../message/headers.js';
+import type { Handler } from '../message/message.js';
+import type { Outcome, Summary } from '../engine/summary.js';
 import type { EventRecord } from './decode-event.js';
 import { disposeOfEventFailure, type EventDispositionDeps, type EventFailure, requeueEventRecord } from './event-dispositions.js';
 

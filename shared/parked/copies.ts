@@ -1,6 +1,6 @@
 import type { MessageProperties, Options } from 'amqplib';
-import type { Copy } from '../copy-message.js';
-import { BoomerangHeader, STRIPPED_HEADERS } from '../headers.js';
+import type { Copy } from '../message/copy-message.js';
+import { BoomerangHeader, STRIPPED_HEADERS } from '../message/headers.js';
 import type { Parked } from './parked-view.js';
 
 /** Headers the broker sets on a delivery, or that would route a copy to other queues (`CC`, `BCC`). */

@@ -1,5 +1,5 @@
 import type { Message } from 'amqplib';
-import { BoomerangHeader } from '../headers.js';
+import { BoomerangHeader } from '../message/headers.js';
 
 /** What the parking-lot commands read of one parked message (pure, from its headers). */
 type ParkedView = {

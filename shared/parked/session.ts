@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { GuardedOutput } from '../cli/guarded-output.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { CommandContext } from './context.js';
 import { ParkedCommandError } from './errors.js';
 import { createProgress } from './progress.js';

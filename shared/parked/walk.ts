@@ -1,7 +1,7 @@
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
-import type { Copy } from '../copy-message.js';
+import type { Copy } from '../message/copy-message.js';
 import { PublishError } from '../errors.js';
 import { keepCopy } from './copies.js';
 import { ParkedCommandError, ParkingLotBusyError } from './errors.js';

@@ -14,14 +14,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
-import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config.js';
-import { silentLogger } from '../../shared/logger.js';
-import type { Handler } from '../../shared/message.js';
-import { runPull } from '../../shared/pull.js';
+import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
+import { silentLogger } from '../../shared/observability/logger.js';
+import type { Handler } from '../../shared/message/message.js';
+import { runPull } from '../../shared/engine/pull.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import type { TopologyPlan } from '../../shared/topology/types.js';
-import { seededRandom } from '../../shared/seeded-random.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import type { BenchBroker } from './bench-broker.js';
 import { fmt, type Row } from './report.js';
 import { spread, type Spread } from './stats.js';

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, topologyOptionsFromConfig } from '../../shared/config.js';
+import { loadConfig, topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';

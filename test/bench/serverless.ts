@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { loadConfig, topologyOptionsFromConfig } from '../../shared/config.js';
+import { loadConfig, topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config.js';
+import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';

@@ -5,8 +5,7 @@ import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
 import { spawnInvoke } from '../helpers/invoke-child.js';
 import { describeAccount } from '../helpers/message-account.js';
-import { seededRandom } from '../../shared/seeded-random.js';
-import { seedFromEnv } from '../helpers/seeded-random.js';
+import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
 
 /**
  * SIGKILL the function process at random moments while it retries, many times over, then let a

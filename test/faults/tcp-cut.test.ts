@@ -1,14 +1,13 @@
 import { statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../shared/logger.js';
-import { PullAbortedError, runPull } from '../../shared/pull.js';
+import { silentLogger } from '../../shared/observability/logger.js';
+import { PullAbortedError, runPull } from '../../shared/engine/pull.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
 import { createFlakyRecorder } from '../helpers/flaky-recorder.js';
 import { describeAccount } from '../helpers/message-account.js';
-import { seededRandom } from '../../shared/seeded-random.js';
-import { seedFromEnv } from '../helpers/seeded-random.js';
+import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
 import { useProxyToBroker } from '../helpers/tcp-proxy.js';
 
 /**

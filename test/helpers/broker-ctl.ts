@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { redactUrl } from '../../shared/redact.js';
+import { redactUrl } from '../../shared/observability/redact.js';
 import { AMQP_URL } from './broker.js';
 import { REPO_ROOT } from './invoke-child.js';
 

@@ -1,9 +1,9 @@
 import type { Options } from 'amqplib';
-import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config.js';
-import { silentLogger } from '../../shared/logger.js';
-import type { Handler } from '../../shared/message.js';
-import { runPull } from '../../shared/pull.js';
-import { SUMMARY_COUNTS, type Summary } from '../../shared/summary.js';
+import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
+import { silentLogger } from '../../shared/observability/logger.js';
+import type { Handler } from '../../shared/message/message.js';
+import { runPull } from '../../shared/engine/pull.js';
+import { SUMMARY_COUNTS, type Summary } from '../../shared/engine/summary.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from './broker.js';

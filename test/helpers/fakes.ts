@@ -1,7 +1,7 @@
 /** Hand-written fakes for unit tests: no broker, no network, every call recorded. */
 import type { Channel, ConsumeMessage, MessageProperties, Options } from 'amqplib';
 import type { Publisher } from '../../shared/amqp/confirm-publisher.js';
-import { createLogger, type Logger, type LogLevel } from '../../shared/logger.js';
+import { createLogger, type Logger, type LogLevel } from '../../shared/observability/logger.js';
 import type { ParkedView } from '../../shared/parked/parked-view.js';
 import type { Progress } from '../../shared/parked/progress.js';
 import type { WalkCounts } from '../../shared/parked/walk.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import type { Handler } from '../../shared/message.js';
+import type { Handler } from '../../shared/message/message.js';
 
 type FlakyRecorderOptions = {
   /**

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWebhookDelivery } from '../../functions/webhook-delivery.js';
-import { topologyOptionsFromConfig, type Config } from '../../shared/config.js';
+import { createWebhookDelivery } from '../../shared/examples/webhooks/webhook-delivery.js';
+import { topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import { startFlakyProvider, type FlakyProvider } from '../../shared/demo/flaky-provider.js';
-import { BoomerangHeader } from '../../shared/headers.js';
-import type { Handler } from '../../shared/message.js';
-import type { Summary } from '../../shared/summary.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
+import type { Handler } from '../../shared/message/message.js';
+import type { Summary } from '../../shared/engine/summary.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { sleep, TestBroker } from '../helpers/broker.js';
 import { publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
@@ -30,7 +30,7 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
 
   beforeEach(async () => {
     broker = await TestBroker.open();
-    provider = await startFlakyProvider({ failureRate: 0, seed: 1 });
+    provider = await startFlakyProvider({ failureRate: 0 });
   });
 
   afterEach(async () => {

@@ -2,7 +2,7 @@ import type { ConfirmChannel } from 'amqplib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfirmPublisher } from '../../shared/amqp/confirm-publisher.js';
 import { PublishError } from '../../shared/errors.js';
-import { BoomerangHeader } from '../../shared/headers.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
 import { uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createEventFunction } from '../../functions/event.js';
-import type { Config } from '../../shared/config.js';
+import { createEventFunction } from '../../shared/event/event-function.js';
+import type { Config } from '../../shared/config/config.js';
 import { EventBatchError, runEvent } from '../../shared/event/run-event.js';
 import { UnrecoverableError } from '../../shared/errors.js';
-import { BoomerangHeader } from '../../shared/headers.js';
-import { silentLogger } from '../../shared/logger.js';
-import type { Handler } from '../../shared/message.js';
-import type { Summary } from '../../shared/summary.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
+import { silentLogger } from '../../shared/observability/logger.js';
+import type { Handler } from '../../shared/message/message.js';
+import type { Summary } from '../../shared/engine/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { uniqueName } from '../helpers/broker.js';
 import { setUpTopology, testConfig } from '../helpers/engine.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createEventFunction } from '../../functions/event.js';
-import { createPullFunction } from '../../functions/pull.js';
-import type { Env } from '../../shared/env.js';
-import type { Handler } from '../../shared/message.js';
-import { EmfMetrics, type EmfDocument } from '../../shared/metrics.js';
-import type { Summary } from '../../shared/summary.js';
+import { createEventFunction } from '../../shared/event/event-function.js';
+import { createPullFunction } from '../../shared/engine/pull-function.js';
+import type { Env } from '../../shared/config/env.js';
+import type { Handler } from '../../shared/message/message.js';
+import { EmfMetrics, type EmfDocument } from '../../shared/observability/metrics.js';
+import type { Summary } from '../../shared/engine/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageTooLargeError } from '../../shared/errors.js';
-import type { Handler } from '../../shared/message.js';
-import { runPull } from '../../shared/pull.js';
+import type { Handler } from '../../shared/message/message.js';
+import { runPull } from '../../shared/engine/pull.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { sleep, type TestBroker } from '../helpers/broker.js';
 import { pullOnce, setUpTopology, testConfig } from '../helpers/engine.js';

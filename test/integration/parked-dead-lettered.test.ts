@@ -1,6 +1,6 @@
 import type { ConfirmChannel, GetMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { topologyOptionsFromConfig, type Config } from '../../shared/config.js';
+import { topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import type { CommandContext } from '../../shared/parked/context.js';
 import { EVERYTHING } from '../../shared/parked/filters.js';
 import { listParked } from '../../shared/parked/list.js';

@@ -1,6 +1,6 @@
 import type { GetMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { BoomerangHeader } from '../../shared/headers.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
 import type { CommandContext } from '../../shared/parked/context.js';
 import { ParkingLotBusyError } from '../../shared/parked/errors.js';
 import { EVERYTHING, type ParkedFilter } from '../../shared/parked/filters.js';

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RetryableError, type TopologyDriftError, UnrecoverableError } from '../../shared/errors.js';
-import { BoomerangHeader } from '../../shared/headers.js';
-import { emptySummary } from '../../shared/summary.js';
-import type { BoomerangMessage, Handler } from '../../shared/message.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
+import { emptySummary } from '../../shared/engine/summary.js';
+import type { BoomerangMessage, Handler } from '../../shared/message/message.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { TestBroker, uniqueName } from '../helpers/broker.js';
 import { publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { connectFromConfig } from '../../shared/amqp/connect-from-config.js';
-import { type Config, loadConfig } from '../../shared/config.js';
+import { type Config, loadConfig } from '../../shared/config/config.js';
 import { runEvent } from '../../shared/event/run-event.js';
-import { SecretCache, SecretFetchError, secretsManagerSource } from '../../shared/secrets.js';
-import { redactUrl } from '../../shared/redact.js';
+import { SecretCache, SecretFetchError, secretsManagerSource } from '../../shared/amqp/secrets.js';
+import { redactUrl } from '../../shared/observability/redact.js';
 import { eventFor, rmqMessage } from '../fixtures/events.js';
 import { AMQP_URL } from '../helpers/broker.js';
 import { BrokerCtl } from '../helpers/broker-ctl.js';

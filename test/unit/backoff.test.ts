@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, baseDelayMs, tierDelaysMs } from '../../shared/backoff.js';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy } from '../../shared/retry-policy.js';
+import { backoffDelayMs, baseDelayMs, tierDelaysMs } from '../../shared/retry/backoff.js';
+import { DEFAULT_RETRY_POLICY, resolveRetryPolicy } from '../../shared/retry/retry-policy.js';
 
 describe('baseDelayMs', () => {
   it.each([

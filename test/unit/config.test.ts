@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config.js';
-import type { Env } from '../../shared/env.js';
+import { DEFAULTS, loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
+import type { Env } from '../../shared/config/env.js';
 import { ConfigError } from '../../shared/errors.js';
 
 /** The error `loadConfig` throws for `env`; fails the test when it does not throw. */

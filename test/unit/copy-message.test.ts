@@ -1,7 +1,7 @@
 import type { MessageProperties } from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { buildParkedCopy, buildRetryCopy, cutUtf8, type Delivery } from '../../shared/copy-message.js';
-import { BoomerangHeader } from '../../shared/headers.js';
+import { buildParkedCopy, buildRetryCopy, cutUtf8, type Delivery } from '../../shared/message/copy-message.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 

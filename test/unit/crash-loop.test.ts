@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCrashLoop, crashLoopFailure } from '../../shared/crash-loop.js';
+import { checkCrashLoop, crashLoopFailure } from '../../shared/engine/crash-loop.js';
 
 describe('checkCrashLoop', () => {
   it.each([

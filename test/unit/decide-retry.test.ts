@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decideRetry, errorFacts, type DecideRetryInput } from '../../shared/decide-retry.js';
+import { decideRetry, errorFacts, type DecideRetryInput } from '../../shared/retry/decide-retry.js';
 import { RetryableError, UnrecoverableError } from '../../shared/errors.js';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy } from '../../shared/retry-policy.js';
-import { resolveRetryRules } from '../../shared/retry-rules.js';
+import { DEFAULT_RETRY_POLICY, resolveRetryPolicy } from '../../shared/retry/retry-policy.js';
+import { resolveRetryRules } from '../../shared/retry/retry-rules.js';
 
 const NO_JITTER = (): number => 0.5;
 

@@ -1,7 +1,7 @@
 import type { ConsumeMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { DeliveryLedger } from '../../shared/delivery-ledger.js';
-import { emptySummary } from '../../shared/summary.js';
+import { DeliveryLedger } from '../../shared/engine/delivery-ledger.js';
+import { emptySummary } from '../../shared/engine/summary.js';
 import { FakeChannel, fakeDelivery } from '../helpers/fakes.js';
 
 /** One way of settling a delivery; returns what the ledger said. */

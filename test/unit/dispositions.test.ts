@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { AckOrder } from '../../shared/config.js';
-import type { RetryDecision } from '../../shared/decide-retry.js';
-import { DeliveryLedger } from '../../shared/delivery-ledger.js';
-import { deferUntried, disposeOfFailure, type DispositionDeps, type Failure } from '../../shared/dispositions.js';
+import type { AckOrder } from '../../shared/config/config.js';
+import type { RetryDecision } from '../../shared/retry/decide-retry.js';
+import { DeliveryLedger } from '../../shared/engine/delivery-ledger.js';
+import { deferUntried, disposeOfFailure, type DispositionDeps, type Failure } from '../../shared/engine/dispositions.js';
 import { PublishError } from '../../shared/errors.js';
-import { BoomerangHeader } from '../../shared/headers.js';
-import { emptySummary } from '../../shared/summary.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
+import { emptySummary } from '../../shared/engine/summary.js';
 import { FakeChannel, fakeDelivery, FakePublisher, recordingLogger, type PublishOutcome } from '../helpers/fakes.js';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');

@@ -3,7 +3,7 @@ import { decodeEvent, EventShapeError } from '../../shared/event/decode-event.js
 import { decodeHeaders } from '../../shared/event/decode-headers.js';
 import { decodeMessage } from '../../shared/event/decode-message.js';
 import { parseQueueKey } from '../../shared/event/rmq-event.js';
-import { readRetryNo } from '../../shared/headers.js';
+import { readRetryNo } from '../../shared/message/headers.js';
 import { fixtureMessages, readEventFixture } from '../fixtures/events.js';
 
 const ROUTING = { workQueue: 'orders', parkingQueue: 'orders.parking' };

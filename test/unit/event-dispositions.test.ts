@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { RetryDecision } from '../../shared/decide-retry.js';
+import type { RetryDecision } from '../../shared/retry/decide-retry.js';
 import { decodeEvent, type EventRecord } from '../../shared/event/decode-event.js';
 import { disposeOfEventFailure, type EventFailure, requeueEventRecord } from '../../shared/event/event-dispositions.js';
 import { PublishError } from '../../shared/errors.js';
-import { BoomerangHeader } from '../../shared/headers.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
 import { bytesOf, eventFor, fakeEventDeps, rmqMessage } from '../fixtures/events.js';
 import type { PublishOutcome } from '../helpers/fakes.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.js';
+import { loadConfig } from '../../shared/config/config.js';
 import { decodeEvent } from '../../shared/event/decode-event.js';
 import { settleBatch } from '../../shared/event/settle-batch.js';
 import { PublishError, UnrecoverableError } from '../../shared/errors.js';
-import type { Handler } from '../../shared/message.js';
-import { emptySummary } from '../../shared/summary.js';
+import type { Handler } from '../../shared/message/message.js';
+import { emptySummary } from '../../shared/engine/summary.js';
 import { eventFor, fakeEventDeps, rmqMessage } from '../fixtures/events.js';
 import type { PublishOutcome } from '../helpers/fakes.js';
 

@@ -4,6 +4,7 @@ import {
   type FlakyProviderOptions,
   startFlakyProvider,
 } from '../../shared/demo/flaky-provider.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 /** Statuses of `count` requests sent one after the other (bodies read, so sockets are reused). */
 async function statusesOf(url: string, count: number, headers: Record<string, string> = {}): Promise<number[]> {
@@ -80,7 +81,7 @@ describe('startFlakyProvider', () => {
     { label: 'only permanent failures', options: { failureRate: 0, permanentFailureRate: 1 }, allowed: [400] },
   ])('draws $label from its rates', async ({ options, allowed }) => {
     // Prepare
-    const provider = await start({ ...options, seed: 7 });
+    const provider = await start({ ...options, random: seededRandom(7) });
 
     // Act
     const statuses = await statusesOf(provider.url, 20);
@@ -91,8 +92,8 @@ describe('startFlakyProvider', () => {
 
   it('repeats the same answers for the same seed', async () => {
     // Prepare
-    const options = { failureRate: 0.4, permanentFailureRate: 0.2, seed: 42 };
-    const [first, second] = [await start(options), await start(options)];
+    const options = { failureRate: 0.4, permanentFailureRate: 0.2 };
+    const [first, second] = [await start({ ...options, random: seededRandom(42) }), await start({ ...options, random: seededRandom(42) })];
 
     // Act
     const statuses = [await statusesOf(first.url, 30), await statusesOf(second.url, 30)];

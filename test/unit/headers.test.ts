@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/errors.js';
-import { assertRetryHeaderName, readRetryNo } from '../../shared/headers.js';
+import { assertRetryHeaderName, readRetryNo } from '../../shared/message/headers.js';
 
 describe('readRetryNo', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, logLevelFrom, type Logger, type LogLevel } from '../../shared/logger.js';
+import { createLogger, logLevelFrom, type Logger, type LogLevel } from '../../shared/observability/logger.js';
 import { recordingLogger } from '../helpers/fakes.js';
 
 function logAtEveryLevel(log: Logger): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoomerangHeader } from '../../shared/headers.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
 import { toParkedView } from '../../shared/parked/parked-view.js';
 import { fakeDelivery } from '../helpers/fakes.js';
 

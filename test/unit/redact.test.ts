@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactText, redactUrl } from '../../shared/redact.js';
+import { redactText, redactUrl } from '../../shared/observability/redact.js';
 
 describe('redactUrl', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfterMs } from '../../shared/retry-after.js';
+import { parseRetryAfterMs } from '../../shared/examples/webhooks/retry-after.js';
 
 const NOW_MS = Date.parse('2026-01-01T12:00:00Z');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/errors.js';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy } from '../../shared/retry-policy.js';
+import { DEFAULT_RETRY_POLICY, resolveRetryPolicy } from '../../shared/retry/retry-policy.js';
 
 describe('resolveRetryPolicy', () => {
   it('applies the defaults', () => {

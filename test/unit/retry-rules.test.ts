@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/errors.js';
-import { DEFAULT_RETRY_POLICY } from '../../shared/retry-policy.js';
-import { findRule, resolveRetryRules, topicMatches } from '../../shared/retry-rules.js';
+import { DEFAULT_RETRY_POLICY } from '../../shared/retry/retry-policy.js';
+import { findRule, resolveRetryRules, topicMatches } from '../../shared/retry/retry-rules.js';
 
 const RULES = resolveRetryRules(
   [

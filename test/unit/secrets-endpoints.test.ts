@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { brokerUrls, encodeCredential, parseBrokerSecret, vhostOfUrl } from '../../shared/amqp/broker-endpoints.js';
-import { type AmqpSecretConfig, loadConfig } from '../../shared/config.js';
+import { type AmqpSecretConfig, loadConfig } from '../../shared/config/config.js';
 import { ConfigError } from '../../shared/errors.js';
 
 const PASSWORD = 'pä@ss/w:rd%,#?x';

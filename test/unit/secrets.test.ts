@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SecretCache, type SecretSource } from '../../shared/secrets.js';
+import { SecretCache, type SecretSource } from '../../shared/amqp/secrets.js';
 
 /** A source that answers from a script of values (a value may be an Error to throw) and counts its calls. */
 function scriptedSource(values: (string | Error)[]): { source: SecretSource; calls: string[] } {

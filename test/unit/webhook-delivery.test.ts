@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createWebhookDelivery, httpTimeoutMsFromEnv } from '../../functions/webhook-delivery.js';
-import type { BoomerangMessage, Handler, HandlerContext } from '../../shared/message.js';
+import { createWebhookDelivery, httpTimeoutMsFromEnv } from '../../shared/examples/webhooks/webhook-delivery.js';
+import type { BoomerangMessage, Handler, HandlerContext } from '../../shared/message/message.js';
 
 /** One request as the partner saw it. */
 type Seen = { method: string; path: string; headers: IncomingHttpHeaders; body: string };

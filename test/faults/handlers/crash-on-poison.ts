@@ -3,7 +3,7 @@
  * the message whose id is FAULT_POISON_ID (as an out-of-memory kill or a Lambda timeout would end it),
  * and records every other message like the flaky recorder (FAULT_FAIL_PERCENT=0: all succeed).
  */
-import type { Handler } from '../../../shared/message.js';
+import type { Handler } from '../../../shared/message/message.js';
 import { flakyRecorderFromEnv } from '../../helpers/flaky-recorder.js';
 
 const record = flakyRecorderFromEnv();

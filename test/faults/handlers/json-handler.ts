@@ -6,7 +6,7 @@
  * the kind of bug a real handler has.
  */
 import { appendFileSync } from 'node:fs';
-import type { Handler } from '../../../shared/message.js';
+import type { Handler } from '../../../shared/message/message.js';
 import { messageKey } from '../../helpers/flaky-recorder.js';
 
 const recordFile = process.env.FAULT_RECORD_FILE ?? '';

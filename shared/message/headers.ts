@@ -3,7 +3,7 @@
  * The count lives only in the message: no store, no `x-death` (RabbitMQ 3.13+/4.x do not carry a
  * client-published `x-death` through re-publishes, so it cannot count them).
  */
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 /** Default name of the retry-count header (`RETRY_HEADER` overrides it). */
 const DEFAULT_RETRY_HEADER = 'x-retry-no';

@@ -1,8 +1,8 @@
-import { functionNameFrom, type Config } from './config.js';
-import type { Env } from './env.js';
+import { functionNameFrom, type Config } from '../config/config.js';
+import type { Env } from '../config/env.js';
 import { createLogger, logLevelFrom, type LogFields, type Logger } from './logger.js';
 import { EmfMetrics, noMetrics, type InvocationMetrics } from './metrics.js';
-import { emptySummary, type StopReason, type Summary } from './summary.js';
+import { emptySummary, type StopReason, type Summary } from '../engine/summary.js';
 
 /** What a team may pass to `createPullFunction` or `createEventFunction` (tests pass fakes). */
 type FunctionOptions = {
@@ -10,6 +10,11 @@ type FunctionOptions = {
   readonly config?: Config;
   /** Where the config is read from when none is given. @default process.env */
   readonly env?: Env;
+  /**
+   * How the config is read from `env` when none is given (a declared queue passes its own, which puts
+   * the options given in code before the environment). @default loadConfig: the environment alone
+   */
+  readonly loadConfig?: (env: Env) => Config;
   /** @default JSON lines on stderr, at LOG_LEVEL */
   readonly log?: Logger;
   /** Metrics of one invocation for the function named `service`. @default EMF on stdout inside Lambda, none elsewhere */

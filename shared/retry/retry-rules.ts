@@ -1,4 +1,4 @@
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 import { POLICY_KEYS, resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
 
 /**

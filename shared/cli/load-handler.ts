@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError } from './errors.js';
-import type { Handler } from './message.js';
+import { ConfigError } from '../errors.js';
+import type { Handler } from '../message/message.js';
 
 /**
  * Imports a handler module by path: its `handle` export, or its default export. The error says what

@@ -1,13 +1,13 @@
-import { tierDelaysMs } from './backoff.js';
-import { LAST_DELIVERY_COUNT } from './crash-loop.js';
+import { tierDelaysMs } from '../retry/backoff.js';
+import { LAST_DELIVERY_COUNT } from '../engine/crash-loop.js';
 import { envChoice, envInt, envJson, envNumber, envString, type Env } from './env.js';
-import { ConfigError } from './errors.js';
-import { assertRetryHeaderName, DEFAULT_RETRY_HEADER } from './headers.js';
-import { redactUrl } from './redact.js';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy, ZERO_DELAY_REASON } from './retry-policy.js';
-import { resolveRetryRules, type ResolvedRetryRule } from './retry-rules.js';
-import { assertDelayQueueBudget } from './topology/queue-budget.js';
-import type { DelayMode, QueueType, TopologyOptions } from './topology/types.js';
+import { ConfigError } from '../errors.js';
+import { assertRetryHeaderName, DEFAULT_RETRY_HEADER } from '../message/headers.js';
+import { redactUrl } from '../observability/redact.js';
+import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy, ZERO_DELAY_REASON } from '../retry/retry-policy.js';
+import { resolveRetryRules, type ResolvedRetryRule } from '../retry/retry-rules.js';
+import { assertDelayQueueBudget } from '../topology/queue-budget.js';
+import type { DelayMode, QueueType, TopologyOptions } from '../topology/types.js';
 
 /** Which of the two steps comes first when a message is retried or parked. */
 type AckOrder = 'publish-then-ack' | 'ack-then-publish';

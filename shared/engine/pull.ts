@@ -1,14 +1,14 @@
 import type { ChannelModel } from 'amqplib';
-import { connectFromConfig } from './amqp/connect-from-config.js';
-import type { Config } from './config.js';
+import { connectFromConfig } from '../amqp/connect-from-config.js';
+import type { Config } from '../config/config.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { consumeUntilDone } from './pull-loop.js';
-import { BrokerConnectionError, MessageTooLargeError, PublishError, TopologyDriftError } from './errors.js';
-import type { Logger } from './logger.js';
-import type { Handler } from './message.js';
-import type { InvocationMetrics } from './metrics.js';
+import { BrokerConnectionError, MessageTooLargeError, PublishError, TopologyDriftError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { Handler } from '../message/message.js';
+import type { InvocationMetrics } from '../observability/metrics.js';
 import { emptySummary, type Summary } from './summary.js';
-import { DRIFT_REMEDY } from './topology/delay-path-check.js';
+import { DRIFT_REMEDY } from '../topology/delay-path-check.js';
 
 type PullOptions = {
   readonly config: Config;

@@ -1,4 +1,4 @@
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 /** How often and how long to retry. Every field is validated by `resolveRetryPolicy`. */
 type RetryPolicy = {

@@ -1,8 +1,8 @@
-import { type Env, envInt } from '../shared/env.js';
-import { ConfigError, RetryableError, UnrecoverableError } from '../shared/errors.js';
-import type { Handler } from '../shared/message.js';
-import { parseRetryAfterMs } from '../shared/retry-after.js';
-import { toRequest } from '../shared/webhook-request.js';
+import { type Env, envInt } from '../../config/env.js';
+import { ConfigError, RetryableError, UnrecoverableError } from '../../errors.js';
+import type { Handler } from '../../message/message.js';
+import { parseRetryAfterMs } from './retry-after.js';
+import { toRequest } from './webhook-request.js';
 
 /** Options of {@link createWebhookDelivery}. */
 type WebhookDeliveryOptions = {

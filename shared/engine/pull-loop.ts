@@ -1,22 +1,22 @@
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { ConfirmPublisher } from './amqp/confirm-publisher.js';
-import { ShortLivedConsumer } from './amqp/short-lived-consumer.js';
-import { backoffDelayMs } from './backoff.js';
-import { toBoomerangMessage } from './boomerang-message.js';
+import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
+import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
+import { backoffDelayMs } from '../retry/backoff.js';
+import { toBoomerangMessage } from '../message/boomerang-message.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
-import { topologyOptionsFromConfig } from './config.js';
+import { topologyOptionsFromConfig } from '../config/config.js';
 import { checkCrashLoop, crashLoopFailure } from './crash-loop.js';
-import { decideRetry, errorFacts } from './decide-retry.js';
+import { decideRetry, errorFacts } from '../retry/decide-retry.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import { deferUntried, describeDelivery, disposeOfFailure, type DispositionDeps } from './dispositions.js';
-import { HandlerCutOffError } from './errors.js';
-import { readRetryNo } from './headers.js';
+import { HandlerCutOffError } from '../errors.js';
+import { readRetryNo } from '../message/headers.js';
 import { allFinishedBy, InFlight, unlessAborted } from './in-flight.js';
-import type { BoomerangMessage, HandlerContext } from './message.js';
-import { noMetrics } from './metrics.js';
+import type { BoomerangMessage, HandlerContext } from '../message/message.js';
+import { noMetrics } from '../observability/metrics.js';
 import type { PullOptions } from './pull.js';
 import type { StopReason, Summary } from './summary.js';
-import { createDelayRouter } from './topology/plan.js';
+import { createDelayRouter } from '../topology/plan.js';
 
 type LoopState = {
   readonly options: PullOptions;

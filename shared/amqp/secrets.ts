@@ -3,7 +3,7 @@
  * per-container cache. Secret values never enter an error message or a log line; only the secret's id does.
  */
 import type { SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
-import { ConfigError, RetryFunctionError } from './errors.js';
+import { ConfigError, RetryFunctionError } from '../errors.js';
 
 /** Fetches the string value of a secret by name or ARN. */
 type SecretSource = (secretId: string) => Promise<string>;

@@ -1,6 +1,6 @@
-import { errorFacts, type ErrorFacts, type RetryDecision } from './decide-retry.js';
-import { CrashLoopError } from './errors.js';
-import { BrokerHeader, readBrokerCount } from './headers.js';
+import { errorFacts, type ErrorFacts, type RetryDecision } from '../retry/decide-retry.js';
+import { CrashLoopError } from '../errors.js';
+import { BrokerHeader, readBrokerCount } from '../message/headers.js';
 
 /**
  * The crash-loop guard, as a pure decision. A handler that crashes its process (out of memory, a

@@ -1,4 +1,4 @@
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 /** Environment variables as read; a plain record so tests pass their own. */
 type Env = Readonly<Record<string, string | undefined>>;

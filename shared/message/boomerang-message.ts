@@ -1,6 +1,6 @@
 import type { ConsumeMessage } from 'amqplib';
 import { originalExchange, originalRoutingKey } from './copy-message.js';
-import { UnrecoverableError } from './errors.js';
+import { UnrecoverableError } from '../errors.js';
 import type { BoomerangMessage } from './message.js';
 
 const NO_HEADERS: Readonly<Record<string, unknown>> = Object.freeze({});

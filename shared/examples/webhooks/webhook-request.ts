@@ -1,5 +1,5 @@
-import { UnrecoverableError } from './errors.js';
-import type { BoomerangMessage } from './message.js';
+import { UnrecoverableError } from '../../errors.js';
+import type { BoomerangMessage } from '../../message/message.js';
 
 const invalid = (reason: string) => new UnrecoverableError(`webhook message ${reason}`);
 const preview = (value: unknown) => String(JSON.stringify(value)).slice(0, 100);

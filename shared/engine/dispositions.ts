@@ -1,14 +1,14 @@
 import type { ConsumeMessage } from 'amqplib';
-import { tooLargeError, type Publisher } from './amqp/confirm-publisher.js';
-import type { AckOrder } from './config.js';
-import { buildParkedCopy, buildRetryCopy, type Copy } from './copy-message.js';
-import type { ErrorFacts, RetryDecision } from './decide-retry.js';
+import { tooLargeError, type Publisher } from '../amqp/confirm-publisher.js';
+import type { AckOrder } from '../config/config.js';
+import { buildParkedCopy, buildRetryCopy, type Copy } from '../message/copy-message.js';
+import type { ErrorFacts, RetryDecision } from '../retry/decide-retry.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
-import { PublishError } from './errors.js';
-import { BoomerangHeader } from './headers.js';
-import type { Logger } from './logger.js';
-import type { InvocationMetrics } from './metrics.js';
-import type { DelayRoute } from './topology/types.js';
+import { PublishError } from '../errors.js';
+import { BoomerangHeader } from '../message/headers.js';
+import type { Logger } from '../observability/logger.js';
+import type { InvocationMetrics } from '../observability/metrics.js';
+import type { DelayRoute } from '../topology/types.js';
 
 type DispositionDeps = {
   readonly publisher: Publisher;

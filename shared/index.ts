@@ -1,0 +1,26 @@
+/**
+ * Boomerang's public entry point: `import { … } from 'boomerang'` (the package's `exports`). A team's
+ * function file needs nothing else: the factories, the error classes a handler throws or a caller
+ * catches, and the types of a handler, a message, a rule and a summary.
+ */
+export { createPullFunction } from './engine/pull-function.js';
+export type { PullContext } from './engine/pull-function.js';
+export { createEventFunction } from './event/event-function.js';
+export type { EventContext } from './event/event-function.js';
+export {
+  BrokerConnectionError,
+  ConfigError,
+  CrashLoopError,
+  HandlerCutOffError,
+  MessageTooLargeError,
+  PublishError,
+  RetryableError,
+  RetryFunctionError,
+  TopologyDriftError,
+  TopologyMismatchError,
+  UnrecoverableError,
+} from './errors.js';
+export type { BoomerangMessage, Handler, HandlerContext } from './message/message.js';
+export type { RetryRule, RetryRuleMatch } from './retry/retry-rules.js';
+export type { RetryPolicy } from './retry/retry-policy.js';
+export type { Summary, StopReason } from './engine/summary.js';
