@@ -1,17 +1,19 @@
 /**
  * `npm run bench`: Boomerang's figures, each next to its anchor measured in the same run on the same
  * broker. Prints a markdown table on stdout (progress goes to stderr) and writes
- * bench-results/latest.json. Ratios are what count: this machine is shared and noisy.
+ * bench-results/latest.json, plus bench-results/bench-rabbitmq-<x.y.z>.json: the last run on each broker
+ * version, which is committed and which `npm run docs:figures` turns into the docs' tables. Ratios are what
+ * count: this machine is shared and noisy.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT } from '../helpers/invoke-child.js';
 import { seedFromEnv } from '../helpers/seeded-random.js';
 import { BenchBroker } from './bench-broker.js';
 import { delayAccuracy } from './delay-accuracy.js';
 import { memory } from './memory.js';
 import { machineInfo, markdownTable, type Row } from './report.js';
+import { RESULTS_DIR, benchResultsFile } from './results-files.js';
 import { serverlessCost } from './serverless.js';
 import { retryPath, successPath } from './throughput.js';
 
@@ -21,7 +23,8 @@ type Section = (typeof SECTIONS)[number];
 const USAGE = `Usage: npm run bench [-- options]
 
 Runs the benchmark sections against the broker in AMQP_URL (default amqp://guest:***@127.0.0.1:5672)
-and prints a markdown table; the full results go to bench-results/latest.json.
+and prints a markdown table; the full results go to bench-results/latest.json and to
+bench-results/bench-rabbitmq-<version>.json (the docs' figures: then run npm run docs:figures).
 
   --section <name>       run only this section (repeatable, or comma-separated):
                          ${SECTIONS.join(', ')} (default: all; about 5 minutes)
@@ -33,7 +36,8 @@ and prints a markdown table; the full results go to bench-results/latest.json.
   --seed <n>             seed of the random delays (default: BENCH_SEED, else random; printed)
   --memory-sizes <list>  messages per memory run, comma-separated (default 10000,50000)
   --cold-starts <n>      fresh processes per bundle for the cold start (default 5)
-  --out <file>           where the JSON goes (default bench-results/latest.json)
+  --out <file>           where the JSON goes (default bench-results/latest.json); with --out,
+                         no per-broker file is written
   -h, --help             this text`;
 
 function fail(message: string): never {
@@ -89,7 +93,9 @@ function parse() {
     seed: v.seed === undefined ? seedFromEnv('BENCH_SEED') : positiveInt('seed', v.seed, 0),
     memorySizes,
     coldStarts: positiveInt('cold-starts', v['cold-starts'], 5),
-    out: v.out ?? join(REPO_ROOT, 'bench-results', 'latest.json'),
+    out: v.out ?? join(RESULTS_DIR, 'latest.json'),
+    // A run written elsewhere on purpose is not the docs' run.
+    keepForDocs: v.out === undefined,
   };
 }
 
@@ -132,10 +138,16 @@ async function main(): Promise<void> {
   }
   const machine = machineInfo(broker.serverVersion);
   const report = { startedAt: startedAt.toISOString(), machine, options: { ...options, sections: [...options.sections] }, durationsMs: durations, rows, results };
+  const json = `${JSON.stringify(report, null, 2)}\n`;
   mkdirSync(join(options.out, '..'), { recursive: true });
-  writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(options.out, json);
+  const written = [options.out];
+  if (options.keepForDocs) {
+    written.push(benchResultsFile(machine.rabbitmq));
+    writeFileSync(benchResultsFile(machine.rabbitmq), json);
+  }
   const header = `Boomerang bench, ${startedAt.toISOString().slice(0, 10)}: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, ${machine.rabbitmq} (local, shared)`;
-  process.stdout.write(`${header}\n\n${markdownTable(rows)}\n\nFull results: ${options.out}\n`);
+  process.stdout.write(`${header}\n\n${markdownTable(rows)}\n\nFull results: ${written.join(' and ')}\n`);
   process.exitCode = rows.some((r) => r.verdict === 'not measured' && r.metric === 'the section failed') ? 1 : 0;
 }
 

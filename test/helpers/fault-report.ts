@@ -1,16 +1,44 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { machineInfo } from '../bench/report.js';
+import { faultResultsDir } from '../bench/results-files.js';
 import { REPO_ROOT } from './invoke-child.js';
 
-/** Where the fault scenarios leave their figures (git-ignored), one JSON file per scenario. */
-const FAULT_RESULTS_DIR = join(REPO_ROOT, 'bench-results', 'faults');
+// Runs in a child so that reportFault stays synchronous for its callers; prints e.g. "RabbitMQ 3.10.8".
+const PRINT_SERVER_VERSION = `
+import amqp from 'amqplib';
+const c = await amqp.connect(process.argv[1].split(',')[0]);
+const p = c.connection.serverProperties;
+process.stdout.write(String(p.product) + ' ' + String(p.version));
+await c.close();`;
 
-/** Prints a scenario's figures and writes them to bench-results/faults/<name>.json for the README. */
+let cachedVersion: string | undefined;
+
+/** The version of the broker in AMQP_URL (the one the scenarios' private nodes copy), once per process. */
+function brokerUnderTest(): string {
+  if (cachedVersion !== undefined) return cachedVersion;
+  const url = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+  try {
+    cachedVersion = execFileSync(process.execPath, ['--input-type=module', '-e', PRINT_SERVER_VERSION, url], { cwd: REPO_ROOT, timeout: 10_000, encoding: 'utf8' }).trim();
+  } catch {
+    // A figure without its broker is still worth keeping: it lands under rabbitmq-unknown.
+    cachedVersion = 'unknown';
+  }
+  return cachedVersion;
+}
+
+/**
+ * Prints a scenario's figures and writes them, with the broker version, to
+ * bench-results/faults/rabbitmq-<x.y.z>/<name>.json, which `npm run docs:figures` turns into docs/proof.md's tables.
+ */
 function reportFault(name: string, figures: Record<string, unknown>): void {
-  const entry = { scenario: name, at: new Date().toISOString(), ...figures };
-  mkdirSync(FAULT_RESULTS_DIR, { recursive: true });
-  writeFileSync(join(FAULT_RESULTS_DIR, `${name}.json`), `${JSON.stringify(entry, null, 2)}\n`);
+  const rabbitmq = brokerUnderTest();
+  const entry = { scenario: name, at: new Date().toISOString(), rabbitmq, machine: machineInfo(rabbitmq), ...figures };
+  const dir = faultResultsDir(rabbitmq);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(entry, null, 2)}\n`);
   console.log(`[fault] ${name}: ${JSON.stringify(figures)}`);
 }
 
-export { FAULT_RESULTS_DIR, reportFault };
+export { reportFault };

@@ -1,0 +1,97 @@
+/**
+ * `npm run docs:figures`: rewrites the generated blocks of README.md and docs/*.md from the results
+ * kept in bench-results/ (the last bench and fault runs on each broker version). `--check` writes
+ * nothing and exits 1 when a block differs from what it would write (a hand edit, or new results).
+ *
+ * Block ids: `bench-<major.minor>` (from bench-rabbitmq-<major.minor>.<patch>.json, the highest patch)
+ * and `faults-<major.minor>` (from faults/rabbitmq-<major.minor>.<patch>/*.json).
+ *
+ * @example
+ * // npm run bench && npm run test:faults && npm run docs:figures
+ * const stale = generateDocs(REPO_ROOT).filter((d) => d.expected !== d.current);
+ */
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from '../helpers/invoke-child.js';
+import { replaceGeneratedBlocks } from './doc-blocks.js';
+import { type BenchReport, type FaultReport, renderBench, renderFaults } from './figures-render.js';
+
+class DocsFiguresError extends Error {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'DocsFiguresError';
+  }
+}
+
+const NOTICE = '<!-- Written by `npm run docs:figures` from bench-results/: edit the results, not this block. -->';
+
+/** Of names like `bench-rabbitmq-3.10.8.json` or `rabbitmq-4.3.6`, the one of `minor` with the highest patch. */
+function latestForMinor(names: readonly string[], prefix: string, minor: string, suffix = ''): string | undefined {
+  const patches = names.flatMap((name) => {
+    const m = new RegExp(`^${prefix.replace(/[.-]/g, '\\$&')}(\\d+\\.\\d+)\\.(\\d+)${suffix.replace(/\./g, '\\.')}$`).exec(name);
+    return m && m[1] === minor ? [{ name, patch: Number(m[2]) }] : [];
+  });
+  return patches.sort((a, b) => b.patch - a.patch)[0]?.name;
+}
+
+function readJson<T>(file: string, root: string): T {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch (error) {
+    throw new DocsFiguresError(`${relative(root, file)} is not readable JSON (${(error as Error).message}); rerun the bench or fault suite that writes it, or delete it`, { cause: error });
+  }
+}
+
+function list(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
+/** The body of one generated block, from the results under `resultsDir`. */
+function renderBlock(id: string, resultsDir: string, root: string, fileName: string): string {
+  const m = /^(bench|faults)-(\d+\.\d+)$/.exec(id);
+  if (!m) throw new DocsFiguresError(`${fileName}: unknown generated block "${id}"; expected bench-<major.minor> or faults-<major.minor>, e.g. bench-3.10`);
+  const [, kind, minor] = m as unknown as [string, string, string];
+  if (kind === 'bench') {
+    const name = latestForMinor(list(resultsDir), 'bench-rabbitmq-', minor, '.json');
+    return `${NOTICE}\n\n${renderBench(name === undefined ? undefined : readJson<BenchReport>(join(resultsDir, name), root))}`;
+  }
+  const faultsDir = join(resultsDir, 'faults');
+  const dir = latestForMinor(list(faultsDir), 'rabbitmq-', minor);
+  const files = dir === undefined ? [] : list(join(faultsDir, dir)).filter((f) => f.endsWith('.json'));
+  return `${NOTICE}\n\n${renderFaults(files.map((f) => readJson<FaultReport>(join(faultsDir, dir as string, f), root)))}`;
+}
+
+type DocFile = { readonly file: string; readonly current: string; readonly expected: string };
+
+/** README.md and every docs/*.md, each with its text now and the text the generator would write. */
+function generateDocs(root: string, resultsDir = join(root, 'bench-results')): DocFile[] {
+  const files = ['README.md', ...list(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => join('docs', f))];
+  return files.map((file) => {
+    const current = readFileSync(join(root, file), 'utf8');
+    return { file, current, expected: replaceGeneratedBlocks(current, file, (id) => renderBlock(id, resultsDir, root, file)) };
+  });
+}
+
+function main(): void {
+  const check = process.argv.includes('--check');
+  const stale = generateDocs(REPO_ROOT).filter((d) => d.current !== d.expected);
+  for (const d of stale) {
+    if (check) process.stderr.write(`${d.file}: its generated figures differ from bench-results/; run npm run docs:figures\n`);
+    else writeFileSync(join(REPO_ROOT, d.file), d.expected);
+  }
+  if (!check) process.stdout.write(stale.length === 0 ? 'docs: figures already up to date\n' : `docs: rewrote ${stale.map((d) => d.file).join(', ')}\n`);
+  process.exitCode = check && stale.length > 0 ? 1 : 0;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    main();
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+export { DocsFiguresError, generateDocs, latestForMinor, renderBlock };
+export type { DocFile };
