@@ -4,7 +4,7 @@
  *
  * @example
  * replaceGeneratedBlocks('a\n<!-- generated:x start -->\nold\n<!-- generated:x end -->\n', 'doc.md', () => 'new');
- * // 'a\n<!-- generated:x start -->\nnew\n<!-- generated:x end -->\n'
+ * // 'a\n<!-- generated:x start -->\nnew\n\n<!-- generated:x end -->\n'
  */
 class GeneratedBlockError extends Error {
   public constructor(message: string) {
@@ -33,7 +33,8 @@ function replaceGeneratedBlocks(text: string, fileName: string, render: (id: str
     if (end === -1 || (nextStart !== -1 && bodyStart + nextStart < end)) {
       throw new GeneratedBlockError(`${fileName}: the block "${id}" has no "${endMarker}" before the next block or the end; add it`);
     }
-    out += `${text.slice(from, bodyStart)}\n${render(id).trim()}\n`;
+    // The blank line ends a table before the end marker in every markdown renderer.
+    out += `${text.slice(from, bodyStart)}\n${render(id).trim()}\n\n`;
     from = end;
   }
   return out + text.slice(from);

@@ -1,0 +1,192 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GeneratedBlockError, generatedBlockIds, replaceGeneratedBlocks } from '../bench/doc-blocks.js';
+import { DocsFiguresError, generateDocs, latestForMinor, renderBlock } from '../bench/docs-figures.js';
+import { type BenchReport, NO_BENCH_RESULTS, NO_FAULT_RESULTS, renderBench, renderFaults } from '../bench/figures-render.js';
+import { REPO_ROOT } from '../helpers/invoke-child.js';
+
+const MACHINE = { cpu: 'AMD EPYC', cores: 2, memoryGiB: 24, node: 'v20.20.2', rabbitmq: 'RabbitMQ 3.10.8' };
+const REPORT: BenchReport = {
+  startedAt: '2026-11-24T01:02:03.000Z',
+  machine: MACHINE,
+  options: { sections: ['success', 'retry'] },
+  rows: [{ section: 'success', metric: 'msg/s | 20 000', boomerang: '29 895', anchor: '22 475', ratio: '131 %', target: '≥ 90 %', verdict: 'meets' }],
+};
+
+describe('replaceGeneratedBlocks', () => {
+  it.each([
+    ['one block', 'a\n<!-- generated:x start -->\nold\n<!-- generated:x end -->\nb', 'a\n<!-- generated:x start -->\nNEW x\n\n<!-- generated:x end -->\nb'],
+    ['two blocks', '<!-- generated:x start --><!-- generated:x end -->\n<!-- generated:y start -->\n1\n2\n<!-- generated:y end -->', '<!-- generated:x start -->\nNEW x\n\n<!-- generated:x end -->\n<!-- generated:y start -->\nNEW y\n\n<!-- generated:y end -->'],
+    ['no block', 'plain text\n', 'plain text\n'],
+  ])('rewrites %s and keeps the markers', (_name, text, expected) => {
+    // Act
+    const out = replaceGeneratedBlocks(text, 'doc.md', (id) => `NEW ${id}\n`);
+    // Assess
+    expect(out).toBe(expected);
+  });
+
+  it.each([
+    ['an end marker is missing', 'a\n<!-- generated:x start -->\nold\n'],
+    ['the next block starts first', '<!-- generated:x start -->\n<!-- generated:y start -->\n<!-- generated:y end -->\n<!-- generated:x end -->'],
+  ])('throws a GeneratedBlockError naming the file and block when %s', (_name, text) => {
+    // Act and assess
+    expect(() => replaceGeneratedBlocks(text, 'docs/proof.md', () => '')).toThrow(GeneratedBlockError);
+    expect(() => replaceGeneratedBlocks(text, 'docs/proof.md', () => '')).toThrow(/docs\/proof\.md: the block "x"/);
+  });
+});
+
+describe('latestForMinor', () => {
+  it.each([
+    [['bench-rabbitmq-3.10.8.json', 'bench-rabbitmq-3.10.12.json', 'bench-rabbitmq-4.3.6.json'], '3.10', 'bench-rabbitmq-3.10.12.json'],
+    [['bench-rabbitmq-3.10.8.json', 'latest.json'], '4.3', undefined],
+    [['bench-rabbitmq-3.1.8.json'], '3.10', undefined],
+    [['bench-rabbitmq-3.10.8.json.bak'], '3.10', undefined],
+  ])('picks the highest patch of the minor version among %j (%s)', (names, minor, expected) => {
+    // Act and assess
+    expect(latestForMinor(names, 'bench-rabbitmq-', minor, '.json')).toBe(expected);
+  });
+});
+
+describe('renderBench', () => {
+  it('says how to get figures when there are none', () => {
+    expect(renderBench(undefined)).toBe(NO_BENCH_RESULTS);
+  });
+
+  it('heads the table with the broker, the date and the machine, and escapes pipes', () => {
+    // Act
+    const text = renderBench(REPORT);
+    // Assess
+    expect(text).toContain('of 2026-11-24 on **RabbitMQ 3.10.8**: AMD EPYC, 2 cores, 24 GiB RAM, Node v20.20.2');
+    expect(text).toContain('Sections: success, retry.');
+    expect(text).toContain('| success | msg/s \\| 20 000 | 29 895 | 22 475 | 131 % | ≥ 90 % | meets |');
+  });
+});
+
+describe('renderFaults', () => {
+  it('says how to get figures when there are none', () => {
+    expect(renderFaults([])).toBe(NO_FAULT_RESULTS);
+  });
+
+  it('gives sent, lost and duplicates their columns, other scalars as figures, and leaves nested objects out', () => {
+    // Prepare
+    const newer = { scenario: 'tcp-cut', at: '2026-11-25T10:00:00.000Z', rabbitmq: 'RabbitMQ 4.3.6', machine: MACHINE, sent: 5000, missing: 0, duplicates: 293, cuts: 15, nextSummary: { acked: 1 } };
+    const older = { scenario: 'broker-restart', at: '2026-11-24T09:00:00.000Z', rabbitmq: 'RabbitMQ 4.3.6', sent: 3000, missing: 0, duplicates: 26, duplicatesPerKill: 0.333, exitCodes: [0, 1] };
+    // Act
+    const text = renderFaults([newer, older]);
+    // Assess
+    expect(text).toContain('on **RabbitMQ 4.3.6**, runs of 2026-11-24 to 2026-11-25: AMD EPYC');
+    expect(text).toContain('| broker-restart | 2026-11-24 09:00 | 3000 | 0 | 26 | duplicatesPerKill 0.33; exitCodes [0, 1] |');
+    expect(text).toContain('| tcp-cut | 2026-11-25 10:00 | 5000 | 0 | 293 | cuts 15 |');
+  });
+});
+
+describe('renderBlock', () => {
+  const dirs: string[] = [];
+  const resultsDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'docs-figures-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes the placeholder when no results file exists for that broker', () => {
+    // Prepare
+    const dir = resultsDir();
+    writeFileSync(join(dir, 'bench-rabbitmq-4.3.6.json'), JSON.stringify(REPORT));
+    // Act and assess
+    expect(renderBlock('bench-3.10', dir, dir, 'docs/proof.md')).toContain(NO_BENCH_RESULTS);
+    expect(renderBlock('faults-3.10', dir, dir, 'docs/proof.md')).toContain(NO_FAULT_RESULTS);
+  });
+
+  it('renders the kept bench and fault results of that broker', () => {
+    // Prepare
+    const dir = resultsDir();
+    writeFileSync(join(dir, 'bench-rabbitmq-3.10.8.json'), JSON.stringify(REPORT));
+    mkdirSync(join(dir, 'faults', 'rabbitmq-3.10.8'), { recursive: true });
+    writeFileSync(join(dir, 'faults', 'rabbitmq-3.10.8', 'tcp-cut.json'), JSON.stringify({ scenario: 'tcp-cut', at: '2026-11-24T01:00:00.000Z', rabbitmq: 'RabbitMQ 3.10.8', sent: 10, missing: 0, duplicates: 1 }));
+    // Act and assess
+    expect(renderBlock('bench-3.10', dir, dir, 'docs/proof.md')).toContain(renderBench(REPORT));
+    expect(renderBlock('faults-3.10', dir, dir, 'docs/proof.md')).toContain('| tcp-cut | 2026-11-24 01:00 | 10 | 0 | 1 | - |');
+  });
+
+  it.each([
+    ['an unknown block id', 'bench-latest', /docs\/proof\.md: unknown generated block "bench-latest"/],
+    ['a results file that is not JSON', 'bench-3.10', /bench-rabbitmq-3\.10\.8\.json is not readable JSON/],
+  ])('fails with a DocsFiguresError on %s', (_name, id, message) => {
+    // Prepare
+    const dir = resultsDir();
+    writeFileSync(join(dir, 'bench-rabbitmq-3.10.8.json'), '{ cut off');
+    // Act and assess
+    expect(() => renderBlock(id, dir, dir, 'docs/proof.md')).toThrow(DocsFiguresError);
+    expect(() => renderBlock(id, dir, dir, 'docs/proof.md')).toThrow(message);
+  });
+});
+
+describe('the docs', () => {
+  it('hold every generated block exactly as npm run docs:figures writes it from bench-results/', () => {
+    // Act
+    const docs = generateDocs(REPO_ROOT);
+    const ids = docs.flatMap((d) => generatedBlockIds(d.current));
+    // Assess: a hand edit inside a block, or results newer than the docs, shows up here.
+    expect(ids).toEqual(expect.arrayContaining(['bench-3.10', 'bench-4.3', 'faults-3.10', 'faults-4.3']));
+    for (const d of docs) expect({ file: d.file, text: d.current }).toEqual({ file: d.file, text: d.expected });
+  });
+
+  it('list every runtime dependency of package.json, and no other, in docs/dependencies.md', () => {
+    // Prepare
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const page = readFileSync(join(REPO_ROOT, 'docs', 'dependencies.md'), 'utf8');
+    const runtimeTable = page.split('## Runtime dependencies')[1]?.split('\n## ')[0] ?? '';
+    // Act
+    const listed = [...runtimeTable.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]);
+    // Assess
+    expect(listed.sort()).toEqual(Object.keys(pkg.dependencies).sort());
+  });
+
+  it('link only to files and headings that exist', () => {
+    // Prepare
+    const docs = generateDocs(REPO_ROOT);
+    const slugs = new Map(docs.map((d) => [d.file, new Set([...d.current.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1] as string)))]));
+    const broken: string[] = [];
+    // Act
+    for (const d of docs) {
+      const dir = d.file.includes('/') ? 'docs/' : '';
+      for (const [, target] of d.current.matchAll(/\]\((?!https?:|mailto:)([^)\s]+)\)/g)) {
+        const [path, anchor] = (target as string).split('#') as [string, string | undefined];
+        const file = path === '' ? d.file : normalize(dir + path);
+        const exists = slugs.has(file) || existsInRepo(file);
+        if (!exists || (anchor !== undefined && slugs.has(file) && !slugs.get(file)?.has(anchor))) broken.push(`${d.file} → ${target}`);
+      }
+    }
+    // Assess
+    expect(broken).toEqual([]);
+  });
+});
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
+function slug(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+}
+
+function normalize(path: string): string {
+  const parts: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '..') parts.pop();
+    else if (part !== '.' && part !== '') parts.push(part);
+  }
+  return parts.join('/');
+}
+
+function existsInRepo(file: string): boolean {
+  try {
+    readFileSync(join(REPO_ROOT, file));
+    return true;
+  } catch (error) {
+    // A folder is a fine link target too.
+    return (error as NodeJS.ErrnoException).code === 'EISDIR';
+  }
+}
