@@ -71,10 +71,25 @@ function createRedisStore(url: string): StoreHandle {
     return pending;
   };
 
+  /**
+   * A dropped idle connection is often noticed only by the next command. That command is tried once
+   * more on a fresh connection: safe, because a repeated SET NX finds its own record and answers "in
+   * progress" (the message comes back later), and GET, SET and DEL repeat harmlessly.
+   */
+  const withConnection = async <T>(command: (cache: CacheClient) => Promise<T>): Promise<T> => {
+    const first = await connection();
+    try {
+      return await command(first.cache);
+    } catch (error) {
+      if (first.client.isReady) throw error;
+      return command((await connection()).cache);
+    }
+  };
+
   const client: CacheClient = {
-    get: async (name) => (await connection()).cache.get(name),
-    set: async (name, value, options) => (await connection()).cache.set(name, value, options),
-    del: async (keys) => (await connection()).cache.del(keys),
+    get: (name) => withConnection((cache) => cache.get(name)),
+    set: (name, value, options) => withConnection((cache) => cache.set(name, value, options)),
+    del: (keys) => withConnection((cache) => cache.del(keys)),
   };
 
   return {

@@ -1,68 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { IdempotencyInProgressError, IdempotencyStoreError } from '../../shared/idempotency/errors.js';
-import { createIdempotencyGuard, type IdempotencyGuard } from '../../shared/idempotency/guard.js';
-import type { IdempotencyOptions } from '../../shared/idempotency/options.js';
-import type { BoomerangMessage } from '../../shared/message/message.js';
-import { toBoomerangMessage } from '../../shared/message/boomerang-message.js';
-import { fakeDelivery, recordingLogger } from '../helpers/fakes.js';
-import { dynamoDbKind, redisKind, silentServer, type StoreFixture } from '../helpers/idempotency-stores.js';
-
-/** Generous: the work of a test runs in well under this on any machine; it only bounds a run's in-progress record. */
-const REMAINING_MS = 60_000;
-
-function message(messageId: string | undefined, body = '{"orderId":42}'): BoomerangMessage {
-  return toBoomerangMessage(fakeDelivery({ body, properties: { messageId } }), 'orders', 0);
-}
-
-/** A piece of work that counts its runs and, when gated, waits for `release()`. */
-function countedWork(gated = false) {
-  let release: () => void = () => undefined;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let started: () => void = () => undefined;
-  const running = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const work = {
-    runs: 0,
-    running,
-    release,
-    run: async () => {
-      work.runs += 1;
-      started();
-      if (gated) await gate;
-    },
-  };
-  return work;
-}
+import { describe, expect, it } from 'vitest';
+import { IdempotencyInProgressError } from '../../shared/idempotency/errors.js';
+import { recordingLogger } from '../helpers/fakes.js';
+import { countedWork, dynamoDbKind, message, REMAINING_MS, redisKind, useIdempotencyStore } from '../helpers/idempotency-stores.js';
 
 describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', (kind) => {
-  let fixture: StoreFixture;
-  const guards: IdempotencyGuard[] = [];
   const log = recordingLogger('warn');
-
-  /** A guard for this test's prefix or table; a second call is a second container. */
-  const guard = (overrides: Partial<IdempotencyOptions> = {}): IdempotencyGuard => {
-    const created = createIdempotencyGuard({ store: fixture.store, keyPrefix: fixture.keyPrefix, ...overrides }, { ...fixture.deps, logger: log.log });
-    guards.push(created);
-    return created;
-  };
-
-  beforeAll(async () => {
-    await kind.start();
-  });
-  afterAll(async () => {
-    await kind.stop();
-  });
-  beforeEach(async () => {
-    fixture = await kind.fixture();
-  });
-  afterEach(async () => {
-    await Promise.all(guards.splice(0).map((g) => g.close()));
-    await fixture.cleanup();
-  });
+  const { fixture, guard } = useIdempotencyStore(kind, log.log);
 
   it('runs the work once for the same key twice; the second run is a duplicate', async () => {
     // Prepare
@@ -74,7 +18,7 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     // Assess
     expect([first, second]).toEqual(['ran', 'duplicate']);
     expect(work.runs).toBe(1);
-    expect(await fixture.records()).toBe(1);
+    expect(await fixture().records()).toBe(1);
   });
 
   it('lets one of two concurrent runs of a key run; the other throws IdempotencyInProgressError', async () => {
@@ -101,7 +45,7 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     const failed = g.run(message('order-3'), async () => { throw failure; }, REMAINING_MS);
     // Assess
     await expect(failed).rejects.toBe(failure);
-    expect(await fixture.records()).toBe(0);
+    expect(await fixture().records()).toBe(0);
     await expect(g.run(message('order-3'), work.run, REMAINING_MS)).resolves.toBe('ran');
     await expect(g.run(message('order-3'), work.run, REMAINING_MS)).resolves.toBe('duplicate');
     expect(work.runs).toBe(1);
@@ -112,7 +56,7 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     const failed = guard().run(message('order-4'), () => Promise.reject('plain string'), REMAINING_MS);
     // Assess
     await expect(failed).rejects.toBe('plain string');
-    expect(await fixture.records()).toBe(0);
+    expect(await fixture().records()).toBe(0);
     expect(log.lines).toEqual([]);
   });
 
@@ -154,7 +98,7 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     // Assess
     expect(outcomes).toEqual(['no-key', 'no-key']);
     expect(work.runs).toBe(2);
-    expect(await fixture.records()).toBe(0);
+    expect(await fixture().records()).toBe(0);
   });
 
   it('uses the key function the team gives (here the order id in the body, whatever the messageId)', async () => {
@@ -170,40 +114,5 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     // Assess
     expect(outcomes).toEqual(['ran', 'duplicate', 'ran']);
     expect(work.runs).toBe(2);
-  });
-
-  it('throws IdempotencyStoreError naming the store, without calling the work, when nothing listens', async () => {
-    // Prepare
-    const store = await kind.refusing();
-    const g = createIdempotencyGuard({ store, keyPrefix: fixture.keyPrefix }, { ...fixture.deps, logger: log.log });
-    guards.push(g);
-    const work = countedWork();
-    // Act
-    const failed = g.run(message('order-9'), work.run, REMAINING_MS);
-    // Assess
-    await expect(failed).rejects.toBeInstanceOf(IdempotencyStoreError);
-    await expect(failed).rejects.toMatchObject({ retryable: true, message: expect.stringMatching(/ECONNREFUSED/) });
-    const error = (await failed.catch((e: unknown) => e)) as IdempotencyStoreError;
-    expect(error.message).toContain(error.store);
-    expect(work.runs).toBe(0);
-    // The guard is still usable: the next message fails the same way, it does not hang or crash.
-    await expect(g.run(message('order-10'), work.run, REMAINING_MS)).rejects.toBeInstanceOf(IdempotencyStoreError);
-  });
-
-  it('throws IdempotencyStoreError when the store accepts connections but never answers (bounded by the request timeout)', async () => {
-    // Prepare
-    const silent = await silentServer();
-    const g = createIdempotencyGuard({ store: kind.at(silent.endpoint), keyPrefix: fixture.keyPrefix }, { ...fixture.deps, logger: log.log });
-    guards.push(g);
-    const work = countedWork();
-    try {
-      // Act
-      const failed = g.run(message('order-11'), work.run, REMAINING_MS);
-      // Assess
-      await expect(failed).rejects.toBeInstanceOf(IdempotencyStoreError);
-      expect(work.runs).toBe(0);
-    } finally {
-      await silent.close();
-    }
   });
 });
