@@ -36,6 +36,22 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     expect(work.runs).toBe(1);
   });
 
+  it('lets one of two runs of a key at once in the same container run; the other throws IdempotencyInProgressError', async () => {
+    // Prepare
+    const work = countedWork(true);
+    const g = guard();
+    // Act
+    const runs = [g.run(message('order-2b'), work.run, REMAINING_MS), g.run(message('order-2b'), work.run, REMAINING_MS)];
+    // The run that lost settles while the winner's work still waits on its gate.
+    await Promise.race(runs.map((run) => run.catch(() => undefined)));
+    work.release();
+    const settled = await Promise.allSettled(runs);
+    // Assess
+    const outcomes = settled.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).name)).sort();
+    expect(outcomes).toEqual(['IdempotencyInProgressError', 'ran']);
+    expect(work.runs).toBe(1);
+  });
+
   it('leaves no record when the work throws, propagates its error unchanged, and the next run runs', async () => {
     // Prepare
     const failure = new Error('partner answered 503');
