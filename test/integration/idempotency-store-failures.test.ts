@@ -1,8 +1,23 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyStoreError } from '../../shared/idempotency/errors.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { countedWork, dynamoDbKind, message, REMAINING_MS, redisKind, silentServer, useIdempotencyStore } from '../helpers/idempotency-stores.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
+
+// A store failure must reach the caller as a rejection of `run`, never float free and crash the process.
+const unhandled: unknown[] = [];
+const collect = (reason: unknown): void => {
+  unhandled.push(reason);
+};
+beforeAll(() => {
+  process.on('unhandledRejection', collect);
+});
+afterAll(async () => {
+  // Give a late rejection (a socket error after the test ended) its turn before counting.
+  await new Promise((resolve) => setImmediate(resolve));
+  process.off('unhandledRejection', collect);
+  expect(unhandled).toEqual([]);
+});
 
 describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name when the store fails', (kind) => {
   const log = recordingLogger('warn');
