@@ -1,0 +1,40 @@
+import { type Env, envInt, envString } from '../config/env.js';
+import { ConfigError } from '../errors.js';
+import { redactUrl } from '../observability/redact.js';
+import { DEFAULT_IDEMPOTENCY, type IdempotencyOptions, type IdempotencyStoreSpec, MAX_TTL_SECONDS, resolveIdempotencyOptions } from './options.js';
+
+const STORE_FORMS = 'redis://host:6379, rediss://host:6379 or dynamodb:<table>';
+
+/**
+ * The idempotency options the environment asks for, or undefined when `IDEMPOTENCY_STORE` is unset
+ * (idempotency is opt-in). Options given in code take precedence; this is the fallback.
+ * @example idempotencyFromEnv({ IDEMPOTENCY_STORE: 'dynamodb:orders-idempotency', IDEMPOTENCY_TTL_SECONDS: '86400' })
+ * // { store: { kind: 'dynamodb', table: 'orders-idempotency' }, ttlSeconds: 86400 }
+ */
+function idempotencyFromEnv(env: Env): IdempotencyOptions | undefined {
+  const raw = envString(env, 'IDEMPOTENCY_STORE');
+  if (raw === undefined) {
+    // A window with no store is a half-done setup: say so rather than run unguarded.
+    if (envString(env, 'IDEMPOTENCY_TTL_SECONDS') !== undefined) {
+      throw new ConfigError(`IDEMPOTENCY_TTL_SECONDS is set but IDEMPOTENCY_STORE is not: set IDEMPOTENCY_STORE to ${STORE_FORMS} to turn idempotency on, or unset IDEMPOTENCY_TTL_SECONDS`);
+    }
+    return undefined;
+  }
+  const ttlSeconds = envInt(env, 'IDEMPOTENCY_TTL_SECONDS', DEFAULT_IDEMPOTENCY.ttlSeconds, 1, MAX_TTL_SECONDS);
+  const options = { store: parseStore(raw), ttlSeconds };
+  try {
+    // Validated here too, so the error names the variable rather than an option the team never wrote.
+    resolveIdempotencyOptions(options);
+  } catch (error) {
+    throw new ConfigError(`IDEMPOTENCY_STORE must be ${STORE_FORMS}; got ${JSON.stringify(redactUrl(raw))} (${(error as Error).message})`, { cause: error });
+  }
+  return options;
+}
+
+function parseStore(raw: string): IdempotencyStoreSpec {
+  if (/^rediss?:\/\//i.test(raw)) return { kind: 'redis', url: raw };
+  if (raw.startsWith('dynamodb:')) return { kind: 'dynamodb', table: raw.slice('dynamodb:'.length) };
+  throw new ConfigError(`IDEMPOTENCY_STORE must be ${STORE_FORMS}; got ${JSON.stringify(redactUrl(raw))}`);
+}
+
+export { idempotencyFromEnv };

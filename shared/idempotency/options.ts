@@ -1,0 +1,99 @@
+import { ConfigError } from '../errors.js';
+import type { BoomerangMessage } from '../message/message.js';
+import { redactUrl } from '../observability/redact.js';
+
+/**
+ * Where completed and in-progress keys are kept: a Redis or Valkey server (`rediss://` for TLS), or a
+ * DynamoDB table with the key schema Powertools expects (partition key `id`, TTL on `expiration`;
+ * infra/idempotency-table.ts creates it).
+ */
+type IdempotencyStoreSpec =
+  | { readonly kind: 'redis'; readonly url: string }
+  | {
+    readonly kind: 'dynamodb';
+    readonly table: string;
+    /** A DynamoDB-compatible endpoint (dynalite or DynamoDB Local in tests). @default the region's endpoint */
+    readonly endpoint?: string;
+  };
+
+/** Turns on the idempotency guard: a message whose key already completed is acked without running the handler. */
+type IdempotencyOptions = {
+  readonly store: IdempotencyStoreSpec;
+  /**
+   * How long a completed key is remembered, in seconds: a duplicate arriving later runs the handler again.
+   * @default 3600 (1 hour, as Powertools)
+   */
+  readonly ttlSeconds?: number;
+  /**
+   * The message's idempotency key; `undefined` or `''` means the message has none and is handled
+   * unguarded (the guard answers 'no-key'). A key function that throws fails the run as a handler would.
+   * @default the AMQP messageId
+   */
+  readonly key?: (message: BoomerangMessage) => string | undefined;
+  /**
+   * Prefix of every key in the store: functions that share a store and a prefix share their keys, so
+   * give each function its own prefix when message ids can repeat across their queues.
+   * @default 'boomerang'
+   */
+  readonly keyPrefix?: string;
+};
+
+/** The options with their defaults applied and checked. */
+type ResolvedIdempotencyOptions = Required<IdempotencyOptions>;
+
+const DEFAULT_IDEMPOTENCY = { ttlSeconds: 3600, keyPrefix: 'boomerang' } as const;
+
+/** A year: a longer window is almost surely milliseconds typed as seconds. */
+const MAX_TTL_SECONDS = 31_536_000;
+
+/** DynamoDB's table-name rule, checked here so a typo fails at start rather than on the first message. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+
+const messageIdKey = (message: BoomerangMessage): string | undefined => message.properties.messageId as string | undefined;
+
+/**
+ * Applies the defaults and checks every field, so a bad option fails at start, naming itself.
+ * @example resolveIdempotencyOptions({ store: { kind: 'redis', url: 'redis://cache:6379' } }).ttlSeconds // 3600
+ */
+function resolveIdempotencyOptions(options: IdempotencyOptions): ResolvedIdempotencyOptions {
+  const ttlSeconds = options.ttlSeconds ?? DEFAULT_IDEMPOTENCY.ttlSeconds;
+  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_TTL_SECONDS) {
+    throw new ConfigError(`Expected \`ttlSeconds\` to be an integer from 1 to ${MAX_TTL_SECONDS} (seconds), got ${String(ttlSeconds)}`);
+  }
+  const keyPrefix = options.keyPrefix ?? DEFAULT_IDEMPOTENCY.keyPrefix;
+  if (keyPrefix.trim() === '') throw new ConfigError('Expected `keyPrefix` to be a non-empty string, got an empty one');
+  if (options.key !== undefined && typeof options.key !== 'function') {
+    throw new ConfigError(`Expected \`key\` to be a function of the message, got ${typeof options.key}`);
+  }
+  return { store: checkStore(options.store), ttlSeconds, key: options.key ?? messageIdKey, keyPrefix };
+}
+
+function checkStore(store: IdempotencyStoreSpec): IdempotencyStoreSpec {
+  if (store.kind === 'redis') {
+    let protocol: string;
+    try {
+      protocol = new URL(store.url).protocol;
+    } catch {
+      throw new ConfigError(`Expected the idempotency store URL to look like redis://host:6379, got ${JSON.stringify(redactUrl(store.url))}`);
+    }
+    if (protocol !== 'redis:' && protocol !== 'rediss:') {
+      throw new ConfigError(`Expected the idempotency store URL to start with redis:// or rediss://, got ${JSON.stringify(redactUrl(store.url))}`);
+    }
+    return store;
+  }
+  if (store.kind === 'dynamodb') {
+    if (!TABLE_NAME.test(store.table)) {
+      throw new ConfigError(`Expected the idempotency table name to be 3 to 255 letters, digits, '_', '-' or '.', got ${JSON.stringify(store.table)}`);
+    }
+    return store;
+  }
+  throw new ConfigError(`Expected the idempotency store kind to be 'redis' or 'dynamodb', got ${JSON.stringify((store as { kind: unknown }).kind)}`);
+}
+
+/** The store as it may appear in logs and errors: the password of a Redis URL is hidden. */
+function describeStore(store: IdempotencyStoreSpec): string {
+  return store.kind === 'redis' ? redactUrl(store.url) : `dynamodb:${store.table}`;
+}
+
+export { DEFAULT_IDEMPOTENCY, describeStore, MAX_TTL_SECONDS, resolveIdempotencyOptions };
+export type { IdempotencyOptions, IdempotencyStoreSpec, ResolvedIdempotencyOptions };
