@@ -28,4 +28,7 @@ function App() {
   return <OverviewView />;
 }
 
-render(<App />, document.getElementById('app') as HTMLElement);
+const root = document.getElementById('app') as HTMLElement;
+// The "Loading…" placeholder goes: render() adds to what the container holds.
+root.textContent = '';
+render(<App />, root);
