@@ -12,9 +12,10 @@ const COLLAPSE: readonly (readonly [RegExp, string])[] = [
   [/[\w.+-]+@[\w-]+\.[\w.-]+/g, '<email>'],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>'],
   [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g, '<time>'],
-  // Hex runs of 8+ with a digit (hashes, object ids); tokens of 10+ that mix letters and digits.
+  // Hex runs of 8+ with a digit (hashes, object ids); tokens where letters sit between digits
+  // (`a8f3k2`), whatever their length, so that `order-999` and `order-1000` stay one shape.
   [/\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi, '<id>'],
-  [/\b(?=[a-z0-9_-]{10,}\b)(?=[a-z_-]*\d)(?=[0-9_-]*[a-z])[a-z0-9_-]+\b/gi, '<id>'],
+  [/\b(?=[a-z0-9_]*\d[a-z_]+\d)[a-z0-9_]+\b/gi, '<id>'],
   // Any other digit run, also inside a word (`3000ms`, `order-42`): the unit or prefix stays.
   [/\d+(?:\.\d+)?/g, '<n>'],
 ];

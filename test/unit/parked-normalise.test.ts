@@ -11,6 +11,7 @@ describe('normaliseErrorMessage', () => {
     ['token ord_a8f3k2x9z1qq expired', 'token <id> expired'],
     ['HTTP 503 after 3000ms', 'HTTP <n> after <n>ms'],
     ['order-42 missing', 'order-<n> missing'],
+    ['order-999 and order-1000 and order_12345', 'order-<n> and order-<n> and order_<n>'],
     ['  spaced\n\tout  ', 'spaced out'],
     ['', ''],
   ])('turns %j into %j', (input, expected) => {
