@@ -1,14 +1,11 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleServer } from '../../shared/console/server.js';
-import { AMQP_URL } from '../helpers/broker.js';
 import { KINDS, parkThreeKinds, startTestConsole } from '../helpers/console-fixture.js';
+import { runParkedCli } from '../helpers/parked-cli.js';
 import { useTestBroker } from '../helpers/topology.js';
 
-const BIN = fileURLToPath(new URL('../../shared/cli/parked-bin.mjs', import.meta.url));
 const broker = useTestBroker();
 let server: ConsoleServer | undefined;
 
@@ -17,14 +14,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-function parkedCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, AMQP_URL, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
-    });
-    child.stdin?.end();
-  });
-}
 
 /** A request as the console's own page makes it: the token cookie, and for a POST the same origin and the custom header. */
 async function api(s: ConsoleServer, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -58,7 +47,7 @@ describe('console API', () => {
     const { work } = await parkThreeKinds(broker());
     ({ server } = await startTestConsole(work));
     // Act
-    const cli = await parkedCli(['groups', '--json'], { WORK_QUEUE: work });
+    const cli = await runParkedCli(['groups', '--json'], work);
     const { status, json } = await api(server, `/api/queues/${encodeURIComponent(work)}/groups?refresh=1`);
     // Assess
     expect(cli.code).toBe(0);
