@@ -65,6 +65,11 @@ describe('console in Chromium', () => {
     await page.keyboard.press('Enter');
     await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['PartnerDown', 4], ['ValidationError', 3], ['TimeoutError', 2]]);
     await page.screenshot({ path: `${IMAGES}console-groups.png`, fullPage: true });
+    // The dark theme follows the system's preference.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(21, 23, 26)');
+    await page.screenshot({ path: `${IMAGES}console-groups-dark.png`, fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('replays one group: it drains from the parking lot and its messages reach the work queue', async () => {
