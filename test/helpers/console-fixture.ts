@@ -1,4 +1,4 @@
-import { loadConfig } from '../../shared/config/config.js';
+import { loadConfig, type Config } from '../../shared/config/config.js';
 import { buildConsoleAssets } from '../../shared/console/assets.js';
 import { configBroker } from '../../shared/console/console-broker.js';
 import { consoleQueuesFromConfig } from '../../shared/console/console-queue.js';
@@ -6,6 +6,7 @@ import { ConsoleService } from '../../shared/console/console-service.js';
 import { startConsoleServer, type ConsoleServer } from '../../shared/console/server.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { AMQP_URL, type TestBroker, uniqueName } from './broker.js';
+import { setUpTopology } from './engine.js';
 
 /** The three kinds of failure the console tests park: counts 4, 3 and 2, so every group has its own count. */
 const KINDS = [
@@ -14,13 +15,18 @@ const KINDS = [
   { errorName: 'TimeoutError', message: (i: number) => `no answer after ${3000 + i}ms`, count: 2 },
 ] as const;
 
-/** A work queue and its parking lot (quorum), with the three kinds parked as Boomerang parks them: `<kind>-<i>` ids. */
+/** The config of a console test's work queue: the defaults, on the test broker. */
+function consoleTestConfig(work: string): Config {
+  return loadConfig({ AMQP_URL, WORK_QUEUE: work });
+}
+
+/** A work queue, its delay tiers and its parking lot (quorum), with the three kinds parked as Boomerang parks them: `<kind>-<i>` ids. */
 async function parkThreeKinds(broker: TestBroker): Promise<{ work: string; parked: string }> {
   const work = uniqueName('console');
   const parked = `${work}.parked`;
-  broker.trackQueue(work, parked);
+  // The whole topology (work queue, delay tiers, parking lot), so the pull function can run on it.
+  await setUpTopology(broker, consoleTestConfig(work));
   const channel = await broker.connection.createConfirmChannel();
-  for (const queue of [work, parked]) await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   for (const kind of KINDS) {
     for (let i = 0; i < kind.count; i++) {
       channel.sendToQueue(parked, Buffer.from(JSON.stringify({ kind: kind.errorName, i })), {
@@ -50,10 +56,10 @@ async function parkThreeKinds(broker: TestBroker): Promise<{ work: string; parke
 
 /** The console for one work queue on the test broker, as `npm run console` starts it. */
 async function startTestConsole(work: string, options: { readonly rate?: number } = {}): Promise<{ server: ConsoleServer; service: ConsoleService }> {
-  const config = loadConfig({ AMQP_URL, WORK_QUEUE: work });
+  const config = consoleTestConfig(work);
   const service = new ConsoleService({ queues: consoleQueuesFromConfig(config), broker: configBroker(config), retryHeader: config.retryHeader, defaultReplayRatePerSecond: options.rate });
   const server = await startConsoleServer({ service, assets: await buildConsoleAssets() });
   return { server, service };
 }
 
-export { KINDS, parkThreeKinds, startTestConsole };
+export { consoleTestConfig, KINDS, parkThreeKinds, startTestConsole };
