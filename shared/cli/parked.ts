@@ -2,6 +2,7 @@ import { loadConfig, type Config } from '../config/config.js';
 import type { WalkResult } from '../parked/context.js';
 import { FILTER_OPTIONS, FILTER_USAGE, filterFromFlags } from '../parked/filter-flags.js';
 import { describeFilter } from '../parked/filters.js';
+import { groupParked, groupsReport, groupsTable } from '../parked/groups.js';
 import { listParked } from '../parked/list.js';
 import { purgeParked } from '../parked/purge.js';
 import { replayParked } from '../parked/replay.js';
@@ -20,6 +21,7 @@ Reading never loses or reorders a message: each one read goes back to the tail w
 is acked, and a read goes once round the whole queue.
 
   list               parked messages as a table (or JSON lines), with filters
+  groups             parked messages grouped by cause (error, normalised message, source queue)
   show <messageId>   one message: properties, headers and a body preview
   replay             put parked messages back on their source queue
   purge              delete parked messages
@@ -34,6 +36,17 @@ and routing key. The whole parking lot is read once, whatever --limit says, so t
 
   --json                  one JSON object per line (full texts) instead of the table
   --limit <n>             print at most <n> rows
+${QUEUE_USAGE}
+
+${FILTER_USAGE}`;
+
+const GROUPS_USAGE = `Usage: npm run parked -- groups [filters] [--json] [--queue <name>]
+
+Groups the parked messages by cause: error name, error message with numbers, ids and URLs collapsed,
+and source queue. Prints each group's count, first and last park time and a sample, largest first,
+then the key that --group takes (list, replay and purge act on exactly that group).
+
+  --json                  one JSON object: { queue, parked, grouped, groups } (what the console shows)
 ${QUEUE_USAGE}
 
 ${FILTER_USAGE}`;
@@ -65,7 +78,8 @@ ${FILTER_USAGE}`;
 
 const PURGE_USAGE = `Usage: npm run parked -- purge [filters] [--limit <n>] [--dry-run] [--yes] [--queue <name>]
 
-Deletes the parked messages that match; the others stay parked, in order. On a terminal it counts
+Deletes the parked messages that match; the others stay parked, in order. For retention, run it
+on a schedule with --older-than <age> --yes (say, --older-than 14d). On a terminal it counts
 them first (a read that leaves the parking lot as it was) and asks; without a terminal, --yes is required.
 
   --limit <n>             delete at most <n>
@@ -75,7 +89,7 @@ ${QUEUE_USAGE}
 
 ${FILTER_USAGE}`;
 
-const USAGES: Readonly<Record<string, string>> = { list: LIST_USAGE, show: SHOW_USAGE, replay: REPLAY_USAGE, purge: PURGE_USAGE };
+const USAGES: Readonly<Record<string, string>> = { list: LIST_USAGE, groups: GROUPS_USAGE, show: SHOW_USAGE, replay: REPLAY_USAGE, purge: PURGE_USAGE };
 const COMMON = { queue: { type: 'string' } } as const;
 
 const stdout = GuardedOutput.of(process.stdout);
@@ -106,6 +120,20 @@ async function list(argv: string[]): Promise<number> {
   const result = await withParkingLot(config, queue, (ctx) => listParked(ctx, { filter, json: values.json ?? false, limit }));
   if (result.matched === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
   if (limit !== undefined && result.matched > limit) note(`${result.matched - limit} more matching messages not shown (--limit ${limit})`);
+  explainEnding(result);
+  return 0;
+}
+
+async function groups(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, json: { type: 'boolean' } });
+  if (values.help) return help(GROUPS_USAGE);
+  const filter = filterFromFlags(values);
+  const { config, queue } = await setUp(values, positionals);
+  const result = await withParkingLot(config, queue, (ctx) => groupParked(ctx, filter));
+  const report = groupsReport(queue, result);
+  if (values.json) say(JSON.stringify(report));
+  else if (report.groups.length > 0) say(groupsTable(report));
+  if (report.grouped === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
   explainEnding(result);
   return 0;
 }
@@ -183,13 +211,13 @@ function help(usage: string): number {
   return 0;
 }
 
-const COMMANDS: Readonly<Record<string, (argv: string[]) => Promise<number>>> = { list, show, replay, purge };
+const COMMANDS: Readonly<Record<string, (argv: string[]) => Promise<number>>> = { list, groups, show, replay, purge };
 
 async function main(command: string | undefined, argv: string[]): Promise<number> {
   if (command === '--help' || command === '-h' || command === 'help') return help(USAGE);
-  if (command === undefined) throw new UsageError('say which command to run: list, show, replay or purge');
+  if (command === undefined) throw new UsageError('say which command to run: list, groups, show, replay or purge');
   const run = COMMANDS[command];
-  if (run === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}; expected list, show, replay or purge`);
+  if (run === undefined) throw new UsageError(`unknown command ${JSON.stringify(command)}; expected list, groups, show, replay or purge`);
   return run(argv);
 }
 

@@ -9,6 +9,7 @@ const FILTER_OPTIONS = {
   header: { type: 'string', multiple: true },
   grep: { type: 'string' },
   'message-id': { type: 'string' },
+  group: { type: 'string' },
 } as const;
 
 /** Their lines in a command's usage text. */
@@ -18,7 +19,8 @@ const FILTER_USAGE = `Filters (all must hold; none = every message):
   --newer-than <age>      parked less than <age> ago
   --header <name=value>   header <name> equals <value> (or --header <name>: is present); repeatable
   --grep <text>           the body contains <text>
-  --message-id <id>       the message id is <id>`;
+  --message-id <id>       the message id is <id>
+  --group <key>           in the failure group <key> (the key \`groups\` prints)`;
 
 /** The parsed filter flags. */
 type FilterValues = {
@@ -28,6 +30,7 @@ type FilterValues = {
   readonly header?: string[];
   readonly grep?: string;
   readonly 'message-id'?: string;
+  readonly group?: string;
 };
 
 /** Builds the filter from parsed flags; a bad value is a `UsageError` that names its flag. */
@@ -52,6 +55,7 @@ function filterFromFlags(values: FilterValues): ParkedFilter {
     headers,
     bodyContains: values.grep,
     messageId: values['message-id'],
+    groupKey: values.group,
   };
 }
 

@@ -1,3 +1,4 @@
+import { groupKeyOf } from './normalise.js';
 import type { ParkedView } from './parked-view.js';
 
 /** `--header name=value` (equal, as text) or `--header name` (present). */
@@ -17,6 +18,8 @@ type ParkedFilter = {
   readonly bodyContains?: string;
   /** The message id equals this (`--message-id`, and `show <id>`). */
   readonly messageId?: string;
+  /** The failure group's key is this (`--group`, and the console's group actions). */
+  readonly groupKey?: string;
 };
 
 const EVERYTHING: ParkedFilter = Object.freeze({ errorNames: [], headers: [] });
@@ -43,6 +46,7 @@ function parseHeaderMatch(text: string): HeaderMatch | undefined {
 /** Whether a parked message passes the filter at time `nowMs`. A message without a parked time passes no age criterion. */
 function matchesFilter(filter: ParkedFilter, view: ParkedView, nowMs: number): boolean {
   if (filter.messageId !== undefined && view.messageId !== filter.messageId) return false;
+  if (filter.groupKey !== undefined && groupKeyOf(view) !== filter.groupKey) return false;
   if (filter.errorNames.length > 0 && !filter.errorNames.includes(view.errorName ?? '')) return false;
   if (filter.olderThanMs !== undefined || filter.newerThanMs !== undefined) {
     const ageMs = view.parkedAt === undefined ? undefined : nowMs - view.parkedAt.getTime();
@@ -68,6 +72,7 @@ function headerText(value: unknown): string {
 function describeFilter(filter: ParkedFilter): string {
   const parts: string[] = [];
   if (filter.messageId !== undefined) parts.push(`message id ${JSON.stringify(filter.messageId)}`);
+  if (filter.groupKey !== undefined) parts.push(`group ${JSON.stringify(filter.groupKey)}`);
   if (filter.errorNames.length > 0) parts.push(`error is ${filter.errorNames.join(' or ')}`);
   if (filter.olderThanMs !== undefined) parts.push(`parked more than ${formatDuration(filter.olderThanMs)} ago`);
   if (filter.newerThanMs !== undefined) parts.push(`parked less than ${formatDuration(filter.newerThanMs)} ago`);

@@ -1,0 +1,80 @@
+import { timingSafeEqual } from 'node:crypto';
+
+/** The custom header every state-changing request must carry: a cross-site form cannot set it, and a cross-site `fetch` with it needs a CORS preflight the console never grants. */
+const CSRF_HEADER = 'x-boomerang-console';
+
+/** What {@link checkAccess} reads of a request. */
+type AccessRequest = {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+};
+
+/** What the console's HTTP server settles before routing a request. */
+type AccessOptions = {
+  readonly token: string;
+  /** The cookie that carries the token after the first load (per port: cookies ignore ports). */
+  readonly cookieName: string;
+  /** `host:port` values the Host header may hold: anything else is a DNS-rebinding page, refused. */
+  readonly allowedHosts: readonly string[];
+};
+
+type AccessDecision =
+  | { readonly kind: 'allow'; /** The token came in the URL: set the cookie and send the browser to the same page without it. */ readonly tokenInUrl: boolean }
+  | { readonly kind: 'deny'; readonly status: 401 | 403; readonly reason: string };
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/**
+ * Who may use the console: a request with the right Host, the token (in `?token=` or the cookie),
+ * and, when it changes state, from the console's own page (same Origin / Sec-Fetch-Site, plus the
+ * custom header). Cross-site checks come first, so a forged POST is a 403 even without the token.
+ * @example checkAccess({ method: 'GET', url: new URL('http://127.0.0.1:8123/?token=t'), headers: { host: '127.0.0.1:8123' } }, options)
+ */
+function checkAccess(request: AccessRequest, options: AccessOptions): AccessDecision {
+  const host = one(request.headers.host);
+  if (host === undefined || !options.allowedHosts.includes(host.toLowerCase())) return deny(403, `unknown host ${JSON.stringify(host ?? '')}: open the URL the console printed`);
+  if (!SAFE_METHODS.has(request.method)) {
+    const origin = one(request.headers.origin);
+    if (origin !== undefined && !options.allowedHosts.some((h) => origin.toLowerCase() === `http://${h}`)) return deny(403, `cross-site request from ${origin} refused`);
+    const site = one(request.headers['sec-fetch-site']);
+    if (site !== undefined && site !== 'same-origin') return deny(403, `cross-site request (Sec-Fetch-Site: ${site}) refused`);
+    if (one(request.headers[CSRF_HEADER]) !== '1') return deny(403, `a request that changes something must come from the console's page (header ${CSRF_HEADER} missing)`);
+  }
+  const fromUrl = request.url.searchParams.get('token');
+  if (fromUrl !== null && sameSecret(fromUrl, options.token)) return { kind: 'allow', tokenInUrl: true };
+  const fromCookie = cookie(one(request.headers.cookie), options.cookieName);
+  if (fromCookie !== undefined && sameSecret(fromCookie, options.token)) return { kind: 'allow', tokenInUrl: false };
+  return deny(401, 'the access token is missing or wrong: open the URL the console printed (it ends with ?token=...)');
+}
+
+/** The cookie that carries the token: not readable by scripts, never sent by another site. */
+function tokenCookie(options: Pick<AccessOptions, 'token' | 'cookieName'>): string {
+  return `${options.cookieName}=${options.token}; HttpOnly; SameSite=Strict; Path=/`;
+}
+
+function deny(status: 401 | 403, reason: string): AccessDecision {
+  return { kind: 'deny', status, reason };
+}
+
+function one(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function cookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at !== -1 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/** Compares in constant time, so the answer's timing tells nothing about the token. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export { checkAccess, CSRF_HEADER, tokenCookie };
+export type { AccessDecision, AccessOptions, AccessRequest };

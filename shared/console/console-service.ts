@@ -1,0 +1,143 @@
+import type { CommandContext } from '../parked/context.js';
+import type { WalkCounts } from '../parked/walk.js';
+import { groupParked, groupsReport, type GroupsReport } from '../parked/groups.js';
+import { describeFilter, EVERYTHING } from '../parked/filters.js';
+import { purgeParked } from '../parked/purge.js';
+import { replayParked } from '../parked/replay.js';
+import type { ConsoleBroker } from './console-broker.js';
+import type { ConsoleQueue } from './console-queue.js';
+import { editAndReplay, parseMessageEdit } from './edit-replay.js';
+import { ConsoleInputError } from './errors.js';
+import { JobRegistry, type Job } from './jobs.js';
+import { readMessageDetail, readMessageList } from './parked-reads.js';
+import { QueueLock } from './queue-lock.js';
+import { filterFromRequest } from './request-filter.js';
+
+/** Options of {@link ConsoleService}. */
+type ConsoleServiceOptions = {
+  readonly queues: readonly ConsoleQueue[];
+  readonly broker: ConsoleBroker;
+  /** `RETRY_HEADER`: reset on replay. */
+  readonly retryHeader: string;
+  /** Replay rate when a request names none, in messages per second. @default 50 */
+  readonly defaultReplayRatePerSecond?: number;
+  /** Messages a group's list shows at most (all are still counted). @default 200 */
+  readonly listLimit?: number;
+};
+
+/** A group report and when the walk behind it ran. */
+type CachedGroups = GroupsReport & { readonly readAt: string };
+
+/** The highest rate a request may ask for: the walk confirms one message at a time anyway. */
+const MAX_RATE_PER_SECOND = 10_000;
+
+/**
+ * What the console's API does, without HTTP: reads (overview, groups, messages, one message) and
+ * actions (replay, purge, edit and replay) run as jobs. Every walk of a parking lot goes through
+ * the parked CLI's functions, one at a time per queue.
+ */
+class ConsoleService {
+  public readonly jobs = new JobRegistry();
+  private readonly lock = new QueueLock();
+  private readonly groupCache = new Map<string, CachedGroups>();
+
+  public constructor(private readonly options: ConsoleServiceOptions) {}
+
+  /** Depth of each work queue, delay queue and parking lot, and the oldest parked message (from the last grouping walk). */
+  public async overview(): Promise<Record<string, unknown>> {
+    const names = this.options.queues.flatMap((q) => [q.workQueue, ...q.delayQueues, q.parkingQueue]);
+    const depths = await this.options.broker.depths(names);
+    const queues = [];
+    for (const q of this.options.queues) {
+      const groups = await this.groups(q.name, false);
+      const oldest = groups.groups.map((g) => g.firstSeen).filter((t): t is string => t !== null).sort()[0] ?? null;
+      queues.push({
+        name: q.name,
+        work: { name: q.workQueue, depth: depths.get(q.workQueue) ?? null },
+        delays: q.delayQueues.map((name) => ({ name, depth: depths.get(name) ?? null })),
+        parking: { name: q.parkingQueue, depth: depths.get(q.parkingQueue) ?? null, oldestParkedAt: oldest, groups: groups.groups.length, readAt: groups.readAt },
+      });
+    }
+    return { broker: this.options.broker.endpoint, queues };
+  }
+
+  /** The failure groups of a queue's parking lot: the last walk's, unless `refresh` (or none yet, or an action ran since). */
+  public async groups(queueName: string, refresh: boolean): Promise<CachedGroups> {
+    const queue = this.queue(queueName);
+    const cached = this.groupCache.get(queue.parkingQueue);
+    if (cached !== undefined && !refresh) return cached;
+    const result = await this.walk(queue, (ctx) => groupParked(ctx));
+    const report = { ...groupsReport(queue.parkingQueue, result), readAt: new Date().toISOString() };
+    this.groupCache.set(queue.parkingQueue, report);
+    return report;
+  }
+
+  /** The parked messages that match the request's filters (the CLI's names), at most `listLimit` of them. */
+  public async messages(queueName: string, params: URLSearchParams): Promise<Record<string, unknown>> {
+    const queue = this.queue(queueName);
+    const filter = filterFromRequest(params);
+    const limit = this.options.listLimit ?? 200;
+    const { messages, matched } = await this.walk(queue, (ctx) => readMessageList(ctx, filter, limit));
+    return { filter: describeFilter(filter), matched, shown: messages.length, messages };
+  }
+
+  public async message(queueName: string, messageId: string): Promise<Record<string, unknown> | null> {
+    const queue = this.queue(queueName);
+    return (await this.walk(queue, (ctx) => readMessageDetail(ctx, messageId, this.options.retryHeader))).message;
+  }
+
+  /** Replays the messages the body's filters select (a group: `{ group }`; one message: `{ "message-id" }`), rate-limited. */
+  public replay(queueName: string, body: Readonly<Record<string, unknown>>): Job {
+    const queue = this.queue(queueName);
+    const filter = filterFromRequest(body);
+    const ratePerSecond = body.ratePerSecond ?? this.options.defaultReplayRatePerSecond ?? 50;
+    if (typeof ratePerSecond !== 'number' || !(ratePerSecond > 0 && ratePerSecond <= MAX_RATE_PER_SECOND)) {
+      throw new ConsoleInputError(`ratePerSecond must be a number above 0 and at most ${MAX_RATE_PER_SECOND}; got ${JSON.stringify(ratePerSecond)}`);
+    }
+    return this.action('replay', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, (ctx) =>
+      replayParked(ctx, { filter, keepCount: false, dryRun: false, ratePerSecond, retryHeader: this.options.retryHeader }).then((r) => ({
+        selected: r.selected, noSource: r.noSource, byQueue: Object.fromEntries(r.byQueue), unroutable: Object.fromEntries(r.unroutable), ending: r.ending,
+      })));
+  }
+
+  /**
+   * Deletes the messages the body's filters select, at most `expectedCount`: the count the operator
+   * confirmed, so messages parked since then are never deleted unseen.
+   */
+  public purge(queueName: string, body: Readonly<Record<string, unknown>>): Job {
+    const queue = this.queue(queueName);
+    const filter = filterFromRequest(body);
+    const expected = body.expectedCount;
+    if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) {
+      throw new ConsoleInputError(`expectedCount must be the number of messages the operator confirmed (a whole number of at least 1); got ${JSON.stringify(expected)}`);
+    }
+    if (filter === EVERYTHING || describeFilter(filter) === 'all messages') throw new ConsoleInputError('purge needs a filter (a group, an error name...): the console never deletes a whole parking lot');
+    return this.action('purge', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, (ctx) =>
+      purgeParked(ctx, { filter, limit: expected, dryRun: false }).then((r) => ({ selected: r.selected, deleted: r.deleted, ending: r.ending })));
+  }
+
+  /** Replaces one parked message by its edited copy on its source queue, with an audit header. */
+  public editReplay(queueName: string, messageId: string, body: unknown): Job {
+    const queue = this.queue(queueName);
+    const edit = parseMessageEdit(body);
+    return this.action('edit-replay', `message ${JSON.stringify(messageId)} of ${queue.parkingQueue}`, queue, (ctx) =>
+      editAndReplay(ctx, { messageId, edit, retryHeader: this.options.retryHeader }).then((r) => ({ found: r.found, replayedTo: r.replayedTo, ending: r.ending })));
+  }
+
+  private action(kind: string, label: string, queue: ConsoleQueue, run: (ctx: CommandContext) => Promise<unknown>): Job {
+    return this.jobs.start(kind, label, (onCounts) => this.walk(queue, run, onCounts).finally(() => this.groupCache.delete(queue.parkingQueue)));
+  }
+
+  private walk<T>(queue: ConsoleQueue, command: (ctx: CommandContext) => Promise<T>, onCounts?: (counts: Readonly<WalkCounts>) => void): Promise<T> {
+    return this.lock.run(queue.parkingQueue, () => this.options.broker.walk(queue.parkingQueue, command, onCounts));
+  }
+
+  private queue(name: string): ConsoleQueue {
+    const queue = this.options.queues.find((q) => q.name === name);
+    if (queue === undefined) throw new ConsoleInputError(`no queue ${JSON.stringify(name)} in this console; it shows ${this.options.queues.map((q) => q.name).join(', ')}`);
+    return queue;
+  }
+}
+
+export { ConsoleService };
+export type { CachedGroups, ConsoleServiceOptions };

@@ -1,0 +1,83 @@
+import type { ConsumeMessage } from 'amqplib';
+import { BoomerangHeader } from '../message/headers.js';
+import { READ_WINDOW, Selection, walkReported, type CommandContext, type WalkResult } from '../parked/context.js';
+import type { ParkedFilter } from '../parked/filters.js';
+import { showEntry, valueText } from '../parked/message-format.js';
+import { toParkedView } from '../parked/parked-view.js';
+import { listEntry } from '../parked/table.js';
+
+const KEEP = { kind: 'keep' } as const;
+
+/**
+ * The parked messages that match, as `list --json` rows, at most `limit` of them held (the walk
+ * still reads, and so keeps in order, the whole parking lot); `matched` counts them all.
+ */
+async function readMessageList(ctx: CommandContext, filter: ParkedFilter, limit: number): Promise<WalkResult & { readonly messages: Record<string, unknown>[]; readonly matched: number }> {
+  const nowMs = (ctx.now ?? Date.now)();
+  const matching = new Selection(filter, Number.POSITIVE_INFINITY, nowMs);
+  const messages: Record<string, unknown>[] = [];
+  const result = await walkReported(ctx, ctx.progress('list', () => `${matching.selected} matched`), {
+    window: READ_WINDOW,
+    visit: (message) => {
+      const view = toParkedView(message);
+      if (matching.take(view) && messages.length < limit) messages.push(listEntry(view, nowMs));
+      return KEEP;
+    },
+  });
+  return { ...result, messages, matched: matching.selected };
+}
+
+/** One step of a message's history, oldest first. */
+type HistoryStep = { readonly at: string | null; readonly event: string };
+
+/**
+ * What happened to a message, read from its headers: first and last failure, retries and attempts,
+ * the park, and each dead-lettering the broker recorded (`x-death`).
+ */
+function attemptHistory(headers: Readonly<Record<string, unknown>>, retryHeader: string): HistoryStep[] {
+  const at = (name: string): string | null => (headers[name] === undefined ? null : valueText(headers[name]));
+  const steps: HistoryStep[] = [];
+  if (headers[BoomerangHeader.firstFailureAt] !== undefined) steps.push({ at: at(BoomerangHeader.firstFailureAt), event: 'first failure' });
+  const retries = headers[retryHeader];
+  if (retries !== undefined) steps.push({ at: null, event: `retried ${valueText(retries)} time(s) through the delay path` });
+  if (headers[BoomerangHeader.lastFailureAt] !== undefined) steps.push({ at: at(BoomerangHeader.lastFailureAt), event: 'last failure' });
+  const deaths = Array.isArray(headers['x-death']) ? (headers['x-death'] as Record<string, unknown>[]) : [];
+  for (const death of [...deaths].reverse()) {
+    const time = death.time as { value?: unknown } | undefined;
+    const when = typeof time?.value === 'number' ? new Date(time.value * 1000).toISOString() : null;
+    steps.push({ at: when, event: `dead-lettered by the broker from ${valueText(death.queue)} (${valueText(death.reason)}), ${valueText(death.count)} time(s)` });
+  }
+  if (headers[BoomerangHeader.parkedAt] !== undefined) {
+    const attempts = headers[BoomerangHeader.attempts];
+    steps.push({ at: at(BoomerangHeader.parkedAt), event: `parked after ${attempts === undefined ? 'an unknown number of' : valueText(attempts)} attempt(s): ${valueText(headers[BoomerangHeader.parkReason] ?? 'no reason recorded')}` });
+  }
+  return steps;
+}
+
+/** Characters of the body the console shows; the edit form starts from them. */
+const DETAIL_BODY_CHARS = 256 * 1024;
+
+/**
+ * The first parked message with this id, in full for the message view: `show --json`'s object
+ * plus the error stack and the attempt history; null when no parked message has the id.
+ */
+async function readMessageDetail(ctx: CommandContext, messageId: string, retryHeader: string): Promise<WalkResult & { readonly message: Record<string, unknown> | null }> {
+  let found: ConsumeMessage | undefined;
+  const result = await walkReported(ctx, ctx.progress('show', () => (found ? 'found' : 'looking')), {
+    window: READ_WINDOW,
+    visit: (message) => {
+      if (found === undefined && message.properties.messageId === messageId) found = message;
+      return KEEP;
+    },
+  });
+  if (found === undefined) return { ...result, message: null };
+  const headers = found.properties.headers ?? {};
+  const stack = headers[BoomerangHeader.errorStack];
+  return {
+    ...result,
+    message: { ...showEntry(found, DETAIL_BODY_CHARS), stack: stack === undefined ? null : valueText(stack), history: attemptHistory(headers, retryHeader) },
+  };
+}
+
+export { attemptHistory, readMessageDetail, readMessageList };
+export type { HistoryStep };

@@ -1,0 +1,54 @@
+/** The console's JSON API, from the browser: the cookie carries the token, the custom header marks our own page. */
+
+type Json = Record<string, unknown>;
+
+class ApiError extends Error {
+  public constructor(public readonly status: number, message: string) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: method === 'POST' ? { 'content-type': 'application/json', 'x-boomerang-console': '1' } : {},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = (await response.json().catch(() => ({}))) as Json;
+  if (!response.ok) throw new ApiError(response.status, String(data.error ?? `HTTP ${response.status}`));
+  return data as T;
+}
+
+const q = (queue: string): string => `/api/queues/${encodeURIComponent(queue)}`;
+
+type Group = {
+  key: string; errorName: string | null; message: string; sourceQueue: string | null; count: number;
+  firstSeen: string | null; lastSeen: string | null; sample: { messageId: string | null; errorMessage: string | null };
+};
+type GroupsReport = { queue: string; parked: number; grouped: number; groups: Group[]; readAt: string };
+type Depth = { name: string; depth: number | null };
+type Overview = { broker: string; queues: { name: string; work: Depth; delays: Depth[]; parking: Depth & { oldestParkedAt: string | null; groups: number; readAt: string } }[] };
+type ListEntry = { messageId: string | null; parkedAt: string | null; ageMs: number | null; attempts: number | null; errorName: string | null; errorMessage: string | null; sourceQueue: string | null; bodyBytes: number };
+type MessageList = { filter: string; matched: number; shown: number; messages: ListEntry[] };
+type MessageDetail = {
+  parked: Json; properties: Json; headers: Json; body: { kind: string; text: string; bytes: number; cut: boolean };
+  stack: string | null; history: { at: string | null; event: string }[];
+};
+type Counts = { total: number; visited: number; kept: number; moved: number; deleted: number; notMoved: number };
+type Job = { id: string; kind: string; label: string; state: 'running' | 'done' | 'failed'; counts: Counts | null; result: Json | null; error: string | null };
+
+const api = {
+  overview: () => call<Overview>('GET', '/api/overview'),
+  groups: (queue: string, refresh = false) => call<GroupsReport>('GET', `${q(queue)}/groups${refresh ? '?refresh=1' : ''}`),
+  messages: (queue: string, params: URLSearchParams) => call<MessageList>('GET', `${q(queue)}/messages?${params}`),
+  message: (queue: string, id: string) => call<MessageDetail>('GET', `${q(queue)}/messages/${encodeURIComponent(id)}`),
+  replay: (queue: string, body: Json) => call<Job>('POST', `${q(queue)}/replay`, body),
+  purge: (queue: string, body: Json) => call<Job>('POST', `${q(queue)}/purge`, body),
+  editReplay: (queue: string, id: string, body: Json) => call<Job>('POST', `${q(queue)}/messages/${encodeURIComponent(id)}/edit-replay`, body),
+  job: (id: string) => call<Job>('GET', `/api/jobs/${encodeURIComponent(id)}`),
+};
+
+export { api, ApiError };
+export type { Group, GroupsReport, Job, ListEntry, MessageDetail, MessageList, Overview };

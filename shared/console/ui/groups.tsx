@@ -1,0 +1,67 @@
+import { useState } from 'preact/hooks';
+import { api, type Group, type Job } from './api.js';
+import { Confirm, href, JobProgress, Loading, Page, Time, useLoad } from './shared.js';
+
+type Pending = { kind: 'replay' | 'purge'; group: Group };
+
+/** The parking lot grouped by cause, with replay and purge per group. */
+function GroupsView({ queue }: { queue: string }) {
+  const [refresh, setRefresh] = useState(0);
+  const { data, error } = useLoad(() => api.groups(queue, refresh > 0), [queue, refresh]);
+  const [pending, setPending] = useState<Pending | undefined>();
+  const [jobs, setJobs] = useState<Job[]>([]);
+  const [failure, setFailure] = useState<string | undefined>();
+  const run = (p: Pending): void => {
+    setPending(undefined);
+    const body = { group: p.group.key, ...(p.kind === 'purge' ? { expectedCount: p.group.count } : {}) };
+    (p.kind === 'replay' ? api.replay(queue, body) : api.purge(queue, body)).then((job) => setJobs((js) => [job, ...js]), (e: Error) => setFailure(e.message));
+  };
+  const title = `Failure groups of ${queue}`;
+  return (
+    <Page title={title} crumbs={[[queue, href('q', queue)]]}>
+      {jobs.map((job) => <JobProgress key={job.id} job={job} onDone={() => setRefresh((r) => r + 1)} />)}
+      {failure !== undefined && <p role="alert" class="error">{failure}</p>}
+      {pending !== undefined && (
+        <Confirm
+          question={pending.kind === 'replay'
+            ? `Replay ${pending.group.count} message(s) of ${pending.group.errorName ?? 'no error name'} to ${pending.group.sourceQueue ?? 'their source queue'}?`
+            : `Delete ${pending.group.count} parked message(s) of ${pending.group.errorName ?? 'no error name'}? This cannot be undone.`}
+          action={pending.kind === 'replay' ? `Replay ${pending.group.count}` : `Delete ${pending.group.count}`}
+          danger={pending.kind === 'purge'}
+          onConfirm={() => run(pending)}
+          onCancel={() => setPending(undefined)}
+        />
+      )}
+      {data === undefined ? <Loading error={error} what="the failure groups" /> : (
+        <>
+          <p class="muted">{data.grouped} of {data.parked} parked message(s) in {data.groups.length} group(s), read <Time iso={data.readAt} /> · <button type="button" onClick={() => setRefresh((r) => r + 1)}>Read again</button></p>
+          {data.groups.length === 0 ? <p>The parking lot is empty.</p> : (
+            <table class="groups">
+              <thead><tr><th scope="col" class="num">Count</th><th scope="col">Error</th><th scope="col">Message</th><th scope="col">Source</th><th scope="col">First seen</th><th scope="col">Last seen</th><th scope="col">Sample</th><th scope="col">Actions</th></tr></thead>
+              <tbody>
+                {data.groups.map((g) => (
+                  <tr key={g.key} data-group={g.key}>
+                    <td class="num count">{g.count}</td>
+                    <td><strong>{g.errorName ?? '–'}</strong></td>
+                    <td><code>{g.message || '–'}</code></td>
+                    <td>{g.sourceQueue ?? '–'}</td>
+                    <td><Time iso={g.firstSeen} /></td>
+                    <td><Time iso={g.lastSeen} /></td>
+                    <td>{g.sample.messageId === null ? '–' : <a href={href('q', queue, 'm', g.sample.messageId)} title={g.sample.errorMessage ?? ''}>{g.sample.messageId}</a>}</td>
+                    <td class="actions">
+                      <a href={href('q', queue, 'g', g.key)}>Messages</a>{' '}
+                      <button type="button" onClick={() => setPending({ kind: 'replay', group: g })}>Replay</button>{' '}
+                      <button type="button" class="danger" onClick={() => setPending({ kind: 'purge', group: g })}>Purge</button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </Page>
+  );
+}
+
+export { GroupsView };

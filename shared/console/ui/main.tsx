@@ -1,0 +1,34 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { GroupDetailView } from './group-detail.js';
+import { GroupsView } from './groups.js';
+import { MessageView } from './message.js';
+import { OverviewView } from './overview.js';
+
+/** `#/q/<queue>/g/<group key>` → ['q', queue, 'g', key], each part URL-decoded. */
+function route(): string[] {
+  return location.hash.replace(/^#\/?/, '').split('/').filter((p) => p !== '').map(decodeURIComponent);
+}
+
+function App() {
+  const [parts, setParts] = useState(route());
+  useEffect(() => {
+    const onHash = (): void => {
+      setParts(route());
+      // Keyboard and screen-reader users land on the new page's heading.
+      setTimeout(() => document.querySelector<HTMLElement>('h1')?.focus(), 0);
+    };
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  const [kind, queue, sub, id] = parts;
+  if (kind === 'q' && queue !== undefined && sub === 'g' && id !== undefined) return <GroupDetailView queue={queue} group={id} />;
+  if (kind === 'q' && queue !== undefined && sub === 'm' && id !== undefined) return <MessageView queue={queue} id={id} />;
+  if (kind === 'q' && queue !== undefined) return <GroupsView queue={queue} />;
+  return <OverviewView />;
+}
+
+const root = document.getElementById('app') as HTMLElement;
+// The "Loading…" placeholder goes: render() adds to what the container holds.
+root.textContent = '';
+render(<App />, root);

@@ -1,0 +1,91 @@
+import { useState } from 'preact/hooks';
+import { api, type Job, type MessageDetail } from './api.js';
+import { Confirm, href, JobProgress, Loading, Page, useLoad } from './shared.js';
+
+/** Headers an operator edits: the team's, as text, numbers or booleans (the broker's and the park headers go on replay anyway). */
+function editableHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith('x-') || (name.startsWith('boomerang-') && !name.startsWith('boomerang-original-'))) continue;
+    if (['string', 'number', 'boolean'].includes(typeof value)) out[name] = value;
+  }
+  return out;
+}
+
+function Pairs({ entries }: { entries: Record<string, unknown> }) {
+  const rows = Object.entries(entries).filter(([, v]) => v !== null && v !== undefined).sort(([a], [b]) => a.localeCompare(b));
+  if (rows.length === 0) return <p class="muted">(none)</p>;
+  return (
+    <table class="pairs"><tbody>
+      {rows.map(([k, v]) => <tr key={k}><th scope="row">{k}</th><td><code>{typeof v === 'string' ? v : JSON.stringify(v)}</code></td></tr>)}
+    </tbody></table>
+  );
+}
+
+function EditForm({ message, onSubmit, onCancel }: { message: MessageDetail; onSubmit: (body: string, headers: Record<string, unknown>) => void; onCancel: () => void }) {
+  const [body, setBody] = useState(message.body.kind === 'binary' ? '' : message.body.text);
+  const [headers, setHeaders] = useState(JSON.stringify(editableHeaders(message.headers), null, 2));
+  const [problem, setProblem] = useState<string | undefined>();
+  const submit = (e: Event): void => {
+    e.preventDefault();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(headers);
+    } catch (error) {
+      return setProblem(`The headers must be a JSON object: ${(error as Error).message}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return setProblem('The headers must be a JSON object, such as {"tenant": "acme"}');
+    onSubmit(body, parsed as Record<string, unknown>);
+  };
+  return (
+    <form class="edit" onSubmit={submit} aria-label="Edit and replay">
+      <label for="edit-body">Body</label>
+      <textarea id="edit-body" name="body" rows={12} value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
+      <label for="edit-headers">Headers (JSON; park and broker headers are dropped on replay)</label>
+      <textarea id="edit-headers" name="headers" rows={6} value={headers} onInput={(e) => setHeaders((e.target as HTMLTextAreaElement).value)} />
+      {problem !== undefined && <p role="alert" class="error">{problem}</p>}
+      <p class="muted">The replayed copy carries a <code>boomerang-edited</code> header: when it was edited and the SHA-256 of the original body.</p>
+      <button type="submit" class="primary">Replay edited message</button>{' '}
+      <button type="button" onClick={onCancel}>Cancel</button>
+    </form>
+  );
+}
+
+/** One parked message: why it is parked, properties, headers, body, stack and history; replay it, or edit and replay it. */
+function MessageView({ queue, id }: { queue: string; id: string }) {
+  const { data, error } = useLoad(() => api.message(queue, id), [queue, id]);
+  const [mode, setMode] = useState<'view' | 'confirm' | 'edit'>('view');
+  const [jobs, setJobs] = useState<Job[]>([]);
+  const [failure, setFailure] = useState<string | undefined>();
+  const started = (job: Job): void => {
+    setMode('view');
+    setJobs((js) => [job, ...js]);
+  };
+  const failed = (e: Error): void => setFailure(e.message);
+  return (
+    <Page title={`Message ${id}`} crumbs={[[queue, href('q', queue)]]}>
+      {jobs.map((job) => <JobProgress key={job.id} job={job} />)}
+      {failure !== undefined && <p role="alert" class="error">{failure}</p>}
+      {data === undefined ? <Loading error={error} what="the message" /> : (
+        <>
+          <p>
+            <button type="button" onClick={() => setMode('confirm')}>Replay</button>{' '}
+            <button type="button" onClick={() => setMode('edit')}>Edit and replay</button>
+          </p>
+          {mode === 'confirm' && <Confirm question={`Replay message ${id} to ${String(data.parked.sourceQueue ?? 'its source queue')}?`} action="Replay 1" onConfirm={() => api.replay(queue, { 'message-id': id }).then(started, failed)} onCancel={() => setMode('view')} />}
+          {mode === 'edit' && <EditForm message={data} onCancel={() => setMode('view')} onSubmit={(body, headers) => api.editReplay(queue, id, { body, headers }).then(started, failed)} />}
+          <section><h2>Why it is parked</h2><Pairs entries={data.parked} /></section>
+          <section><h2>Attempt history</h2>
+            {data.history.length === 0 ? <p class="muted">(no history headers)</p> : <ol class="history">{data.history.map((s, i) => <li key={i}>{s.at !== null && <time dateTime={s.at}>{s.at}</time>} {s.event}</li>)}</ol>}
+          </section>
+          <section><h2>Error stack</h2>{data.stack === null ? <p class="muted">(none recorded)</p> : <pre class="stack">{data.stack}</pre>}</section>
+          <section><h2>Body <span class="muted">({data.body.bytes} bytes, {data.body.kind === 'binary' ? 'binary, as base64' : data.body.kind})</span></h2><pre class="body" tabIndex={0}>{data.body.text}{data.body.cut ? '\n…' : ''}</pre></section>
+          <section><h2>Properties</h2><Pairs entries={data.properties} /></section>
+          <section><h2>Headers</h2><Pairs entries={data.headers} /></section>
+        </>
+      )}
+    </Page>
+  );
+}
+
+export { MessageView };

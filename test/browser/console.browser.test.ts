@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConsoleServer } from '../../shared/console/server.js';
+import { TestBroker } from '../helpers/broker.js';
+import { consoleTestConfig, parkThreeKinds, startTestConsole } from '../helpers/console-fixture.js';
+import { pullUntil } from '../helpers/engine.js';
+import { launchChromium } from './chromium.js';
+
+const IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
+
+let broker: TestBroker;
+let browser: Browser;
+let server: ConsoleServer;
+let page: Page;
+let work: string;
+let parked: string;
+
+beforeAll(async () => {
+  broker = await TestBroker.open();
+  ({ work, parked } = await parkThreeKinds(broker));
+  ({ server } = await startTestConsole(work, { rate: 200 }));
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await broker?.close();
+});
+
+/** The groups table's rows as [error name, count], in the order shown (none while it reads the parking lot again). */
+async function groupRows(): Promise<[string, number][]> {
+  const rows = page.locator('table.groups tbody tr');
+  const out: [string, number][] = [];
+  for (let i = 0; i < (await rows.count()); i++) {
+    const row = rows.nth(i);
+    out.push([await row.locator('td').nth(1).innerText(), Number(await row.locator('td.count').innerText())]);
+  }
+  return out;
+}
+
+/** Waits for the newest job panel to end and returns its text. */
+async function jobEnds(): Promise<string> {
+  const job = page.locator('.job').first();
+  await job.locator('.state', { hasText: /^(done|failed)$/ }).waitFor({ timeout: 60_000 });
+  return job.innerText();
+}
+
+describe('console in Chromium', () => {
+  it('opens with the printed URL, drops the token from the address bar, and shows the queue depths', async () => {
+    await page.goto(server.url);
+    expect(new URL(page.url()).searchParams.has('token')).toBe(false);
+    await page.getByRole('heading', { name: work }).waitFor();
+    expect(await page.locator(`[data-parked="${work}"]`).innerText()).toBe('9');
+    expect(await page.content()).not.toContain('guest:guest');
+    await page.screenshot({ path: `${IMAGES}console-overview.png`, fullPage: true });
+  });
+
+  it('shows three failure groups with the right counts, reached from the keyboard', async () => {
+    await page.getByRole('link', { name: `Failure groups of ${work}` }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['PartnerDown', 4], ['ValidationError', 3], ['TimeoutError', 2]]);
+    await page.screenshot({ path: `${IMAGES}console-groups.png`, fullPage: true });
+    // The dark theme follows the system's preference.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(21, 23, 26)');
+    await page.screenshot({ path: `${IMAGES}console-groups-dark.png`, fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('replays one group: it drains from the parking lot and its messages reach the work queue', async () => {
+    await page.locator('tr', { hasText: 'PartnerDown' }).getByRole('button', { name: 'Replay' }).click();
+    await page.getByRole('button', { name: 'Replay 4' }).click();
+    expect(await jobEnds()).toContain('done');
+    await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['ValidationError', 3], ['TimeoutError', 2]]);
+    // The pull function runs on the work queue with a handler that succeeds now (the partner is back).
+    const handled: { id: unknown; retryNo: number }[] = [];
+    await pullUntil(consoleTestConfig(work), (message) => { handled.push({ id: message.properties.messageId, retryNo: message.retryNo }); }, () => handled.length >= 4);
+    expect(handled.map((m) => m.id).sort()).toEqual(['PartnerDown-0', 'PartnerDown-1', 'PartnerDown-2', 'PartnerDown-3']);
+    expect(handled.every((m) => m.retryNo === 0)).toBe(true);
+    expect(await broker.messageCount(work)).toBe(0);
+  });
+
+  it('purges another group after a confirmation that names the count', async () => {
+    await page.locator('tr', { hasText: 'ValidationError' }).getByRole('button', { name: 'Purge' }).click();
+    const dialog = page.getByRole('alertdialog');
+    expect(await dialog.innerText()).toContain('Delete 3 parked message(s) of ValidationError');
+    await dialog.getByRole('button', { name: 'Delete 3' }).click();
+    expect(await jobEnds()).toContain('done');
+    await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['TimeoutError', 2]]);
+    expect(await broker.messageCount(parked)).toBe(2);
+  });
+
+  it('shows one message in full, then edits and replays it with the audit header', async () => {
+    await page.locator('tr', { hasText: 'TimeoutError' }).getByRole('link', { name: 'TimeoutError-0' }).click();
+    await page.getByRole('heading', { name: 'Attempt history' }).waitFor();
+    expect(await page.locator('pre.stack').innerText()).toContain('at deliver (webhook-delivery.ts:42:11)');
+    expect(await page.locator('pre.body').innerText()).toContain('"kind": "TimeoutError"');
+    await page.screenshot({ path: `${IMAGES}console-message.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Edit and replay' }).click();
+    await page.getByLabel('Body').fill('{"kind":"TimeoutError","i":0,"timeoutMs":10000}');
+    await page.getByRole('button', { name: 'Replay edited message' }).click();
+    expect(await jobEnds()).toContain('done');
+    const [message] = await broker.drain(work, 1);
+    const originalHash = createHash('sha256').update(JSON.stringify({ kind: 'TimeoutError', i: 0 })).digest('hex');
+    expect(message?.content.toString()).toBe('{"kind":"TimeoutError","i":0,"timeoutMs":10000}');
+    expect(String(message?.properties.headers?.['boomerang-edited'])).toMatch(new RegExp(`^edited-at=.+; original-body-sha256=${originalHash}$`));
+    expect(await broker.messageCount(parked)).toBe(1);
+  });
+
+  it('answers 401 to a request without the token', async () => {
+    const context = await browser.newContext();
+    const response = await context.request.get(`${server.origin}/api/overview`);
+    expect(response.status()).toBe(401);
+    await context.close();
+  });
+
+  it('refuses a POST from another site', async () => {
+    // Prepare: a page on another origin that posts a purge form to the console.
+    const attacker: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<form id="f" method="POST" action="${server.origin}/api/queues/${encodeURIComponent(work)}/purge"><input name="group" value="x"></form><script>document.getElementById('f').submit()</script>`);
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    try {
+      // Act
+      const answered = page.waitForResponse((r) => r.url().includes('/purge'));
+      await page.goto(`http://localhost:${(attacker.address() as AddressInfo).port}/`);
+      // Assess
+      expect((await answered).status()).toBe(403);
+      expect(await broker.messageCount(parked)).toBe(1);
+    } finally {
+      attacker.close();
+    }
+  });
+});

@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+import { PlainSummaryReporter } from '../helpers/plain-summary-reporter.js';
+
+/** The console in a real browser (Debian's Chromium through playwright-core): `npm run test:browser`. */
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    include: ['test/browser/**/*.browser.test.ts'],
+    // A browser start, a few walks of a small parking lot and rate-limited replays.
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+    maxWorkers: 1,
+    reporters: ['default', new PlainSummaryReporter()],
+  },
+});

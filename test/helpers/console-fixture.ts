@@ -1,0 +1,65 @@
+import { loadConfig, type Config } from '../../shared/config/config.js';
+import { buildConsoleAssets } from '../../shared/console/assets.js';
+import { configBroker } from '../../shared/console/console-broker.js';
+import { consoleQueuesFromConfig } from '../../shared/console/console-queue.js';
+import { ConsoleService } from '../../shared/console/console-service.js';
+import { startConsoleServer, type ConsoleServer } from '../../shared/console/server.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
+import { AMQP_URL, type TestBroker, uniqueName } from './broker.js';
+import { setUpTopology } from './engine.js';
+
+/** The three kinds of failure the console tests park: counts 4, 3 and 2, so every group has its own count. */
+const KINDS = [
+  { errorName: 'PartnerDown', message: (i: number) => `POST https://partner.example/hooks/${i} returned 50${i % 4}`, count: 4 },
+  { errorName: 'ValidationError', message: (i: number) => `order-${1000 + i}: field amount is missing`, count: 3 },
+  { errorName: 'TimeoutError', message: (i: number) => `no answer after ${3000 + i}ms`, count: 2 },
+] as const;
+
+/** The config of a console test's work queue: the defaults, on the test broker. */
+function consoleTestConfig(work: string): Config {
+  return loadConfig({ AMQP_URL, WORK_QUEUE: work });
+}
+
+/** A work queue, its delay tiers and its parking lot (quorum), with the three kinds parked as Boomerang parks them: `<kind>-<i>` ids. */
+async function parkThreeKinds(broker: TestBroker): Promise<{ work: string; parked: string }> {
+  const work = uniqueName('console');
+  const parked = `${work}.parked`;
+  // The whole topology (work queue, delay tiers, parking lot), so the pull function can run on it.
+  await setUpTopology(broker, consoleTestConfig(work));
+  const channel = await broker.connection.createConfirmChannel();
+  for (const kind of KINDS) {
+    for (let i = 0; i < kind.count; i++) {
+      channel.sendToQueue(parked, Buffer.from(JSON.stringify({ kind: kind.errorName, i })), {
+        persistent: true,
+        messageId: `${kind.errorName}-${i}`,
+        contentType: 'application/json',
+        headers: {
+          tenant: 'acme',
+          'x-retry-no': 5,
+          [BoomerangHeader.errorName]: kind.errorName,
+          [BoomerangHeader.errorMessage]: kind.message(i),
+          [BoomerangHeader.errorStack]: `${kind.errorName}: ${kind.message(i)}\n    at deliver (webhook-delivery.ts:42:11)`,
+          [BoomerangHeader.attempts]: 6,
+          [BoomerangHeader.parkReason]: 'retries exhausted: 5 of 5 made',
+          [BoomerangHeader.firstFailureAt]: new Date(Date.now() - 3_600_000).toISOString(),
+          [BoomerangHeader.lastFailureAt]: new Date(Date.now() - 60_000 * (i + 1)).toISOString(),
+          [BoomerangHeader.parkedAt]: new Date(Date.now() - 60_000 * (i + 1)).toISOString(),
+          [BoomerangHeader.sourceQueue]: work,
+        },
+      });
+    }
+  }
+  await channel.waitForConfirms();
+  await channel.close();
+  return { work, parked };
+}
+
+/** The console for one work queue on the test broker, as `npm run console` starts it. */
+async function startTestConsole(work: string, options: { readonly rate?: number } = {}): Promise<{ server: ConsoleServer; service: ConsoleService }> {
+  const config = consoleTestConfig(work);
+  const service = new ConsoleService({ queues: consoleQueuesFromConfig(config), broker: configBroker(config), retryHeader: config.retryHeader, defaultReplayRatePerSecond: options.rate });
+  const server = await startConsoleServer({ service, assets: await buildConsoleAssets() });
+  return { server, service };
+}
+
+export { consoleTestConfig, KINDS, parkThreeKinds, startTestConsole };

@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConsoleServer } from '../../shared/console/server.js';
+import { KINDS, parkThreeKinds, startTestConsole } from '../helpers/console-fixture.js';
+import { runParkedCli } from '../helpers/parked-cli.js';
+import { useTestBroker } from '../helpers/topology.js';
+
+const broker = useTestBroker();
+let server: ConsoleServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+
+/** A request as the console's own page makes it: the token cookie, and for a POST the same origin and the custom header. */
+async function api(s: ConsoleServer, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const cookie = `boomerang_console_${new URL(s.origin).port}=${s.token}`;
+  const post = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { cookie, origin: s.origin, 'sec-fetch-site': 'same-origin', 'x-boomerang-console': '1', 'content-type': 'application/json' } };
+  const response = await fetch(`${s.origin}${path}`, { headers: { cookie }, ...post });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+/** fetch() will not send another Host header (a page on a rebinding domain would): node:http will. */
+function statusWithHost(url: string, host: string, cookie: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers: { host, cookie } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }).on('error', reject).end();
+  });
+}
+
+async function finished(s: ConsoleServer, jobId: string): Promise<Record<string, unknown>> {
+  for (;;) {
+    const { json } = await api(s, `/api/jobs/${jobId}`);
+    if (json.state !== 'running') return json;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('console API', () => {
+  it('returns the same groups as `parked groups --json`', async () => {
+    // Prepare
+    const { work } = await parkThreeKinds(broker());
+    ({ server } = await startTestConsole(work));
+    // Act
+    const cli = await runParkedCli(['groups', '--json'], work);
+    const { status, json } = await api(server, `/api/queues/${encodeURIComponent(work)}/groups?refresh=1`);
+    // Assess
+    expect(cli.code).toBe(0);
+    expect(status).toBe(200);
+    const { readAt, ...fromConsole } = json;
+    expect(typeof readAt).toBe('string');
+    expect(fromConsole).toEqual(JSON.parse(cli.stdout));
+    expect((fromConsole.groups as { count: number }[]).map((g) => g.count)).toEqual(KINDS.map((k) => k.count));
+  });
+
+  it('answers 401 without the token, 403 to a cross-site or header-less POST and to a foreign Host', async () => {
+    // Prepare
+    const { work } = await parkThreeKinds(broker());
+    ({ server } = await startTestConsole(work));
+    const cookie = `boomerang_console_${new URL(server.origin).port}=${server.token}`;
+    const replay = `${server.origin}/api/queues/${encodeURIComponent(work)}/replay`;
+    const body = JSON.stringify({ group: 'x' });
+    // Act
+    const noToken = await fetch(`${server.origin}/api/overview`);
+    const wrongToken = await fetch(`${server.origin}/api/overview?token=nope`);
+    const crossSite = await fetch(replay, { method: 'POST', body, headers: { cookie, origin: 'http://evil.example', 'x-boomerang-console': '1' } });
+    const noHeader = await fetch(replay, { method: 'POST', body, headers: { cookie, origin: server.origin } });
+    const rebound = await statusWithHost(`${server.origin}/api/overview`, 'evil.example', cookie);
+    const first = await fetch(server.url, { redirect: 'manual' });
+    // Assess
+    expect([noToken.status, wrongToken.status, crossSite.status, noHeader.status, rebound]).toEqual([401, 401, 403, 403, 403]);
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/');
+    expect(first.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Strict/);
+    expect(await broker().messageCount(`${work}.parked`)).toBe(9);
+  });
+
+  it('shows the broker without its password', async () => {
+    const { work } = await parkThreeKinds(broker());
+    ({ server } = await startTestConsole(work));
+    const { json } = await api(server, '/api/overview');
+    expect(String(json.broker)).not.toContain('guest:guest');
+    expect(json.queues).toMatchObject([{ name: work, parking: { depth: 9, oldestParkedAt: expect.any(String) } }]);
+  });
+
+  it('replays a group, purges another at most the confirmed count, and edits and replays one message with the audit header', async () => {
+    // Prepare
+    const { work, parked } = await parkThreeKinds(broker());
+    ({ server } = await startTestConsole(work, { rate: 500 }));
+    const q = `/api/queues/${encodeURIComponent(work)}`;
+    const groups = (await api(server, `${q}/groups`)).json.groups as { key: string; errorName: string }[];
+    const key = (name: string): string => (groups.find((g) => g.errorName === name) as { key: string }).key;
+    // Act
+    const replay = await api(server, `${q}/replay`, { group: key('PartnerDown') });
+    const replayed = await finished(server, String(replay.json.id));
+    const purge = await api(server, `${q}/purge`, { group: key('ValidationError'), expectedCount: 2 });
+    const purged = await finished(server, String(purge.json.id));
+    const edit = await api(server, `${q}/messages/TimeoutError-0/edit-replay`, { body: '{"fixed":true}', headers: { tenant: 'globex' } });
+    const edited = await finished(server, String(edit.json.id));
+    // Assess
+    expect([replay.status, purge.status, edit.status]).toEqual([202, 202, 202]);
+    expect(replayed).toMatchObject({ state: 'done', result: { selected: 4, byQueue: { [work]: 4 } } });
+    expect(purged).toMatchObject({ state: 'done', result: { deleted: 2 } });
+    expect(edited).toMatchObject({ state: 'done', result: { found: true, replayedTo: work } });
+    const arrived = await broker().drain(work, 5);
+    expect(arrived.map((m) => m.properties.messageId).sort()).toEqual(['PartnerDown-0', 'PartnerDown-1', 'PartnerDown-2', 'PartnerDown-3', 'TimeoutError-0']);
+    const fixed = arrived.find((m) => m.properties.messageId === 'TimeoutError-0');
+    const originalHash = createHash('sha256').update(JSON.stringify({ kind: 'TimeoutError', i: 0 })).digest('hex');
+    expect(fixed?.content.toString()).toBe('{"fixed":true}');
+    expect(fixed?.properties.headers).toMatchObject({ tenant: 'globex', 'boomerang-edited': expect.stringMatching(new RegExp(`^edited-at=\\d{4}-.*; original-body-sha256=${originalHash}$`)) });
+    expect(fixed?.properties.headers?.['boomerang-error-name']).toBeUndefined();
+    expect(await broker().messageCount(parked)).toBe(2);
+  });
+
+  it('answers 400 naming the bad input, and keeps every message', async () => {
+    const { work, parked } = await parkThreeKinds(broker());
+    ({ server } = await startTestConsole(work));
+    const q = `/api/queues/${encodeURIComponent(work)}`;
+    const answers = await Promise.all([
+      api(server, `${q}/purge`, { group: 'x' }),
+      api(server, `${q}/purge`, { expectedCount: 3 }),
+      api(server, `${q}/replay`, { 'older-than': 'soon' }),
+      api(server, `${q}/messages/m/edit-replay`, { body: 1, headers: {} }),
+      api(server, '/api/queues/nope/groups'),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400]);
+    expect(answers.map((a) => String(a.json.error))).toEqual([
+      expect.stringContaining('expectedCount'), expect.stringContaining('needs a filter'), expect.stringContaining('older-than must be a duration'),
+      expect.stringContaining('`body`'), expect.stringContaining('no queue "nope"'),
+    ]);
+    expect(await broker().messageCount(parked)).toBe(9);
+  });
+});

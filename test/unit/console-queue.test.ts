@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../shared/config/config.js';
+import { consoleQueuesFromConfig } from '../../shared/console/console-queue.js';
+import { QueueLock } from '../../shared/console/queue-lock.js';
+
+describe('consoleQueuesFromConfig', () => {
+  it('takes WORK_QUEUE and PARKING_QUEUE when no queue is named', () => {
+    const [queue] = consoleQueuesFromConfig(loadConfig({ WORK_QUEUE: 'orders', PARKING_QUEUE: 'orders.dead' }));
+    expect(queue).toMatchObject({ name: 'orders', workQueue: 'orders', parkingQueue: 'orders.dead' });
+    expect(queue?.delayQueues.length).toBeGreaterThan(0);
+    expect(queue?.delayQueues.every((name) => name.startsWith('orders.delay.'))).toBe(true);
+  });
+
+  it('gives each named queue its default parking lot, once per name', () => {
+    const queues = consoleQueuesFromConfig(loadConfig({ WORK_QUEUE: 'orders' }), ['invoices', 'orders', 'invoices']);
+    expect(queues.map((q) => [q.workQueue, q.parkingQueue])).toEqual([['invoices', 'invoices.parked'], ['orders', 'orders.parked']]);
+  });
+
+  it.each([['amq.bad', 'belong to the broker'], ['x'.repeat(250), '1 to 255 bytes']])('refuses the queue name %s with a ConfigError', (name, message) => {
+    expect(() => consoleQueuesFromConfig(loadConfig({}), [name])).toThrow(expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining(message) }));
+  });
+});
+
+describe('QueueLock', () => {
+  it('runs work on one queue one at a time, in order, even after a failure', async () => {
+    const lock = new QueueLock();
+    const log: string[] = [];
+    const step = (name: string, fail = false) => async () => {
+      log.push(`start ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      log.push(`end ${name}`);
+      if (fail) throw new Error(name);
+      return name;
+    };
+    const results = await Promise.allSettled([lock.run('q', step('a', true)), lock.run('q', step('b')), lock.run('q', step('c'))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+  });
+});
