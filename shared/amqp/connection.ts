@@ -71,7 +71,7 @@ async function connectBroker(options: ConnectOptions): Promise<BrokerConnection>
   let closing = false;
   const lost = new Promise<Error>((resolve) => {
     manager.once('disconnect', ({ err }: { err?: Error }) => {
-      if (!closing) resolve(new BrokerConnectionError(`Lost the connection to the broker: ${redactText(err?.message ?? 'closed')}`, { cause: err }));
+      if (!closing) resolve(new BrokerConnectionError(`Lost the connection to the broker: ${redactText(err?.message ?? 'closed')}`, { cause: err, reason: 'connection-lost' }));
     });
   });
   return {

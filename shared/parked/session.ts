@@ -3,7 +3,7 @@ import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { GuardedOutput } from '../cli/guarded-output.js';
 import type { Config } from '../config/config.js';
 import type { CommandContext } from './context.js';
-import { ParkedCommandError } from './errors.js';
+import { ParkedCommandError } from '../errors.js';
 import { createProgress } from './progress.js';
 
 /**
@@ -36,8 +36,8 @@ async function withParkingLot<T>(config: Config, queue: string, run: (ctx: Comma
     try {
       return await run(ctx);
     } catch (error) {
-      // checkQueue on a missing queue closes the channel with 404.
-      if (/NOT_FOUND/.test(String(channelError?.message ?? (error as Error).message))) {
+      // checkQueue on a missing queue closes the channel with 404 (NOT_FOUND).
+      if (replyCodeOf(channelError ?? error) === 404) {
         throw new ParkedCommandError(`there is no queue ${JSON.stringify(queue)} (PARKING_QUEUE, or --queue): check the name and the vhost`, { cause: error });
       }
       throw error;
@@ -50,6 +50,11 @@ async function withParkingLot<T>(config: Config, queue: string, run: (ctx: Comma
     process.off('SIGINT', onSigint);
     await broker.close();
   }
+}
+
+/** The broker's reply code an amqplib channel or connection close carries. */
+function replyCodeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | undefined)?.code;
 }
 
 /** Asks a yes/no question on the terminal; only `y` or `yes` is a yes. */
