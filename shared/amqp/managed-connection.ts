@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { AmqpConnectionManagerClass } from 'amqp-connection-manager';
+import { AmqpConnectionManagerClass, type AmqpConnectionManager } from 'amqp-connection-manager';
 import type { ChannelModel } from 'amqplib';
 import { BrokerConnectionError } from '../errors.js';
 import { redactUrl } from '../observability/redact.js';
@@ -20,6 +20,8 @@ type ManagedConnection = {
   current(): Promise<ChannelModel>;
   /** How many times the connection dropped so far: a command compares it before and after a step. */
   readonly drops: number;
+  /** The manager itself, for a `ChannelWrapper` (its channel is set up again, and unconfirmed messages re-sent, after a reconnect). */
+  readonly manager: AmqpConnectionManager;
   close(): Promise<void>;
 };
 
@@ -69,6 +71,7 @@ async function connectManaged(options: ManagedConnectionOptions): Promise<Manage
     get drops() {
       return drops;
     },
+    manager,
     close: () => manager.close().catch(() => undefined),
   };
 }
