@@ -40,11 +40,15 @@ type BrokerFailureReason =
   | 'tls-untrusted'
   | 'tls'
   | 'timeout'
-  | 'unreachable';
+  | 'unreachable'
+  /** Connected, then the connection dropped (or the broker closed it) mid-invocation. */
+  | 'connection-lost'
+  /** Connected, then the broker closed the channel (a channel error: 404, 406, ...). */
+  | 'channel-closed';
 
 /** The broker could not be reached, refused the login, or the connection broke mid-invocation. */
 class BrokerConnectionError extends RetryFunctionError {
-  /** Set when opening the connection failed; undefined for a connection lost later. */
+  /** What went wrong, when known: why opening failed, or what was lost later. */
   public readonly reason: BrokerFailureReason | undefined;
 
   public constructor(message: string, options?: ErrorOptions & { reason?: BrokerFailureReason }) {
@@ -181,8 +185,83 @@ class HandlerCutOffError extends RetryFunctionError {
   }
 }
 
+/**
+ * A pull invocation could not finish: the connection or the channel was lost. Unsettled messages went
+ * back to the work queue; `summary` is what it did up to then, its `stoppedBecause` says which was lost.
+ */
+class PullAbortedError extends BrokerConnectionError {
+  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions & { reason?: BrokerFailureReason }) {
+    super(message, options);
+    this.name = 'PullAbortedError';
+  }
+}
+
+/** An event batch was not settled: the invocation fails, and the event source delivers the whole batch again. */
+class EventBatchError extends RetryFunctionError {
+  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions) {
+    super(message, { ...options, retryable: true });
+    this.name = 'EventBatchError';
+  }
+}
+
+/** The input is not an `aws:rmq` event at all: nothing in it can be parked, so the invocation fails. */
+class EventShapeError extends RetryFunctionError {
+  public constructor(message: string) {
+    super(message);
+    this.name = 'EventShapeError';
+  }
+}
+
+/** Secrets Manager could not give the secret's value; `code` is the service's error name. */
+class SecretFetchError extends RetryFunctionError {
+  public readonly code: string;
+
+  public constructor(message: string, code: string, options?: ErrorOptions & { retryable?: boolean }) {
+    super(message, options);
+    this.name = 'SecretFetchError';
+    this.code = code;
+  }
+}
+
+/** A parking-lot command could not do what it was asked; nothing was lost (the message is still parked). */
+class ParkedCommandError extends RetryFunctionError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ParkedCommandError';
+  }
+}
+
+/**
+ * Someone else consumes the parking lot: the walk would not see the messages they hold, and two
+ * walks at once would mix up the order.
+ */
+class ParkingLotBusyError extends ParkedCommandError {
+  public constructor(
+    public readonly queue: string,
+    public readonly consumers: number,
+  ) {
+    super(`${queue} has ${consumers} consumer(s): another parked command (or a stray consumer) is reading it. Wait for it to finish, or find it in the management UI (Queues > ${queue} > Consumers).`);
+    this.name = 'ParkingLotBusyError';
+  }
+}
+
+/** Bad command-line input (a flag, an argument, or a file a flag names); a CLI prints it with the usage and exits 2. */
+class UsageError extends Error {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UsageError';
+  }
+}
+
 export {
   BrokerConnectionError,
+  EventBatchError,
+  EventShapeError,
+  ParkedCommandError,
+  ParkingLotBusyError,
+  PullAbortedError,
+  SecretFetchError,
+  UsageError,
   CrashLoopError,
   ConfigError,
   HandlerCutOffError,

@@ -5,6 +5,7 @@
  */
 import type { BrokerFailureReason } from '../errors.js';
 import { redactText } from '../observability/redact.js';
+import { amqplibTextFailure } from './amqplib-text.js';
 import { vhostOfUrl } from './broker-endpoints.js';
 
 /** One attempt's failure, explained. */
@@ -50,12 +51,12 @@ function explainConnectFailure(error: unknown, url: string): ConnectFailure {
   if (UNTRUSTED.has(code)) return { reason: 'tls-untrusted', final: true, explanation: `the broker's TLS certificate is not trusted (${code}): ${TRUST_HINT}` };
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return { reason: 'tls-untrusted', final: true, explanation: `the broker's TLS certificate is not valid now (${code})` };
   if (tls && NOT_TLS.has(code)) return { reason: 'tls', final: true, explanation: `${where} does not speak TLS (${code}): use amqp:// for a plain port, or the broker's TLS port (5671 on Amazon MQ)` };
-  if (/ACCESS-REFUSED|\b403\b/.test(message)) {
+  const text = amqplibTextFailure(message);
+  if (text === 'login-refused') {
     return { reason: 'login-refused', final: true, explanation: `the broker refused the login of user "${user}": check the user name and password` };
   }
-  // amqplib drops the reply text of a connection.close answering connection.open; the broker sends
-  // it for an unknown vhost, or one the user has no permission on.
-  if (/Expected ConnectionOpenOk; got <ConnectionClose/.test(message)) {
+  // The broker answers connection.open with connection.close for an unknown vhost, or one the user has no permission on.
+  if (text === 'vhost-refused') {
     const vhost = vhostOfUrl(url);
     return {
       reason: 'vhost-refused',
@@ -63,10 +64,10 @@ function explainConnectFailure(error: unknown, url: string): ConnectFailure {
       explanation: `the broker refused to open vhost "${vhost}" for user "${user}": the vhost does not exist, or the user has no permission on it (rabbitmqctl list_vhosts; rabbitmqctl list_permissions -p "${vhost}")`,
     };
   }
-  if (!tls && (code === 'ECONNRESET' || /closed abruptly during opening handshake/.test(message))) {
+  if (!tls && (code === 'ECONNRESET' || text === 'closed-in-handshake')) {
     return { reason: 'unreachable', final: false, explanation: `${where} closed the connection during the AMQP handshake (${code || message}): if it is a TLS port, use amqps://` };
   }
-  if (code === 'ETIMEDOUT' || /ETIMEDOUT/.test(message)) return { reason: 'timeout', final: false, explanation: `${where} did not answer in time (ETIMEDOUT)` };
+  if (code === 'ETIMEDOUT' || text === 'connect-timeout') return { reason: 'timeout', final: false, explanation: `${where} did not answer in time (ETIMEDOUT)` };
   return { reason: 'unreachable', final: false, explanation: `${where}: ${message}` };
 }
 

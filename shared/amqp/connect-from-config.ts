@@ -29,16 +29,24 @@ async function connectFromConfig(config: Config, options: ConnectFromConfigOptio
     connectBroker({ urls, connectTimeoutMs: config.connectTimeoutMs, connectionName: options.connectionName });
   const secret = config.amqpSecret;
   if (secret === undefined) return connect(config.amqpUrls);
-  const cache = options.secrets ?? (containerCache ??= new SecretCache(secretsManagerSource(), { maxAgeSeconds: secret.cacheSeconds }));
-  const urlsFrom = async (refresh: boolean): Promise<string[]> =>
-    brokerUrls(parseBrokerSecret(await cache.get(secret.secretId, { refresh }), secret.secretId), secret);
   try {
-    return await connect(await urlsFrom(false));
+    return await connect(await brokerUrlsFromConfig(config, options.secrets));
   } catch (error) {
     if (!isLoginRefused(error)) throw error;
     options.log?.warn('the broker refused the login; reading the secret again (rotated?) and retrying once', { secretId: secret.secretId });
-    return connect(await urlsFrom(true));
+    return connect(await brokerUrlsFromConfig(config, options.secrets, true));
   }
+}
+
+/**
+ * The broker URLs the config names: `AMQP_URL`'s, or those built from the cached `AMQP_SECRET_ID`
+ * secret (read again, bypassing the cache, with `refresh`).
+ */
+async function brokerUrlsFromConfig(config: Config, secrets?: SecretCache, refresh = false): Promise<readonly string[]> {
+  const secret = config.amqpSecret;
+  if (secret === undefined) return config.amqpUrls;
+  const cache = secrets ?? (containerCache ??= new SecretCache(secretsManagerSource(), { maxAgeSeconds: secret.cacheSeconds }));
+  return brokerUrls(parseBrokerSecret(await cache.get(secret.secretId, { refresh }), secret.secretId), secret);
 }
 
 /** `connectBroker` sets `reason` when the broker answered ACCESS_REFUSED (403) to the login. */
@@ -46,5 +54,5 @@ function isLoginRefused(error: unknown): boolean {
   return error instanceof Error && error.name === 'BrokerConnectionError' && (error as { reason?: unknown }).reason === 'login-refused';
 }
 
-export { connectFromConfig };
+export { brokerUrlsFromConfig, connectFromConfig };
 export type { ConnectFromConfigOptions };

@@ -1,5 +1,4 @@
-import { AmqpConnectionManagerClass, type AmqpConnectionManager } from 'amqp-connection-manager';
-import type { ChannelModel } from 'amqplib';
+import { connect, type ChannelModel } from 'amqplib';
 import { BrokerConnectionError } from '../errors.js';
 import { redactText, redactUrl } from '../observability/redact.js';
 import { type ConnectFailure, explainConnectFailure } from './connect-failure.js';
@@ -25,64 +24,81 @@ type BrokerConnection = {
 };
 
 /**
- * Connects with amqp-connection-manager (round robin over the endpoints, failing over within the
- * timeout), but never lets it retry forever: on timeout, refusal or a misconfiguration the manager
- * is closed and a `BrokerConnectionError` names each endpoint (without passwords), what went wrong
+ * Connects with plain amqplib (a connection lives for one invocation: nothing to reconnect), round
+ * robin over the endpoints until one answers or `connectTimeoutMs` passes. On timeout, refusal or a
+ * misconfiguration a `BrokerConnectionError` names each endpoint (without passwords), what went wrong
  * there and what to check. It gives up at once when every endpoint failed in a way another attempt
- * cannot mend (login, vhost, TLS certificate), and waits out the timeout otherwise (a broker that
- * is restarting refuses connections for a few seconds).
+ * cannot mend (login, vhost, TLS certificate), and waits out the timeout otherwise (a broker that is
+ * restarting refuses connections for a few seconds).
  */
 async function connectBroker(options: ConnectOptions): Promise<BrokerConnection> {
-  const manager: AmqpConnectionManager = new AmqpConnectionManagerClass([...options.urls], {
-    heartbeatIntervalInSeconds: options.heartbeatSeconds ?? 5,
-    // Fail over to the next endpoint quickly; the overall connect timeout bounds the attempts.
-    reconnectTimeInSeconds: 0.2,
-    connectionOptions: {
-      // Without it, small frames (acks, confirms) wait for Nagle's 40 ms timer.
-      noDelay: true,
-      timeout: options.connectTimeoutMs,
-      clientProperties: { connection_name: options.connectionName },
-    },
-  });
+  const deadline = Date.now() + options.connectTimeoutMs;
   const failures = new Map<string, ConnectFailure>();
-  let connectedUrl: string | undefined;
-  manager.on('connect', ({ url }: { url: unknown }) => {
-    connectedUrl = String(url);
-  });
-  let giveUp: (error: Error) => void = () => undefined;
-  const hopeless = new Promise<never>((_resolve, reject) => {
-    giveUp = reject;
-  });
-  manager.on('connectFailed', ({ err, url }: { err: Error; url: unknown }) => {
-    failures.set(String(url), explainConnectFailure(err, String(url)));
-    if (options.urls.every((u) => failures.get(u)?.final === true)) giveUp(err);
-  });
+  let lastError: unknown = new Error('no attempt made');
+  for (let attempt = 0; Date.now() < deadline; attempt++) {
+    const url = options.urls[attempt % options.urls.length] as string;
+    if (failures.get(url)?.final !== true) {
+      try {
+        return opened(await connect(withHeartbeat(url, options.heartbeatSeconds ?? 5), socketOptions(options, deadline - Date.now())), url);
+      } catch (error) {
+        lastError = error;
+        failures.set(url, explainConnectFailure(error, url));
+      }
+    }
+    if (options.urls.every((u) => failures.get(u)?.final === true)) break;
+    // After a round over every endpoint, pause before the next: a restarting broker needs a moment.
+    if (attempt % options.urls.length === options.urls.length - 1) await sleep(Math.min(RETRY_PAUSE_MS, deadline - Date.now()));
+  }
+  throw connectError(options, failures, lastError);
+}
+
+const RETRY_PAUSE_MS = 200;
+
+function socketOptions(options: ConnectOptions, remainingMs: number): Record<string, unknown> {
+  return {
+    // Without it, small frames (acks, confirms) wait for Nagle's 40 ms timer.
+    noDelay: true,
+    timeout: Math.max(1, remainingMs),
+    clientProperties: { connection_name: options.connectionName },
+  };
+}
+
+/** The URL with `heartbeat` set, unless it sets its own. */
+function withHeartbeat(url: string, heartbeatSeconds: number): string {
   try {
-    await Promise.race([manager.connect({ timeout: options.connectTimeoutMs }), hopeless]);
-  } catch (error) {
-    await manager.close().catch(() => undefined);
-    throw connectError(options, failures, error);
+    const parsed = new URL(url);
+    if (parsed.searchParams.has('heartbeat')) return url;
+    parsed.searchParams.set('heartbeat', String(heartbeatSeconds));
+    return parsed.toString();
+  } catch {
+    // amqplib reports a URL that does not parse, with the URL redacted by the caller.
+    return url;
   }
-  const connection = manager.connection;
-  if (connection === undefined) {
-    await manager.close().catch(() => undefined);
-    throw new BrokerConnectionError(`Cannot connect to ${options.urls.map(redactUrl).join(', ')}: connected, then lost the connection at once`);
-  }
+}
+
+/** Wraps an open connection: `lost` resolves when it drops before `close()`. */
+function opened(connection: ChannelModel, url: string): BrokerConnection {
   let closing = false;
   const lost = new Promise<Error>((resolve) => {
-    manager.once('disconnect', ({ err }: { err?: Error }) => {
-      if (!closing) resolve(new BrokerConnectionError(`Lost the connection to the broker: ${redactText(err?.message ?? 'closed')}`, { cause: err }));
+    // amqplib emits 'error' before 'close' for a connection the broker closed; without a listener it would throw.
+    connection.on('error', () => undefined);
+    connection.once('close', (err?: Error) => {
+      if (!closing) resolve(new BrokerConnectionError(`Lost the connection to the broker: ${redactText(err?.message ?? 'closed')}`, { cause: err, reason: 'connection-lost' }));
     });
   });
   return {
     connection,
-    endpoint: redactUrl(connectedUrl ?? String(options.urls[0])),
+    endpoint: redactUrl(url),
     lost,
     async close() {
       closing = true;
-      await manager.close().catch(() => undefined);
+      await connection.close().catch(() => undefined);
     },
   };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
 /** The error for a connect that failed: each endpoint's last failure, or the timeout when none came. */

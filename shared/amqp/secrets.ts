@@ -3,21 +3,10 @@
  * per-container cache. Secret values never enter an error message or a log line; only the secret's id does.
  */
 import type { SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
-import { ConfigError, RetryFunctionError } from '../errors.js';
+import { ConfigError, SecretFetchError } from '../errors.js';
 
 /** Fetches the string value of a secret by name or ARN. */
 type SecretSource = (secretId: string) => Promise<string>;
-
-/** Secrets Manager could not give the secret's value; `code` is the service's error name. */
-class SecretFetchError extends RetryFunctionError {
-  public readonly code: string;
-
-  public constructor(message: string, code: string, options?: ErrorOptions & { retryable?: boolean }) {
-    super(message, options);
-    this.name = 'SecretFetchError';
-    this.code = code;
-  }
-}
 
 /** Trying again does not help with these: the secret is missing, forbidden, or the request is wrong. */
 const PERMANENT_CODES = new Set(['ResourceNotFoundException', 'AccessDeniedException', 'InvalidParameterException', 'InvalidRequestException', 'DecryptionFailure']);
@@ -93,5 +82,5 @@ class SecretCache {
   }
 }
 
-export { SecretCache, secretsManagerSource, SecretFetchError };
+export { SecretCache, secretsManagerSource };
 export type { SecretSource };

@@ -1,13 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from '../errors.js';
 import { GuardedOutput } from './guarded-output.js';
-
-/** Raised for bad command-line input; the CLI prints it with the usage and exits 2. */
-class UsageError extends Error {
-  public constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'UsageError';
-  }
-}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -61,4 +54,6 @@ async function runCli(usage: string, main: () => Promise<number>): Promise<void>
   }
 }
 
-export { asUsage, intFlag, parseCli, runCli, UsageError };
+export { asUsage, intFlag, parseCli, runCli };
+// Errors live in shared/errors.ts; the CLIs (and infra/synth.ts) import UsageError from here as before.
+export { UsageError } from '../errors.js';

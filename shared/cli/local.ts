@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { createPullFunction } from '../engine/pull-function.js';
 import { createWebhookDelivery } from '../examples/webhooks/webhook-delivery.js';
 import { connectBroker } from '../amqp/connection.js';
+import { connectManaged } from '../amqp/managed-connection.js';
+import { publishDemoMessages } from '../demo/demo-publisher.js';
+import { PullAbortedError } from '../errors.js';
 import { DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE } from '../demo/demo-options.js';
 import { ensureBroker } from '../demo/ensure-broker.js';
 import { startFlakyProvider, type FlakyProvider } from '../demo/flaky-provider.js';
 import { StatusLine } from '../demo/status-line.js';
 import { createLogger, logLevelFrom } from '../observability/logger.js';
-import { PullAbortedError } from '../engine/pull.js';
 import { emptySummary, SUMMARY_COUNTS, type Summary } from '../engine/summary.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
 import { applyTopology } from '../topology/apply.js';
@@ -65,10 +67,12 @@ async function main(): Promise<number> {
     say(`topology applied: ${demoQueue}, ${delayQueues.length} delay queues (${config.delayMode} mode), parking lot ${config.parkingQueue}`);
     say(`flaky provider at ${provider.url} (transient failure rate ${failureRate}, ${PERMANENT_FAILURE_RATE * 100} % permanent failures)`);
 
-    for (let i = 0; i < messages; i++) {
-      const body = { url: `${provider.url}/hooks/order-${i}`, method: 'POST', headers: { 'x-demo-id': `order-${i}` }, body: { order: i } };
-      admin.sendToQueue(demoQueue, Buffer.from(JSON.stringify(body)), { persistent: true, messageId: `order-${i}`, contentType: 'application/json' });
-    }
+    const url = provider.url;
+    const publisher = await connectManaged({ urls: config.amqpUrls, connectTimeoutMs: config.connectTimeoutMs, connectionName: 'boomerang-local-publisher' });
+    await publishDemoMessages(publisher, demoQueue, Array.from({ length: messages }, (_, i) => ({
+      messageId: `order-${i}`,
+      body: { url: `${url}/hooks/order-${i}`, method: 'POST', headers: { 'x-demo-id': `order-${i}` }, body: { order: i } },
+    }))).finally(() => publisher.close());
     say(`published ${messages} webhook messages; invoking the pull function every ${intervalMs} ms\n`);
 
     const invoke = createPullFunction(createWebhookDelivery({ httpTimeoutMs: 2000 }), { config, log });

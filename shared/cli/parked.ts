@@ -5,7 +5,7 @@ import { describeFilter } from '../parked/filters.js';
 import { groupParked, groupsReport, groupsTable } from '../parked/groups.js';
 import { listParked } from '../parked/list.js';
 import { purgeParked } from '../parked/purge.js';
-import { replayParked } from '../parked/replay.js';
+import { resumableReplay } from '../parked/replay.js';
 import { askYes, withParkingLot } from '../parked/session.js';
 import { showParked } from '../parked/show.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
@@ -164,8 +164,8 @@ async function replay(argv: string[]): Promise<number> {
   if (values.to === '') throw new UsageError('--to needs a queue name');
   const { config, queue } = await setUp(values, positionals);
   const dryRun = values['dry-run'] ?? false;
-  const result = await withParkingLot(config, queue, (ctx) =>
-    replayParked(ctx, { filter, to: values.to, keepCount: values['keep-count'] ?? false, limit, dryRun, ratePerSecond, retryHeader: config.retryHeader }));
+  const replaying = resumableReplay({ filter, to: values.to, keepCount: values['keep-count'] ?? false, limit, dryRun, ratePerSecond, retryHeader: config.retryHeader });
+  const result = await withParkingLot(config, queue, replaying, { resume: !dryRun });
   for (const [target, count] of result.byQueue) say(`${dryRun ? 'would replay' : 'replayed'} ${count} to ${target}`);
   if (result.selected === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
   for (const [target, count] of result.unroutable) note(`${count} stayed parked: there is no queue ${JSON.stringify(target)} (create it, or use --to)`);

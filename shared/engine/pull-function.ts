@@ -1,15 +1,11 @@
-import { DEFAULTS, loadConfig, topologyOptionsFromConfig, type Config } from '../config/config.js';
+import { DEFAULTS, loadConfig, topologyOptionsFromConfig } from '../config/config.js';
 import type { Handler } from '../message/message.js';
-import { runPull } from './pull.js';
-import { createReporter, reportInvocation, type FunctionOptions } from '../observability/report-invocation.js';
-import type { Summary } from './summary.js';
 import { checkDelayPath } from '../topology/delay-path-check.js';
+import { createLambdaFunction, type FunctionOptions, type LambdaContext } from './lambda-function.js';
+import { runPull } from './pull.js';
 
 /** The part of the Lambda context the pull function reads. */
-type PullContext = {
-  getRemainingTimeInMillis(): number;
-  readonly awsRequestId: string;
-};
+type PullContext = LambdaContext;
 
 /**
  * Builds the scheduled pull function around a team's handler. Config is read once per container
@@ -21,27 +17,26 @@ type PullContext = {
  * @example export const handler = createPullFunction(myHandler);
  */
 function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
-  const reporter = createReporter(given, DEFAULTS.functionName);
-  let config: Config | undefined = given.config;
   let delayPathChecked = false;
-  return async (_event: unknown, context: PullContext): Promise<Summary> => {
-    const report = reporter.start(context.awsRequestId, () => ({ queue: config?.workQueue }));
-    return reportInvocation(report, async () => {
-      const current = (config ??= (given.loadConfig ?? ((env) => loadConfig(env, DEFAULTS.functionName)))(reporter.env));
+  return createLambdaFunction<unknown, PullContext>(given, {
+    defaultName: DEFAULTS.functionName,
+    loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
+    fields: (config) => ({ queue: config.workQueue }),
+    async run({ config, budgetMs, log, metrics }) {
       const beforeConsume = delayPathChecked ? undefined : async (connection: Parameters<typeof checkDelayPath>[0]) => {
-        await checkDelayPath(connection, topologyOptionsFromConfig(current));
+        await checkDelayPath(connection, topologyOptionsFromConfig(config));
         delayPathChecked = true;
       };
       try {
-        return await runPull({ config: current, handler, budgetMs: context.getRemainingTimeInMillis(), log: report.log.child({ queue: current.workQueue }), metrics: report.metrics, beforeConsume });
+        return await runPull({ config, handler, budgetMs, log, metrics, beforeConsume });
       } catch (error) {
         // A copy came back unroutable mid-run: check again next time, so that it fails at once.
         if ((error as Error).name === 'TopologyDriftError') delayPathChecked = false;
         throw error;
       }
-    });
-  };
+    },
+  });
 }
 
 export { createPullFunction };
-export type { PullContext };
+export type { FunctionOptions, PullContext };

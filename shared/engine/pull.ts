@@ -1,9 +1,10 @@
 import type { ChannelModel } from 'amqplib';
+import { amqplibTextFailure } from '../amqp/amqplib-text.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { Config } from '../config/config.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { consumeUntilDone } from './pull-loop.js';
-import { BrokerConnectionError, MessageTooLargeError, PublishError, TopologyDriftError } from '../errors.js';
+import { BrokerConnectionError, MessageTooLargeError, PublishError, PullAbortedError, TopologyDriftError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Handler } from '../message/message.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
@@ -26,14 +27,6 @@ type PullOptions = {
    */
   readonly beforeConsume?: (connection: ChannelModel) => Promise<void>;
 };
-
-/** Thrown when the invocation could not finish; carries what it did up to then. */
-class PullAbortedError extends BrokerConnectionError {
-  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'PullAbortedError';
-  }
-}
 
 /**
  * One invocation of the scheduled pull function: connect, consume the work queue with a short-lived
@@ -65,10 +58,10 @@ async function runPull(options: PullOptions): Promise<Summary> {
   try {
     const channel = await broker.connection.createConfirmChannel();
     const channelClosed = new Promise<Error>((resolve) => {
-      channel.on('error', (error: Error) => resolve(new BrokerConnectionError(`The channel closed: ${error.message}`, { cause: error })));
+      channel.on('error', (error: Error) => resolve(new BrokerConnectionError(`The channel closed: ${error.message}`, { cause: error, reason: 'channel-closed' })));
       channel.on('close', () => {
         // A lost connection closes the channel first: give the connection's own report a moment to win.
-        if (!closing) setTimeout(() => resolve(new BrokerConnectionError('The channel closed')), 100).unref();
+        if (!closing) setTimeout(() => resolve(new BrokerConnectionError('The channel closed', { reason: 'channel-closed' })), 100).unref();
       });
     });
     const broken = new AbortController();
@@ -87,11 +80,22 @@ async function runPull(options: PullOptions): Promise<Summary> {
     summary.durationMs = Date.now() - startedAt;
   }
   if (failure !== undefined) {
-    summary.stoppedBecause = /channel/i.test(failure.message) ? 'channel-closed' : 'connection-lost';
-    throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`, summary, { cause: failure });
+    summary.stoppedBecause = lostWhat(failure);
+    throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`, summary, { cause: failure, reason: summary.stoppedBecause });
   }
   if (copyFailure !== undefined) throwIfNeverHeals(copyFailure, summary, config.workQueue);
   return summary;
+}
+
+/**
+ * Whether the channel or the connection was lost, by typed fields: our own error's `reason`, else the
+ * `classId` a broker's channel close carries (a connection close has none), else amqplib's text.
+ */
+function lostWhat(error: Error): 'channel-closed' | 'connection-lost' {
+  const { reason, classId } = error as { reason?: unknown; classId?: unknown };
+  if (reason === 'channel-closed' || reason === 'connection-lost') return reason;
+  if (typeof classId === 'number' || amqplibTextFailure(error.message) === 'channel-closed') return 'channel-closed';
+  return 'connection-lost';
 }
 
 /**
@@ -109,5 +113,5 @@ function throwIfNeverHeals(copyFailure: Error, summary: Summary, workQueue: stri
   }
 }
 
-export { PullAbortedError, runPull };
+export { runPull };
 export type { PullOptions };

@@ -1,4 +1,4 @@
-import { RetryFunctionError } from '../errors.js';
+import { EventShapeError } from '../errors.js';
 import { decodeMessage, type DecodedMessage } from './decode-message.js';
 import { isTable } from './decode-headers.js';
 import { parseQueueKey } from './rmq-event.js';
@@ -19,14 +19,6 @@ type EventRecord = DecodedMessage & {
   readonly vhost: string | undefined;
   readonly parkingQueue: string;
 };
-
-/** The input is not an `aws:rmq` event at all: nothing in it can be parked, so the invocation fails. */
-class EventShapeError extends RetryFunctionError {
-  public constructor(message: string) {
-    super(message);
-    this.name = 'EventShapeError';
-  }
-}
 
 /**
  * Every message of an `aws:rmq` event, decoded, in event order. Queue W comes from the event key
@@ -57,5 +49,5 @@ function decodeEvent(event: unknown, routing: EventRouting): EventRecord[] {
   return records;
 }
 
-export { decodeEvent, EventShapeError };
+export { decodeEvent };
 export type { EventRecord, EventRouting };

@@ -1,14 +1,10 @@
-import { DEFAULTS, loadConfig, type Config } from '../config/config.js';
-import { runEvent } from './run-event.js';
+import { DEFAULTS, loadConfig } from '../config/config.js';
+import { createLambdaFunction, type FunctionOptions, type LambdaContext } from '../engine/lambda-function.js';
 import type { Handler } from '../message/message.js';
-import { createReporter, reportInvocation, type FunctionOptions } from '../observability/report-invocation.js';
-import type { Summary } from '../engine/summary.js';
+import { runEvent } from './run-event.js';
 
 /** The part of the Lambda context the event function reads. */
-type EventContext = {
-  getRemainingTimeInMillis(): number;
-  readonly awsRequestId: string;
-};
+type EventContext = LambdaContext;
 
 /**
  * Builds the function an Amazon MQ (RabbitMQ) event source mapping invokes with an `aws:rmq` batch.
@@ -19,16 +15,12 @@ type EventContext = {
  * @example export const handler = createEventFunction(myHandler);
  */
 function createEventFunction(handler: Handler, given: FunctionOptions = {}) {
-  const reporter = createReporter(given, DEFAULTS.eventFunctionName);
-  let config: Config | undefined = given.config;
-  return async (event: unknown, context: EventContext): Promise<Summary> => {
-    const report = reporter.start(context.awsRequestId);
-    return reportInvocation(report, async () => {
-      config ??= (given.loadConfig ?? ((env) => loadConfig(env, DEFAULTS.eventFunctionName)))(reporter.env);
-      return runEvent({ config, handler, event, budgetMs: context.getRemainingTimeInMillis(), log: report.log, metrics: report.metrics });
-    });
-  };
+  return createLambdaFunction<unknown, EventContext>(given, {
+    defaultName: DEFAULTS.eventFunctionName,
+    loadConfig: (env) => loadConfig(env, DEFAULTS.eventFunctionName),
+    run: ({ config, event, budgetMs, log, metrics }) => runEvent({ config, handler, event, budgetMs, log, metrics }),
+  });
 }
 
 export { createEventFunction };
-export type { EventContext };
+export type { EventContext, FunctionOptions };

@@ -2,7 +2,7 @@ import { vhostOfUrl } from '../amqp/broker-endpoints.js';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { topologyOptionsFromConfig, type Config } from '../config/config.js';
-import { ConfigError, RetryFunctionError } from '../errors.js';
+import { ConfigError, EventBatchError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { Handler } from '../message/message.js';
@@ -27,14 +27,6 @@ type EventRunOptions = {
   /** Handler errors and retry delays go here; the caller flushes it with the summary. */
   readonly metrics?: InvocationMetrics;
 };
-
-/** The batch was not settled: the invocation fails, and the event source delivers the whole batch again. */
-class EventBatchError extends RetryFunctionError {
-  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions) {
-    super(message, { ...options, retryable: true });
-    this.name = 'EventBatchError';
-  }
-}
 
 /**
  * One invocation of the event-triggered function. The event source acks or redelivers the whole batch,
@@ -108,5 +100,5 @@ function assertOneVhost(records: readonly EventRecord[], connected: string): voi
   }
 }
 
-export { EventBatchError, runEvent };
+export { runEvent };
 export type { EventRunOptions };

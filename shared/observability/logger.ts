@@ -74,6 +74,7 @@ function prettyValue(value: unknown): string {
   return JSON.stringify(value, jsonSafe) ?? String(value);
 }
 
+/** JSON.stringify's replacer for log fields: bigints as text, errors as `{ name, message }`. */
 function jsonSafe(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Error) return { name: value.name, message: value.message };
@@ -88,5 +89,5 @@ function logLevelFrom(value: string | undefined): LogLevel {
 /** A logger that drops everything (tests, benchmarks). */
 const silentLogger: Logger = createLogger({ level: 'silent' });
 
-export { createLogger, logLevelFrom, silentLogger };
+export { createLogger, jsonSafe, logLevelFrom, silentLogger };
 export type { LogFields, LogFormat, Logger, LoggerOptions, LogLevel };

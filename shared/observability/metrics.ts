@@ -48,14 +48,28 @@ type EmfDocument = Record<string, unknown>;
 function emfDocuments(input: EmfInput): EmfDocument[] {
   const { summary } = input;
   const delayChunks = chunk(input.retryDelaysMs, MAX_VALUES_PER_DOCUMENT);
-  const handlerErrors = [...input.errorsByName.values()].reduce((sum, n) => sum + n, 0);
-  const counts: Record<string, number> = { handlerErrors, invocationErrors: input.failedWith === undefined ? 0 : 1, breakerOpened: summary.breakerOpened ? 1 : 0 };
-  for (const key of SUMMARY_COUNTS) counts[key] = summary[key];
-  const main = document(input, ['service'], { ...counts, durationMs: summary.durationMs, ...delayValues(delayChunks[0]) });
+  const main = document(input, ['service'], { ...invocationCounts(summary, input.errorsByName, input.failedWith), ...delayValues(delayChunks[0]) });
   const moreDelays = delayChunks.slice(1).map((values) => document(input, ['service'], delayValues(values)));
   const byName = [...input.errorsByName].map(([errorName, count]) => document(input, ['service', 'errorName'], { handlerErrors: count }, { errorName }));
   const failed = input.failedWith === undefined ? [] : [document(input, ['service', 'errorName'], { invocationErrors: 1 }, { errorName: dimensionValue(input.failedWith) })];
   return [main, ...moreDelays, ...byName, ...failed];
+}
+
+/**
+ * The single values of the main document: the summary's counts, `handlerErrors` (all names),
+ * `invocationErrors` (1 when the invocation threw), `breakerOpened` (0 or 1) and `durationMs`.
+ */
+function invocationCounts(summary: Summary, errorsByName: ReadonlyMap<string, number>, failedWith: string | undefined): Record<string, number> {
+  const handlerErrors = [...errorsByName.values()].reduce((sum, n) => sum + n, 0);
+  const counts: Record<string, number> = { handlerErrors, invocationErrors: failedWith === undefined ? 0 : 1, breakerOpened: summary.breakerOpened ? 1 : 0 };
+  for (const key of SUMMARY_COUNTS) counts[key] = summary[key];
+  counts.durationMs = summary.durationMs;
+  return counts;
+}
+
+/** CloudWatch's unit of a metric: its name says it (`...Ms` are milliseconds, the rest counts). */
+function unitOf(name: string): 'Milliseconds' | 'Count' {
+  return name.endsWith('Ms') ? 'Milliseconds' : 'Count';
 }
 
 function delayValues(values: readonly number[] | undefined): Record<string, readonly number[]> {
@@ -70,7 +84,7 @@ function document(input: EmfInput, dimensions: string[], metrics: Record<string,
       CloudWatchMetrics: [{
         Namespace: METRICS_NAMESPACE,
         Dimensions: [dimensions],
-        Metrics: names.map((Name) => ({ Name, Unit: Name.endsWith('Ms') ? 'Milliseconds' : 'Count' })),
+        Metrics: names.map((Name) => ({ Name, Unit: unitOf(Name) })),
       }],
     },
     service: input.service,
@@ -83,6 +97,27 @@ function chunk<T>(values: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
   return out;
+}
+
+/**
+ * What every implementation records during an invocation: handler errors by name (at most
+ * MAX_ERROR_NAMES names, the rest as `Other`: dimensions cost money) and each retry's delay.
+ */
+abstract class MetricsRecorder implements InvocationMetrics {
+  protected readonly errorsByName = new Map<string, number>();
+  protected readonly retryDelaysMs: number[] = [];
+
+  public handlerError(errorName: string): void {
+    let name = dimensionValue(errorName);
+    if (!this.errorsByName.has(name) && this.errorsByName.size >= MAX_ERROR_NAMES) name = OTHER_ERRORS;
+    this.errorsByName.set(name, (this.errorsByName.get(name) ?? 0) + 1);
+  }
+
+  public retryDelay(delayMs: number): void {
+    this.retryDelaysMs.push(delayMs);
+  }
+
+  public abstract flush(summary: Summary, failedWith?: string): void;
 }
 
 /** A dimension value CloudWatch accepts: printable ASCII, at most 64 characters, never empty. */
@@ -109,20 +144,9 @@ type EmfMetricsOptions = {
  * metrics.retryDelay(2000);
  * metrics.flush(summary);
  */
-class EmfMetrics implements InvocationMetrics {
-  private readonly errorsByName = new Map<string, number>();
-  private readonly retryDelaysMs: number[] = [];
-
-  public constructor(private readonly options: EmfMetricsOptions) {}
-
-  public handlerError(errorName: string): void {
-    let name = dimensionValue(errorName);
-    if (!this.errorsByName.has(name) && this.errorsByName.size >= MAX_ERROR_NAMES) name = OTHER_ERRORS;
-    this.errorsByName.set(name, (this.errorsByName.get(name) ?? 0) + 1);
-  }
-
-  public retryDelay(delayMs: number): void {
-    this.retryDelaysMs.push(delayMs);
+class EmfMetrics extends MetricsRecorder {
+  public constructor(private readonly options: EmfMetricsOptions) {
+    super();
   }
 
   public flush(summary: Summary, failedWith?: string): void {
@@ -136,5 +160,5 @@ class EmfMetrics implements InvocationMetrics {
 /** Metrics that go nowhere (tests, local runs). */
 const noMetrics: InvocationMetrics = Object.freeze({ handlerError: () => undefined, retryDelay: () => undefined, flush: () => undefined });
 
-export { EmfMetrics, emfDocuments, MAX_ERROR_NAMES, METRICS_NAMESPACE, noMetrics };
+export { dimensionValue, EmfMetrics, emfDocuments, invocationCounts, MAX_ERROR_NAMES, METRICS_NAMESPACE, MetricsRecorder, noMetrics, unitOf };
 export type { EmfDocument, EmfInput, EmfMetricsOptions, InvocationMetrics };

@@ -37,19 +37,39 @@ type ReplayResult = WalkResult & {
 
 const KEEP: Verdict = { kind: 'keep' };
 
+/** What replays of one command counted so far: a replay resumed after a lost connection carries on from it. */
+type ReplayTally = {
+  selected: number;
+  noSource: number;
+  readonly sent: Map<string, number>;
+  readonly unroutable: Map<string, number>;
+};
+
+function newTally(): ReplayTally {
+  return { selected: 0, noSource: 0, sent: new Map(), unroutable: new Map() };
+}
+
+/**
+ * A replay command that can run again after a lost connection (see `withParkingLot`'s `resume`):
+ * each run walks the parking lot anew, with what is left of the limit, and its result counts every
+ * run so far. A message in hand when the connection dropped may be replayed twice, and is counted twice.
+ */
+function resumableReplay(options: ReplayOptions): (ctx: CommandContext) => Promise<ReplayResult> {
+  const tally = newTally();
+  return (ctx) => replayParked(ctx, options, tally);
+}
+
 /**
  * `replay`: puts the selected parked messages back on their source queue (or `to`), one at a time:
  * each is published (mandatory, confirmed) before its parked copy is acked, so a crash duplicates at
  * most one message and loses none. Messages not selected stay parked, in order. A message whose queue
  * does not exist stays parked. With `ratePerSecond`, a token bucket spaces the publishes.
  */
-async function replayParked(ctx: CommandContext, options: ReplayOptions): Promise<ReplayResult> {
+async function replayParked(ctx: CommandContext, options: ReplayOptions, tally: ReplayTally = newTally()): Promise<ReplayResult> {
   const now = ctx.now ?? Date.now;
-  const selection = new Selection(options.filter, options.limit ?? Number.POSITIVE_INFINITY, now());
+  const selection = new Selection(options.filter, (options.limit ?? Number.POSITIVE_INFINITY) - tally.selected, now());
   const bucket = options.ratePerSecond === undefined ? undefined : new TokenBucket(options.ratePerSecond, 1, now());
-  const sent = new Map<string, number>();
-  const unroutable = new Map<string, number>();
-  let noSource = 0;
+  const { sent, unroutable } = tally;
   const label = options.dryRun ? 'replay (dry run)' : 'replay';
   const progress = ctx.progress(label, (c) => (options.dryRun ? `${total(sent)} would be replayed` : `${c.moved} replayed · ${c.notMoved} unroutable`));
   const result = await walkReported(ctx, progress, {
@@ -59,9 +79,10 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions): Promis
     visit: async (message) => {
       const view = toParkedView(message);
       if (!selection.take(view)) return KEEP;
+      tally.selected++;
       const queue = options.to ?? view.sourceQueue;
       if (queue === undefined) {
-        noSource++;
+        tally.noSource++;
         return KEEP;
       }
       if (!options.dryRun) {
@@ -73,8 +94,9 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions): Promis
       return options.dryRun ? KEEP : { kind: 'move', queue, copy: replayCopy(message, { retryHeader: options.retryHeader, keepCount: options.keepCount }) };
     },
   });
-  for (const [queue, count] of unroutable) add(sent, queue, -count);
-  return { ...result, selected: selection.selected, noSource, byQueue: sent, unroutable };
+  const byQueue = new Map(sent);
+  for (const [queue, count] of unroutable) add(byQueue, queue, -count);
+  return { ...result, selected: tally.selected, noSource: tally.noSource, byQueue, unroutable: new Map(unroutable) };
 }
 
 function add(counts: Map<string, number>, key: string, n: number): void {
@@ -87,5 +109,5 @@ function total(counts: ReadonlyMap<string, number>): number {
   return [...counts.values()].reduce((sum, n) => sum + n, 0);
 }
 
-export { replayParked };
+export { replayParked, resumableReplay };
 export type { ReplayOptions, ReplayResult };

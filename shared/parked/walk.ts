@@ -4,7 +4,7 @@ import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
 import type { Copy } from '../message/copy-message.js';
 import { PublishError } from '../errors.js';
 import { keepCopy } from './copies.js';
-import { ParkedCommandError, ParkingLotBusyError } from './errors.js';
+import { ParkedCommandError, ParkingLotBusyError } from '../errors.js';
 
 /** What becomes of one parked message. */
 type Verdict =

@@ -83,7 +83,9 @@ describe('the Lambda bundles', () => {
     expect(bundle?.bytes).toBe(bytes);
     expect(bundle?.costs.reduce((sum, c) => sum + c.bytes, 0)).toBe(bytes);
     expect(bundle?.mapBytes).toBeGreaterThan(0);
-    expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', 'amqp-connection-manager', 'boomerang (own code)']));
+    expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', 'boomerang (own code)']));
+    // A function's connection lives for one invocation: plain amqplib, no reconnecting manager.
+    expect(bundle?.costs.map((c) => c.source)).not.toContain('amqp-connection-manager');
     expect(bundle?.costs.map((c) => c.source)).not.toContain('@aws-sdk/client-secrets-manager');
   });
 
@@ -151,14 +153,14 @@ describe('the Lambda bundles', () => {
     expect(await broker.messageCount(config.workQueue)).toBe(1);
   });
 
-  it('pull: an unreachable broker still gives one JSON summary line on stderr and EMF on stdout, then the handler throws', async () => {
+  it('pull: an unreachable broker still gives one JSON summary line on stderr (Powertools Logger) and EMF on stdout, then the handler throws', async () => {
     // Act: nothing listens on port 1
     const env = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', CONNECT_TIMEOUT_MS: '500', AWS_LAMBDA_FUNCTION_NAME: 'bundle-pull' };
     const run = await runBundle(join(outdir, 'pull', 'index.mjs'), {}, env);
     // Assess
     expect(run.code).not.toBe(0);
     expect(jsonLines(run.stderr).filter((line) => String(line.message).startsWith('invocation summary'))).toEqual([expect.objectContaining({
-      level: 'error', service: 'bundle-pull', coldStart: true, errorName: 'BrokerConnectionError',
+      level: 'ERROR', service: 'bundle-pull', coldStart: true, errorName: 'BrokerConnectionError', function_request_id: 'bundle-test', function_name: 'bundle-test',
       summary: expect.objectContaining({ received: 0, stoppedBecause: 'connect-failed' }),
     })]);
     expect(jsonLines(run.stdout)).toEqual([

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createEventFunction } from '../../shared/event/event-function.js';
 import type { Config } from '../../shared/config/config.js';
-import { EventBatchError, runEvent } from '../../shared/event/run-event.js';
+import { EventBatchError } from '../../shared/errors.js';
+import { runEvent } from '../../shared/event/run-event.js';
 import { UnrecoverableError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { silentLogger } from '../../shared/observability/logger.js';

@@ -2,7 +2,7 @@ import type { GetMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import type { CommandContext } from '../../shared/parked/context.js';
-import { ParkingLotBusyError } from '../../shared/parked/errors.js';
+import { ParkingLotBusyError } from '../../shared/errors.js';
 import { EVERYTHING, type ParkedFilter } from '../../shared/parked/filters.js';
 import { listParked } from '../../shared/parked/list.js';
 import { purgeParked } from '../../shared/parked/purge.js';

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { connectFromConfig } from '../../shared/amqp/connect-from-config.js';
 import { type Config, loadConfig } from '../../shared/config/config.js';
 import { runEvent } from '../../shared/event/run-event.js';
-import { SecretCache, SecretFetchError, secretsManagerSource } from '../../shared/amqp/secrets.js';
+import { SecretFetchError } from '../../shared/errors.js';
+import { SecretCache, secretsManagerSource } from '../../shared/amqp/secrets.js';
 import { redactUrl } from '../../shared/observability/redact.js';
 import { eventFor, rmqMessage } from '../fixtures/events.js';
 import { AMQP_URL } from '../helpers/broker.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEvent, EventShapeError } from '../../shared/event/decode-event.js';
+import { EventShapeError } from '../../shared/errors.js';
+import { decodeEvent } from '../../shared/event/decode-event.js';
 import { decodeHeaders } from '../../shared/event/decode-headers.js';
 import { decodeMessage } from '../../shared/event/decode-message.js';
 import { parseQueueKey } from '../../shared/event/rmq-event.js';

@@ -1,0 +1,172 @@
+/**
+ * The copy a failed attempt needs, shared by pull and event mode: a retry copy to the delay route of
+ * the delivery's queue, or a parked copy into its parking lot, with the lean fallback (Boomerang's
+ * headers only) when the team's headers are too large to encode, the publish and the log line. Only
+ * what happens to the original after the copy (pull: ack or requeue; event: nothing, a failed copy
+ * fails the batch) is left to each mode.
+ */
+import type { Publisher } from '../amqp/confirm-publisher.js';
+import { PublishError } from '../errors.js';
+import { buildParkedCopy, buildRetryCopy, type Copy, type Delivery } from '../message/copy-message.js';
+import { BoomerangHeader } from '../message/headers.js';
+import type { LogFields, Logger } from '../observability/logger.js';
+import type { InvocationMetrics } from '../observability/metrics.js';
+import type { ErrorFacts, RetryDecision } from '../retry/decide-retry.js';
+import type { DelayRoute } from '../topology/types.js';
+
+/** Where copies of one delivery go, and what they are published and logged through. */
+type CopyContext = {
+  readonly publisher: Publisher;
+  readonly log: Logger;
+  readonly retryHeader: string;
+  readonly functionName: string;
+  readonly now: () => Date;
+  /** The queue the delivery came from: a parked copy names it as its source. */
+  readonly queue: string;
+  readonly parkingQueue: string;
+  /** Where a copy waits `delayMs` before it is back on `queue`. */
+  readonly delayRoute: (delayMs: number) => DelayRoute;
+  /** Told the delay of each confirmed retry. @default none */
+  readonly metrics?: InvocationMetrics;
+  /** Added to each log line about the delivery (event mode: its queue, which no child logger carries). @default none */
+  readonly logFields?: LogFields;
+};
+
+/** A failed attempt: what the handler threw, and what the decision made of it. */
+type Failure = {
+  readonly delivery: Delivery;
+  readonly retryNo: number;
+  readonly error: ErrorFacts;
+  readonly stack: string | undefined;
+  readonly decision: RetryDecision;
+  /** Not a failure: never tried because the circuit breaker opened; the copy keeps the count. */
+  readonly deferred?: boolean;
+};
+
+type CopyOutcome = 'retried' | 'parked' | 'deferred';
+
+/** A planned copy: where it is published, and what it counts as once confirmed. */
+type Target = {
+  readonly exchange: string;
+  readonly routingKey: string;
+  readonly copy: Copy;
+  readonly outcome: CopyOutcome;
+  /** What the copy waits on the delay path (after snapping to a tier); undefined for a park. */
+  readonly delayMs?: number;
+};
+
+/** Why a lean parked copy (without the team's headers) was sent. */
+const LEAN_TOO_LARGE = 'user headers dropped: too large to copy';
+const LEAN_LAST_RESORT = 'user headers dropped: last resort after the full copy was not confirmed';
+
+/** The copy `failure` needs; `leanNote` (why) makes it a lean park without the team's headers. */
+function planCopy(ctx: CopyContext, failure: Failure, leanNote?: string): Target {
+  const { delivery, decision, error, retryNo } = failure;
+  const now = ctx.now();
+  if (decision.kind === 'retry') {
+    const route = ctx.delayRoute(decision.delayMs);
+    const copy = buildRetryCopy(delivery, { retryHeader: ctx.retryHeader, retryNo: decision.retryNo, now });
+    if (failure.deferred) keepFailureTimes(copy, delivery);
+    return { exchange: route.exchange, routingKey: route.routingKey, copy, outcome: failure.deferred ? 'deferred' : 'retried', delayMs: route.delayMs };
+  }
+  const copy = buildParkedCopy(delivery, {
+    retryHeader: ctx.retryHeader,
+    retryNo,
+    now,
+    reason: leanNote ? `${decision.reason}; ${leanNote}` : decision.reason,
+    errorName: error.name,
+    errorMessage: error.message,
+    errorStack: failure.stack,
+    sourceQueue: ctx.queue,
+    functionName: ctx.functionName,
+    withoutUserHeaders: leanNote !== undefined,
+  });
+  return { exchange: '', routingKey: ctx.parkingQueue, copy, outcome: 'parked' };
+}
+
+/** The failure re-decided as a park (keeping a park decision's own reason unless one is given). */
+function asPark(failure: Failure, reason?: string): Failure {
+  if (failure.decision.kind === 'park' && reason === undefined) return failure;
+  return { ...failure, deferred: false, decision: { kind: 'park', reason: reason ?? 'its retry copy could not be encoded' } };
+}
+
+/**
+ * Publishes the copy `failure` needs and logs it; resolves with what was published. A copy that
+ * cannot even be encoded (headers over the frame limit) would fail forever, so a lean park goes
+ * instead. Rejects with the first copy's error when no copy was confirmed.
+ */
+async function publishFailureCopy(ctx: CopyContext, failure: Failure): Promise<Target> {
+  const target = planCopy(ctx, failure);
+  try {
+    await publishCopy(ctx, target);
+  } catch (error) {
+    if (!(error instanceof PublishError && error.reason === 'rejected-locally')) throw error;
+    const park = asPark(failure);
+    const lean = planCopy(ctx, park, LEAN_TOO_LARGE);
+    if (!(await tryPublishCopy(ctx, lean))) throw error;
+    logCopyOutcome(ctx, park, lean);
+    return lean;
+  }
+  logCopyOutcome(ctx, failure, target);
+  return target;
+}
+
+function publishCopy(ctx: CopyContext, target: Target): Promise<void> {
+  return ctx.publisher.publish(target.exchange, target.routingKey, target.copy.content, target.copy.options);
+}
+
+async function tryPublishCopy(ctx: CopyContext, target: Target): Promise<boolean> {
+  try {
+    await publishCopy(ctx, target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A copy that did not fail (deferred, requeued) keeps the failure times its original had, or none. */
+function keepFailureTimes(copy: Copy, delivery: Delivery): void {
+  const headers = copy.options.headers ?? {};
+  for (const name of [BoomerangHeader.firstFailureAt, BoomerangHeader.lastFailureAt]) {
+    const before = delivery.properties.headers?.[name];
+    if (before === undefined) delete headers[name];
+    else headers[name] = before;
+  }
+}
+
+/** Logs a confirmed copy: a park at warn, a retry or deferral at debug; tells the metrics a retry's delay. */
+function logCopyOutcome(ctx: CopyContext, failure: Failure, target: Target): void {
+  if (target.outcome === 'parked') {
+    ctx.log.warn('message parked', { ...describeFailure(failure), ...ctx.logFields, reason: target.copy.options.headers?.[BoomerangHeader.parkReason], parkingQueue: target.routingKey });
+    return;
+  }
+  if (target.outcome === 'retried' && target.delayMs !== undefined) ctx.metrics?.retryDelay(target.delayMs);
+  // Debug fields cost more than the rest of a retry's bookkeeping: build them only to write them.
+  if (!ctx.log.debugEnabled) return;
+  if (target.outcome === 'deferred') {
+    ctx.log.debug('message deferred', { ...describeDelivery(failure.delivery), ...ctx.logFields, retryNo: failure.retryNo, delayMs: target.delayMs, via: target.routingKey });
+  } else if (failure.decision.kind === 'retry') {
+    ctx.log.debug('message retried', { ...describeFailure(failure), ...ctx.logFields, retryNo: failure.decision.retryNo, delayMs: failure.decision.delayMs, waitMs: target.delayMs, via: target.routingKey });
+  }
+}
+
+function describeFailure(failure: Failure): LogFields {
+  return {
+    ...describeDelivery(failure.delivery),
+    retryNo: failure.retryNo,
+    errorName: failure.error.name,
+    errorMessage: failure.error.message.slice(0, 300),
+  };
+}
+
+/** What identifies a delivery in a log line: its message id and, when it has one, its W3C trace id. */
+function describeDelivery(delivery: Delivery): LogFields {
+  const traceparent = delivery.properties.headers?.traceparent;
+  return {
+    messageId: delivery.properties.messageId,
+    ...(typeof traceparent === 'string' || Buffer.isBuffer(traceparent) ? { traceparent: traceparent.toString() } : {}),
+  };
+}
+
+export { asPark, describeDelivery, describeFailure, keepFailureTimes, LEAN_LAST_RESORT, logCopyOutcome, planCopy, publishCopy, publishFailureCopy, tryPublishCopy };
+export type { CopyContext, CopyOutcome, Failure, Target };

@@ -1,0 +1,119 @@
+/**
+ * The invocation wrapper both function factories share: the config cache, the logger of each
+ * invocation (requestId, coldStart, service; Powertools inside Lambda), the metrics, and the one
+ * summary line and metrics flush that end every invocation, a failed one included.
+ */
+import { functionNameFrom, type Config } from '../config/config.js';
+import type { Env } from '../config/env.js';
+import { createLogger, logLevelFrom, type LogFields, type Logger } from '../observability/logger.js';
+import { noMetrics, type InvocationMetrics } from '../observability/metrics.js';
+import { createLambdaLogger, type LambdaLogger } from '../observability/powertools-logger.js';
+import { PowertoolsMetrics } from '../observability/powertools-metrics.js';
+import { emptySummary, type StopReason, type Summary } from './summary.js';
+
+/** What a team may pass to `createPullFunction` or `createEventFunction` (tests pass fakes). */
+type FunctionOptions = {
+  /** @default loaded from `env` at the first invocation (again at the next one when it was bad) */
+  readonly config?: Config;
+  /** Where the config is read from when none is given. @default process.env */
+  readonly env?: Env;
+  /**
+   * How the config is read from `env` when none is given (a declared queue passes its own, which puts
+   * the options given in code before the environment). @default loadConfig: the environment alone
+   */
+  readonly loadConfig?: (env: Env) => Config;
+  /** @default inside Lambda: Powertools Logger (JSON on stdout/stderr); elsewhere: JSON lines on stderr, at LOG_LEVEL */
+  readonly log?: Logger;
+  /** Metrics of one invocation for the function named `service`. @default Powertools Metrics (EMF on stdout) inside Lambda, none elsewhere */
+  readonly metrics?: (service: string) => InvocationMetrics;
+};
+
+/** The part of the Lambda context the functions read (Powertools' logger adds the rest it finds). */
+type LambdaContext = {
+  getRemainingTimeInMillis(): number;
+  readonly awsRequestId: string;
+};
+
+/** What one invocation runs with. */
+type Invocation<E> = {
+  readonly config: Config;
+  readonly event: E;
+  /** Lambda: `getRemainingTimeInMillis()` at the start. */
+  readonly budgetMs: number;
+  /** Carries `service`, `requestId`, and the spec's `fields`. */
+  readonly log: Logger;
+  readonly metrics: InvocationMetrics;
+};
+
+/** What makes one function out of the wrapper. */
+type FunctionSpec<E> = {
+  /** The function's name when neither the config, FUNCTION_NAME nor AWS_LAMBDA_FUNCTION_NAME gives one. */
+  readonly defaultName: string;
+  /** How the config is read when `FunctionOptions` gives neither a config nor `loadConfig`. */
+  readonly loadConfig: (env: Env) => Config;
+  /** Fields each log line and the summary line carry once the config is known. @default none */
+  readonly fields?: (config: Config) => LogFields;
+  readonly run: (invocation: Invocation<E>) => Promise<Summary>;
+};
+
+/**
+ * Wraps `spec.run` as a Lambda handler. Config is read once per container, at the first invocation
+ * (again at the next one when it was bad). Each invocation gets a logger carrying `service`,
+ * `requestId` (and inside Lambda Powertools' context keys), logs one summary line with `coldStart`
+ * and flushes its metrics, also when it fails (bad config, broker unreachable), and then throws so
+ * that Lambda records the error.
+ * @example
+ * const handler = createLambdaFunction(options, { defaultName: 'boomerang', loadConfig, run: ({ config, log }) => runPull({ config, log, ... }) });
+ */
+function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions, spec: FunctionSpec<E>): (event: E, context: C) => Promise<Summary> {
+  const env = given.env ?? process.env;
+  const service = given.config?.functionName ?? functionNameFrom(env, spec.defaultName);
+  const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
+  const lambdaLog: LambdaLogger | undefined = given.log === undefined && inLambda ? createLambdaLogger({ service }) : undefined;
+  // Powertools puts its own `service` key (POWERTOOLS_SERVICE_NAME, else the function's name) on each line.
+  const log = lambdaLog ?? (given.log ?? createLogger({ level: logLevelFrom(env.LOG_LEVEL) })).child({ service });
+  const metricsOf = given.metrics ?? (inLambda ? (name: string) => new PowertoolsMetrics({ service: name }) : () => noMetrics);
+  let config: Config | undefined = given.config;
+  let coldStart = true;
+  return async (event, context) => {
+    lambdaLog?.addContext(context);
+    const invocation = { log: log.child({ requestId: context.awsRequestId }), metrics: metricsOf(service), coldStart };
+    coldStart = false;
+    const startedAt = Date.now();
+    try {
+      const current = (config ??= (given.loadConfig ?? spec.loadConfig)(env));
+      const fields = spec.fields?.(current) ?? {};
+      const summary = await spec.run({ config: current, event, budgetMs: context.getRemainingTimeInMillis(), log: invocation.log.child(fields), metrics: invocation.metrics });
+      const line = { coldStart: invocation.coldStart, ...fields, summary };
+      if (summary.breakerOpened) invocation.log.warn('invocation summary: the circuit breaker opened', line);
+      else invocation.log.info('invocation summary', line);
+      invocation.metrics.flush(summary);
+      return summary;
+    } catch (error) {
+      const summary = summaryOf(error, Date.now() - startedAt);
+      const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+      const fields = config === undefined ? {} : (spec.fields?.(config) ?? {});
+      invocation.log.error('invocation summary: ended early', { coldStart: invocation.coldStart, ...fields, summary, errorName: name, reason: message });
+      invocation.metrics.flush(summary, name);
+      throw error;
+    }
+  };
+}
+
+/** The summary an error carries, else an empty one saying why nothing was done. */
+function summaryOf(error: unknown, durationMs: number): Summary {
+  const carried = (error as { summary?: Summary } | undefined)?.summary;
+  if (carried !== undefined) return carried;
+  return { ...emptySummary(), durationMs, stoppedBecause: stopReasonOf(error) };
+}
+
+/** Why nothing was taken, by error `name` (see errors.ts: a handler bundle may hold another copy of the classes). */
+const STOP_REASONS: Readonly<Record<string, StopReason>> = { ConfigError: 'config-error', TopologyDriftError: 'topology-drift', BrokerConnectionError: 'connect-failed' };
+
+function stopReasonOf(error: unknown): StopReason {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  return (typeof name === 'string' && Object.hasOwn(STOP_REASONS, name) && STOP_REASONS[name]) || 'failed';
+}
+
+export { createLambdaFunction, stopReasonOf };
+export type { FunctionOptions, FunctionSpec, Invocation, LambdaContext };

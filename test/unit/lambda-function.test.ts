@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, type Config } from '../../shared/config/config.js';
+import { ConfigError } from '../../shared/errors.js';
+import { createLambdaFunction } from '../../shared/engine/lambda-function.js';
+import { emptySummary, type Summary } from '../../shared/engine/summary.js';
+import type { InvocationMetrics } from '../../shared/observability/metrics.js';
+import { recordingLogger } from '../helpers/fakes.js';
+
+const CONFIG: Config = loadConfig({ AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672', WORK_QUEUE: 'orders', FUNCTION_NAME: 'orders-retry' }, 'boomerang');
+
+/** Metrics that keep what each flush was given. */
+function recordingMetrics() {
+  const flushes: { summary: Summary; failedWith: string | undefined }[] = [];
+  const metrics: InvocationMetrics = { handlerError: () => undefined, retryDelay: () => undefined, flush: (summary, failedWith) => void flushes.push({ summary, failedWith }) };
+  return { flushes, metrics: () => metrics };
+}
+
+const context = (requestId: string) => ({ awsRequestId: requestId, getRemainingTimeInMillis: () => 5000 });
+
+describe('createLambdaFunction', () => {
+  it('reads the config again at the next invocation after a bad one, then keeps it', async () => {
+    // Prepare
+    let loads = 0;
+    const logger = recordingLogger('info');
+    const { flushes, metrics } = recordingMetrics();
+    const invoke = createLambdaFunction(
+      { env: {}, log: logger.log, metrics, loadConfig: () => (++loads === 1 ? (() => { throw new ConfigError('WORK_QUEUE is empty'); })() : CONFIG) },
+      { defaultName: 'boomerang', loadConfig: () => CONFIG, fields: (config) => ({ queue: config.workQueue }), run: async () => ({ ...emptySummary(), received: 2, acked: 2 }) },
+    );
+    // Act
+    const first = invoke({}, context('r-1'));
+    await expect(first).rejects.toThrow('WORK_QUEUE is empty');
+    await invoke({}, context('r-2'));
+    await invoke({}, context('r-3'));
+    // Assess
+    expect(loads).toBe(2);
+    expect(logger.entries().map((e) => [e.message, e.requestId, e.coldStart, e.queue])).toEqual([
+      ['invocation summary: ended early', 'r-1', true, undefined],
+      ['invocation summary', 'r-2', false, 'orders'],
+      ['invocation summary', 'r-3', false, 'orders'],
+    ]);
+    expect(logger.entries()[0]).toMatchObject({ level: 'error', service: 'boomerang', errorName: 'ConfigError', summary: { stoppedBecause: 'config-error' } });
+    expect(flushes.map((f) => [f.failedWith, f.summary.received])).toEqual([['ConfigError', 0], [undefined, 2], [undefined, 2]]);
+  });
+
+  it('logs the summary a failed run carries, flushes it with the error name, and throws the error again', async () => {
+    // Prepare
+    const logger = recordingLogger('info');
+    const { flushes, metrics } = recordingMetrics();
+    const carried = { ...emptySummary(), received: 3, retried: 1, stoppedBecause: 'connection-lost' as const };
+    const failure = Object.assign(new Error('Lost the connection'), { name: 'PullAbortedError', summary: carried });
+    const invoke = createLambdaFunction({ config: CONFIG, log: logger.log, metrics }, { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async () => Promise.reject(failure) });
+    // Act
+    const invoking = invoke({}, context('r-1'));
+    // Assess
+    await expect(invoking).rejects.toBe(failure);
+    expect(logger.entries()).toEqual([expect.objectContaining({ level: 'error', service: 'orders-retry', requestId: 'r-1', coldStart: true, errorName: 'PullAbortedError', summary: carried })]);
+    expect(flushes).toEqual([{ summary: carried, failedWith: 'PullAbortedError' }]);
+  });
+
+  it('warns in the summary line when the circuit breaker opened', async () => {
+    // Prepare
+    const logger = recordingLogger('info');
+    const invoke = createLambdaFunction({ config: CONFIG, log: logger.log, metrics: recordingMetrics().metrics }, { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async () => ({ ...emptySummary(), breakerOpened: true }) });
+    // Act
+    await invoke({}, context('r-1'));
+    // Assess
+    expect(logger.entries()).toEqual([expect.objectContaining({ level: 'warn', message: 'invocation summary: the circuit breaker opened' })]);
+  });
+});
