@@ -2,6 +2,7 @@ import type { ChannelModel } from 'amqplib';
 import { amqplibTextFailure } from '../amqp/amqplib-text.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { Config } from '../config/config.js';
+import { readParkedDepth } from './parked-depth.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { consumeUntilDone } from './pull-loop.js';
 import { BrokerConnectionError, MessageTooLargeError, PublishError, PullAbortedError, TopologyDriftError } from '../errors.js';
@@ -72,7 +73,10 @@ async function runPull(options: PullOptions): Promise<Summary> {
     const ledger = new DeliveryLedger(channel, summary);
     copyFailure = await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, settleBy, broken: broken.signal });
     closing = failure === undefined;
-    if (closing) await channel.close().catch(() => undefined);
+    if (closing) {
+      await channel.close().catch(() => undefined);
+      summary.parkedDepth = await readParkedDepth(broker.connection, config.parkingQueue);
+    }
   } catch (error) {
     failure ??= error as Error;
   } finally {

@@ -20,6 +20,11 @@ type Summary = {
   /** The circuit breaker opened: BREAKER_THRESHOLD retryable failures in a row. */
   breakerOpened: boolean;
   durationMs: number;
+  /**
+   * Messages in the function's parking lot when the invocation ended (the `parkedDepth` metric the
+   * stack alarms on); undefined when the invocation failed or the depth could not be read.
+   */
+  parkedDepth?: number;
   /** Why the invocation stopped taking messages. */
   stoppedBecause: StopReason;
 };

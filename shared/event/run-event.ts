@@ -9,6 +9,7 @@ import type { Handler } from '../message/message.js';
 import type { SecretCache } from '../amqp/secrets.js';
 import { emptySummary, type Summary } from '../engine/summary.js';
 import { createDelayRouter } from '../topology/plan.js';
+import { readParkedDepth } from '../engine/parked-depth.js';
 import { decodeEvent, type EventRecord } from './decode-event.js';
 import { settleBatch } from './settle-batch.js';
 
@@ -78,7 +79,10 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
       random: options.random ?? Math.random,
       summary,
     });
-    if (result.failure === undefined) await channel.close().catch(() => undefined);
+    if (result.failure === undefined) {
+      await channel.close().catch(() => undefined);
+      summary.parkedDepth = await readParkedDepth(broker.connection, config.parkingQueue);
+    }
   } finally {
     await broker.close();
     summary.durationMs = Date.now() - startedAt;

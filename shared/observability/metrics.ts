@@ -57,13 +57,16 @@ function emfDocuments(input: EmfInput): EmfDocument[] {
 
 /**
  * The single values of the main document: the summary's counts, `handlerErrors` (all names),
- * `invocationErrors` (1 when the invocation threw), `breakerOpened` (0 or 1) and `durationMs`.
+ * `invocationErrors` (1 when the invocation threw), `breakerOpened` (0 or 1), `durationMs`, and
+ * `parkedDepth` (the parking lot's depth at the end) when it was read.
  */
 function invocationCounts(summary: Summary, errorsByName: ReadonlyMap<string, number>, failedWith: string | undefined): Record<string, number> {
   const handlerErrors = [...errorsByName.values()].reduce((sum, n) => sum + n, 0);
   const counts: Record<string, number> = { handlerErrors, invocationErrors: failedWith === undefined ? 0 : 1, breakerOpened: summary.breakerOpened ? 1 : 0 };
   for (const key of SUMMARY_COUNTS) counts[key] = summary[key];
   counts.durationMs = summary.durationMs;
+  // A gauge, not a count: written only when it was read, so a failed invocation never reports 0.
+  if (summary.parkedDepth !== undefined) counts.parkedDepth = summary.parkedDepth;
   return counts;
 }
 

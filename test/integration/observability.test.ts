@@ -69,9 +69,10 @@ describe('logs, metrics and trace context on the broker', () => {
     expect(entries).toContainEqual(expect.objectContaining({ level: 'debug', message: 'message retried', messageId: 'flaky-1', traceparent: TRACE.traceparent, waitMs: 5000 }));
 
     // Assess: metrics
-    expect(summary).toMatchObject({ received: 3, acked: 1, retried: 1, parked: 1 });
+    // The parking lot's depth is read after the invocation settled: the one message it parked.
+    expect(summary).toMatchObject({ received: 3, acked: 1, retried: 1, parked: 1, parkedDepth: 1 });
     const [main, ...byName] = emf;
-    expect(main).toMatchObject({ service: 'orders-retry', received: 3, acked: 1, retried: 1, parked: 1, requeued: 0, deferred: 0, handlerErrors: 2, retryDelayMs: [5000] });
+    expect(main).toMatchObject({ service: 'orders-retry', received: 3, acked: 1, retried: 1, parked: 1, requeued: 0, deferred: 0, handlerErrors: 2, retryDelayMs: [5000], parkedDepth: 1 });
     expect((main?._aws as { CloudWatchMetrics: { Namespace: string }[] }).CloudWatchMetrics[0]?.Namespace).toBe('Boomerang');
     expect(byName.map((d) => [d.errorName, d.handlerErrors])).toEqual(expect.arrayContaining([['PartnerDown', 1], ['UnrecoverableError', 1]]));
   });

@@ -36,6 +36,20 @@ describe('emfDocuments', () => {
     for (const { Name } of Metrics) expect(main).toHaveProperty(Name);
   });
 
+  it.each([
+    { label: 'writes the parking lot depth when it was read', parkedDepth: 7, expected: 7 },
+    { label: 'writes the depth 0 of an empty parking lot', parkedDepth: 0, expected: 0 },
+    { label: 'leaves the depth out when it was not read (a failed invocation never reports 0)', parkedDepth: undefined, expected: undefined },
+  ])('$label', ({ parkedDepth, expected }) => {
+    // Prepare
+    const summary = summaryOf({ parkedDepth });
+    // Act
+    const [main] = emfDocuments({ service: 's', timestampMs: NOW, summary, errorsByName: new Map(), retryDelaysMs: [] });
+    // Assess
+    expect(main?.parkedDepth).toBe(expected);
+    expect(directive(main).Metrics.some((m) => m.Name === 'parkedDepth')).toBe(expected !== undefined);
+  });
+
   it('counts a failed invocation in invocationErrors, also by the name of the error it threw', () => {
     // Prepare
     const summary = summaryOf({ stoppedBecause: 'config-error' });
