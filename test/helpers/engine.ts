@@ -67,4 +67,11 @@ function total(summaries: readonly Summary[]): Counts {
   return Object.fromEntries(SUMMARY_COUNTS.map((k) => [k, summaries.reduce((sum, s) => sum + s[k], 0)])) as Counts;
 }
 
-export { publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total };
+/**
+ * Node's `Date.now()` and the broker's TTL timer are two millisecond clocks read at slightly different
+ * moments: a copy seen back 1-3 ms "early" by ours waited its whole TTL by the broker's (seen: 997 ms
+ * for a 1000 ms TTL on a loaded machine). "Never early" checks allow this much.
+ */
+const CLOCK_SLACK_MS = 5;
+
+export { publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total, CLOCK_SLACK_MS };
