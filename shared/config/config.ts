@@ -5,7 +5,7 @@ import { ConfigError } from '../errors.js';
 import { assertRetryHeaderName, DEFAULT_RETRY_HEADER } from '../message/headers.js';
 import { redactUrl } from '../observability/redact.js';
 import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy, ZERO_DELAY_REASON } from '../retry/retry-policy.js';
-import { resolveRetryRules, type ResolvedRetryRule } from '../retry/retry-rules.js';
+import { resolveRetryRules, type ResolvedRetryRule, type RetryRule } from '../retry/retry-rules.js';
 import { assertDelayQueueBudget } from '../topology/queue-budget.js';
 import type { DelayMode, QueueType, TopologyOptions } from '../topology/types.js';
 
@@ -120,40 +120,65 @@ const DEFAULTS = {
 const MAX_NAME_BYTES = 255;
 
 /**
- * Parses the environment into a frozen `Config`; throws `ConfigError` naming the first bad variable.
- * `defaultFunctionName` is the name used when neither FUNCTION_NAME nor AWS_LAMBDA_FUNCTION_NAME is set.
+ * What a declared queue gives in code (`defineQueue`): each option given replaces its environment
+ * variable, which is then not read at all; the options left out fall back to the environment, then to
+ * `DEFAULTS`. Errors about a value given here name it with `source`.
  */
-function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAULTS.functionName): Config {
-  const workQueue = queueName(env, 'WORK_QUEUE', DEFAULTS.workQueue);
-  const policy = resolveRetryPolicy(
-    {
-      maxRetries: envInt(env, 'MAX_RETRIES', DEFAULT_RETRY_POLICY.maxRetries, 0, 1000),
-      initialDelayMs: envInt(env, 'BACKOFF_INITIAL_MS', DEFAULT_RETRY_POLICY.initialDelayMs, 1, 2 ** 31 - 1, ZERO_DELAY_REASON),
-      multiplier: envNumber(env, 'BACKOFF_MULTIPLIER', DEFAULT_RETRY_POLICY.multiplier, 1, 100),
-      maxDelayMs: envInt(env, 'BACKOFF_MAX_MS', DEFAULT_RETRY_POLICY.maxDelayMs, 1, 2 ** 31 - 1),
-      jitter: envNumber(env, 'BACKOFF_JITTER', DEFAULT_RETRY_POLICY.jitter, 0, 0.99),
-    },
-    DEFAULT_RETRY_POLICY,
-    'the BACKOFF_*/MAX_RETRIES variables',
-  );
-  const rulesJson = envJson(env, 'RETRY_RULES');
+type ConfigInCode = {
+  /** How errors name where the options were given, e.g. `defineQueue('webhooks')`. */
+  readonly source: string;
+  readonly workQueue?: string;
+  readonly parkingQueue?: string;
+  readonly delayMode?: DelayMode;
+  readonly delayResolutionMs?: number;
+  readonly queueType?: QueueType;
+  readonly retry?: Readonly<Partial<RetryPolicy>>;
+  readonly rules?: readonly RetryRule[];
+  readonly ackOrder?: AckOrder;
+  readonly batchSize?: number;
+  readonly maxMessages?: number;
+  readonly concurrency?: number;
+};
+
+/** The retry policy's variables, by policy field. */
+const POLICY_VARIABLES = {
+  maxRetries: 'MAX_RETRIES',
+  initialDelayMs: 'BACKOFF_INITIAL_MS',
+  multiplier: 'BACKOFF_MULTIPLIER',
+  maxDelayMs: 'BACKOFF_MAX_MS',
+  jitter: 'BACKOFF_JITTER',
+} as const satisfies Record<keyof RetryPolicy, string>;
+
+/**
+ * Parses the environment into a frozen `Config`; throws `ConfigError` naming the first bad value and its
+ * source: the variable, or the option in code (`batchSize in defineQueue('webhooks')`).
+ * `defaultFunctionName` is the name used when neither FUNCTION_NAME nor AWS_LAMBDA_FUNCTION_NAME is set.
+ * @example loadConfig(process.env, 'boomerang-pull', { source: "defineQueue('orders')", workQueue: 'orders', batchSize: 50 })
+ */
+function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAULTS.functionName, code: ConfigInCode = { source: 'code' }): Config {
+  const read = layered(env, code);
+  const workQueue = read.queueName('workQueue', 'WORK_QUEUE', DEFAULTS.workQueue);
+  const policy = retryPolicy(env, code);
+  const rules = code.rules !== undefined
+    ? resolveRetryRules(code.rules, policy, `rules of ${code.source}`)
+    : ((json) => (json === undefined ? [] : resolveRetryRules(json, policy)))(envJson(env, 'RETRY_RULES'));
   const config: Config = {
     amqpUrls: amqpUrls(env),
     amqpSecret: amqpSecret(env),
     workQueue,
-    parkingQueue: queueName(env, 'PARKING_QUEUE', `${workQueue}.parked`),
-    delayMode: envChoice(env, 'DELAY_MODE', ['tiers', 'exact'], DEFAULTS.delayMode),
-    delayResolutionMs: envInt(env, 'DELAY_RESOLUTION_MS', DEFAULTS.delayResolutionMs, 10, 3_600_000),
+    parkingQueue: read.queueName('parkingQueue', 'PARKING_QUEUE', `${workQueue}.parked`),
+    delayMode: read.choice('delayMode', 'DELAY_MODE', ['tiers', 'exact'], DEFAULTS.delayMode),
+    delayResolutionMs: read.int('delayResolutionMs', 'DELAY_RESOLUTION_MS', DEFAULTS.delayResolutionMs, 10, 3_600_000),
     exactDelayPrefix: queueName(env, 'EXACT_DELAY_PREFIX', DEFAULTS.exactDelayPrefix),
-    queueType: envChoice(env, 'QUEUE_TYPE', ['quorum', 'classic'], DEFAULTS.queueType),
+    queueType: read.choice('queueType', 'QUEUE_TYPE', ['quorum', 'classic'], DEFAULTS.queueType),
     retryHeader: retryHeader(env),
     policy,
-    rules: rulesJson === undefined ? [] : resolveRetryRules(rulesJson, policy),
-    ackOrder: envChoice(env, 'ACK_ORDER', ['publish-then-ack', 'ack-then-publish'], DEFAULTS.ackOrder),
+    rules,
+    ackOrder: read.choice('ackOrder', 'ACK_ORDER', ['publish-then-ack', 'ack-then-publish'], DEFAULTS.ackOrder),
     // Quorum queues cap prefetch at 2000.
-    batchSize: envInt(env, 'BATCH_SIZE', DEFAULTS.batchSize, 1, 2000),
-    maxMessages: envInt(env, 'MAX_MESSAGES', DEFAULTS.maxMessages, 1),
-    concurrency: envInt(env, 'CONCURRENCY', DEFAULTS.concurrency, 1, 1000),
+    batchSize: read.int('batchSize', 'BATCH_SIZE', DEFAULTS.batchSize, 1, 2000),
+    maxMessages: read.int('maxMessages', 'MAX_MESSAGES', DEFAULTS.maxMessages, 1),
+    concurrency: read.int('concurrency', 'CONCURRENCY', DEFAULTS.concurrency, 1, 1000),
     connectTimeoutMs: envInt(env, 'CONNECT_TIMEOUT_MS', DEFAULTS.connectTimeoutMs, 100, 120_000),
     publishTimeoutMs: envInt(env, 'PUBLISH_TIMEOUT_MS', DEFAULTS.publishTimeoutMs, 100, 120_000),
     // RabbitMQ accepts at most 512 MiB for max_message_size.
@@ -165,9 +190,49 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     breakerThreshold: envInt(env, 'BREAKER_THRESHOLD', DEFAULTS.breakerThreshold, 0, 100_000),
     crashLoopLimit: crashLoopLimit(env),
   };
-  if (config.parkingQueue === config.workQueue) throw new ConfigError(`PARKING_QUEUE must differ from WORK_QUEUE (both are ${JSON.stringify(workQueue)})`);
+  if (config.parkingQueue === config.workQueue) {
+    const names = code.parkingQueue === undefined && code.workQueue === undefined ? 'PARKING_QUEUE must differ from WORK_QUEUE' : `the parking queue must differ from the work queue in ${code.source}`;
+    throw new ConfigError(`${names} (both are ${JSON.stringify(workQueue)})`);
+  }
   assertDelayQueueBudget(topologyOptionsFromConfig(config));
   return Object.freeze(config);
+}
+
+/** Each policy field from code, else from its variable; the error names the code option or the variable. */
+function retryPolicy(env: Env, code: ConfigInCode): RetryPolicy {
+  const given: Readonly<Partial<Record<keyof RetryPolicy, unknown>>> = code.retry ?? {};
+  const d = DEFAULT_RETRY_POLICY;
+  const v = POLICY_VARIABLES;
+  // A field given in code wins, so its variable is not read: a bad one it replaces cannot fail the start.
+  const readers: Record<keyof RetryPolicy, () => number> = {
+    maxRetries: () => envInt(env, v.maxRetries, d.maxRetries, 0, 1000),
+    initialDelayMs: () => envInt(env, v.initialDelayMs, d.initialDelayMs, 1, 2 ** 31 - 1, ZERO_DELAY_REASON),
+    multiplier: () => envNumber(env, v.multiplier, d.multiplier, 1, 100),
+    maxDelayMs: () => envInt(env, v.maxDelayMs, d.maxDelayMs, 1, 2 ** 31 - 1),
+    jitter: () => envNumber(env, v.jitter, d.jitter, 0, 0.99),
+  };
+  const fromEnv = Object.fromEntries(Object.entries(readers).filter(([key]) => given[key as keyof RetryPolicy] === undefined).map(([key, read]) => [key, read()]));
+  if (code.retry === undefined) return resolveRetryPolicy(fromEnv, d, 'the BACKOFF_*/MAX_RETRIES variables');
+  return resolveRetryPolicy(given, { ...d, ...fromEnv }, `retry of ${code.source}`);
+}
+
+/** Reads one setting from code when given there (its error names `<option> in <source>`), else from its variable. */
+function layered(env: Env, code: ConfigInCode) {
+  const fromCode = (key: keyof ConfigInCode, kind: 'number' | 'string'): Env | undefined => {
+    const value = code[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== kind) throw new ConfigError(`${key} in ${code.source} must be a ${kind}; got ${JSON.stringify(value)}`);
+    return { [`${key} in ${code.source}`]: String(value) };
+  };
+  const pick = (key: keyof ConfigInCode, variable: string, kind: 'number' | 'string'): [Env, string] => {
+    const given = fromCode(key, kind);
+    return given === undefined ? [env, variable] : [given, `${key} in ${code.source}`];
+  };
+  return {
+    int: (key: keyof ConfigInCode, variable: string, fallback: number, min: number, max?: number): number => envInt(...pick(key, variable, 'number'), fallback, min, max),
+    choice: <T extends string>(key: keyof ConfigInCode, variable: string, choices: readonly T[], fallback: T): T => envChoice(...pick(key, variable, 'string'), choices, fallback),
+    queueName: (key: keyof ConfigInCode, variable: string, fallback: string): string => queueName(...pick(key, variable, 'string'), fallback),
+  };
 }
 
 /** The builders' view of the config. Tiers cover the base policy and every rule's policy. */
@@ -237,4 +302,4 @@ function queueName(env: Env, name: string, fallback: string): string {
 }
 
 export { DEFAULTS, functionNameFrom, loadConfig, topologyOptionsFromConfig };
-export type { AckOrder, AmqpSecretConfig, Config };
+export type { AckOrder, AmqpSecretConfig, Config, ConfigInCode };
