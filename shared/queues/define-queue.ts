@@ -33,6 +33,8 @@ type QueueDefinition = {
   readonly handler: Handler;
   readonly options: QueueOptions;
   readonly deploy: ResolvedDeploy;
+  /** The options given in code, as `loadConfig` takes them (the local demo swaps the queues and the retry timing). */
+  readonly code: ConfigInCode;
   /** The function's config: the options in code first, then `env`, then the defaults. */
   readonly loadConfig: (env: Env, mode?: Mode) => Config;
 };
@@ -75,7 +77,7 @@ function defineQueue(options: QueueOptions) {
   const load = (env: Env, mode: Mode = 'pull'): Config => loadConfig(env, `boomerang-${name}-${mode}`, code);
   // Every option in code checked now, against an empty environment: the variables are read at the first invocation.
   const checked = load({});
-  const queue: QueueDefinition = Object.freeze({ name, workQueue: checked.workQueue, handler, options: Object.freeze({ ...options }), deploy, loadConfig: load, [DEFINITION]: true });
+  const queue: QueueDefinition = Object.freeze({ name, workQueue: checked.workQueue, handler, options: Object.freeze({ ...options }), deploy, code, loadConfig: load, [DEFINITION]: true });
   return {
     queue,
     /** The scheduled pull function of this queue (a Lambda handler). */
