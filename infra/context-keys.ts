@@ -48,9 +48,10 @@ function isCdkKey(key: string): boolean {
 function checkContextKeys(context: Readonly<Record<string, unknown>>): void {
   const unknown = Object.keys(context).find((key) => !isCdkKey(key) && !(CONTEXT_KEYS as readonly string[]).includes(key));
   if (unknown === undefined) return;
-  const moved = MOVED_KEYS[unknown];
-  if (moved !== undefined) {
-    throw new ConfigError(`The context key ${JSON.stringify(unknown)} is gone: the stack deploys every queue declared in functions/, and each queue sets this as ${moved} in its functions/<name>.ts. Remove -c ${unknown}`);
+  // Also a moved key misspelt: `workqueue` is still someone's workQueue.
+  const movedKey = Object.keys(MOVED_KEYS).find((key) => key.toLowerCase() === unknown.toLowerCase());
+  if (movedKey !== undefined) {
+    throw new ConfigError(`The context key ${JSON.stringify(unknown)} is gone: the stack deploys every queue declared in functions/, and each queue sets this as ${MOVED_KEYS[movedKey]} in its functions/<name>.ts. Remove -c ${unknown}`);
   }
   const near = CONTEXT_KEYS.find((key) => key.toLowerCase() === unknown.toLowerCase());
   const hint = near === undefined ? '' : ` (did you mean ${near}? keys are case-sensitive)`;
