@@ -1,11 +1,12 @@
 import { tierDelaysMs } from '../retry/backoff.js';
 import { LAST_DELIVERY_COUNT } from '../engine/crash-loop.js';
-import { envChoice, envInt, envJson, envNumber, envString, type Env } from './env.js';
+import { envChoice, envInt, envJson, envQueueName, envString, type Env } from './env.js';
+import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
 import { ConfigError } from '../errors.js';
 import { assertRetryHeaderName, DEFAULT_RETRY_HEADER } from '../message/headers.js';
 import { redactUrl } from '../observability/redact.js';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy, ZERO_DELAY_REASON } from '../retry/retry-policy.js';
-import { resolveRetryRules, type ResolvedRetryRule, type RetryRule } from '../retry/retry-rules.js';
+import type { RetryPolicy } from '../retry/retry-policy.js';
+import { resolveRetryRules, type ResolvedRetryRule } from '../retry/retry-rules.js';
 import { assertDelayQueueBudget } from '../topology/queue-budget.js';
 import type { DelayMode, QueueType, TopologyOptions } from '../topology/types.js';
 
@@ -116,39 +117,6 @@ const DEFAULTS = {
   secretCacheSeconds: 300,
 } as const;
 
-/** AMQP queue names are short strings: at most 255 bytes. */
-const MAX_NAME_BYTES = 255;
-
-/**
- * What a declared queue gives in code (`defineQueue`): each option given replaces its environment
- * variable, which is then not read at all; the options left out fall back to the environment, then to
- * `DEFAULTS`. Errors about a value given here name it with `source`.
- */
-type ConfigInCode = {
-  /** How errors name where the options were given, e.g. `defineQueue('webhooks')`. */
-  readonly source: string;
-  readonly workQueue?: string;
-  readonly parkingQueue?: string;
-  readonly delayMode?: DelayMode;
-  readonly delayResolutionMs?: number;
-  readonly queueType?: QueueType;
-  readonly retry?: Readonly<Partial<RetryPolicy>>;
-  readonly rules?: readonly RetryRule[];
-  readonly ackOrder?: AckOrder;
-  readonly batchSize?: number;
-  readonly maxMessages?: number;
-  readonly concurrency?: number;
-};
-
-/** The retry policy's variables, by policy field. */
-const POLICY_VARIABLES = {
-  maxRetries: 'MAX_RETRIES',
-  initialDelayMs: 'BACKOFF_INITIAL_MS',
-  multiplier: 'BACKOFF_MULTIPLIER',
-  maxDelayMs: 'BACKOFF_MAX_MS',
-  jitter: 'BACKOFF_JITTER',
-} as const satisfies Record<keyof RetryPolicy, string>;
-
 /**
  * Parses the environment into a frozen `Config`; throws `ConfigError` naming the first bad value and its
  * source: the variable, or the option in code (`batchSize in defineQueue('webhooks')`).
@@ -169,7 +137,7 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     parkingQueue: read.queueName('parkingQueue', 'PARKING_QUEUE', `${workQueue}.parked`),
     delayMode: read.choice('delayMode', 'DELAY_MODE', ['tiers', 'exact'], DEFAULTS.delayMode),
     delayResolutionMs: read.int('delayResolutionMs', 'DELAY_RESOLUTION_MS', DEFAULTS.delayResolutionMs, 10, 3_600_000),
-    exactDelayPrefix: queueName(env, 'EXACT_DELAY_PREFIX', DEFAULTS.exactDelayPrefix),
+    exactDelayPrefix: envQueueName(env, 'EXACT_DELAY_PREFIX', DEFAULTS.exactDelayPrefix),
     queueType: read.choice('queueType', 'QUEUE_TYPE', ['quorum', 'classic'], DEFAULTS.queueType),
     retryHeader: retryHeader(env),
     policy,
@@ -196,43 +164,6 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
   }
   assertDelayQueueBudget(topologyOptionsFromConfig(config));
   return Object.freeze(config);
-}
-
-/** Each policy field from code, else from its variable; the error names the code option or the variable. */
-function retryPolicy(env: Env, code: ConfigInCode): RetryPolicy {
-  const given: Readonly<Partial<Record<keyof RetryPolicy, unknown>>> = code.retry ?? {};
-  const d = DEFAULT_RETRY_POLICY;
-  const v = POLICY_VARIABLES;
-  // A field given in code wins, so its variable is not read: a bad one it replaces cannot fail the start.
-  const readers: Record<keyof RetryPolicy, () => number> = {
-    maxRetries: () => envInt(env, v.maxRetries, d.maxRetries, 0, 1000),
-    initialDelayMs: () => envInt(env, v.initialDelayMs, d.initialDelayMs, 1, 2 ** 31 - 1, ZERO_DELAY_REASON),
-    multiplier: () => envNumber(env, v.multiplier, d.multiplier, 1, 100),
-    maxDelayMs: () => envInt(env, v.maxDelayMs, d.maxDelayMs, 1, 2 ** 31 - 1),
-    jitter: () => envNumber(env, v.jitter, d.jitter, 0, 0.99),
-  };
-  const fromEnv = Object.fromEntries(Object.entries(readers).filter(([key]) => given[key as keyof RetryPolicy] === undefined).map(([key, read]) => [key, read()]));
-  if (code.retry === undefined) return resolveRetryPolicy(fromEnv, d, 'the BACKOFF_*/MAX_RETRIES variables');
-  return resolveRetryPolicy(given, { ...d, ...fromEnv }, `retry of ${code.source}`);
-}
-
-/** Reads one setting from code when given there (its error names `<option> in <source>`), else from its variable. */
-function layered(env: Env, code: ConfigInCode) {
-  const fromCode = (key: keyof ConfigInCode, kind: 'number' | 'string'): Env | undefined => {
-    const value = code[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== kind) throw new ConfigError(`${key} in ${code.source} must be a ${kind}; got ${JSON.stringify(value)}`);
-    return { [`${key} in ${code.source}`]: String(value) };
-  };
-  const pick = (key: keyof ConfigInCode, variable: string, kind: 'number' | 'string'): [Env, string] => {
-    const given = fromCode(key, kind);
-    return given === undefined ? [env, variable] : [given, `${key} in ${code.source}`];
-  };
-  return {
-    int: (key: keyof ConfigInCode, variable: string, fallback: number, min: number, max?: number): number => envInt(...pick(key, variable, 'number'), fallback, min, max),
-    choice: <T extends string>(key: keyof ConfigInCode, variable: string, choices: readonly T[], fallback: T): T => envChoice(...pick(key, variable, 'string'), choices, fallback),
-    queueName: (key: keyof ConfigInCode, variable: string, fallback: string): string => queueName(...pick(key, variable, 'string'), fallback),
-  };
 }
 
 /** The builders' view of the config. Tiers cover the base policy and every rule's policy. */
@@ -292,13 +223,6 @@ function retryHeader(env: Env): string {
   const name = envString(env, 'RETRY_HEADER') ?? DEFAULTS.retryHeader;
   assertRetryHeaderName(name, 'RETRY_HEADER');
   return name;
-}
-
-function queueName(env: Env, name: string, fallback: string): string {
-  const value = envString(env, name) ?? fallback;
-  if (Buffer.byteLength(value) > MAX_NAME_BYTES) throw new ConfigError(`${name} must be at most ${MAX_NAME_BYTES} bytes; got ${Buffer.byteLength(value)} bytes`);
-  if (value.startsWith('amq.')) throw new ConfigError(`${name} must not start with "amq." (reserved by the broker); got ${JSON.stringify(value)}`);
-  return value;
 }
 
 export { DEFAULTS, functionNameFrom, loadConfig, topologyOptionsFromConfig };
