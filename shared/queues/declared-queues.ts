@@ -49,7 +49,7 @@ async function loadDeclaredQueues(options: DiscoveryOptions = {}): Promise<Decla
   const queues: DeclaredQueue[] = [];
   for (const file of queueFiles(dir)) {
     const shown = relative(process.cwd(), file) || file;
-    const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    const module = await importQueueFile(file, shown);
     if (!isQueueDefinition(module.queue)) {
       throw new ConfigError(
         `${shown} declares no queue: every file in ${relative(process.cwd(), dir) || dir}/ must export \`queue\` made by defineQueue ` +
@@ -65,6 +65,15 @@ async function loadDeclaredQueues(options: DiscoveryOptions = {}): Promise<Decla
   }
   if (queues.length === 0) throw new ConfigError(`No queue is declared in ${dir}: add a file there that exports \`queue\` made by defineQueue`);
   return queues;
+}
+
+/** Imports one queue file; a failure names the file (a typo in an option, a syntax error, a missing import). */
+async function importQueueFile(file: string, shown: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError(`${shown}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** The declared queue named `name`; the error lists the names there are. */

@@ -72,6 +72,14 @@ describe('loadDeclaredQueues', () => {
     await expect(result).rejects.toThrow(message);
   });
 
+  it('names the file whose options defineQueue refuses', async () => {
+    // Prepare
+    const dir = folder();
+    writeQueueFile(dir, { template: 'orders', name: 'Orders', workQueue: 'test-orders' });
+    // Act & Assess
+    await expect(loadDeclaredQueues({ dir })).rejects.toThrow(/Orders\.ts: name in defineQueue\("Orders"\) must be lower-case letters/);
+  });
+
   it('refuses an empty folder', async () => {
     await expect(loadDeclaredQueues({ dir: folder() })).rejects.toThrow('No queue is declared in');
   });
