@@ -8,130 +8,150 @@ import { CfnEventSourceMapping, type Function as LambdaFunction } from 'aws-cdk-
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { ConfigError } from '../shared/errors.js';
+import type { Mode } from '../shared/queues/deploy-options.js';
 import { functionAlarms, type WatchedFunction } from './alarms.js';
 import { type BrokerEndpoint, createBroker, existingBroker } from './broker.js';
-import { DEFAULT_OUTDIR } from './bundles.js';
+import { bundleName, DEFAULT_OUTDIR } from './bundles.js';
 import { boomerangFunction } from './function.js';
 import { functionEnvironment } from './function-environment.js';
-import type { StackConfig } from './stack-config.js';
+import type { StackConfig, StackQueue } from './stack-config.js';
 import { timeoutWarnings } from './timeout-warnings.js';
 
 type BoomerangStackProps = StackProps & {
   readonly config: StackConfig;
-  /** The folder with the bundles, `<bundleDir>/pull` and `<bundleDir>/event`. @default dist/ */
+  /** The folder with the bundles, `<bundleDir>/<queue>-<mode>`. @default dist/ */
   readonly bundleDir?: string;
 };
 
 /** Actions the Amazon MQ event source mapping needs on the function's role (AWS Lambda guide, `with-mq`). */
 const MAPPING_NETWORK_ACTIONS = ['ec2:CreateNetworkInterface', 'ec2:DeleteNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSecurityGroups', 'ec2:DescribeSubnets', 'ec2:DescribeVpcs'];
 
+/** Lambda refuses longer function names. */
+const MAX_FUNCTION_NAME = 64;
+
+/** What every queue's functions share. */
+type Shared = {
+  readonly config: StackConfig;
+  readonly bundleDir: string;
+  readonly secretArn: string;
+  readonly broker: BrokerEndpoint;
+  readonly readSecret: PolicyStatement;
+};
+
 /**
- * Boomerang on AWS for one queue, served the way `config.queue.modes` says: the scheduled pull function,
- * and/or the event-triggered function with its Amazon MQ event source mapping. The functions read the
- * broker credentials from one existing secret (referenced by ARN); each has alarms on parked messages,
- * errors and timeouts; optionally the stack creates the broker itself.
- * @example new BoomerangStack(app, 'Boomerang', { config: stackConfigFromContext(app.node.getAllContext()) });
+ * Boomerang on AWS for every declared queue, each served the way its `deploy.modes` says: the scheduled
+ * pull function, and/or the event-triggered function with its Amazon MQ event source mapping. The
+ * functions read the broker credentials from one existing secret (referenced by ARN); each has its own
+ * log group and alarms on parked messages, errors and timeouts; optionally the stack creates the broker.
+ * @example new BoomerangStack(app, 'Boomerang', { config: stackConfigFromContext(app.node.getAllContext(), await loadDeclaredQueues()) });
  */
 class BoomerangStack extends Stack {
-  /** Undefined when the modes leave the function out. */
-  public readonly pullFunction: LambdaFunction | undefined;
-  public readonly eventFunction: LambdaFunction | undefined;
+  /** Each deployed function, by `<queue>-<mode>` (its bundle's name). */
+  public readonly functions: ReadonlyMap<string, LambdaFunction>;
 
   public constructor(scope: Construct, id: string, props: BoomerangStackProps) {
     super(scope, id, props);
     const { config } = props;
-    const { modes } = config.queue;
-    const bundleDir = props.bundleDir ?? DEFAULT_OUTDIR;
     const secretArn = new CfnParameter(this, 'BrokerSecretArn', {
       type: 'String',
-      description: 'Complete ARN of the Secrets Manager secret {"username","password"} of the broker user (the event source mapping and the functions read it)',
+      description: 'Complete ARN of the Secrets Manager secret {"username","password"} of the broker user (the event source mappings and the functions read it)',
       allowedPattern: '^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$',
     }).valueAsString;
     Validations.of(this).acknowledge({ id: 'CloudFormation-Validate::W2509', reason: 'BrokerSecretArn holds the ARN of the secret, not a secret: nothing to hide with NoEcho.' });
     const secret = Secret.fromSecretCompleteArn(this, 'BrokerSecret', secretArn);
-    // Only the event source mapping needs the broker's ARN: a pull-only stack asks for none.
-    const broker = config.broker.kind === 'create' ? createBroker(this, secret, config.broker, config.network) : existingBroker(this, { withArn: modes.includes('event') });
-    const readSecret = new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] });
-    const common = { logRetention: config.logRetentionDays, network: config.network };
-    const environment = (functionName: string): Record<string, string> =>
-      functionEnvironment({ ...config.queue, secretArn, brokerHost: broker.host, functionName }, config.environment);
-    const watched: WatchedFunction[] = [];
-
-    if (modes.includes('pull')) {
-      const name = `${this.stackName}-pull`;
-      const pull = boomerangFunction(this, { id: 'Pull', functionName: name, bundlePath: join(bundleDir, 'pull'), sizing: config.pull, environment: environment(name), statements: [readSecret], reservedConcurrency: config.pull.reservedConcurrency, ...common });
-      // A tick that waited longer than the interval is stale: the next one does its work.
-      const maxEventAge = Duration.seconds(Math.max(60, config.pull.rateMinutes * 60));
-      // No asynchronous retries: the next tick is the retry.
-      pull.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge });
-      new Rule(this, 'PullSchedule', { description: `Invokes ${name} every ${config.pull.rateMinutes} min`, schedule: Schedule.rate(Duration.minutes(config.pull.rateMinutes)) })
-        .addTarget(new LambdaTarget(pull.fn, { maxEventAge }));
-      watched.push({ id: 'Pull', name, ...pull, whenItFails: 'the tick ended early; the messages it held and had not settled go back to the queue for a later tick.' });
-      this.pullFunction = pull.fn;
-      new CfnOutput(this, 'PullFunctionName', { value: pull.fn.functionName });
-    }
-
-    if (modes.includes('event')) {
-      const name = `${this.stackName}-event`;
-      const event = eventFunction(this, { name, bundlePath: join(bundleDir, 'event'), config, broker, secretArn, readSecret, environment: environment(name), ...common });
-      watched.push({ id: 'Event', name, ...event, whenItFails: 'a batch was not settled and the event source delivers all of it again (duplicates for the messages that had succeeded).' });
-      this.eventFunction = event.fn;
-      new CfnOutput(this, 'EventFunctionName', { value: event.fn.functionName });
-    }
-
+    // Only an event source mapping needs the broker's ARN: a pull-only stack asks for none.
+    const withArn = config.queues.some((q) => q.deploy.modes.includes('event'));
+    const broker = config.broker.kind === 'create' ? createBroker(this, secret, config.broker, config.network) : existingBroker(this, { withArn });
+    const shared: Shared = { config, bundleDir: props.bundleDir ?? DEFAULT_OUTDIR, secretArn, broker, readSecret: new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }) };
     const topic = config.alarmTopicArn === undefined ? undefined : Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn);
-    for (const one of watched) {
-      for (const alarm of functionAlarms(this, one)) if (topic) alarm.addAlarmAction(new SnsAction(topic));
+    const functions = new Map<string, LambdaFunction>();
+    for (const queue of config.queues) {
+      for (const mode of queue.deploy.modes) {
+        const watched = mode === 'pull' ? this.pullFunction(queue, shared) : this.eventFunction(queue, shared);
+        for (const alarm of functionAlarms(this, watched)) if (topic) alarm.addAlarmAction(new SnsAction(topic));
+        functions.set(bundleName(queue.name, mode), watched.fn);
+        new CfnOutput(this, `${watched.id}FunctionName`, { value: watched.fn.functionName, description: `The ${mode} function of ${queue.name} (${queue.file})` });
+      }
+      for (const { mode, message } of timeoutWarnings(queue)) {
+        const fn = functions.get(bundleName(queue.name, mode));
+        if (fn) Annotations.of(fn).addWarningV2('@boomerang/infra:timeout', message);
+      }
     }
-    for (const { mode, message } of timeoutWarnings(config)) {
-      const fn = mode === 'pull' ? this.pullFunction : this.eventFunction;
-      if (fn) Annotations.of(fn).addWarningV2('@boomerang/infra:timeout', message);
-    }
+    this.functions = functions;
     new CfnOutput(this, 'BrokerHostName', { value: broker.host, description: 'AMQP_HOST of the functions: run `npm run topology -- apply` against it' });
+  }
+
+  /** `<stackName>-<queue>-<mode>`, checked against Lambda's limit. */
+  private functionName(queue: StackQueue, mode: Mode): string {
+    const name = `${this.stackName}-${queue.name}-${mode}`;
+    if (name.length > MAX_FUNCTION_NAME) {
+      throw new ConfigError(`The function name ${name} is ${name.length} characters; Lambda allows ${MAX_FUNCTION_NAME}: shorten the stackName context or the name in ${queue.file}`);
+    }
+    return name;
+  }
+
+  private common(queue: StackQueue, mode: Mode, shared: Shared) {
+    const name = this.functionName(queue, mode);
+    return {
+      id: `${constructId(queue.name)}${mode === 'pull' ? 'Pull' : 'Event'}`,
+      functionName: name,
+      bundlePath: join(shared.bundleDir, bundleName(queue.name, mode)),
+      sizing: queue.deploy[mode],
+      environment: functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name }, shared.config.environment),
+      logRetention: shared.config.logRetentionDays,
+      network: shared.config.network,
+    };
+  }
+
+  /** The pull function and the schedule that invokes it. */
+  private pullFunction(queue: StackQueue, shared: Shared): WatchedFunction {
+    const spec = this.common(queue, 'pull', shared);
+    const { rateMinutes, reservedConcurrency } = queue.deploy.pull;
+    const pull = boomerangFunction(this, { ...spec, statements: [shared.readSecret], reservedConcurrency });
+    // A tick that waited longer than the interval is stale: the next one does its work.
+    const maxEventAge = Duration.seconds(Math.max(60, rateMinutes * 60));
+    // No asynchronous retries: the next tick is the retry.
+    pull.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge });
+    new Rule(this, `${spec.id}Schedule`, { description: `Invokes ${spec.functionName} every ${rateMinutes} min`, schedule: Schedule.rate(Duration.minutes(rateMinutes)) })
+      .addTarget(new LambdaTarget(pull.fn, { maxEventAge }));
+    return { id: spec.id, name: spec.functionName, ...pull, whenItFails: 'the tick ended early; the messages it held and had not settled go back to the queue for a later tick.' };
+  }
+
+  /** The event function and the event source mapping that invokes it with batches of the work queue. */
+  private eventFunction(queue: StackQueue, shared: Shared): WatchedFunction {
+    const { broker } = shared;
+    if (broker.arn === undefined) throw new Error('the event source mapping needs the broker ARN: existingBroker must be asked for it');
+    const spec = this.common(queue, 'event', shared);
+    const event = boomerangFunction(this, {
+      ...spec,
+      statements: [shared.readSecret, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],
+    });
+    const mapping = new CfnEventSourceMapping(this, `${spec.id}SourceMapping`, {
+      functionName: event.fn.functionName,
+      eventSourceArn: broker.arn,
+      queues: [queue.workQueue],
+      batchSize: queue.deploy.event.batchSize,
+      maximumBatchingWindowInSeconds: queue.deploy.event.batchWindowSeconds,
+      sourceAccessConfigurations: [
+        { type: 'BASIC_AUTH', uri: shared.secretArn },
+        { type: 'VIRTUAL_HOST', uri: queue.deploy.virtualHost },
+      ],
+    });
+    // The mapping checks the role's permissions when it is created.
+    mapping.node.addDependency(event.role);
+    Validations.of(event.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: "The event source mapping creates and describes network interfaces in the broker's subnets; these EC2 actions do not support resource-level permissions.",
+    });
+    return { id: spec.id, name: spec.functionName, ...event, whenItFails: 'a batch was not settled and the event source delivers all of it again (duplicates for the messages that had succeeded).' };
   }
 }
 
-type EventFunctionSpec = Pick<Parameters<typeof boomerangFunction>[1], 'logRetention' | 'network' | 'environment' | 'bundlePath'> & {
-  readonly name: string;
-  readonly config: StackConfig;
-  readonly broker: BrokerEndpoint;
-  readonly secretArn: string;
-  readonly readSecret: PolicyStatement;
-};
-
-/** The event function and the event source mapping that invokes it with batches of the work queue. */
-function eventFunction(scope: Construct, spec: EventFunctionSpec): ReturnType<typeof boomerangFunction> {
-  const { config, broker } = spec;
-  if (broker.arn === undefined) throw new Error('the event source mapping needs the broker ARN: existingBroker must be asked for it');
-  const event = boomerangFunction(scope, {
-    id: 'Event',
-    functionName: spec.name,
-    bundlePath: spec.bundlePath,
-    sizing: config.event,
-    environment: spec.environment,
-    statements: [spec.readSecret, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],
-    logRetention: spec.logRetention,
-    network: spec.network,
-  });
-  const mapping = new CfnEventSourceMapping(scope, 'EventSourceMapping', {
-    functionName: event.fn.functionName,
-    eventSourceArn: broker.arn,
-    queues: [config.queue.workQueue],
-    batchSize: config.event.batchSize,
-    maximumBatchingWindowInSeconds: config.event.batchWindowSeconds,
-    sourceAccessConfigurations: [
-      { type: 'BASIC_AUTH', uri: spec.secretArn },
-      { type: 'VIRTUAL_HOST', uri: config.queue.virtualHost },
-    ],
-  });
-  // The mapping checks the role's permissions when it is created.
-  mapping.node.addDependency(event.role);
-  Validations.of(event.role).acknowledge({
-    id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: "The event source mapping creates and describes network interfaces in the broker's subnets; these EC2 actions do not support resource-level permissions.",
-  });
-  return event;
+/** `partner-sync` → `PartnerSync`: the queue's part of its construct ids. */
+function constructId(queueName: string): string {
+  return queueName.split('-').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
 }
 
-export { BoomerangStack };
+export { BoomerangStack, constructId };
 export type { BoomerangStackProps };

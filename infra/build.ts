@@ -1,15 +1,18 @@
 /**
- * `npm run build [-- --outdir <dir>]`: bundles each function into `<dir>/<name>/index.mjs` (default
- * `dist/`) and prints each bundle's size and what each dependency costs.
+ * `npm run build [-- --outdir <dir>]`: bundles each deployed function of each declared queue into
+ * `<dir>/<queue>-<mode>/index.mjs` (default `dist/`) and prints each bundle's size and what each
+ * dependency costs.
  */
-import { parseCli, runCli } from '../shared/cli/args.js';
-import { buildBundles, formatBundles } from './bundles.js';
+import { asUsage, parseCli, runCli } from '../shared/cli/args.js';
+import { loadDeclaredQueues } from '../shared/queues/declared-queues.js';
+import { buildBundles, formatBundles, functionEntries } from './bundles.js';
 
 const USAGE = `Usage: npm run build [-- --outdir <dir>]
 
-Bundles functions/pull.ts and functions/event.ts with esbuild into <dir>/pull/index.mjs and
-<dir>/event/index.mjs (default dir: dist/): ESM for Node 20, minified, source maps, @aws-sdk/* left to
-the Lambda runtime. Prints each bundle's size (without the map) and what each dependency costs.
+Bundles each declared queue (every functions/*.ts exporting \`queue\` made by defineQueue; the folder is
+BOOMERANG_FUNCTIONS_DIR when set) with esbuild: one bundle per mode it deploys, <dir>/<queue>-<mode>/index.mjs
+exporting that mode's function as \`handler\` (default dir: dist/). ESM for Node 20, minified, source
+maps, @aws-sdk/* left to the Lambda runtime. Prints each bundle's size (without the map) and what each dependency costs.
 The bundles are judged by their cold start: npm run bench -- --section serverless.`;
 
 async function main(): Promise<number> {
@@ -19,7 +22,8 @@ async function main(): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const bundles = await buildBundles({ outdir: values.outdir });
+  const queues = await asUsage(() => loadDeclaredQueues());
+  const bundles = await buildBundles({ entries: functionEntries(queues), outdir: values.outdir });
   process.stdout.write(`${formatBundles(bundles)}\n`);
   return 0;
 }

@@ -1,5 +1,6 @@
 /**
- * The Lambda bundles: one esbuild bundle per function, `dist/<name>/index.mjs` exporting `handler`.
+ * The Lambda bundles: one esbuild bundle per deployed function, `dist/<queue>-<mode>/index.mjs`
+ * exporting `handler` (the `pull` or `event` export of the queue's file in functions/).
  * ESM for Node 20, minified, with a source map; the AWS SDK (`@aws-sdk/*`) is left to the Lambda
  * runtime, which ships it. Dependencies go in as they ship: the bundles are judged by their cold start
  * (`npm run bench`, section serverless), not by a size limit. Each bundle's metafile says what every
@@ -8,11 +9,10 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import type { DeclaredQueue } from '../shared/queues/declared-queues.js';
 
-/** The functions and their entry points (each exports `handler`). */
-const FUNCTIONS = { pull: 'functions/pull.ts', event: 'functions/event.ts' } as const;
-
-type FunctionName = keyof typeof FUNCTIONS;
+/** One bundle to build: its folder name under the output folder, and the module text esbuild starts from. */
+type BundleEntry = { readonly name: string; readonly contents: string };
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -23,7 +23,7 @@ const DEFAULT_OUTDIR = join(ROOT, 'dist');
 type Cost = { readonly source: string; readonly bytes: number };
 
 type Bundle = {
-  readonly name: FunctionName;
+  readonly name: string;
   /** The absolute path of `index.mjs`. */
   readonly file: string;
   readonly bytes: number;
@@ -35,17 +35,31 @@ type Bundle = {
 // Dependencies written as CommonJS call `require` for Node built-ins, which an ES module lacks.
 const REQUIRE_BANNER = "import { createRequire as __boomerangCreateRequire } from 'node:module'; const require = __boomerangCreateRequire(import.meta.url);";
 
+/** The folder name of a queue's bundle for one mode: `webhooks-pull`. */
+function bundleName(queue: string, mode: string): string {
+  return `${queue}-${mode}`;
+}
+
+/** A bundle per deployed function: each mode a queue deploys, its `pull` or `event` export as `handler`. */
+function functionEntries(queues: readonly DeclaredQueue[]): BundleEntry[] {
+  return queues.flatMap((queue) => queue.deploy.modes.map((mode) => ({
+    name: bundleName(queue.name, mode),
+    contents: `export { ${mode} as handler } from ${JSON.stringify(queue.file)};\n`,
+  })));
+}
+
 /**
- * Bundles every function into `<outdir>/<name>/index.mjs`.
- * @example const bundles = await buildBundles({ outdir: '/tmp/dist' }); console.log(formatBundles(bundles));
+ * Bundles each entry into `<outdir>/<name>/index.mjs`.
+ * @example const bundles = await buildBundles({ entries: functionEntries(await loadDeclaredQueues()) }); console.log(formatBundles(bundles));
  */
-async function buildBundles(options: { readonly outdir?: string } = {}): Promise<Bundle[]> {
+async function buildBundles(options: { readonly entries: readonly BundleEntry[]; readonly outdir?: string }): Promise<Bundle[]> {
   const outdir = options.outdir ?? DEFAULT_OUTDIR;
   return Promise.all(
-    (Object.keys(FUNCTIONS) as FunctionName[]).map(async (name) => {
+    options.entries.map(async ({ name, contents }) => {
       const result = await build({
         absWorkingDir: ROOT,
-        entryPoints: { index: FUNCTIONS[name] },
+        stdin: { contents, resolveDir: ROOT, sourcefile: `${name}.ts`, loader: 'ts' },
+        entryNames: 'index',
         outdir: join(outdir, name),
         outExtension: { '.js': '.mjs' },
         bundle: true,
@@ -59,6 +73,8 @@ async function buildBundles(options: { readonly outdir?: string } = {}): Promise
         banner: { js: REQUIRE_BANNER },
         // Licence texts go to index.mjs.LEGAL.txt next to the bundle instead of inflating it.
         legalComments: 'linked',
+        // A team's file imports 'boomerang': the package's own entry point, wherever the file sits.
+        alias: { boomerang: join(ROOT, 'shared/index.ts') },
         metafile: true,
         logLevel: 'warning',
       });
@@ -67,7 +83,7 @@ async function buildBundles(options: { readonly outdir?: string } = {}): Promise
   );
 }
 
-function describeBundle(name: FunctionName, file: string, metafile: Metafile): Bundle {
+function describeBundle(name: string, file: string, metafile: Metafile): Bundle {
   const outputs = Object.entries(metafile.outputs);
   const [, output] = outputs.find(([path]) => path.endsWith('index.mjs')) ?? [];
   const [, map] = outputs.find(([path]) => path.endsWith('index.mjs.map')) ?? [];
@@ -100,5 +116,5 @@ function formatBundles(bundles: readonly Bundle[]): string {
     .join('\n');
 }
 
-export { buildBundles, DEFAULT_OUTDIR, formatBundles, FUNCTIONS };
-export type { Bundle, Cost, FunctionName };
+export { buildBundles, bundleName, DEFAULT_OUTDIR, formatBundles, functionEntries, ROOT };
+export type { Bundle, BundleEntry, Cost };

@@ -3,7 +3,8 @@ import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk
 import { Architecture, type CfnFunction, Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { FunctionSizing, StackConfig } from './stack-config.js';
+import type { FunctionSizing } from '../shared/queues/deploy-options.js';
+import type { StackConfig } from './stack-config.js';
 
 /** Lambda's Node.js runtime the bundles run on (they are built for Node 20; nodejs20.x is deprecated). */
 const RUNTIME = Runtime.NODEJS_22_X;
@@ -12,7 +13,7 @@ const RUNTIME = Runtime.NODEJS_22_X;
 const VPC_ACCESS_ACTIONS = ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'];
 
 type FunctionSpec = {
-  /** Construct id prefix: `Pull`, `Event`. */
+  /** Construct id prefix: `WebhooksPull`, `WebhooksEvent`. */
   readonly id: string;
   readonly functionName: string;
   /** The folder holding the bundle's `index.mjs` (exporting `handler`). */

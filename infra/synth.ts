@@ -1,24 +1,28 @@
 /**
- * `npm run synth [-- -c key=value ...]`: builds the bundles into dist/, then synthesizes the CDK app
+ * `npm run synth [-- -c key=value ...]`: builds the bundles of every declared queue into dist/, then synthesizes the CDK app
  * into cdk.out/ (or CDK_OUTDIR when the cdk CLI runs it: `npx cdk deploy --app "npx tsx infra/synth.ts"`).
  * Works offline and without AWS credentials.
  */
 import { join } from 'node:path';
 import { parseCli, runCli, UsageError } from '../shared/cli/args.js';
 import { addBoomerangStack, prepareApp } from './app.js';
-import { buildBundles, formatBundles } from './bundles.js';
+import { loadDeclaredQueues } from '../shared/queues/declared-queues.js';
+import { buildBundles, DEFAULT_OUTDIR, formatBundles, functionEntries } from './bundles.js';
 import { CONTEXT_KEYS } from './context-keys.js';
 
-const USAGE = `Usage: npm run synth [-- -c <key>=<value> ...]
+const USAGE = `Usage: npm run synth [-- -c <key>=<value> ...] [--bundle-dir <dir>]
 
-Builds the function bundles (dist/), then writes the CloudFormation template of the Boomerang stack
-to cdk.out/ (CDK_OUTDIR when run by the cdk CLI). The context is checked first: an unknown key or a bad
-value exits 1 naming the key. Context keys: ${CONTEXT_KEYS.join(', ')}
+Deploys every queue declared in functions/ (each file exporting \`queue\` made by defineQueue; the folder
+is BOOMERANG_FUNCTIONS_DIR when set): builds each function's bundle (<dir>/<queue>-<mode>, default
+dist/), then writes the CloudFormation template of the Boomerang stack to cdk.out/ (CDK_OUTDIR when run
+by the cdk CLI). Each queue's functions, schedule, event source mapping, log groups and alarms follow
+its deploy options. The context and the queues are checked first: an unknown key or a bad value exits
+1 naming it. Stack-wide context keys: ${CONTEXT_KEYS.join(', ')}
 (functionEnvironment is JSON). Deploy parameters: BrokerSecretArn, and BrokerHost (plus BrokerArn when
-modes includes event) unless createBroker=true.`;
+a queue deploys its event function) unless createBroker=true.`;
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseCli(process.argv.slice(2), { context: { type: 'string', short: 'c', multiple: true } });
+  const { values, positionals } = parseCli(process.argv.slice(2), { context: { type: 'string', short: 'c', multiple: true }, 'bundle-dir': { type: 'string' } });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -30,12 +34,14 @@ async function main(): Promise<number> {
     if (at < 1) throw new UsageError(`-c needs key=value; got ${JSON.stringify(pair)}`);
     context[pair.slice(0, at)] = pair.slice(at + 1);
   }
-  // Bad context fails here, in a second, before the build.
-  const prepared = prepareApp({ context, outdir: process.env.CDK_OUTDIR ?? join(process.cwd(), 'cdk.out') });
+  // Bad context or a bad queue file fails here, in a second, before the build.
+  const queues = await loadDeclaredQueues();
+  const prepared = prepareApp({ queues, context, outdir: process.env.CDK_OUTDIR ?? join(process.cwd(), 'cdk.out') });
+  const bundleDir = values['bundle-dir'] ?? DEFAULT_OUTDIR;
   // The template points at the bundles: build them first, so that synth never packages a stale or missing one.
-  const bundles = await buildBundles();
+  const bundles = await buildBundles({ entries: functionEntries(queues), outdir: bundleDir });
   process.stderr.write(`${formatBundles(bundles)}\n`);
-  const stack = addBoomerangStack(prepared);
+  const stack = addBoomerangStack(prepared, bundleDir);
   const assembly = prepared.app.synth();
   // The cdk CLI prints these itself; this script has to.
   for (const { level, id, entry } of assembly.getStackArtifact(stack.artifactId).messages) {

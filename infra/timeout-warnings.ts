@@ -1,28 +1,30 @@
-import type { Mode, StackConfig } from './stack-config.js';
+import type { Mode } from '../shared/queues/deploy-options.js';
+import type { StackQueue } from './stack-config.js';
 
 /** A synth warning about one deployed function. */
-type TimeoutWarning = { readonly mode: Mode; readonly message: string };
+type TimeoutWarning = { readonly queue: string; readonly mode: Mode; readonly message: string };
 
 /**
  * The functions whose timeout leaves a partner call less time than HTTP_TIMEOUT_MS (pure). An invocation
  * stops handing out messages SAFETY_MARGIN_MS before its end and aborts the handlers still running, so a
  * call has at most timeout − margin: with less than HTTP_TIMEOUT_MS left, a slow partner is cut off by the
  * function, not by HTTP_TIMEOUT_MS, and its message retried again and again.
- * @example timeoutWarnings(config) // [{ mode: 'pull', message: 'pull function: HTTP_TIMEOUT_MS (10000) + ...' }]
+ * @example timeoutWarnings(queue) // [{ queue: 'webhooks', mode: 'pull', message: 'webhooks pull function: HTTP_TIMEOUT_MS (10000) + ...' }]
  */
-function timeoutWarnings(config: StackConfig): TimeoutWarning[] {
-  const { httpTimeoutMs, safetyMarginMs } = config.timings;
+function timeoutWarnings(queue: StackQueue): TimeoutWarning[] {
+  const { httpTimeoutMs, safetyMarginMs } = queue.timings;
   const neededMs = httpTimeoutMs + safetyMarginMs;
-  return config.queue.modes.flatMap((mode) => {
-    const timeoutSeconds = config[mode].timeoutSeconds;
+  return queue.deploy.modes.flatMap((mode) => {
+    const timeoutSeconds = queue.deploy[mode].timeoutSeconds;
     if (neededMs <= timeoutSeconds * 1000) return [];
-    const key = `${mode}TimeoutSeconds`;
+    const key = `deploy.${mode}.timeoutSeconds`;
     return [{
+      queue: queue.name,
       mode,
       message:
-        `${mode} function: HTTP_TIMEOUT_MS (${httpTimeoutMs}) + SAFETY_MARGIN_MS (${safetyMarginMs}) = ${neededMs} ms exceeds its timeout, ${key}=${timeoutSeconds} s: ` +
+        `${queue.name} ${mode} function: HTTP_TIMEOUT_MS (${httpTimeoutMs}) + SAFETY_MARGIN_MS (${safetyMarginMs}) = ${neededMs} ms exceeds its timeout, ${key}=${timeoutSeconds} s: ` +
         `a partner call is aborted after ${timeoutSeconds * 1000 - safetyMarginMs} ms at most, before HTTP_TIMEOUT_MS, and its message retried. ` +
-        `Raise ${key} to at least ${Math.ceil(neededMs / 1000)}, or lower HTTP_TIMEOUT_MS or SAFETY_MARGIN_MS in functionEnvironment.`,
+        `Raise ${key} in ${queue.file} to at least ${Math.ceil(neededMs / 1000)}, or lower HTTP_TIMEOUT_MS or SAFETY_MARGIN_MS in functionEnvironment.`,
     }];
   });
 }

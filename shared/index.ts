@@ -1,8 +1,11 @@
 /**
  * Boomerang's public entry point: `import { … } from 'boomerang'` (the package's `exports`). A team's
- * function file needs nothing else: the factories, the error classes a handler throws or a caller
+ * function file needs nothing else: `defineQueue` (one queue: its handler, options and deploy), the factories, the error classes a handler throws or a caller
  * catches, and the types of a handler, a message, a rule and a summary.
  */
+export { defineQueue } from './queues/define-queue.js';
+export type { QueueDefinition, QueueOptions } from './queues/define-queue.js';
+export type { DeployOptions, Mode } from './queues/deploy-options.js';
 export { createPullFunction } from './engine/pull-function.js';
 export type { PullContext } from './engine/pull-function.js';
 export { createEventFunction } from './event/event-function.js';
@@ -23,4 +26,6 @@ export {
 export type { BoomerangMessage, Handler, HandlerContext } from './message/message.js';
 export type { RetryRule, RetryRuleMatch } from './retry/retry-rules.js';
 export type { RetryPolicy } from './retry/retry-policy.js';
+export type { AckOrder, Config } from './config/config.js';
+export type { DelayMode, QueueType } from './topology/types.js';
 export type { Summary, StopReason } from './engine/summary.js';

@@ -2,28 +2,32 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createEventFunction } from '../event/event-function.js';
 import { createPullFunction } from '../engine/pull-function.js';
-import { handle as deliverWebhook } from '../examples/webhooks/webhook-delivery.js';
-import { DEFAULTS, loadConfig } from '../config/config.js';
+import { DEFAULTS } from '../config/config.js';
 import { ConfigError } from '../errors.js';
 import { loadHandler } from './load-handler.js';
+import { singleTarget } from './queue-flags.js';
 import type { Summary } from '../engine/summary.js';
 import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
 
-const USAGE = `Usage: npm run invoke -- pull  [--handler <module>] [--queue <name>] [--budget-ms <n>]
-       npm run invoke -- event --event <file.json> [--handler <module>] [--queue <name>] [--budget-ms <n>]
+const USAGE = `Usage: npm run invoke -- pull  --function <name> [--budget-ms <n>]
+       npm run invoke -- event --function <name> --event <file.json> [--budget-ms <n>]
+       npm run invoke -- pull|event --handler <module> [--queue <name>] [--event <file.json>] [--budget-ms <n>]
 
 Runs one invocation of a function locally, as the cloud would run it, against the broker in AMQP_URL
 (default ${DEFAULTS.amqpUrl.replace(/:[^:@/]*@/, ':***@')}), or the one AMQP_SECRET_ID describes.
 
   pull                 the scheduled pull function: consumes the work queue until it is idle
   event                the Amazon MQ event source function, given an aws:rmq event from a file
-                       (a sample: test/fixtures/rmq-event-local.json, for the queue boomerang.work)
+                       (a sample: test/fixtures/rmq-event-local.json, for the queue boomerang.webhooks)
 
+  --function <name>    the declared queue to run (a functions/*.ts file exporting \`queue\` made by
+                       defineQueue; the folder is BOOMERANG_FUNCTIONS_DIR when set): its handler, and
+                       its options in code before the environment. Optional when one queue is declared
   --event <file>       the aws:rmq event (JSON) for 'event'; its keys name the queues ("<queue>::<vhost>")
-  --handler <module>   a module exporting handle(message, context) or a default function
-                       (default: the webhook delivery handler)
-  --queue <name>       the work queue (default: WORK_QUEUE, else ${DEFAULTS.workQueue}); with 'event' it
-                       only decides which event queue parks into PARKING_QUEUE
+  --handler <module>   instead of --function: a module exporting handle(message, context) or a default
+                       function, configured by the environment alone (WORK_QUEUE, MAX_RETRIES...)
+  --queue <name>       with --handler: the work queue (default: WORK_QUEUE, else ${DEFAULTS.workQueue}); with
+                       'event' it only decides which event queue parks into PARKING_QUEUE
   --budget-ms <n>      the invocation's time budget (default: BUDGET_MS, else ${DEFAULTS.budgetMs})
   -h, --help           this text
 
@@ -31,10 +35,11 @@ Logs go to stderr as JSON lines; the last stdout line is the summary as one JSON
 Exit codes: 0 done, 1 the invocation failed (for 'event': the event source would deliver the whole
 batch again; the summary says how far it got), 2 bad usage: a flag, an environment variable, or
 the file --handler or --event names (checked before connecting).
-The topology of every queue involved must exist first: npm run topology -- apply [--queue <name>]`;
+The topology of every queue involved must exist first: npm run topology -- apply [--function <name>]`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(process.argv.slice(2), {
+    function: { type: 'string' },
     handler: { type: 'string' },
     queue: { type: 'string' },
     'budget-ms': { type: 'string' },
@@ -50,10 +55,14 @@ async function main(): Promise<number> {
   if (mode === 'event' && values.event === undefined) throw new UsageError('event needs --event <file.json>');
   if (mode === 'pull' && values.event !== undefined) throw new UsageError('--event is for the event function only');
   const budgetFlag = intFlag('budget-ms', values['budget-ms'], 100);
+  if (values.handler !== undefined && values.function !== undefined) throw new UsageError('--handler and --function go separately: --function runs a declared queue with its own handler');
+  if (values.handler === undefined && values.queue !== undefined) throw new UsageError('--queue goes with --handler; a declared queue (--function) consumes the work queue set in its file');
   // Everything the invocation is given, read before it starts: a bad value is bad input (exit 2).
-  const env = values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue };
-  const config = await asUsage(() => loadConfig(env, mode === 'event' ? DEFAULTS.eventFunctionName : DEFAULTS.functionName));
-  const handler = values.handler === undefined ? deliverWebhook : await asUsage(() => loadHandler(values.handler as string));
+  const target = values.handler === undefined
+    ? await singleTarget({ function: values.function }, process.env, mode)
+    : { ...(await singleTarget({ queue: values.queue ?? process.env.WORK_QUEUE ?? DEFAULTS.workQueue }, process.env, mode)), handler: await asUsage(() => loadHandler(values.handler as string)) };
+  const { config } = target;
+  const handler = target.handler as NonNullable<typeof target.handler>;
   const event = mode === 'event' ? await asUsage(() => readEvent(values.event as string)) : undefined;
   const deadline = Date.now() + (budgetFlag ?? config.budgetMs);
   const context = { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() };

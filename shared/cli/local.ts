@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createPullFunction } from '../engine/pull-function.js';
-import { createWebhookDelivery } from '../examples/webhooks/webhook-delivery.js';
 import { connectBroker } from '../amqp/connection.js';
 import { connectManaged } from '../amqp/managed-connection.js';
 import { publishDemoMessages } from '../demo/demo-publisher.js';
 import { PullAbortedError } from '../errors.js';
-import { DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE } from '../demo/demo-options.js';
+import { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE } from '../demo/demo-options.js';
 import { ensureBroker } from '../demo/ensure-broker.js';
 import { startFlakyProvider, type FlakyProvider } from '../demo/flaky-provider.js';
 import { StatusLine } from '../demo/status-line.js';
@@ -17,13 +16,17 @@ import { brokerVersionOf } from '../topology/broker-ops.js';
 import { buildTopologyPlan } from '../topology/plan.js';
 import { parseCli, runCli, UsageError } from './args.js';
 
-const USAGE = `Usage: npm run local [-- --messages <n>] [--failure-rate <0..0.98>] [--interval-ms <n>] [--queue <name>]
+const USAGE = `Usage: npm run local [-- --function <name>] [--messages <n>] [--failure-rate <0..0.98>] [--interval-ms <n>] [--queue <name>]
 
 The whole job end to end on this machine: makes sure RabbitMQ runs (starts a local rabbitmq-server
 if it is installed), resets the demo's queues (deletes and recreates the work queue, its parking lot
 <queue>.parked and, in tiers mode, its delay queues, with whatever they hold; it names them first),
-starts a flaky local HTTP provider, publishes webhook messages to it, and invokes the pull function
-every couple of seconds as a scheduler would, until everything settled.
+starts a flaky local HTTP provider, publishes messages for it, and invokes the declared queue's pull
+function every couple of seconds as a scheduler would, until everything settled.
+
+  --function <name>     the declared queue to run (functions/<name>.ts; the folder is
+                        BOOMERANG_FUNCTIONS_DIR when set): its handler and options, on the demo's
+                        queues, with demo-sized retry timing. webhooks or partner-sync (default ${DEFAULT_DEMO_FUNCTION})
 
   --messages <n>        how many webhook messages to publish, 1 to 100000 (default 300)
   --failure-rate <r>    fraction of provider answers that fail transiently (default 0.4; 2 % more
@@ -32,11 +35,12 @@ every couple of seconds as a scheduler would, until everything settled.
   --queue <name>        the demo's work queue; it must start with ${DEMO_QUEUE} (default ${DEMO_QUEUE})
   -h, --help            this text
 
-Any variable of the function applies too (MAX_RETRIES, BACKOFF_INITIAL_MS, DELAY_MODE, QUEUE_TYPE...),
-except WORK_QUEUE and PARKING_QUEUE: the demo only touches its own queues.`;
+Any variable the queue's file leaves to the environment applies too (MAX_RETRIES, BACKOFF_INITIAL_MS,
+QUEUE_TYPE...), except WORK_QUEUE and PARKING_QUEUE: the demo only touches its own queues.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(process.argv.slice(2), {
+    function: { type: 'string' },
     messages: { type: 'string' },
     'failure-rate': { type: 'string' },
     'interval-ms': { type: 'string' },
@@ -47,7 +51,7 @@ async function main(): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { messages, failureRate, intervalMs, config, plan, ownQueues } = await demoOptions(values, process.env);
+  const { messages, failureRate, intervalMs, name, handler, feed, config, plan, ownQueues } = await demoOptions(values, process.env);
   const demoQueue = config.workQueue;
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   const log = createLogger({ level: logLevelFrom(process.env.LOG_LEVEL ?? 'error') });
@@ -69,13 +73,13 @@ async function main(): Promise<number> {
 
     const url = provider.url;
     const publisher = await connectManaged({ urls: config.amqpUrls, connectTimeoutMs: config.connectTimeoutMs, connectionName: 'boomerang-local-publisher' });
-    await publishDemoMessages(publisher, demoQueue, Array.from({ length: messages }, (_, i) => ({
-      messageId: `order-${i}`,
-      body: { url: `${url}/hooks/order-${i}`, method: 'POST', headers: { 'x-demo-id': `order-${i}` }, body: { order: i } },
-    }))).finally(() => publisher.close());
-    say(`published ${messages} webhook messages; invoking the pull function every ${intervalMs} ms\n`);
+    await publishDemoMessages(publisher, demoQueue, Array.from({ length: messages }, (_, i) => ({ messageId: `${name}-${i}`, body: feed.message(i, url) })))
+      .finally(() => publisher.close());
+    // The handler reads its own settings (PARTNER_API_URL...) from the environment, as deployed.
+    Object.assign(process.env, feed.env(url));
+    say(`published ${messages} ${name} messages; invoking the ${name} pull function every ${intervalMs} ms\n`);
 
-    const invoke = createPullFunction(createWebhookDelivery({ httpTimeoutMs: 2000 }), { config, log });
+    const invoke = createPullFunction(handler, { config, log });
     const totals = emptySummary();
     const status = new StatusLine();
     const startedAt = Date.now();
@@ -105,7 +109,7 @@ async function main(): Promise<number> {
       ['deferred', totals.deferred, 'sent to the delay path untried (circuit breaker open)'],
       ['lost', messages - totals.acked - totals.parked, 'published but neither delivered nor parked'],
       ['invocations', invocations, `one every ${intervalMs} ms`],
-      ['provider requests', stats.requests, `${stats.distinctIdsSucceeded} distinct orders got a 2xx`],
+      ['provider requests', stats.requests, stats.distinctIdsSucceeded > 0 ? `${stats.distinctIdsSucceeded} distinct orders got a 2xx` : ''],
     ];
     say(`\nsettled in ${seconds} s\n`);
     for (const [name, value, note] of rows) say(`  ${name.padEnd(18)} ${String(value).padStart(7)}   ${note}`);

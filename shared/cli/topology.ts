@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { ChannelModel } from 'amqplib';
 import { vhostOfUrl } from '../amqp/broker-endpoints.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
-import { type Config, DEFAULTS, loadConfig, topologyOptionsFromConfig } from '../config/config.js';
+import { type Config, topologyOptionsFromConfig } from '../config/config.js';
 import { createLogger, logLevelFrom } from '../observability/logger.js';
 import { TopologyMismatchError } from '../errors.js';
 import { formatVerifyAdvice, formatWarnings } from '../topology/advice.js';
@@ -13,9 +13,14 @@ import { buildTopologyPlan } from '../topology/plan.js';
 import { formatReport } from '../topology/report.js';
 import type { TopologyPlan } from '../topology/types.js';
 import { verifyTopology } from '../topology/verify.js';
-import { asUsage, parseCli, runCli, UsageError } from './args.js';
+import { parseCli, runCli, UsageError } from './args.js';
+import { mergeDefinitions } from './merge-definitions.js';
+import { type QueueTarget, queueTargets } from './queue-flags.js';
 
-const USAGE = `Usage: npm run topology -- <apply|verify|export> [--queue <name>] [--out <file>] [--vhost <name>] [--broker-version <x.y.z>]
+const USAGE = `Usage: npm run topology -- <apply|verify|export> [--function <name> | --queue <name>] [--out <file>] [--vhost <name>] [--broker-version <x.y.z>]
+
+Covers every queue declared in functions/ (each file exporting \`queue\` made by defineQueue; the folder
+is BOOMERANG_FUNCTIONS_DIR when set), each with its own options, in one command.
 
   apply    declares the parking lot, the delay path and (if missing) the work queue; idempotent.
            An existing queue whose arguments differ is reported with every differing argument,
@@ -28,7 +33,8 @@ const USAGE = `Usage: npm run topology -- <apply|verify|export> [--queue <name>]
            management API (POST /api/definitions) or the management UI (Amazon MQ too). An import
            leaves an existing queue alone even when its arguments differ: run verify afterwards.
 
-  --queue <name>   the work queue (default: WORK_QUEUE, else ${DEFAULTS.workQueue})
+  --function <name>  only this declared queue
+  --queue <name>   instead: one work queue configured by the environment alone (WORK_QUEUE, MAX_RETRIES...)
   --out <file>     export: write here instead of stdout
   --vhost <name>   export: the vhost of every entity (default: AMQP_VHOST with AMQP_SECRET_ID, else
                    the vhost of the first AMQP_URL, else /)
@@ -36,12 +42,13 @@ const USAGE = `Usage: npm run topology -- <apply|verify|export> [--queue <name>]
                    parking lot x-delivery-limit -1 (no limit). Without it: none, right for 3.x only
   -h, --help       this text
 
-Reads the same environment as the function (AMQP_URL or AMQP_SECRET_ID, DELAY_MODE, QUEUE_TYPE,
-MAX_RETRIES, BACKOFF_*, RETRY_RULES...): the delay queues follow the retry policy.
+Reads the same environment as the functions (AMQP_URL or AMQP_SECRET_ID, and the variables a queue's
+file leaves to the environment: DELAY_MODE, MAX_RETRIES, BACKOFF_*, RETRY_RULES...): the delay queues
+follow each queue's retry policy and rules.
 Exit codes: 0 in order, 1 missing or different (or the broker failed), 2 bad usage.`;
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseCli(process.argv.slice(2), { queue: { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' } });
+  const { values, positionals } = parseCli(process.argv.slice(2), { function: { type: 'string' }, queue: { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' } });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -54,25 +61,36 @@ async function main(): Promise<number> {
   if (command !== 'export' && (values.out !== undefined || values.vhost !== undefined || values['broker-version'] !== undefined)) {
     throw new UsageError('--out, --vhost and --broker-version are for export only');
   }
-  const config = await asUsage(() => loadConfig(values.queue === undefined ? process.env : { ...process.env, WORK_QUEUE: values.queue }));
+  const targets = await queueTargets({ function: values.function, queue: values.queue }, process.env);
   if (command === 'export') {
-    const plan = buildTopologyPlan({ ...topologyOptionsFromConfig(config), brokerVersion: values['broker-version'] });
-    return exportDefinitions(config, plan, values.out, values.vhost);
+    const plans = targets.map((t) => ({ ...t, plan: buildTopologyPlan({ ...topologyOptionsFromConfig(t.config), brokerVersion: values['broker-version'] }) }));
+    return exportDefinitions(plans, values.out, values.vhost);
   }
+  const [first] = targets;
+  if (first === undefined) throw new UsageError('no queue to work on');
   const log = createLogger({ level: logLevelFrom(process.env.LOG_LEVEL) });
-  const broker = await connectFromConfig(config, { connectionName: 'boomerang-topology', log });
+  // One connection for all: the queues share the broker settings, which are environment-only.
+  const broker = await connectFromConfig(first.config, { connectionName: 'boomerang-topology', log });
   const brokerVersion = brokerVersionOf(broker.connection);
-  const plan = buildTopologyPlan({ ...topologyOptionsFromConfig(config), brokerVersion });
-  const vhost = config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? '');
+  const vhost = first.config.amqpSecret?.vhost ?? vhostOfUrl(first.config.amqpUrls[0] ?? '');
   try {
-    if (command === 'apply') return await apply(broker.connection, plan, config, vhost, brokerVersion);
-    const report = await verifyTopology(broker.connection, plan);
-    const verdict = report.ok ? 'topology is in order' : 'topology is NOT in order: see above';
-    process.stdout.write(`${formatReport(report)}\n${said(formatVerifyAdvice(report, vhost))}${verdict}${report.warnings.length > 0 ? `, with ${report.warnings.length} warning(s)` : ''}\n`);
-    return report.ok ? 0 : 1;
+    let code = 0;
+    for (const { label, config } of targets) {
+      const plan = buildTopologyPlan({ ...topologyOptionsFromConfig(config), brokerVersion });
+      if (targets.length > 1) process.stdout.write(`== ${label} (${config.workQueue})\n`);
+      code = Math.max(code, command === 'apply' ? await apply(broker.connection, plan, config, vhost, brokerVersion) : await verify(broker.connection, plan, vhost));
+    }
+    return code;
   } finally {
     await broker.close();
   }
+}
+
+async function verify(connection: ChannelModel, plan: TopologyPlan, vhost: string): Promise<number> {
+  const report = await verifyTopology(connection, plan);
+  const verdict = report.ok ? 'topology is in order' : 'topology is NOT in order: see above';
+  process.stdout.write(`${formatReport(report)}\n${said(formatVerifyAdvice(report, vhost))}${verdict}${report.warnings.length > 0 ? `, with ${report.warnings.length} warning(s)` : ''}\n`);
+  return report.ok ? 0 : 1;
 }
 
 /** Lines, each ending in a newline (nothing for none). */
@@ -93,14 +111,16 @@ async function apply(connection: ChannelModel, plan: TopologyPlan, config: Confi
   }
 }
 
-async function exportDefinitions(config: Config, plan: TopologyPlan, out: string | undefined, vhost: string | undefined): Promise<number> {
-  const json = `${JSON.stringify(topologyDefinitions(plan, vhost ?? config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? '')), null, 2)}\n`;
+async function exportDefinitions(plans: readonly (QueueTarget & { readonly plan: TopologyPlan })[], out: string | undefined, vhost: string | undefined): Promise<number> {
+  const definitions = mergeDefinitions(plans.map(({ config, plan }) => topologyDefinitions(plan, vhost ?? config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? ''))));
+  const json = `${JSON.stringify(definitions, null, 2)}\n`;
   if (out === undefined) {
     process.stdout.write(json);
     return 0;
   }
   await writeFile(out, json);
-  process.stderr.write(`wrote ${plan.exchanges.length} exchanges, ${plan.queues.length} queues and ${plan.bindings.length} bindings for ${config.workQueue} to ${out}\n`);
+  const { exchanges, queues, bindings } = definitions;
+  process.stderr.write(`wrote ${exchanges.length} exchanges, ${queues.length} queues and ${bindings.length} bindings for ${plans.map((p) => p.config.workQueue).join(', ')} to ${out}\n`);
   return 0;
 }
 

@@ -1,10 +1,11 @@
 import { tierDelaysMs } from '../retry/backoff.js';
 import { LAST_DELIVERY_COUNT } from '../engine/crash-loop.js';
-import { envChoice, envInt, envJson, envNumber, envString, type Env } from './env.js';
+import { envChoice, envInt, envJson, envQueueName, envString, type Env } from './env.js';
+import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
 import { ConfigError } from '../errors.js';
 import { assertRetryHeaderName, DEFAULT_RETRY_HEADER } from '../message/headers.js';
 import { redactUrl } from '../observability/redact.js';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy, ZERO_DELAY_REASON } from '../retry/retry-policy.js';
+import type { RetryPolicy } from '../retry/retry-policy.js';
 import { resolveRetryRules, type ResolvedRetryRule } from '../retry/retry-rules.js';
 import { assertDelayQueueBudget } from '../topology/queue-budget.js';
 import type { DelayMode, QueueType, TopologyOptions } from '../topology/types.js';
@@ -116,44 +117,36 @@ const DEFAULTS = {
   secretCacheSeconds: 300,
 } as const;
 
-/** AMQP queue names are short strings: at most 255 bytes. */
-const MAX_NAME_BYTES = 255;
-
 /**
- * Parses the environment into a frozen `Config`; throws `ConfigError` naming the first bad variable.
+ * Parses the environment into a frozen `Config`; throws `ConfigError` naming the first bad value and its
+ * source: the variable, or the option in code (`batchSize in defineQueue('webhooks')`).
  * `defaultFunctionName` is the name used when neither FUNCTION_NAME nor AWS_LAMBDA_FUNCTION_NAME is set.
+ * @example loadConfig(process.env, 'boomerang-pull', { source: "defineQueue('orders')", workQueue: 'orders', batchSize: 50 })
  */
-function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAULTS.functionName): Config {
-  const workQueue = queueName(env, 'WORK_QUEUE', DEFAULTS.workQueue);
-  const policy = resolveRetryPolicy(
-    {
-      maxRetries: envInt(env, 'MAX_RETRIES', DEFAULT_RETRY_POLICY.maxRetries, 0, 1000),
-      initialDelayMs: envInt(env, 'BACKOFF_INITIAL_MS', DEFAULT_RETRY_POLICY.initialDelayMs, 1, 2 ** 31 - 1, ZERO_DELAY_REASON),
-      multiplier: envNumber(env, 'BACKOFF_MULTIPLIER', DEFAULT_RETRY_POLICY.multiplier, 1, 100),
-      maxDelayMs: envInt(env, 'BACKOFF_MAX_MS', DEFAULT_RETRY_POLICY.maxDelayMs, 1, 2 ** 31 - 1),
-      jitter: envNumber(env, 'BACKOFF_JITTER', DEFAULT_RETRY_POLICY.jitter, 0, 0.99),
-    },
-    DEFAULT_RETRY_POLICY,
-    'the BACKOFF_*/MAX_RETRIES variables',
-  );
-  const rulesJson = envJson(env, 'RETRY_RULES');
+function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAULTS.functionName, code: ConfigInCode = { source: 'code' }): Config {
+  const read = layered(env, code);
+  const workQueue = read.queueName('workQueue', 'WORK_QUEUE', DEFAULTS.workQueue);
+  const policy = retryPolicy(env, code);
+  const rules = code.rules !== undefined
+    ? resolveRetryRules(code.rules, policy, `rules of ${code.source}`)
+    : ((json) => (json === undefined ? [] : resolveRetryRules(json, policy)))(envJson(env, 'RETRY_RULES'));
   const config: Config = {
     amqpUrls: amqpUrls(env),
     amqpSecret: amqpSecret(env),
     workQueue,
-    parkingQueue: queueName(env, 'PARKING_QUEUE', `${workQueue}.parked`),
-    delayMode: envChoice(env, 'DELAY_MODE', ['tiers', 'exact'], DEFAULTS.delayMode),
-    delayResolutionMs: envInt(env, 'DELAY_RESOLUTION_MS', DEFAULTS.delayResolutionMs, 10, 3_600_000),
-    exactDelayPrefix: queueName(env, 'EXACT_DELAY_PREFIX', DEFAULTS.exactDelayPrefix),
-    queueType: envChoice(env, 'QUEUE_TYPE', ['quorum', 'classic'], DEFAULTS.queueType),
+    parkingQueue: read.queueName('parkingQueue', 'PARKING_QUEUE', `${workQueue}.parked`),
+    delayMode: read.choice('delayMode', 'DELAY_MODE', ['tiers', 'exact'], DEFAULTS.delayMode),
+    delayResolutionMs: read.int('delayResolutionMs', 'DELAY_RESOLUTION_MS', DEFAULTS.delayResolutionMs, 10, 3_600_000),
+    exactDelayPrefix: envQueueName(env, 'EXACT_DELAY_PREFIX', DEFAULTS.exactDelayPrefix),
+    queueType: read.choice('queueType', 'QUEUE_TYPE', ['quorum', 'classic'], DEFAULTS.queueType),
     retryHeader: retryHeader(env),
     policy,
-    rules: rulesJson === undefined ? [] : resolveRetryRules(rulesJson, policy),
-    ackOrder: envChoice(env, 'ACK_ORDER', ['publish-then-ack', 'ack-then-publish'], DEFAULTS.ackOrder),
+    rules,
+    ackOrder: read.choice('ackOrder', 'ACK_ORDER', ['publish-then-ack', 'ack-then-publish'], DEFAULTS.ackOrder),
     // Quorum queues cap prefetch at 2000.
-    batchSize: envInt(env, 'BATCH_SIZE', DEFAULTS.batchSize, 1, 2000),
-    maxMessages: envInt(env, 'MAX_MESSAGES', DEFAULTS.maxMessages, 1),
-    concurrency: envInt(env, 'CONCURRENCY', DEFAULTS.concurrency, 1, 1000),
+    batchSize: read.int('batchSize', 'BATCH_SIZE', DEFAULTS.batchSize, 1, 2000),
+    maxMessages: read.int('maxMessages', 'MAX_MESSAGES', DEFAULTS.maxMessages, 1),
+    concurrency: read.int('concurrency', 'CONCURRENCY', DEFAULTS.concurrency, 1, 1000),
     connectTimeoutMs: envInt(env, 'CONNECT_TIMEOUT_MS', DEFAULTS.connectTimeoutMs, 100, 120_000),
     publishTimeoutMs: envInt(env, 'PUBLISH_TIMEOUT_MS', DEFAULTS.publishTimeoutMs, 100, 120_000),
     // RabbitMQ accepts at most 512 MiB for max_message_size.
@@ -165,7 +158,10 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     breakerThreshold: envInt(env, 'BREAKER_THRESHOLD', DEFAULTS.breakerThreshold, 0, 100_000),
     crashLoopLimit: crashLoopLimit(env),
   };
-  if (config.parkingQueue === config.workQueue) throw new ConfigError(`PARKING_QUEUE must differ from WORK_QUEUE (both are ${JSON.stringify(workQueue)})`);
+  if (config.parkingQueue === config.workQueue) {
+    const names = code.parkingQueue === undefined && code.workQueue === undefined ? 'PARKING_QUEUE must differ from WORK_QUEUE' : `the parking queue must differ from the work queue in ${code.source}`;
+    throw new ConfigError(`${names} (both are ${JSON.stringify(workQueue)})`);
+  }
   assertDelayQueueBudget(topologyOptionsFromConfig(config));
   return Object.freeze(config);
 }
@@ -229,12 +225,5 @@ function retryHeader(env: Env): string {
   return name;
 }
 
-function queueName(env: Env, name: string, fallback: string): string {
-  const value = envString(env, name) ?? fallback;
-  if (Buffer.byteLength(value) > MAX_NAME_BYTES) throw new ConfigError(`${name} must be at most ${MAX_NAME_BYTES} bytes; got ${Buffer.byteLength(value)} bytes`);
-  if (value.startsWith('amq.')) throw new ConfigError(`${name} must not start with "amq." (reserved by the broker); got ${JSON.stringify(value)}`);
-  return value;
-}
-
 export { DEFAULTS, functionNameFrom, loadConfig, topologyOptionsFromConfig };
-export type { AckOrder, AmqpSecretConfig, Config };
+export type { AckOrder, AmqpSecretConfig, Config, ConfigInCode };

@@ -1,5 +1,7 @@
 import { asUsage, intFlag, UsageError } from '../cli/args.js';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../config/config.js';
+import type { Handler } from '../message/message.js';
+import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
 import { buildTopologyPlan } from '../topology/plan.js';
 import type { TopologyPlan } from '../topology/types.js';
 
@@ -9,8 +11,31 @@ const DEMO_QUEUE = 'boomerang.demo';
 /** Fraction of provider answers that are 400 (no retry can fix them): a few parked messages to look at. */
 const PERMANENT_FAILURE_RATE = 0.02;
 
+/** The declared queue the demo runs when `--function` is not given. */
+const DEFAULT_DEMO_FUNCTION = 'webhooks';
+
+/** What the demo publishes for one queue, and the environment its handler needs to reach the flaky provider. */
+type DemoFeed = {
+  /** The body of message `i`, sent to the provider at `providerUrl`. */
+  readonly message: (i: number, providerUrl: string) => unknown;
+  readonly env: (providerUrl: string) => Readonly<Record<string, string>>;
+};
+
+/** The example queues the demo knows how to feed, by name. */
+const DEMO_FEEDS: Readonly<Record<string, DemoFeed>> = {
+  webhooks: {
+    message: (i, url) => ({ url: `${url}/hooks/order-${i}`, method: 'POST', headers: { 'x-demo-id': `order-${i}` }, body: { order: i } }),
+    env: () => ({}),
+  },
+  'partner-sync': {
+    message: (i) => ({ id: `record-${i}`, record: { name: `Record ${i}`, updatedAt: new Date(0).toISOString() } }),
+    env: (url) => ({ PARTNER_API_URL: url }),
+  },
+};
+
 /** The flags of `npm run local`, as node:util parseArgs gives them. */
 type DemoFlags = {
+  readonly function?: string;
   readonly messages?: string;
   readonly 'failure-rate'?: string;
   readonly 'interval-ms'?: string;
@@ -25,7 +50,11 @@ type DemoOptions = {
   readonly failureRate: number;
   /** @default 2000 */
   readonly intervalMs: number;
-  /** The function's config: the demo's queue, demo-sized retries unless the environment says otherwise. */
+  /** The declared queue the demo runs: its handler and options (`--function`). */
+  readonly name: string;
+  readonly handler: Handler;
+  readonly feed: DemoFeed;
+  /** The queue's config on the demo's own queues, with demo-sized retries unless the environment says otherwise. */
   readonly config: Config;
   readonly plan: TopologyPlan;
   /** The queues the demo deletes and recreates at start: its own, never the vhost's shared ones. */
@@ -34,9 +63,9 @@ type DemoOptions = {
 
 /**
  * Reads and checks every flag and the environment before anything connects: a bad value is a
- * `UsageError` that names its flag or variable.
+ * `UsageError` that names its flag or variable. `queues` are the declared queues (discovered when not given).
  */
-async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv): Promise<DemoOptions> {
+async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: readonly DeclaredQueue[]): Promise<DemoOptions> {
   const messages = intFlag('messages', flags.messages, 1, 100_000) ?? 300;
   const intervalMs = intFlag('interval-ms', flags['interval-ms'], 100, 60_000) ?? 2000;
   const failureRate = fractionFlag('failure-rate', flags['failure-rate'], 1 - PERMANENT_FAILURE_RATE) ?? 0.4;
@@ -44,18 +73,25 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv): Promise<De
   if (!queue.startsWith(DEMO_QUEUE)) {
     throw new UsageError(`--queue must start with "${DEMO_QUEUE}": the demo deletes and recreates its queues, so it only touches its own; got ${JSON.stringify(queue)}`);
   }
-  // Demo-sized defaults: 4 retries of 1, 2, 4, 8 s; the user's environment still wins, except for
-  // the queues, which are the demo's own (a PARKING_QUEUE from the environment could be a real one).
+  const declared = queues ?? (await asUsage(() => loadDeclaredQueues({ env })));
+  const chosen = await asUsage(() => pickQueue(declared, flags.function ?? DEFAULT_DEMO_FUNCTION));
+  const feed = DEMO_FEEDS[chosen.name];
+  if (feed === undefined) {
+    throw new UsageError(`--function ${chosen.name}: the demo feeds ${Object.keys(DEMO_FEEDS).join(' and ')} only (it knows their messages); run yours with npm run invoke -- pull --function ${chosen.name}`);
+  }
+  // The queue's handler and options, except: the queues are the demo's own (a PARKING_QUEUE from the
+  // environment could be a real one), and the retry timing is demo-sized (4 retries of 1, 2, 4, 8 s)
+  // unless the environment says otherwise, so that a run settles in a minute.
   const config = await asUsage(() => loadConfig({
     MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '1000', IDLE_TIMEOUT_MS: '300', SAFETY_MARGIN_MS: '2000',
     ...env,
     WORK_QUEUE: queue,
     PARKING_QUEUE: `${queue}.parked`,
-  }));
+  }, `boomerang-${chosen.name}-demo`, { ...chosen.code, workQueue: undefined, parkingQueue: undefined, retry: undefined }));
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   // Exact mode's level and unroutable queues are shared by every work queue of the vhost: kept.
   const ownQueues = plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name);
-  return { messages, failureRate, intervalMs, config, plan, ownQueues };
+  return { messages, failureRate, intervalMs, name: chosen.name, handler: chosen.handler, feed, config, plan, ownQueues };
 }
 
 /** A number flag within [0, max], such as `0.4`. */
@@ -66,5 +102,5 @@ function fractionFlag(name: string, value: string | undefined, max: number): num
   return parsed;
 }
 
-export { DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE };
-export type { DemoFlags, DemoOptions };
+export { DEFAULT_DEMO_FUNCTION, DEMO_FEEDS, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE };
+export type { DemoFeed, DemoFlags, DemoOptions };

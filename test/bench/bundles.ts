@@ -1,25 +1,39 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildBundles, functionEntries } from '../../infra/bundles.js';
+import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 
-/** The Lambda bundles `npm run build` makes (infra/build.ts). */
-const BUNDLES = { pull: join(REPO_ROOT, 'dist/pull/index.mjs'), event: join(REPO_ROOT, 'dist/event/index.mjs') } as const;
+/** The folder the bench builds into: its own, so that it never races `npm run build`. */
+const BENCH_DIST = join(REPO_ROOT, 'dist', 'bench');
+
+/** The real bundles of the webhooks queue (functions/webhooks.ts), as `npm run build` makes them. */
+const BUNDLES = { pull: join(BENCH_DIST, 'webhooks-pull/index.mjs'), event: join(BENCH_DIST, 'webhooks-event/index.mjs') } as const;
 
 /**
- * Builds the bundles with `npm run build` when one is missing and the build script exists. Returns
- * undefined when both exist, else why they do not (the caller reports "not measured yet").
+ * A bench-only bundle of the public entry point (shared/index.ts), built the same way: the throughput
+ * and memory children call its `createPullFunction` with their own handler, configured by the environment.
  */
-function ensureBundles(progress: (line: string) => void): string | undefined {
-  if (Object.values(BUNDLES).every((b) => existsSync(b))) return undefined;
-  if (!existsSync(join(REPO_ROOT, 'infra/build.ts'))) return 'not measured yet: no dist/ bundles and no build script (infra/build.ts)';
-  progress('  dist/ bundles missing: running npm run build');
-  try {
-    execFileSync('npm', ['run', '-s', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
-  } catch (error) {
-    return `not measured yet: npm run build failed (${(error as Error).message.split('\n')[0]})`;
-  }
-  return undefined;
+const LIBRARY_BUNDLE = join(BENCH_DIST, 'boomerang/index.mjs');
+
+let built: Promise<string | undefined> | undefined;
+
+/**
+ * Builds the bundles with the real bundler, once per bench run (the sources may have changed since the
+ * last one). Resolves undefined when they are built, else why not (the caller reports "not measured yet").
+ */
+function ensureBundles(progress: (line: string) => void): Promise<string | undefined> {
+  built ??= (async () => {
+    progress('  building the bench bundles into dist/bench');
+    try {
+      const webhooks = (await loadDeclaredQueues()).filter((q) => q.name === 'webhooks');
+      await buildBundles({ outdir: BENCH_DIST, entries: [...functionEntries(webhooks), { name: 'boomerang', contents: "export * from './shared/index.ts';\n" }] });
+    } catch (error) {
+      return `not measured yet: the bundle build failed (${(error as Error).message.split('\n')[0]})`;
+    }
+    return [...Object.values(BUNDLES), LIBRARY_BUNDLE].every((b) => existsSync(b)) ? undefined : 'not measured yet: the webhooks queue does not deploy both modes';
+  })();
+  return built;
 }
 
-export { BUNDLES, ensureBundles };
+export { BUNDLES, ensureBundles, LIBRARY_BUNDLE };

@@ -2,7 +2,8 @@
 // the bundle). argv[2] is a JSON object:
 //   { who: 'boomerang' | 'raw' | 'rascal', mode: 'success' | 'retry', url, queue, messages, prefetch,
 //     delayQueue, delayQueueArguments, module }
-// Boomerang is the pull function from `module` (dist/pull/index.mjs), configured from the environment
+// Boomerang is the pull function from `module` (dist/bench/boomerang/index.mjs: createPullFunction of the
+// public entry point, bundled like the Lambda bundles), configured from the environment
 // as the deployed function is; the others are the anchors, written as a careful engineer would write
 // them by hand, with nothing taken away:
 // - raw success: consume with prefetch, call the (no-op) handler, ack each message;

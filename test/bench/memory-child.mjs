@@ -1,4 +1,4 @@
-// One invocation of the pull function from its Lambda bundle, with a handler that succeeds (success)
+// One invocation of the pull function from the bench bundle of the public entry point (createPullFunction), with a handler that succeeds (success)
 // or always throws (retry), configured from the environment like the deployed function. Prints one
 // JSON line: the summary and the process's peak RSS (getrusage maxRSS, KiB).
 import { pathToFileURL } from 'node:url';

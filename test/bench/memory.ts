@@ -7,7 +7,7 @@
  * the second half of its time is within 5 % (at least 5 MiB) of the first half's. (Comparing the
  * peaks of a short and a long run instead mostly measures how far V8 had grown its young generation
  * when the short one ended: a 10 000-message retry run ends before the RSS levels off.)
- * The invocation runs from the Lambda bundle (dist/pull/index.mjs) when it exists, as Lambda runs it;
+ * The invocation runs from a bundle of the public entry point (dist/bench/boomerang/index.mjs, built like the Lambda bundles) when it exists, as Lambda runs it;
  * otherwise through `invoke` under tsx, whose loader adds its own memory.
  */
 import { spawn } from 'node:child_process';
@@ -19,7 +19,7 @@ import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 import type { BenchBroker } from './bench-broker.js';
-import { BUNDLES, ensureBundles } from './bundles.js';
+import { ensureBundles, LIBRARY_BUNDLE } from './bundles.js';
 import { fmt, type Row } from './report.js';
 
 type MemoryOptions = {
@@ -41,7 +41,7 @@ type MemoryRun = {
   readonly summary: unknown;
 };
 
-const PULL_BUNDLE = BUNDLES.pull;
+const PULL_BUNDLE = LIBRARY_BUNDLE;
 const PEAK_TARGET_MIB = 150;
 
 /** The process's peak (VmHWM) and current (VmRSS) resident size in KiB, while it runs. */
@@ -116,7 +116,7 @@ async function runOne(options: MemoryOptions, mode: 'success' | 'retry', message
 }
 
 async function memory(options: MemoryOptions): Promise<{ result: { runner: string; runs: MemoryRun[] }; rows: Row[] }> {
-  ensureBundles(options.progress);
+  await ensureBundles(options.progress);
   const runner = existsSync(PULL_BUNDLE) ? 'bundle' : 'tsx';
   const runs: MemoryRun[] = [];
   for (const mode of options.modes) {

@@ -17,7 +17,7 @@ import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 import type { BenchBroker } from './bench-broker.js';
-import { BUNDLES, ensureBundles } from './bundles.js';
+import { ensureBundles, LIBRARY_BUNDLE } from './bundles.js';
 import { fmt, pct, type Row } from './report.js';
 import { median } from './stats.js';
 
@@ -80,10 +80,10 @@ type ChildRun = {
 /** Runs one contestant in a fresh process (see contestant-child.mjs); resolves with its time in ms. */
 function runContestant({ who, mode, setup, options }: ChildRun): Promise<Timing> {
   // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
-  const bundled = existsSync(BUNDLES.pull);
+  const bundled = existsSync(LIBRARY_BUNDLE);
   const args = {
     who, mode, url: options.broker.url, queue: setup.config.workQueue, messages: options.messages, prefetch: setup.config.batchSize,
-    delayQueue: setup.delayQueue, delayQueueArguments: setup.delayArguments, module: bundled ? BUNDLES.pull : join(REPO_ROOT, 'functions/pull.ts'),
+    delayQueue: setup.delayQueue, delayQueueArguments: setup.delayArguments, module: bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts'),
   };
   const node = bundled ? [] : ['--import', 'tsx'];
   return new Promise((resolve, reject) => {
@@ -131,7 +131,7 @@ async function contest(options: ThroughputOptions, queue: string, contestants: r
 
 /** Success path: the pull function with a no-op handler against raw consume + ack. */
 async function successPath(options: ThroughputOptions): Promise<{ result: ContestResult; rows: Row[] }> {
-  ensureBundles(options.progress);
+  await ensureBundles(options.progress);
   const setup = await setUp(options, 'success');
   const { config, names } = setup;
   const prefetch = config.batchSize;
@@ -158,7 +158,7 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
 
 /** Retry path: every message fails, is copied to the delay path and acked; raw and Rascal alongside. */
 async function retryPath(options: ThroughputOptions): Promise<{ result: ContestResult; rows: Row[] }> {
-  ensureBundles(options.progress);
+  await ensureBundles(options.progress);
   const setup = await setUp(options, 'retry');
   const { config, delayQueue, names } = setup;
   const prefetch = config.batchSize;

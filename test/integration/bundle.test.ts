@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../../shared/engine/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
-import { type Bundle, buildBundles } from '../../infra/bundles.js';
+import { type Bundle, buildBundles, functionEntries } from '../../infra/bundles.js';
+import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
+import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
@@ -16,6 +18,10 @@ import { eventFor, fixtureMessages } from '../fixtures/events.js';
 const testBroker = useTestBroker();
 let outdir: string;
 let bundles: Bundle[];
+let removeFixture: () => void = () => undefined;
+
+/** The bundle of the fixture queue (the webhook delivery on the queue WORK_QUEUE names) for one mode. */
+const fixtureBundle = (mode: 'pull' | 'event'): string => join(outdir, `bundle-webhooks-${mode}`, 'index.mjs');
 
 /**
  * Imports a built bundle in a plain `node` process (no tsx, no vitest, no node_modules next to it, as
@@ -66,15 +72,24 @@ function functionEnv(workQueue: string): Record<string, string> {
 
 beforeAll(async () => {
   outdir = await mkdtemp(join(tmpdir(), 'boomerang-bundle-'));
-  bundles = await buildBundles({ outdir });
-});
+  const fixture = tempFunctionsDir();
+  removeFixture = fixture.remove;
+  writeQueueFile(fixture.dir, { template: 'webhooks-env', name: 'bundle-webhooks', workQueue: 'bundle-test.unset' });
+  const entries = [...functionEntries(await loadDeclaredQueues({ env: {} })), ...functionEntries(await loadDeclaredQueues({ dir: fixture.dir }))];
+  bundles = await buildBundles({ outdir, entries });
+}, 120_000);
 
 afterAll(async () => {
+  removeFixture();
   await rm(outdir, { recursive: true, force: true });
 });
 
 describe('the Lambda bundles', () => {
-  it.each(['pull', 'event'])('%s reports its size and what each dependency costs, and leaves the AWS SDK to the runtime', async (name) => {
+  it('are built per deployed function of each declared queue, from its entry', () => {
+    expect(bundles.map((b) => b.name).sort()).toEqual(['bundle-webhooks-event', 'bundle-webhooks-pull', 'partner-sync-event', 'partner-sync-pull', 'webhooks-event', 'webhooks-pull']);
+  });
+
+  it.each(['webhooks-pull', 'webhooks-event', 'partner-sync-pull'])('%s reports its size and what each dependency costs, and leaves the AWS SDK to the runtime', async (name) => {
     // Prepare
     const bundle = bundles.find((b) => b.name === name);
     // Act
@@ -89,7 +104,7 @@ describe('the Lambda bundles', () => {
     expect(bundle?.costs.map((c) => c.source)).not.toContain('@aws-sdk/client-secrets-manager');
   });
 
-  it.each(['pull', 'event'])('%s bundles its dependencies as they ship, no file replaced', async (name) => {
+  it.each(['webhooks-pull', 'webhooks-event'])('%s bundles its dependencies as they ship, no file replaced', async (name) => {
     // Act
     const code = await readFile(join(outdir, name, 'index.mjs'), 'utf8');
     // Assess: the stand-ins the bundles once carried named where they came from
@@ -103,7 +118,7 @@ describe('the Lambda bundles', () => {
     await setUpTopology(broker, config);
     const event = eventFor({ [config.workQueue]: fixtureMessages('local') });
     // Act
-    const summary = await invokeBundle(join(outdir, 'event', 'index.mjs'), event, functionEnv(config.workQueue));
+    const summary = await invokeBundle(fixtureBundle('event'), event, functionEnv(config.workQueue));
     // Assess
     expect(summary).toMatchObject({ received: 2, acked: 0, retried: 1, parked: 1, stoppedBecause: 'idle' });
     const [parked] = await broker.drain(config.parkingQueue, 1);
@@ -121,7 +136,7 @@ describe('the Lambda bundles', () => {
       publishJson(broker, config.workQueue, { url: `${partner.url}/down` }, { messageId: 'down' });
       publishJson(broker, config.workQueue, 'not a webhook message', { messageId: 'bad' });
       // Act
-      const summary = await invokeBundle(join(outdir, 'pull', 'index.mjs'), {}, functionEnv(config.workQueue));
+      const summary = await invokeBundle(fixtureBundle('pull'), {}, functionEnv(config.workQueue));
       // Assess
       expect(summary).toMatchObject({ received: 7, acked: 5, retried: 1, parked: 1, requeued: 0, lost: 0 });
       const [parked] = await broker.drain(config.parkingQueue, 1);
@@ -142,7 +157,7 @@ describe('the Lambda bundles', () => {
     await broker.channel.deleteQueue(tierQueueName(config.workQueue, 200));
     publishJson(broker, config.workQueue, { url: 'http://127.0.0.1:1/down' }, { messageId: 'down' });
     // Act
-    const run = await runBundle(join(outdir, 'pull', 'index.mjs'), {}, { ...functionEnv(config.workQueue), LOG_LEVEL: 'info' });
+    const run = await runBundle(fixtureBundle('pull'), {}, { ...functionEnv(config.workQueue), LOG_LEVEL: 'info' });
     // Assess
     expect(run.code).not.toBe(0);
     expect(jsonLines(run.stderr)).toContainEqual(expect.objectContaining({
@@ -156,7 +171,7 @@ describe('the Lambda bundles', () => {
   it('pull: an unreachable broker still gives one JSON summary line on stderr (Powertools Logger) and EMF on stdout, then the handler throws', async () => {
     // Act: nothing listens on port 1
     const env = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', CONNECT_TIMEOUT_MS: '500', AWS_LAMBDA_FUNCTION_NAME: 'bundle-pull' };
-    const run = await runBundle(join(outdir, 'pull', 'index.mjs'), {}, env);
+    const run = await runBundle(fixtureBundle('pull'), {}, env);
     // Assess
     expect(run.code).not.toBe(0);
     expect(jsonLines(run.stderr).filter((line) => String(line.message).startsWith('invocation summary'))).toEqual([expect.objectContaining({

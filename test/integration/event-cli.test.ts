@@ -34,7 +34,7 @@ describe('npm run invoke -- event', () => {
     const file = join(dir, 'event.json');
     await writeFile(file, JSON.stringify(eventFor({ [config.workQueue]: fixtureMessages('local') })));
     // Act
-    const run = await invoke(['event', '--event', file, '--queue', config.workQueue], POLICY);
+    const run = await invoke(['event', '--event', file, '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--queue', config.workQueue], POLICY);
     // Assess
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ received: 2, retried: 1, parked: 1 });
@@ -42,23 +42,26 @@ describe('npm run invoke -- event', () => {
 
   it('says what is missing and exits 2 without --event; --help names both functions', async () => {
     // Act
-    const [missing, help] = await Promise.all([invoke(['event']), invoke(['--help'])]);
+    const [missing, help] = await Promise.all([invoke(['event', '--function', 'webhooks']), invoke(['--help'])]);
     // Assess
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('error: event needs --event <file.json>');
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('npm run invoke -- pull');
-    expect(help.stdout).toContain('npm run invoke -- event --event <file.json>');
+    expect(help.stdout).toContain('npm run invoke -- pull  --function <name>');
+    expect(help.stdout).toContain('npm run invoke -- event --function <name> --event <file.json>');
   });
 });
 
 describe('npm run invoke: bad input', () => {
   it.each([
-    ['a bad environment value', ['pull'], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
-    ['a bad queue name', ['pull', '--queue', 'amq.mine'], {}, 'WORK_QUEUE must not start with "amq."'],
+    ['a bad environment value', ['pull', '--function', 'webhooks'], { IDLE_TIMEOUT_MS: 'abc' }, 'IDLE_TIMEOUT_MS'],
+    ['no --function with two declared queues', ['pull'], {}, 'say which queue to run: --function <name>; the declared queues are partner-sync, webhooks'],
+    ['an unknown --function', ['pull', '--function', 'nope'], {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
+    ['--queue without --handler', ['pull', '--function', 'webhooks', '--queue', 'orders'], {}, '--queue goes with --handler'],
+    ['a bad queue name', ['pull', '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--queue', 'amq.mine'], {}, 'WORK_QUEUE must not start with "amq."'],
     ['a missing --handler file', ['pull', '--handler', 'no/such/handler.ts'], {}, '--handler no/such/handler.ts: no such file'],
-    ['a missing --event file', ['event', '--event', 'no/such/event.json'], {}, '--event no/such/event.json: cannot read it (ENOENT)'],
-    ['an --event file that is not JSON', ['event', '--event', 'README.md'], {}, '--event README.md is not valid JSON'],
+    ['a missing --event file', ['event', '--function', 'webhooks', '--event', 'no/such/event.json'], {}, '--event no/such/event.json: cannot read it (ENOENT)'],
+    ['an --event file that is not JSON', ['event', '--function', 'webhooks', '--event', 'README.md'], {}, '--event README.md is not valid JSON'],
   ])('exits 2 with the usage on %s, before connecting', async (_what, args, env, named) => {
     // Act
     const run = await invoke(args, { ...env, AMQP_URL: 'amqp://guest:guest@127.0.0.1:1' });

@@ -52,4 +52,20 @@ describe('npm run local', () => {
     expect(run.stdout).toMatch(/published\s+3/);
     expect(await broker().messageCount(queue)).toBe(0);
   });
+
+  it('runs the partner-sync queue with --function: its handler PUTs each record to the flaky provider', async () => {
+    // Prepare
+    const queue = `boomerang.demo.${uniqueName('local-partner')}`;
+    const env = { AMQP_URL, MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '200' };
+    const { ownQueues } = await demoOptions({ queue, function: 'partner-sync' }, env);
+    broker().trackQueue(...ownQueues);
+    // Act
+    const run = await local(['--function', 'partner-sync', '--queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
+    // Assess
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('published 3 partner-sync messages');
+    // Exit 0 means all 3 settled (delivered, or parked on the provider's 2 % permanent 400s); each was PUT at least once.
+    expect(run.stdout).toMatch(/provider requests\s+([3-9]|\d{2,})\s/);
+    expect(await broker().messageCount(queue)).toBe(0);
+  });
 });

@@ -17,9 +17,13 @@ const NOWHERE = 'amqp://guest:guest@192.0.2.1:5672';
 
 describe('npm run topology', () => {
   it.each([
-    [['verify'], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
+    [['verify', '--queue', 'orders'], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
+    [['verify'], { IDLE_TIMEOUT_MS: 'abc' }, 'IDLE_TIMEOUT_MS'],
     [['apply'], { RETRY_HEADER: 'x-death' }, 'RETRY_HEADER'],
     [['verify', '--queue', 'amq.orders'], {}, 'WORK_QUEUE must not start with "amq."'],
+    [['apply', '--function', 'nope'], {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
+    [['apply', '--function', 'webhooks', '--queue', 'orders'], {}, '--queue and --function go separately'],
+    [['verify'], { BOOMERANG_FUNCTIONS_DIR: '/nowhere/functions' }, 'The functions folder /nowhere/functions cannot be read (ENOENT)'],
   ])('exits 2 with the usage on a bad environment or flag (%j, %j), before connecting', async (args, env, named) => {
     // Act
     const run = await topology(args, { AMQP_URL: NOWHERE, ...env });
@@ -28,5 +32,15 @@ describe('npm run topology', () => {
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(named);
     expect(run.stderr).toContain('Usage: npm run topology');
+  });
+
+  it('exports every declared queue in one definitions file, or the one --function names', async () => {
+    // Act
+    const [all, one] = await Promise.all([topology(['export'], { AMQP_URL: NOWHERE }), topology(['export', '--function', 'partner-sync'], { AMQP_URL: NOWHERE })]);
+    // Assess
+    expect(all.code, all.stderr).toBe(0);
+    const workQueues = (run: Run): string[] => (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues.map((q) => q.name).filter((name) => !/\.(parked|delay\.\d+ms)$/.test(name));
+    expect(workQueues(all)).toEqual(['boomerang.partner-sync', 'boomerang.webhooks']);
+    expect(workQueues(one)).toEqual(['boomerang.partner-sync']);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../shared/cli/args.js';
 import { type DemoFlags, demoOptions } from '../../shared/demo/demo-options.js';
+import { defineQueue } from '../../shared/queues/define-queue.js';
 
 const ENV = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672' };
 
@@ -25,8 +26,23 @@ describe('demoOptions', () => {
   });
 
   it('keeps exact mode\'s shared level queues', async () => {
-    const options = await demoOptions({}, { ...ENV, DELAY_MODE: 'exact' });
+    // Prepare: a declared queue in exact mode
+    const { queue } = defineQueue({ name: 'webhooks', handler: async () => undefined, workQueue: 'orders', delayMode: 'exact' });
+    // Act
+    const options = await demoOptions({}, ENV, [{ ...queue, file: 'functions/webhooks.ts' }]);
+    // Assess
     expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked']);
+  });
+
+  it('runs the declared queue --function names, with its handler and options, on the demo queues with demo-sized retries', async () => {
+    // Act
+    const [webhooks, partner] = await Promise.all([demoOptions({}, ENV), demoOptions({ function: 'partner-sync' }, ENV)]);
+    // Assess
+    expect([webhooks.name, partner.name]).toEqual(['webhooks', 'partner-sync']);
+    expect(partner.config).toMatchObject({ workQueue: 'boomerang.demo', batchSize: 50, concurrency: 4, policy: { maxRetries: 4, initialDelayMs: 1000 } });
+    expect(partner.config.rules.map((r) => r.match.errorName)).toEqual(['PartnerConflictError', 'PartnerRateLimitedError', 'PartnerUnavailableError']);
+    expect(partner.feed.message(3, 'http://p')).toMatchObject({ id: 'record-3' });
+    expect(partner.feed.env('http://p')).toEqual({ PARTNER_API_URL: 'http://p' });
   });
 
   it.each<[string, DemoFlags, Record<string, string>, string]>([
@@ -37,6 +53,7 @@ describe('demoOptions', () => {
     ['an interval too short', { 'interval-ms': '10' }, {}, '--interval-ms'],
     ['a queue that is not the demo\'s', { queue: 'orders' }, {}, '--queue must start with "boomerang.demo"'],
     ['a bad environment value', {}, { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
+    ['an unknown queue', { function: 'nope' }, {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
   ])('refuses %s with a usage error that names it', async (_what, flags, env, message) => {
     // Act
     const result = demoOptions(flags, { ...ENV, ...env });

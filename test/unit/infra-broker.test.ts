@@ -9,24 +9,23 @@ const GROUP = 'sg-0123456789abcdef0';
 let synth: Synthesized;
 
 // One synth for the whole file: it is the slow part.
-beforeAll(() => {
-  synth = synthesize({
+// The queues declared in functions/ (webhooks and partner-sync, each deploying both modes, acknowledged): what `npm run synth` deploys.
+beforeAll(async () => {
+  synth = await synthesize({
     createBroker: 'true',
     brokerEngineVersion: '4.3',
     brokerInstanceType: 'mq.m7g.medium',
     subnetIds: `${SUBNET_A},${SUBNET_B}`,
     securityGroupIds: GROUP,
     alarmTopicArn: TOPIC,
-    modes: 'pull,event',
-    acknowledgeCompetingModes: 'true',
   });
 }, SYNTH_TIMEOUT_MS);
 
-describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, both modes acknowledged', () => {
+describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two example queues (both modes acknowledged)', () => {
   it('passes cdk-nag AwsSolutions and the CloudFormation checks', () => {
     // Assess
     expect(synth.findings).toEqual([]);
-    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/PullRole', 'Boomerang/EventRole', 'Boomerang/EventRole']);
+    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/PartnerSyncPullRole', 'Boomerang/PartnerSyncEventRole', 'Boomerang/PartnerSyncEventRole', 'Boomerang/WebhooksPullRole', 'Boomerang/WebhooksEventRole', 'Boomerang/WebhooksEventRole']);
   });
 
   it('creates a private single-instance RabbitMQ 4.3 broker on mq.m7g whose user comes from the secret by dynamic reference', () => {
@@ -53,17 +52,24 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, both modes 
     });
   });
 
-  it('deploys both functions, acknowledged, each with its three alarms', () => {
+  it('deploys each queue with both functions, its schedule, its mapping, its log groups and three alarms per function', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::Lambda::Function', 2);
-    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    synth.template.resourceCountIs('AWS::Events::Rule', 1);
-    synth.template.resourceCountIs('AWS::Logs::MetricFilter', 2);
+    synth.template.resourceCountIs('AWS::Lambda::Function', 4);
+    synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    synth.template.resourceCountIs('AWS::Events::Rule', 2);
+    synth.template.resourceCountIs('AWS::Logs::LogGroup', 4);
+    synth.template.resourceCountIs('AWS::Logs::MetricFilter', 4);
+    for (const [queue, workQueue, rate, batch] of [['partner-sync', 'boomerang.partner-sync', 'rate(2 minutes)', 50], ['webhooks', 'boomerang.webhooks', 'rate(1 minute)', 100]] as const) {
+      synth.template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: `Boomerang-${queue}-pull` });
+      synth.template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: `Boomerang-${queue}-event` });
+      synth.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: rate, Description: `Invokes Boomerang-${queue}-pull every ${rate.match(/\d+/)?.[0]} min` });
+      synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { Queues: [workQueue], BatchSize: batch });
+    }
   });
 
   it('notifies the alarm topic from every alarm', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 12);
     synth.template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [TOPIC] });
   });
 });

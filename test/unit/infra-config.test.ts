@@ -1,51 +1,51 @@
-import { describe, expect, it } from 'vitest';
-import { CONTEXT_KEYS } from '../../infra/context-keys.js';
-import { CONTEXT_DEFAULTS, stackConfigFromContext } from '../../infra/stack-config.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CONTEXT_KEYS, MOVED_KEYS } from '../../infra/context-keys.js';
+import { stackConfigFromContext } from '../../infra/stack-config.js';
 import { ConfigError } from '../../shared/errors.js';
+import { type DeclaredQueue, loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 
-/** Reads `context` as the app does with `app.node.getAllContext()`. */
+let queues: DeclaredQueue[];
+
+beforeAll(async () => {
+  queues = await loadDeclaredQueues({ env: {} });
+});
+
+/** Reads `context` as the app does with `app.node.getAllContext()`, with the queues declared in functions/. */
 function read(context: Record<string, unknown>) {
-  return stackConfigFromContext(context);
+  return stackConfigFromContext(context, queues);
 }
 
 describe('stackConfigFromContext', () => {
-  it('applies the defaults when no context is given: one queue, served by the pull function only', () => {
+  it('deploys every declared queue with its own deploy options, and applies the stack-wide defaults', () => {
     // Act
     const config = read({});
     // Assess
-    expect(config).toMatchObject({
-      queue: { workQueue: CONTEXT_DEFAULTS.workQueue, parkingQueue: undefined, virtualHost: '/', modes: ['pull'] },
-      pull: { rateMinutes: 1, reservedConcurrency: 1, timeoutSeconds: 60, memoryMb: 256 },
-      event: { batchSize: 100, batchWindowSeconds: undefined, timeoutSeconds: 60, memoryMb: 256 },
-      logRetentionDays: 30,
-      broker: { kind: 'existing' },
-      network: undefined,
-      environment: {},
-      timings: { httpTimeoutMs: 10_000, safetyMarginMs: 3000 },
-    });
+    expect(config.queues.map((q) => [q.name, q.workQueue, q.file, q.deploy.modes, q.deploy.pull.rateMinutes, q.deploy.event.batchSize])).toEqual([
+      ['partner-sync', 'boomerang.partner-sync', 'functions/partner-sync.ts', ['pull', 'event'], 2, 50],
+      ['webhooks', 'boomerang.webhooks', 'functions/webhooks.ts', ['pull', 'event'], 1, 100],
+    ]);
+    expect(config).toMatchObject({ logRetentionDays: 30, broker: { kind: 'existing' }, network: undefined, environment: {} });
+    expect(config.queues[1]?.timings).toEqual({ httpTimeoutMs: 10_000, safetyMarginMs: 3000 });
   });
 
   it('reads strings from `cdk -c` and JSON values from cdk.json alike', () => {
     // Act
-    const config = read({ modes: ['event'], eventBatchSize: '500', subnetIds: ['subnet-0123456789abcdef0', 'subnet-01234567'], securityGroupIds: 'sg-0123456789abcdef0', functionEnvironment: { DELAY_MODE: 'exact', HTTP_TIMEOUT_MS: '5000' }, createBroker: true });
+    const config = read({ subnetIds: ['subnet-0123456789abcdef0', 'subnet-01234567'], securityGroupIds: 'sg-0123456789abcdef0', functionEnvironment: { DELAY_MODE: 'exact', HTTP_TIMEOUT_MS: '5000' }, createBroker: true });
     // Assess
     expect(config).toMatchObject({
-      queue: { modes: ['event'] },
-      event: { batchSize: 500 },
       network: { subnetIds: ['subnet-0123456789abcdef0', 'subnet-01234567'], securityGroupIds: ['sg-0123456789abcdef0'] },
       environment: { DELAY_MODE: 'exact', HTTP_TIMEOUT_MS: '5000' },
       broker: { kind: 'create', instanceType: 'mq.t3.micro', engineVersion: '3.13' },
-      timings: { httpTimeoutMs: 5000 },
     });
+    expect(config.queues[0]?.timings.httpTimeoutMs).toBe(5000);
   });
 
-  it.each([
-    [{ modes: 'pull,event', acknowledgeCompetingModes: 'true' }, ['pull', 'event']],
-    [{ modes: 'event,pull', acknowledgeCompetingModes: true }, ['pull', 'event']],
-    [{ modes: ' event ' }, ['event']],
-  ])('reads modes from %j', (context, modes) => {
-    // Act & Assess
-    expect(read(context).queue.modes).toEqual(modes);
+  it.each(Object.entries(MOVED_KEYS))('refuses the per-queue key %s, saying it is now %s in the queue\'s file', (key, where) => {
+    expect(() => read({ [key]: '1' })).toThrow(`The context key "${key}" is gone: the stack deploys every queue declared in functions/, and each queue sets this as ${where} in its functions/<name>.ts`);
+  });
+
+  it('refuses a stack without queues', () => {
+    expect(() => stackConfigFromContext({}, [])).toThrow('No queue is declared');
   });
 
   it.each([
@@ -70,36 +70,26 @@ describe('stackConfigFromContext', () => {
   // Bad values, and since 13.7 (unknown keys, functionEnvironment through the functions' parsers,
   // stack-owned variables, a password in AMQP_URL, amq.* names), 13.6 (modes) and 9.7 (broker engine).
   it.each([
-    ['value', { pullRateMinutes: '0' }, 'pullRateMinutes must be an integer from 1 to 1440; got "0"'],
-    ['value', { modes: 'event', eventBatchSize: '20000' }, 'eventBatchSize must be an integer from 1 to 10000; got "20000"'],
-    ['value', { modes: 'event', eventBatchWindowSeconds: '301' }, 'eventBatchWindowSeconds must be an integer from 0 to 300; got "301"'],
     ['value', { logRetentionDays: '31' }, "logRetentionDays must be one of CloudWatch's retention periods"],
     ['value', { createBroker: 'yes' }, 'createBroker must be one of true, false; got "yes"'],
     ['value', { subnetIds: 'subnet-0123456789abcdef0' }, 'subnetIds and securityGroupIds go together'],
     ['value', { subnetIds: 'subnet-a', securityGroupIds: 'sg-0123456789abcdef0' }, 'subnetIds must be subnet ids (subnet-0123456789abcdef0); got "subnet-a"'],
     ['value', { subnetIds: 'subnet-0123456789abcdef0', securityGroupIds: 'default' }, 'securityGroupIds must be security group ids (sg-0123456789abcdef0); got "default"'],
     ['value', { functionEnvironment: '{"MAX_RETRIES":8}' }, 'functionEnvironment must be a JSON object of strings'],
-    ['13.7', { workqueue: 'orders' }, 'Unknown context key "workqueue" (did you mean workQueue? keys are case-sensitive); the known keys are stackName, workQueue,'],
+    ['13.7', { stackname: 'orders' }, 'Unknown context key "stackname" (did you mean stackName? keys are case-sensitive); the known keys are stackName, logRetentionDays,'],
     ['13.7', { pullRate: '5' }, 'Unknown context key "pullRate"; the known keys are'],
-    ['13.7', { functionEnvironment: '{"MAX_RETRIES":"abc"}' }, 'functionEnvironment: MAX_RETRIES must be an integer from 0 to 1000; got "abc"'],
-    ['13.7', { functionEnvironment: '{"BACKOFF_JITTER":"2"}' }, 'functionEnvironment: BACKOFF_JITTER must be a number from 0 to 0.99; got "2"'],
-    ['13.7', { functionEnvironment: '{"RETRY_RULES":"[{\\"retry\\":1}]"}' }, 'functionEnvironment: Expected `retry`'],
+    ['13.7', { functionEnvironment: '{"CONNECT_TIMEOUT_MS":"abc"}' }, 'functionEnvironment: CONNECT_TIMEOUT_MS must be an integer from 100 to 120000; got "abc" (the functions of partner-sync would refuse to start with it)'],
+    ['13.7', { functionEnvironment: '{"BREAKER_THRESHOLD":"-1"}' }, 'functionEnvironment: BREAKER_THRESHOLD must be an integer'],
+    ['13.7', { functionEnvironment: '{"IDLE_TIMEOUT_MS":"2"}' }, 'functionEnvironment: IDLE_TIMEOUT_MS must be an integer from 10 to 60000; got "2"'],
     ['13.7', { functionEnvironment: '{"HTTP_TIMEOUT_MS":"soon"}' }, 'functionEnvironment: HTTP_TIMEOUT_MS must be an integer from 1 to 2147483647; got "soon"'],
     ['13.7', { functionEnvironment: '{"EXACT_DELAY_PREFIX":"amq.delay"}' }, 'functionEnvironment: EXACT_DELAY_PREFIX must not start with "amq."'],
-    ['13.7', { functionEnvironment: '{"WORK_QUEUE":"orders"}' }, 'functionEnvironment must not set WORK_QUEUE: the stack sets it from the workQueue context key, which also names the queue of the event source mapping: set -c workQueue=<queue> instead'],
+    ['13.7', { functionEnvironment: '{"WORK_QUEUE":"orders"}' }, 'functionEnvironment must not set WORK_QUEUE: each queue names its work queue in its functions/<name>.ts (workQueue in defineQueue)'],
+    ['13.7', { functionEnvironment: '{"PARKING_QUEUE":"orders.parked"}' }, 'functionEnvironment must not set PARKING_QUEUE: each queue names its parking lot in its functions/<name>.ts'],
     ['13.7', { functionEnvironment: '{"AMQP_VHOST":"prod"}' }, 'functionEnvironment must not set AMQP_VHOST'],
     ['13.7', { functionEnvironment: '{"AMQP_SECRET_ID":"other"}' }, 'functionEnvironment must not set AMQP_SECRET_ID'],
     ['13.7', { functionEnvironment: '{"POWERTOOLS_SERVICE_NAME":"x"}' }, 'functionEnvironment must not set POWERTOOLS_SERVICE_NAME'],
     ['13.7', { functionEnvironment: '{"AMQP_URL":"amqps://app:s3cret@b-1.mq.eu-west-1.amazonaws.com:5671"}' }, 'functionEnvironment must not hold a password in AMQP_URL (amqps://app:***@b-1.mq.eu-west-1.amazonaws.com:5671)'],
     ['13.7', { functionEnvironment: '{"AMQP_URL":"amqps://b-1.mq.eu-west-1.amazonaws.com:5671"}' }, 'functionEnvironment must not set AMQP_URL: the deployed functions connect with the BrokerSecretArn secret'],
-    ['13.7', { workQueue: 'amq.orders' }, 'workQueue: WORK_QUEUE must not start with "amq." (reserved by the broker); got "amq.orders"'],
-    ['13.7', { parkingQueue: 'amq.parked' }, 'parkingQueue: PARKING_QUEUE must not start with "amq."'],
-    ['13.7', { workQueue: 'orders', parkingQueue: 'orders' }, 'parkingQueue: PARKING_QUEUE must differ from WORK_QUEUE'],
-    ['13.6 modes', { modes: 'pull,event' }, 'modes=pull,event deploys both functions on "boomerang.work", and they compete for its messages'],
-    ['13.6 modes', { modes: 'poll' }, 'modes must be pull, event, or pull,event; got "poll"'],
-    ['13.6 modes', { modes: 'pull', acknowledgeCompetingModes: 'true' }, 'acknowledgeCompetingModes applies only with modes=pull,event'],
-    ['13.6 modes', { modes: 'event', pullRateMinutes: '5' }, 'pullRateMinutes is set, but modes does not include pull'],
-    ['13.6 modes', { eventBatchSize: '50' }, 'eventBatchSize is set, but modes does not include event'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.2' }, 'brokerInstanceType mq.t3.micro (the default brokerInstanceType) cannot run brokerEngineVersion 4.2: Amazon MQ runs RabbitMQ 4.2 on mq.m7g hosts only. Set brokerInstanceType to one of those (for example mq.m7g.medium), or choose another brokerEngineVersion (3.13).'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.3', brokerInstanceType: 'mq.t3.micro' }, 'brokerInstanceType mq.t3.micro cannot run brokerEngineVersion 4.3: Amazon MQ runs RabbitMQ 4.3 on mq.m7g hosts only'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.3', brokerInstanceType: 'mq.m5.large' }, 'brokerInstanceType mq.m5.large cannot run brokerEngineVersion 4.3'],

@@ -1,16 +1,16 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from '../fixtures/synth.js';
+import { SYNTH_TIMEOUT_MS, type Synthesized, synthesizeFixture } from '../fixtures/synth.js';
 import { statementsOf } from '../fixtures/template.js';
 
 let synth: Synthesized;
 
 // One synth for the whole file: it is the slow part. A 10 s timeout leaves less than HTTP_TIMEOUT_MS (10 s) + SAFETY_MARGIN_MS (3 s).
-beforeAll(() => {
-  synth = synthesize({ stackName: 'Orders', workQueue: 'orders', modes: 'event', eventBatchSize: '50', eventBatchWindowSeconds: '2', eventTimeoutSeconds: '10' });
+beforeAll(async () => {
+  synth = await synthesizeFixture('orders-event', { stackName: 'Orders' });
 }, SYNTH_TIMEOUT_MS);
 
-describe('BoomerangStack for an existing broker, modes=event', () => {
+describe("BoomerangStack for an existing broker, one queue with deploy.modes ['event']", () => {
   it('passes cdk-nag AwsSolutions and the CloudFormation checks', () => {
     // Assess
     expect(synth.findings).toEqual([]);
@@ -24,13 +24,13 @@ describe('BoomerangStack for an existing broker, modes=event', () => {
     synth.template.resourceCountIs('AWS::Events::Rule', 0);
     synth.template.resourceCountIs('AWS::Lambda::EventInvokeConfig', 0);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'EventFunctionName']);
+    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OrdersEventFunctionName']);
     expect(Object.keys(synth.template.findParameters('*'))).toEqual(expect.arrayContaining(['BrokerSecretArn', 'BrokerArn', 'BrokerHost']));
   });
 
   it('maps the work queue to the event function with basic auth from the secret and the vhost', () => {
     // Assess
-    synth.template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'Orders-event', Timeout: 10, ReservedConcurrentExecutions: Match.absent() });
+    synth.template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'Orders-orders-event', Timeout: 10, ReservedConcurrentExecutions: Match.absent() });
     synth.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { Ref: 'BrokerArn' },
       Queues: ['orders'],
@@ -45,7 +45,7 @@ describe('BoomerangStack for an existing broker, modes=event', () => {
 
   it("gives the event function its logs, GetSecretValue on the one secret, and the mapping's MQ and network actions", () => {
     // Assess
-    expect(statementsOf(synth.template, 'EventRole').map((s) => s.Action)).toEqual([
+    expect(statementsOf(synth.template, 'OrdersEventRole').map((s) => s.Action)).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
       'secretsmanager:GetSecretValue',
       'mq:DescribeBroker',
@@ -53,13 +53,13 @@ describe('BoomerangStack for an existing broker, modes=event', () => {
     ]);
   });
 
-  it('alarms when Orders-event parks a message, fails, or times out', () => {
+  it('alarms when Orders-orders-event parks a message, fails, or times out', () => {
     // Assess
     synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
-    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Boomerang', MetricName: 'parked', Dimensions: [{ Name: 'service', Value: 'Orders-event' }] });
-    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('^EventFunction') } }] });
-    synth.template.hasResourceProperties('AWS::Logs::MetricFilter', { LogGroupName: { Ref: Match.stringLikeRegexp('^EventLogs') }, FilterPattern: '"Task timed out"' });
-    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Boomerang', MetricName: 'timeouts-Orders-event' });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Boomerang', MetricName: 'parked', Dimensions: [{ Name: 'service', Value: 'Orders-orders-event' }] });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('^OrdersEventFunction') } }] });
+    synth.template.hasResourceProperties('AWS::Logs::MetricFilter', { LogGroupName: { Ref: Match.stringLikeRegexp('^OrdersEventLogs') }, FilterPattern: '"Task timed out"' });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Boomerang', MetricName: 'timeouts-Orders-orders-event' });
   });
 
   // 13.2: the synth said nothing.
@@ -67,8 +67,8 @@ describe('BoomerangStack for an existing broker, modes=event', () => {
     // Assess
     expect(synth.warnings).toEqual([
       {
-        path: expect.stringMatching(/^\/Orders\/EventFunction/),
-        message: expect.stringContaining('event function: HTTP_TIMEOUT_MS (10000) + SAFETY_MARGIN_MS (3000) = 13000 ms exceeds its timeout, eventTimeoutSeconds=10 s'),
+        path: expect.stringMatching(/^\/Orders\/OrdersEventFunction/),
+        message: expect.stringContaining('orders event function: HTTP_TIMEOUT_MS (10000) + SAFETY_MARGIN_MS (3000) = 13000 ms exceeds its timeout, deploy.event.timeoutSeconds=10 s'),
       },
     ]);
   });

@@ -1,22 +1,20 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from '../fixtures/synth.js';
+import { SYNTH_TIMEOUT_MS, type Synthesized, synthesizeFixture } from '../fixtures/synth.js';
 import { statementsOf } from '../fixtures/template.js';
 
 let synth: Synthesized;
 
-// One synth for the whole file: it is the slow part. No `modes`: the default, pull only.
-beforeAll(() => {
-  synth = synthesize({
+// One synth for the whole file: it is the slow part. One queue, `orders`, with no deploy.modes: the default, pull only.
+beforeAll(async () => {
+  synth = await synthesizeFixture('orders-pull', {
     stackName: 'Orders',
-    workQueue: 'orders',
-    pullRateMinutes: '5',
     logRetentionDays: '14',
-    functionEnvironment: '{"MAX_RETRIES":"8"}',
+    functionEnvironment: '{"CONCURRENCY":"4"}',
   });
 }, SYNTH_TIMEOUT_MS);
 
-describe('BoomerangStack for an existing broker, default modes', () => {
+describe('BoomerangStack for an existing broker, one queue with the default modes', () => {
   it('passes cdk-nag AwsSolutions and the CloudFormation checks, each acknowledgment with a reason', () => {
     // Assess
     expect(synth.findings).toEqual([]);
@@ -30,7 +28,7 @@ describe('BoomerangStack for an existing broker, default modes', () => {
     synth.template.resourceCountIs('AWS::Lambda::Function', 1);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
     synth.template.resourceCountIs('AWS::Events::Rule', 1);
-    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'PullFunctionName']);
+    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OrdersPullFunctionName']);
   });
 
   it('takes the secret and the broker host as parameters (no broker ARN: nothing needs it), and puts no secret in the template', () => {
@@ -43,23 +41,26 @@ describe('BoomerangStack for an existing broker, default modes', () => {
   it('deploys the pull function on a schedule, without asynchronous retries, with reserved concurrency', () => {
     // Assess
     synth.template.hasResourceProperties('AWS::Lambda::Function', {
-      FunctionName: 'Orders-pull',
+      FunctionName: 'Orders-orders-pull',
       Runtime: 'nodejs22.x',
       Handler: 'index.handler',
       Timeout: 60,
       MemorySize: 256,
       ReservedConcurrentExecutions: 1,
       LoggingConfig: Match.objectLike({ LogFormat: 'Text' }),
-      Environment: { Variables: Match.objectLike({ WORK_QUEUE: 'orders', AMQP_SECRET_ID: { Ref: 'BrokerSecretArn' }, AMQP_HOST: { Ref: 'BrokerHost' }, AMQP_TLS: 'true', FUNCTION_NAME: 'Orders-pull', MAX_RETRIES: '8' }) },
+      Environment: { Variables: Match.objectLike({ AMQP_SECRET_ID: { Ref: 'BrokerSecretArn' }, AMQP_HOST: { Ref: 'BrokerHost' }, AMQP_VHOST: '/', AMQP_TLS: 'true', FUNCTION_NAME: 'Orders-orders-pull', CONCURRENCY: '4' }) },
     });
+    // The queues are the definition's: the environment does not repeat them.
+    const [fn] = Object.values(synth.template.findResources('AWS::Lambda::Function'));
+    expect(Object.keys(fn?.Properties.Environment.Variables as object)).not.toEqual(expect.arrayContaining(['WORK_QUEUE']));
     synth.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
     synth.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 300 });
   });
 
   it('gives the pull function only what it needs: its logs and GetSecretValue on the one secret', () => {
     // Assess
-    expect(statementsOf(synth.template, 'PullRole').map((s) => [s.Action, s.Resource])).toEqual([
-      [['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [expect.stringMatching(/^PullLogs/), 'Arn'] }],
+    expect(statementsOf(synth.template, 'OrdersPullRole').map((s) => [s.Action, s.Resource])).toEqual([
+      [['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [expect.stringMatching(/^OrdersPullLogs/), 'Arn'] }],
       ['secretsmanager:GetSecretValue', { Ref: 'BrokerSecretArn' }],
     ]);
     synth.template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
@@ -71,12 +72,12 @@ describe('BoomerangStack for an existing broker, default modes', () => {
     synth.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
   });
 
-  it('alarms when Orders-pull parks a message (metric Boomerang/parked, dimension service)', () => {
+  it('alarms when Orders-orders-pull parks a message (metric Boomerang/parked, dimension service)', () => {
     // Assess
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'Boomerang',
       MetricName: 'parked',
-      Dimensions: [{ Name: 'service', Value: 'Orders-pull' }],
+      Dimensions: [{ Name: 'service', Value: 'Orders-orders-pull' }],
       Statistic: 'Sum',
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
@@ -91,17 +92,17 @@ describe('BoomerangStack for an existing broker, default modes', () => {
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/Lambda',
       MetricName: 'Errors',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('^PullFunction') } }],
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('^OrdersPullFunction') } }],
       Statistic: 'Sum',
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
     synth.template.hasResourceProperties('AWS::Logs::MetricFilter', {
-      LogGroupName: { Ref: Match.stringLikeRegexp('^PullLogs') },
+      LogGroupName: { Ref: Match.stringLikeRegexp('^OrdersPullLogs') },
       FilterPattern: '"Task timed out"',
-      MetricTransformations: [{ MetricNamespace: 'Boomerang', MetricName: 'timeouts-Orders-pull', MetricValue: '1' }],
+      MetricTransformations: [{ MetricNamespace: 'Boomerang', MetricName: 'timeouts-Orders-orders-pull', MetricValue: '1' }],
     });
-    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Boomerang', MetricName: 'timeouts-Orders-pull', Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Boomerang', MetricName: 'timeouts-Orders-orders-pull', Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
   it('warns about nothing: HTTP_TIMEOUT_MS and the safety margin fit in the timeout', () => {

@@ -18,8 +18,9 @@ function synth(args: readonly string[]): Promise<{ code: number | null; stdout: 
 
 describe('npm run synth with bad context', () => {
   it.each([
-    [['-c', 'workqueue=orders'], 'ConfigError: Unknown context key "workqueue" (did you mean workQueue? keys are case-sensitive)'],
-    [['-c', 'functionEnvironment={"MAX_RETRIES":"abc"}'], 'ConfigError: functionEnvironment: MAX_RETRIES must be an integer from 0 to 1000; got "abc"'],
+    [['-c', 'workQueue=orders'], 'ConfigError: The context key "workQueue" is gone: the stack deploys every queue declared in functions/, and each queue sets this as workQueue in defineQueue in its functions/<name>.ts'],
+    [['-c', 'stackname=orders'], 'ConfigError: Unknown context key "stackname" (did you mean stackName? keys are case-sensitive)'],
+    [['-c', 'functionEnvironment={"CONNECT_TIMEOUT_MS":"abc"}'], 'ConfigError: functionEnvironment: CONNECT_TIMEOUT_MS must be an integer from 100 to 120000; got "abc"'],
     [['-c', 'createBroker=true', '-c', 'brokerEngineVersion=4.2'], 'ConfigError: brokerInstanceType mq.t3.micro (the default brokerInstanceType) cannot run brokerEngineVersion 4.2'],
   ])('%j exits 1 with the message, no stack trace, before building anything', async (args, message) => {
     // Act

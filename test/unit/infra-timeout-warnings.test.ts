@@ -1,33 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { stackConfigFromContext } from '../../infra/stack-config.js';
+import type { StackQueue } from '../../infra/stack-config.js';
 import { timeoutWarnings } from '../../infra/timeout-warnings.js';
+import { type DeployOptions, resolveDeploy } from '../../shared/queues/deploy-options.js';
+
+/** One queue as the stack sees it, with `deploy` and the functions' timings. */
+function queue(deploy: DeployOptions, timings = { httpTimeoutMs: 10_000, safetyMarginMs: 3000 }): StackQueue {
+  return { name: 'orders', workQueue: 'orders', file: 'functions/orders.ts', deploy: resolveDeploy(deploy, "defineQueue('orders')"), timings };
+}
 
 describe('timeoutWarnings', () => {
-  it.each([
-    // [context, warned modes]
-    [{}, []],
-    [{ pullTimeoutSeconds: '13' }, []],
-    [{ pullTimeoutSeconds: '12' }, ['pull']],
-    [{ functionEnvironment: { HTTP_TIMEOUT_MS: '58000' } }, ['pull']],
-    [{ functionEnvironment: { HTTP_TIMEOUT_MS: '57000' } }, []],
-    [{ functionEnvironment: { SAFETY_MARGIN_MS: '55000' } }, ['pull']],
-    [{ modes: 'event', eventTimeoutSeconds: '10' }, ['event']],
-    [{ modes: 'pull,event', acknowledgeCompetingModes: 'true', pullTimeoutSeconds: '10', eventTimeoutSeconds: '30' }, ['pull']],
-    [{ modes: 'pull,event', acknowledgeCompetingModes: 'true', pullTimeoutSeconds: '10', eventTimeoutSeconds: '10' }, ['pull', 'event']],
-  ])('for %j warns about %j', (context, modes) => {
+  it.each<[DeployOptions, { httpTimeoutMs: number; safetyMarginMs: number } | undefined, string[]]>([
+    [{}, undefined, []],
+    [{ pull: { timeoutSeconds: 13 } }, undefined, []],
+    [{ pull: { timeoutSeconds: 12 } }, undefined, ['pull']],
+    [{}, { httpTimeoutMs: 58_000, safetyMarginMs: 3000 }, ['pull']],
+    [{}, { httpTimeoutMs: 57_000, safetyMarginMs: 3000 }, []],
+    [{}, { httpTimeoutMs: 10_000, safetyMarginMs: 55_000 }, ['pull']],
+    [{ modes: ['event'], event: { timeoutSeconds: 10 } }, undefined, ['event']],
+    [{ modes: ['pull', 'event'], acknowledgeCompetingModes: true, pull: { timeoutSeconds: 10 }, event: { timeoutSeconds: 30 } }, undefined, ['pull']],
+    [{ modes: ['pull', 'event'], acknowledgeCompetingModes: true, pull: { timeoutSeconds: 10 }, event: { timeoutSeconds: 10 } }, undefined, ['pull', 'event']],
+  ])('for deploy %j and timings %j warns about %j', (deploy, timings, modes) => {
     // Act
-    const warnings = timeoutWarnings(stackConfigFromContext(context));
+    const warnings = timeoutWarnings(queue(deploy, timings));
     // Assess
     expect(warnings.map((w) => w.mode)).toEqual(modes);
   });
 
-  it('says what the timeout cuts and what to change', () => {
+  it('says what the timeout cuts and what to change, and where', () => {
     // Act
-    const [warning] = timeoutWarnings(stackConfigFromContext({ pullTimeoutSeconds: '10', functionEnvironment: { HTTP_TIMEOUT_MS: '9500', SAFETY_MARGIN_MS: '2000' } }));
+    const [warning] = timeoutWarnings(queue({ pull: { timeoutSeconds: 10 } }, { httpTimeoutMs: 9500, safetyMarginMs: 2000 }));
     // Assess
     expect(warning?.message).toBe(
-      'pull function: HTTP_TIMEOUT_MS (9500) + SAFETY_MARGIN_MS (2000) = 11500 ms exceeds its timeout, pullTimeoutSeconds=10 s: a partner call is aborted after 8000 ms at most, ' +
-        'before HTTP_TIMEOUT_MS, and its message retried. Raise pullTimeoutSeconds to at least 12, or lower HTTP_TIMEOUT_MS or SAFETY_MARGIN_MS in functionEnvironment.',
+      'orders pull function: HTTP_TIMEOUT_MS (9500) + SAFETY_MARGIN_MS (2000) = 11500 ms exceeds its timeout, deploy.pull.timeoutSeconds=10 s: a partner call is aborted after 8000 ms at most, ' +
+        'before HTTP_TIMEOUT_MS, and its message retried. Raise deploy.pull.timeoutSeconds in functions/orders.ts to at least 12, or lower HTTP_TIMEOUT_MS or SAFETY_MARGIN_MS in functionEnvironment.',
     );
   });
 });

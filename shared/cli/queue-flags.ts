@@ -1,0 +1,53 @@
+import { type Config, DEFAULTS, loadConfig } from '../config/config.js';
+import type { Env } from '../config/env.js';
+import type { Handler } from '../message/message.js';
+import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
+import type { Mode } from '../queues/deploy-options.js';
+import { asUsage, UsageError } from './args.js';
+
+/** What a CLI acts on: a declared queue (its handler and config), or a work queue from the environment alone. */
+type QueueTarget = {
+  /** The declared queue's name, or the work queue for an environment-only target. */
+  readonly label: string;
+  readonly config: Config;
+  /** Undefined for an environment-only target (`--queue`). */
+  readonly queue: DeclaredQueue | undefined;
+};
+
+/** `--function <name>` and `--queue <name>`, as node:util parseArgs gives them. */
+type QueueFlags = { readonly function?: string; readonly queue?: string };
+
+/**
+ * The queues a CLI acts on, read before anything connects (a bad value is a `UsageError`, exit 2):
+ * `--function <name>` one declared queue; `--queue <name>` a work queue configured by the environment
+ * alone (WORK_QUEUE, MAX_RETRIES...), as before queues were declared; neither: every declared queue.
+ * @example const targets = await queueTargets({ function: 'webhooks' }, process.env, 'pull');
+ */
+async function queueTargets(flags: QueueFlags, env: Env, mode: Mode = 'pull'): Promise<QueueTarget[]> {
+  if (flags.function !== undefined && flags.queue !== undefined) {
+    throw new UsageError(`--queue and --function go separately: --function ${flags.function} consumes the work queue set in its file; --queue runs a queue configured by the environment alone`);
+  }
+  if (flags.queue !== undefined) {
+    const config = await asUsage(() => loadConfig({ ...env, WORK_QUEUE: flags.queue }, mode === 'event' ? DEFAULTS.eventFunctionName : DEFAULTS.functionName));
+    return [{ label: config.workQueue, config, queue: undefined }];
+  }
+  const declared = await asUsage(() => loadDeclaredQueues({ env }));
+  const chosen = flags.function === undefined ? declared : [await asUsage(() => pickQueue(declared, flags.function as string))];
+  return asUsage(() => chosen.map((queue) => ({ label: queue.name, config: queue.loadConfig(env, mode), queue })));
+}
+
+/**
+ * The one declared queue an invocation runs: `--function <name>`, or the only declared queue. The
+ * error lists the declared names.
+ */
+async function singleTarget(flags: QueueFlags, env: Env, mode: Mode): Promise<QueueTarget & { readonly handler: Handler | undefined }> {
+  const targets = await queueTargets(flags, env, mode);
+  const [target] = targets;
+  if (target === undefined || targets.length > 1) {
+    throw new UsageError(`say which queue to run: --function <name>; the declared queues are ${targets.map((t) => t.label).join(', ')}`);
+  }
+  return { ...target, handler: target.queue?.handler };
+}
+
+export { queueTargets, singleTarget };
+export type { QueueFlags, QueueTarget };

@@ -1,0 +1,96 @@
+import { type Config, type ConfigInCode, loadConfig } from '../config/config.js';
+import type { Env } from '../config/env.js';
+import { createEventFunction } from '../event/event-function.js';
+import { createPullFunction } from '../engine/pull-function.js';
+import { ConfigError } from '../errors.js';
+import type { Handler } from '../message/message.js';
+import { type DeployOptions, type Mode, type ResolvedDeploy, resolveDeploy } from './deploy-options.js';
+
+/**
+ * One queue of a team, as its file in functions/ declares it: the handler and its options. Every option
+ * given here comes first; those left out fall back to the environment variables, then to the defaults
+ * (see `DEFAULTS` and `DEFAULT_RETRY_POLICY`). Connection settings (AMQP_URL, AMQP_SECRET_ID...) are
+ * environment-only.
+ */
+type QueueOptions = Omit<ConfigInCode, 'source' | 'workQueue'> & {
+  /**
+   * The queue's name in Boomerang: `--function <name>` in the CLIs, `<stackName>-<name>-pull` in AWS.
+   * Lower-case letters, digits and hyphens, starting with a letter, at most 40 characters.
+   */
+  readonly name: string;
+  /** The team's handler: resolve to ack, throw to retry (`RetryableError`) or park (`UnrecoverableError`). */
+  readonly handler: Handler;
+  /** The queue the handler consumes (WORK_QUEUE). Required: two declared queues never share one. */
+  readonly workQueue: string;
+  /** How the stack deploys it. @default { modes: ['pull'] } */
+  readonly deploy?: DeployOptions;
+};
+
+/** What `defineQueue` checked and keeps: discovery, the stack, the bundles and the CLIs read it. */
+type QueueDefinition = {
+  readonly name: string;
+  readonly workQueue: string;
+  readonly handler: Handler;
+  readonly options: QueueOptions;
+  readonly deploy: ResolvedDeploy;
+  /** The options given in code, as `loadConfig` takes them (the local demo swaps the queues and the retry timing). */
+  readonly code: ConfigInCode;
+  /** The function's config: the options in code first, then `env`, then the defaults. */
+  readonly loadConfig: (env: Env, mode?: Mode) => Config;
+};
+
+/** Marks a definition; `Symbol.for`, so that a definition made by a second copy of this module is still one. */
+const DEFINITION = Symbol.for('boomerang.queue-definition');
+
+const NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+const QUEUE_KEYS: readonly string[] = [
+  'name', 'handler', 'workQueue', 'parkingQueue', 'delayMode', 'delayResolutionMs', 'queueType', 'retry', 'rules', 'ackOrder', 'batchSize', 'maxMessages', 'concurrency', 'deploy',
+];
+
+/**
+ * Declares one queue: its handler, its options, how it is deployed. Checks every option given in code
+ * at once (a typo fails at import: the build, the synth and the tests), and returns the definition with
+ * the two Lambda handlers of the queue, whose config is read at their first invocation.
+ * @example
+ * export const { queue, pull, event } = defineQueue({
+ *   name: 'orders',
+ *   handler: async (message) => { await sendOrder(JSON.parse(message.body.toString())); },
+ *   workQueue: 'orders',
+ *   retry: { maxRetries: 8 },
+ *   deploy: { modes: ['pull'], pull: { rateMinutes: 1 } },
+ * });
+ */
+function defineQueue(options: QueueOptions) {
+  const source = `defineQueue(${JSON.stringify(typeof options?.name === 'string' ? options.name : '?')})`;
+  if (typeof options !== 'object' || options === null) throw new ConfigError(`defineQueue needs an options object; got ${JSON.stringify(options)}`);
+  if (typeof options.name !== 'string' || !NAME.test(options.name)) {
+    throw new ConfigError(`name in ${source} must be lower-case letters, digits and hyphens, starting with a letter, at most 40 characters (it names the functions); got ${JSON.stringify(options.name)}`);
+  }
+  const unknown = Object.keys(options).find((key) => !QUEUE_KEYS.includes(key));
+  if (unknown !== undefined) throw new ConfigError(`Unknown option ${unknown} in ${source}; expected one of ${QUEUE_KEYS.join(', ')} (other settings are environment variables)`);
+  if (typeof options.handler !== 'function') throw new ConfigError(`handler in ${source} must be a function (message, context) => Promise<void>; got ${typeof options.handler}`);
+  if (typeof options.workQueue !== 'string' || options.workQueue.trim() === '') throw new ConfigError(`workQueue in ${source} is required: the queue this handler consumes`);
+  const { name, handler, deploy: deployOptions, ...inCode } = options;
+  const code: ConfigInCode = { ...inCode, source };
+  const deploy = resolveDeploy(deployOptions, source);
+  const load = (env: Env, mode: Mode = 'pull'): Config => loadConfig(env, `boomerang-${name}-${mode}`, code);
+  // Every option in code checked now, against an empty environment: the variables are read at the first invocation.
+  const checked = load({});
+  const queue: QueueDefinition = Object.freeze({ name, workQueue: checked.workQueue, handler, options: Object.freeze({ ...options }), deploy, code, loadConfig: load, [DEFINITION]: true });
+  return {
+    queue,
+    /** The scheduled pull function of this queue (a Lambda handler). */
+    pull: createPullFunction(handler, { loadConfig: (env) => load(env, 'pull') }),
+    /** The Amazon MQ event source function of this queue (a Lambda handler). */
+    event: createEventFunction(handler, { loadConfig: (env) => load(env, 'event') }),
+  };
+}
+
+/** Whether `value` is a definition made by `defineQueue`. */
+function isQueueDefinition(value: unknown): value is QueueDefinition {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINITION] === true;
+}
+
+export { defineQueue, isQueueDefinition };
+export type { QueueDefinition, QueueOptions };

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../shared/errors.js';
+import { defineQueue, isQueueDefinition, type QueueOptions } from '../../shared/queues/define-queue.js';
+
+const handler = async (): Promise<void> => undefined;
+const BASE: QueueOptions = { name: 'orders', handler, workQueue: 'orders' };
+
+/** The ConfigError `act` throws; fails the test when it does not throw one. */
+function configError(act: () => unknown): ConfigError {
+  try {
+    act();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('defineQueue', () => {
+  it('returns a definition and the two Lambda handlers', () => {
+    // Act
+    const { queue, pull, event } = defineQueue({ ...BASE, deploy: { modes: ['event'] } });
+    // Assess
+    expect(isQueueDefinition(queue)).toBe(true);
+    expect(queue).toMatchObject({ name: 'orders', workQueue: 'orders', deploy: { modes: ['event'], virtualHost: '/' } });
+    expect(typeof pull).toBe('function');
+    expect(typeof event).toBe('function');
+  });
+
+  it('puts the options in code before the environment, and the environment before the defaults', () => {
+    // Prepare
+    const { queue } = defineQueue({ ...BASE, retry: { maxRetries: 8 }, batchSize: 50, delayMode: 'exact' });
+    const env = { WORK_QUEUE: 'from-env', MAX_RETRIES: '2', BACKOFF_INITIAL_MS: '300', BATCH_SIZE: '7', CONCURRENCY: '3', DELAY_MODE: 'tiers' };
+    // Act
+    const config = queue.loadConfig(env);
+    // Assess
+    expect(config).toMatchObject({ workQueue: 'orders', parkingQueue: 'orders.parked', batchSize: 50, concurrency: 3, delayMode: 'exact' });
+    expect(config.policy).toMatchObject({ maxRetries: 8, initialDelayMs: 300, multiplier: 2 });
+  });
+
+  it('does not read a variable that an option in code replaces, so a bad one cannot fail the start', () => {
+    const { queue } = defineQueue({ ...BASE, retry: { maxRetries: 3 }, batchSize: 10 });
+    expect(queue.loadConfig({ MAX_RETRIES: 'abc', BATCH_SIZE: 'lots' }).policy.maxRetries).toBe(3);
+  });
+
+  it('resolves rules in code against the policy in code', () => {
+    // Act
+    const { queue } = defineQueue({ ...BASE, retry: { maxRetries: 4, maxDelayMs: 60_000 }, rules: [{ match: { errorName: 'Conflict' }, retry: false }, { match: { errorName: 'Busy' }, maxRetries: 9 }] });
+    // Assess
+    const { rules } = queue.loadConfig({ RETRY_RULES: 'not json, and not read' });
+    expect(rules.map((r) => [r.retry, r.policy.maxRetries, r.policy.maxDelayMs])).toEqual([[false, 4, 60_000], [true, 9, 60_000]]);
+  });
+
+  it('names each function after the queue and the mode unless FUNCTION_NAME says otherwise', () => {
+    const { queue } = defineQueue(BASE);
+    expect([queue.loadConfig({}, 'pull').functionName, queue.loadConfig({}, 'event').functionName, queue.loadConfig({ FUNCTION_NAME: 'x' }).functionName]).toEqual(['boomerang-orders-pull', 'boomerang-orders-event', 'x']);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a bad name', { name: 'Orders_1' }, 'name in defineQueue("Orders_1") must be lower-case letters, digits and hyphens'],
+    ['an unknown option', { retries: 3 }, 'Unknown option retries in defineQueue("orders")'],
+    ['no handler', { handler: undefined }, 'handler in defineQueue("orders") must be a function'],
+    ['no work queue', { workQueue: undefined }, 'workQueue in defineQueue("orders") is required'],
+    ['a retry field out of range', { retry: { maxRetries: -1 } }, 'Expected `maxRetries` in retry of defineQueue("orders") to be an integer from 0 to 1000, got -1'],
+    ['an unknown retry field', { retry: { maxRetry: 3 } }, 'Unknown key `maxRetry` in retry of defineQueue("orders")'],
+    ['a batch size out of range', { batchSize: 0 }, 'batchSize in defineQueue("orders") must be an integer from 1 to 2000; got "0"'],
+    ['a concurrency that is not a number', { concurrency: '8' }, 'concurrency in defineQueue("orders") must be a number; got "8"'],
+    ['a bad delay mode', { delayMode: 'later' }, 'delayMode in defineQueue("orders") must be one of tiers, exact; got "later"'],
+    ['a bad ack order', { ackOrder: 'whenever' }, 'ackOrder in defineQueue("orders") must be one of publish-then-ack, ack-then-publish'],
+    ['a reserved queue name', { workQueue: 'amq.orders' }, 'workQueue in defineQueue("orders") must not start with "amq."'],
+    ['a parking lot equal to the work queue', { parkingQueue: 'orders' }, 'the parking queue must differ from the work queue in defineQueue("orders")'],
+    ['a bad rule', { rules: [{ match: {}, retry: false }] }, '`match` in rules of defineQueue("orders")[0] is empty'],
+    ['competing modes not acknowledged', { deploy: { modes: ['pull', 'event'] } }, 'deploy.modes in defineQueue("orders") deploys both functions on one queue'],
+    ['an acknowledgement without both modes', { deploy: { acknowledgeCompetingModes: true } }, 'deploy.acknowledgeCompetingModes in defineQueue("orders") applies only with modes'],
+    ['an unknown mode', { deploy: { modes: ['push'] } }, "deploy.modes in defineQueue(\"orders\") must be ['pull'], ['event'] or ['pull', 'event']"],
+    ['options for a mode not deployed', { deploy: { event: { batchSize: 5 } } }, "deploy.event in defineQueue(\"orders\") is set, but deploy.modes does not include 'event'"],
+    ['a schedule out of range', { deploy: { pull: { rateMinutes: 0 } } }, 'deploy.pull.rateMinutes in defineQueue("orders") must be an integer from 1 to 1440; got 0'],
+    ['an unknown deploy option', { deploy: { pull: { rate: 1 } } }, 'Unknown option deploy.pull.rate in defineQueue("orders")'],
+  ])('refuses %s at once, naming the option and the queue', (_what, change, message) => {
+    // Act
+    const error = configError(() => defineQueue({ ...BASE, ...change } as QueueOptions));
+    // Assess
+    expect(error.message).toContain(message);
+  });
+
+  it('names the variable, not the code, for a bad value the environment gives at the first invocation', () => {
+    const { queue } = defineQueue(BASE);
+    expect(configError(() => queue.loadConfig({ MAX_RETRIES: 'abc' })).message).toContain('MAX_RETRIES must be an integer from 0 to 1000; got "abc"');
+  });
+});
