@@ -6,7 +6,7 @@
  * (`npm run bench`, section serverless), not by a size limit. Each bundle's metafile says what every
  * dependency costs.
  */
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import type { DeclaredQueue } from '../shared/queues/declared-queues.js';
@@ -30,6 +30,8 @@ type Bundle = {
   readonly mapBytes: number;
   /** Largest first; `(esbuild glue)` is what no input accounts for (module wrappers, the banner). */
   readonly costs: readonly Cost[];
+  /** Files in `chunks/` next to `index.mjs`: loaded with it, or (`lazy`) only when the code first needs them. */
+  readonly chunks: readonly { readonly file: string; readonly bytes: number; readonly lazy: boolean }[];
 };
 
 // Dependencies written as CommonJS call `require` for Node built-ins, which an ES module lacks.
@@ -60,6 +62,11 @@ async function buildBundles(options: { readonly entries: readonly BundleEntry[];
         absWorkingDir: ROOT,
         stdin: { contents, resolveDir: ROOT, sourcefile: `${name}.ts`, loader: 'ts' },
         entryNames: 'index',
+        // Code behind a dynamic import() (the secret store: Powertools Parameters and the SDK client)
+        // goes to a chunk of its own, loaded at its first use: a cold start without AMQP_SECRET_ID
+        // never loads it. Without splitting, esbuild would hoist the SDK's import into index.mjs.
+        splitting: true,
+        chunkNames: 'chunks/[name]-[hash]',
         outdir: join(outdir, name),
         outExtension: { '.js': '.mjs' },
         bundle: true,
@@ -96,7 +103,12 @@ function describeBundle(name: string, file: string, metafile: Metafile): Bundle 
   const accounted = [...bySource.values()].reduce((sum, bytes) => sum + bytes, 0);
   bySource.set('(esbuild glue)', output.bytes - accounted);
   const costs = [...bySource].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
-  return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs };
+  // A chunk index.mjs imports statically (esbuild's shared helpers) loads with it; one reached only
+  // through import() loads at its first use.
+  const chunks = output.imports
+    .filter((imported) => imported.path.includes('/chunks/'))
+    .map((imported) => ({ file: join(dirname(file), 'chunks', basename(imported.path)), bytes: metafile.outputs[imported.path]?.bytes ?? 0, lazy: imported.kind === 'dynamic-import' }));
+  return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs, chunks };
 }
 
 /** `node_modules/@scope/pkg/...` → `@scope/pkg`; our own files → `boomerang (own code)`. */
@@ -111,7 +123,8 @@ function formatBundles(bundles: readonly Bundle[]): string {
   return bundles
     .map((b) => {
       const head = `${b.file}: ${kb(b.bytes)} (source map ${kb(b.mapBytes)})`;
-      return [head, ...b.costs.map((c) => `  ${c.source.padEnd(32)} ${kb(c.bytes).padStart(9)}`)].join('\n');
+      const lazy = b.chunks.map((c) => `  ${c.lazy ? 'loaded on first use' : 'loaded with it'}: chunks/${basename(c.file)} ${kb(c.bytes)}`);
+      return [head, ...b.costs.map((c) => `  ${c.source.padEnd(32)} ${kb(c.bytes).padStart(9)}`), ...lazy].join('\n');
     })
     .join('\n');
 }

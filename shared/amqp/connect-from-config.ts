@@ -1,20 +1,20 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
-import { SecretCache, secretsManagerSource } from './secrets.js';
+import { powertoolsSecretStore, type SecretStore } from './secrets.js';
 import { brokerUrls, parseBrokerSecret } from './broker-endpoints.js';
 import { type BrokerConnection, connectBroker } from './connection.js';
 
 type ConnectFromConfigOptions = {
   /** Shown in the management UI's connection list. */
   readonly connectionName: string;
-  /** Where secrets come from. @default one Secrets Manager cache per container, SECRET_CACHE_SECONDS old at most */
-  readonly secrets?: SecretCache;
+  /** Where secrets come from. @default one Powertools SecretsProvider per container, values SECRET_CACHE_SECONDS old at most */
+  readonly secrets?: SecretStore;
   /** Told when a refused login makes it read the secret again; never given a secret value. */
   readonly log?: Logger;
 };
 
-/** The per-container cache, made at the first use (a process that reads no secret never loads the SDK). */
-let containerCache: SecretCache | undefined;
+/** The per-container store, made at the first use (a process that reads no secret never loads the SDK). */
+let containerSecrets: SecretStore | undefined;
 
 /**
  * Connects to the broker the config names: `AMQP_URL` as is, or, with `AMQP_SECRET_ID`, the URL built
@@ -42,11 +42,11 @@ async function connectFromConfig(config: Config, options: ConnectFromConfigOptio
  * The broker URLs the config names: `AMQP_URL`'s, or those built from the cached `AMQP_SECRET_ID`
  * secret (read again, bypassing the cache, with `refresh`).
  */
-async function brokerUrlsFromConfig(config: Config, secrets?: SecretCache, refresh = false): Promise<readonly string[]> {
+async function brokerUrlsFromConfig(config: Config, secrets?: SecretStore, refresh = false): Promise<readonly string[]> {
   const secret = config.amqpSecret;
   if (secret === undefined) return config.amqpUrls;
-  const cache = secrets ?? (containerCache ??= new SecretCache(secretsManagerSource(), { maxAgeSeconds: secret.cacheSeconds }));
-  return brokerUrls(parseBrokerSecret(await cache.get(secret.secretId, { refresh }), secret.secretId), secret);
+  const store = secrets ?? (containerSecrets ??= powertoolsSecretStore({ maxAgeSeconds: secret.cacheSeconds }));
+  return brokerUrls(parseBrokerSecret(await store.get(secret.secretId, { refresh }), secret.secretId), secret);
 }
 
 /** `connectBroker` sets `reason` when the broker answered ACCESS_REFUSED (403) to the login. */

@@ -6,7 +6,7 @@ import { ConfigError, EventBatchError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { Handler } from '../message/message.js';
-import type { SecretCache } from '../amqp/secrets.js';
+import type { SecretStore } from '../amqp/secrets.js';
 import { emptySummary, type Summary } from '../engine/summary.js';
 import { createDelayRouter } from '../topology/plan.js';
 import { readParkedDepth } from '../engine/parked-depth.js';
@@ -24,7 +24,7 @@ type EventRunOptions = {
   /** @default Math.random */
   readonly random?: () => number;
   /** @default the per-container Secrets Manager cache */
-  readonly secrets?: SecretCache;
+  readonly secrets?: SecretStore;
   /** Handler errors and retry delays go here; the caller flushes it with the summary. */
   readonly metrics?: InvocationMetrics;
 };

@@ -102,6 +102,11 @@ describe('the Lambda bundles', () => {
     // A function's connection lives for one invocation: plain amqplib, no reconnecting manager.
     expect(bundle?.costs.map((c) => c.source)).not.toContain('amqp-connection-manager');
     expect(bundle?.costs.map((c) => c.source)).not.toContain('@aws-sdk/client-secrets-manager');
+    // The SDK is imported only by the secret store's chunk, loaded at the first secret read.
+    expect(await readFile(join(outdir, name, 'index.mjs'), 'utf8')).not.toContain('@aws-sdk/');
+    const lazy = bundle?.chunks.filter((c) => c.lazy) ?? [];
+    expect(lazy).toHaveLength(1);
+    expect(await readFile(lazy[0]?.file ?? '', 'utf8')).toContain('@aws-sdk/client-secrets-manager');
   });
 
   it.each(['webhooks-pull', 'webhooks-event'])('%s bundles its dependencies as they ship, no file replaced', async (name) => {

@@ -4,10 +4,10 @@ import { connectFromConfig } from '../../shared/amqp/connect-from-config.js';
 import { type Config, loadConfig } from '../../shared/config/config.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import { SecretFetchError } from '../../shared/errors.js';
-import { SecretCache, secretsManagerSource } from '../../shared/amqp/secrets.js';
+import { powertoolsSecretStore, type SecretStore } from '../../shared/amqp/secrets.js';
 import { redactUrl } from '../../shared/observability/redact.js';
 import { eventFor, rmqMessage } from '../fixtures/events.js';
-import { AMQP_URL } from '../helpers/broker.js';
+import { AMQP_URL, sleep } from '../helpers/broker.js';
 import { BrokerCtl } from '../helpers/broker-ctl.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { SecretsEndpoint } from '../helpers/secrets-endpoint.js';
@@ -52,9 +52,9 @@ function storeSecret(value: Record<string, string>): string {
   return secretId;
 }
 
-/** A fresh cache over the real SDK, talking to the local endpoint. */
-function endpointSecrets(): SecretCache {
-  return new SecretCache(secretsManagerSource(endpoint.clientConfig));
+/** A fresh store (Powertools SecretsProvider over the real SDK) talking to the local endpoint. */
+function endpointSecrets(maxAgeSeconds?: number): SecretStore {
+  return powertoolsSecretStore({ clientConfig: endpoint.clientConfig, maxAgeSeconds });
 }
 
 /** How many times the endpoint was asked for `secretId` (tests run concurrently: count per secret). */
@@ -77,27 +77,79 @@ afterAll(async () => {
   await endpoint.close();
 });
 
-describe('secretsManagerSource against a local Secrets Manager endpoint', () => {
-  it('reads a secret through the real SDK (JSON 1.1, GetSecretValue)', async () => {
+describe('powertoolsSecretStore against a local Secrets Manager endpoint', () => {
+  it('reads a secret through Powertools and the real SDK (JSON 1.1, GetSecretValue)', async () => {
     // Prepare
-    const secretId = `test/${randomUUID()}`;
-    endpoint.put(secretId, '{"username":"app","password":"s3cret"}');
-    const source = secretsManagerSource(endpoint.clientConfig);
+    const secretId = storeSecret({ username: 'app', password: 's3cret' });
     // Act
-    const value = await source(secretId);
+    const value = await endpointSecrets().get(secretId);
     // Assess
     expect(value).toBe('{"username":"app","password":"s3cret"}');
-    expect(endpoint.requests.at(-1)).toEqual({ target: 'secretsmanager.GetSecretValue', secretId });
+    expect(endpoint.requests.filter((r) => r.secretId === secretId)).toEqual([{ target: 'secretsmanager.GetSecretValue', secretId }]);
   });
 
   it('turns ResourceNotFoundException into a SecretFetchError that is not retryable', async () => {
-    // Prepare
-    const source = secretsManagerSource(endpoint.clientConfig);
     // Act
-    const reading = source('test/missing');
+    const reading = endpointSecrets().get('test/missing');
     // Assess
     await expect(reading).rejects.toBeInstanceOf(SecretFetchError);
     await expect(reading).rejects.toMatchObject({ code: 'ResourceNotFoundException', retryable: false, message: expect.stringContaining('Cannot read secret test/missing') });
+  });
+
+  it('reuses a value while it is younger than maxAgeSeconds, and fetches again once it is older', async () => {
+    // Prepare
+    const secretId = storeSecret({ url: 'amqp://a' });
+    const secrets = endpointSecrets(1);
+    // Act
+    await secrets.get(secretId);
+    await secrets.get(secretId);
+    const withinAge = fetches(secretId);
+    await sleep(1100);
+    await secrets.get(secretId);
+    // Assess
+    expect(withinAge).toBe(1);
+    expect(fetches(secretId)).toBe(2);
+  });
+
+  it('fetches afresh when asked to refresh (the broker refused the cached password), and caches the new value', async () => {
+    // Prepare
+    const secretId = storeSecret({ url: 'amqp://old' });
+    const secrets = endpointSecrets();
+    await secrets.get(secretId);
+    endpoint.put(secretId, '{"url":"amqp://rotated"}');
+    // Act
+    const cached = await secrets.get(secretId);
+    const fresh = await secrets.get(secretId, { refresh: true });
+    const after = await secrets.get(secretId);
+    // Assess
+    expect([cached, fresh, after]).toEqual(['{"url":"amqp://old"}', '{"url":"amqp://rotated"}', '{"url":"amqp://rotated"}']);
+    expect(fetches(secretId)).toBe(2);
+  });
+
+  it('shares one fetch between concurrent reads, keeps one entry per secret id, and never reuses with maxAgeSeconds 0', async () => {
+    // Prepare
+    const [a, b] = [storeSecret({ url: 'amqp://a' }), storeSecret({ url: 'amqp://b' })];
+    const secrets = endpointSecrets();
+    const uncached = endpointSecrets(0);
+    // Act
+    const values = await Promise.all([secrets.get(a), secrets.get(a), secrets.get(b)]);
+    await uncached.get(b);
+    await uncached.get(b);
+    // Assess
+    expect(values).toEqual(['{"url":"amqp://a"}', '{"url":"amqp://a"}', '{"url":"amqp://b"}']);
+    expect([fetches(a), fetches(b)]).toEqual([1, 3]);
+  });
+
+  it('does not cache a failed fetch: the secret created afterwards is read', async () => {
+    // Prepare
+    const secretId = `test/${randomUUID()}`;
+    const secrets = endpointSecrets();
+    await expect(secrets.get(secretId)).rejects.toBeInstanceOf(SecretFetchError);
+    endpoint.put(secretId, '{"url":"amqp://late"}');
+    // Act
+    const value = await secrets.get(secretId);
+    // Assess
+    expect(value).toBe('{"url":"amqp://late"}');
   });
 });
 
