@@ -22,6 +22,12 @@ type FunctionOptions = {
    * the options given in code before the environment). @default loadConfig: the environment alone
    */
   readonly loadConfig?: (env: Env) => Config;
+  /**
+   * The function's name (`service` of logs and metrics, FUNCTION_NAME of the config) when neither
+   * FUNCTION_NAME nor AWS_LAMBDA_FUNCTION_NAME is set: a declared queue passes `boomerang-<name>-<mode>`.
+   * @default boomerang-pull, boomerang-event
+   */
+  readonly defaultName?: string;
   /** @default inside Lambda: Powertools Logger (JSON on stdout/stderr); elsewhere: JSON lines on stderr, at LOG_LEVEL */
   readonly log?: Logger;
   /** Metrics of one invocation for the function named `service`. @default Powertools Metrics (EMF on stdout) inside Lambda, none elsewhere */
@@ -67,7 +73,7 @@ type FunctionSpec<E> = {
  */
 function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions, spec: FunctionSpec<E>): (event: E, context: C) => Promise<Summary> {
   const env = given.env ?? process.env;
-  const service = given.config?.functionName ?? functionNameFrom(env, spec.defaultName);
+  const service = given.config?.functionName ?? functionNameFrom(env, given.defaultName ?? spec.defaultName);
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const lambdaLog: LambdaLogger | undefined = given.log === undefined && inLambda ? createLambdaLogger({ service }) : undefined;
   // Powertools puts its own `service` key (POWERTOOLS_SERVICE_NAME, else the function's name) on each line.

@@ -81,9 +81,9 @@ function defineQueue(options: QueueOptions) {
   return {
     queue,
     /** The scheduled pull function of this queue (a Lambda handler). */
-    pull: createPullFunction(handler, { loadConfig: (env) => load(env, 'pull') }),
+    pull: createPullFunction(handler, { loadConfig: (env) => load(env, 'pull'), defaultName: `boomerang-${name}-pull` }),
     /** The Amazon MQ event source function of this queue (a Lambda handler). */
-    event: createEventFunction(handler, { loadConfig: (env) => load(env, 'event') }),
+    event: createEventFunction(handler, { loadConfig: (env) => load(env, 'event'), defaultName: `boomerang-${name}-event` }),
   };
 }
 

@@ -43,6 +43,23 @@ describe('createLambdaFunction', () => {
     expect(flushes.map((f) => [f.failedWith, f.summary.received])).toEqual([['ConfigError', 0], [undefined, 2], [undefined, 2]]);
   });
 
+  it.each([
+    { label: 'the name a declared queue gives', given: { defaultName: 'boomerang-orders-pull' }, env: {}, service: 'boomerang-orders-pull' },
+    { label: "the wrapper's own default", given: {}, env: {}, service: 'boomerang' },
+    { label: 'FUNCTION_NAME before either default', given: { defaultName: 'boomerang-orders-pull' }, env: { FUNCTION_NAME: 'orders-retry' }, service: 'orders-retry' },
+  ])('names the service by $label while the config is still unread', async ({ given, env, service }) => {
+    // Prepare
+    const logger = recordingLogger('info');
+    const invoke = createLambdaFunction(
+      { ...given, env, log: logger.log, metrics: recordingMetrics().metrics, loadConfig: () => { throw new ConfigError('WORK_QUEUE is empty'); } },
+      { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async () => emptySummary() },
+    );
+    // Act
+    await expect(invoke({}, context('r-1'))).rejects.toThrow('WORK_QUEUE is empty');
+    // Assess
+    expect(logger.entries()[0]).toMatchObject({ service });
+  });
+
   it('logs the summary a failed run carries, flushes it with the error name, and throws the error again', async () => {
     // Prepare
     const logger = recordingLogger('info');
