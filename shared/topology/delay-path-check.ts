@@ -4,7 +4,7 @@
  * queues) sends every retry copy back unroutable: the original is requeued, the invocation stops with
  * `publish-failed`, and the next one does the same, forever and quietly.
  */
-import type { Channel, ChannelModel } from 'amqplib';
+import type { ChannelModel } from 'amqplib';
 import { TopologyDriftError } from '../errors.js';
 import { exactLevelCount } from './exact-names.js';
 import { createDelayRouter } from './plan.js';
@@ -41,39 +41,39 @@ function levelDelaysMs(options: TopologyOptions): number[] {
 }
 
 /**
- * Passively checks (creates nothing) each destination of `options`: one round trip each. A 404
- * closes the channel it happens on, so the next check opens another; the connection is never at risk.
- * Throws `TopologyDriftError` naming what is missing.
+ * Passively checks (creates nothing) each destination of `options`, all at once, each on a channel of
+ * its own: a 404 closes the channel it happens on, and one channel answers one check at a time, so
+ * this costs about three round trips (open, check, close) however many delay queues the config has.
+ * It runs once per container before the first message is taken, so it is part of every cold start.
+ * The connection is never at risk. Throws `TopologyDriftError` naming what is missing.
  * @example
  * await checkDelayPath(broker.connection, topologyOptionsFromConfig(config));
  */
 async function checkDelayPath(connection: ChannelModel, options: TopologyOptions): Promise<void> {
-  const missing: Destination[] = [];
-  let channel: Channel | undefined;
-  try {
-    for (const destination of destinations(options)) {
-      if (channel === undefined) {
-        channel = await connection.createChannel();
-        // The 404 is already the rejection of the check; unhandled, the event would crash the process.
-        channel.on('error', () => undefined);
-      }
-      const name = destination.slice(destination.indexOf(' ') + 1);
-      try {
-        await (destination.startsWith('queue') ? channel.checkQueue(name) : channel.checkExchange(name));
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== 404) throw error;
-        missing.push(destination);
-        channel = undefined;
-      }
-    }
-  } finally {
-    await channel?.close().catch(() => undefined);
-  }
+  const all = destinations(options);
+  const found = await Promise.all(all.map((destination) => exists(connection, destination)));
+  const missing = all.filter((_, i) => !found[i]);
   if (missing.length === 0) return;
   throw new TopologyDriftError(
     `Missing on the broker for the current config: ${missing.join(', ')}. No message was taken: ${DRIFT_REMEDY}`,
     { missing },
   );
+}
+
+/** False when the broker answers 404; any other failure (the connection went) is thrown. */
+async function exists(connection: ChannelModel, destination: Destination): Promise<boolean> {
+  const channel = await connection.createChannel();
+  // The 404 is already the rejection of the check; unhandled, the event would crash the process.
+  channel.on('error', () => undefined);
+  const name = destination.slice(destination.indexOf(' ') + 1);
+  try {
+    await (destination.startsWith('queue') ? channel.checkQueue(name) : channel.checkExchange(name));
+    await channel.close().catch(() => undefined);
+    return true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 404) throw error;
+    return false;
+  }
 }
 
 export { checkDelayPath, destinations, DRIFT_REMEDY };
