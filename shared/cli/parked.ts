@@ -42,7 +42,7 @@ ${FILTER_USAGE}`;
 
 const GROUPS_USAGE = `Usage: npm run parked -- groups [filters] [--json] [--queue <name>]
 
-Groups the parked messages by cause: error name, error message with numbers, ids and URLs collapsed,
+Groups the parked messages by cause: error name, error message with numbers, ids, URLs, e-mail addresses and times collapsed,
 and source queue. Prints each group's count, first and last park time and a sample, largest first,
 then the key that --group takes (list, replay and purge act on exactly that group).
 
