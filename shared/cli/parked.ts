@@ -42,8 +42,8 @@ ${FILTER_USAGE}`;
 
 const GROUPS_USAGE = `Usage: npm run parked -- groups [filters] [--json] [--queue <name>]
 
-Groups the parked messages by cause: error name, error message with numbers, ids, URLs, e-mail addresses and times collapsed,
-and source queue. Prints each group's count, first and last park time and a sample, largest first,
+Groups the parked messages by cause: error name, error message (numbers, ids, URLs, e-mail
+addresses and times collapsed) and source queue. Prints each group's count, first and last park time and a sample, largest first,
 then the key that --group takes (list, replay and purge act on exactly that group).
 
   --json                  one JSON object: { queue, parked, grouped, groups } (what the console shows)
