@@ -34,7 +34,10 @@ type BundleResult = {
   readonly note?: string;
 };
 
-const COLD_START_TARGET_MS = 150;
+/** Importing the bundle and handling the first message: at most this many times the hand-written consumer (issue 10). */
+const COLD_START_TARGET_RATIO = 1.15;
+/** The event bundle has no anchor (no hand-written event consumer): an absolute bound instead. */
+const EVENT_COLD_START_TARGET_MS = 150;
 
 /** A local partner that answers 200 and notes when each request arrived (wall clock, ms). */
 async function startPartner(): Promise<{ server: Server; url: string; arrivals: number[] }> {
@@ -140,7 +143,7 @@ function rmqEvent(queue: string, body: string, run: number): unknown {
 }
 
 function notMeasured(name: string, note: string): Row {
-  return { section: 'serverless cost', metric: `${name} bundle`, boomerang: note, anchor: '-', ratio: '-', target: '≤ 150 ms', verdict: 'not measured' };
+  return { section: 'serverless cost', metric: `${name} bundle`, boomerang: note, anchor: '-', ratio: '-', target: '-', verdict: 'not measured' };
 }
 
 function rowsFor(result: Record<string, BundleResult>): Row[] {
@@ -168,8 +171,8 @@ function rowsFor(result: Record<string, BundleResult>): Row[] {
       boomerang: `${fmt(first)} ms (import alone ${fmt(median(r.importMs))} ms; range ${fmt(Math.min(...r.firstHandledMs))}-${fmt(Math.max(...r.firstHandledMs))} ms)`,
       anchor: anchor === undefined ? '-' : `${fmt(anchor)} ms (hand-written amqplib consumer: import, connect, consume, POST, ack)`,
       ratio: anchor === undefined ? '-' : pct(first / anchor),
-      target: '≤ 150 ms',
-      verdict: first <= COLD_START_TARGET_MS ? 'meets' : 'misses',
+      target: anchor === undefined ? `≤ ${EVENT_COLD_START_TARGET_MS} ms` : `≤ ${pct(COLD_START_TARGET_RATIO)} of the anchor`,
+      verdict: (anchor === undefined ? first <= EVENT_COLD_START_TARGET_MS : first / anchor <= COLD_START_TARGET_RATIO) ? 'meets' : 'misses',
     });
   }
   return rows;

@@ -147,8 +147,9 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
       boomerang: rateAndCpu(result, 'boomerang'),
       anchor: `${rateAndCpu(result, 'raw amqplib')}: raw amqplib, consume, prefetch ${prefetch}, no-op handler, ack each`,
       ratio: pct(ratio),
-      target: '≥ 90 % of raw',
-      verdict: ratio >= 0.9 ? 'meets' : 'misses',
+      // Boomerang acks in batches where the anchor acks each message: issue 10 asks it stay 1.2× ahead.
+      target: '≥ 120 % of raw',
+      verdict: ratio >= 1.2 ? 'meets' : 'misses',
     }];
     return { result, rows };
   } finally {
@@ -185,8 +186,8 @@ async function retryPath(options: ThroughputOptions): Promise<{ result: ContestR
         boomerang: rateAndCpu(result, 'boomerang'),
         anchor: `${rateAndCpu(result, 'raw amqplib')}: raw amqplib, consume, prefetch ${prefetch}, handler throws, publish copy + streamed confirm, ack`,
         ratio: pct(vsRaw),
-        target: '≥ 80 % of raw',
-        verdict: vsRaw >= 0.8 ? 'meets' : 'misses',
+        target: '≥ 90 % of raw',
+        verdict: vsRaw >= 0.9 ? 'meets' : 'misses',
       },
       {
         section: 'retry path',
