@@ -1,36 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BoomerangHeader } from '../../shared/message/headers.js';
-import { type TestBroker, uniqueName } from '../helpers/broker.js';
+import { agedLot } from '../helpers/aged-lot.js';
 import { runParkedCli } from '../helpers/parked-cli.js';
 import { useTestBroker } from '../helpers/topology.js';
 
-const DAY_MS = 86_400_000;
 const broker = useTestBroker();
-
-
-/** Six parked messages, m-0 parked 0 days ago ... m-5 five days ago; even ones PartnerDown, odd ones Invalid. */
-async function agedLot(b: TestBroker): Promise<{ work: string; parked: string }> {
-  const work = uniqueName('retention');
-  const parked = `${work}.parked`;
-  b.trackQueue(work, parked);
-  const channel = await b.connection.createConfirmChannel();
-  for (const queue of [work, parked]) await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  for (let i = 0; i < 6; i++) {
-    channel.sendToQueue(parked, Buffer.from(`{"n":${i}}`), {
-      persistent: true,
-      messageId: `m-${i}`,
-      headers: {
-        [BoomerangHeader.errorName]: i % 2 === 0 ? 'PartnerDown' : 'Invalid',
-        [BoomerangHeader.errorMessage]: i % 2 === 0 ? `HTTP 50${i}` : `field ${i} missing`,
-        [BoomerangHeader.parkedAt]: new Date(Date.now() - i * DAY_MS - 60_000).toISOString(),
-        [BoomerangHeader.sourceQueue]: work,
-      },
-    });
-  }
-  await channel.waitForConfirms();
-  await channel.close();
-  return { work, parked };
-}
 
 describe('parked CLI: retention and groups', () => {
   it('purge --older-than 3d --yes deletes only what was parked 3 days ago or more, and keeps the rest in order', async () => {
