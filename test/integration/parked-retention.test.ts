@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 import { agedLot } from '../helpers/aged-lot.js';
 import { runParkedCli } from '../helpers/parked-cli.js';
 import { useTestBroker } from '../helpers/topology.js';
@@ -33,5 +34,28 @@ describe('parked CLI: retention and groups', () => {
     expect(replay.stdout.trim()).toBe(`replayed 3 to ${work}`);
     expect((await broker().drain(work, 3)).map((m) => m.properties.messageId)).toEqual(['m-0', 'm-2', 'm-4']);
     expect(await broker().messageCount(parked)).toBe(3);
+  });
+
+  it('purge --function <name> acts on the parking lot of that declared queue, whatever WORK_QUEUE says', async () => {
+    // Prepare
+    const { work, parked } = await agedLot(broker());
+    const functions = tempFunctionsDir();
+    try {
+      writeQueueFile(functions.dir, { template: 'orders', name: 'orders', workQueue: work });
+      const env = { BOOMERANG_FUNCTIONS_DIR: functions.dir };
+      // Act
+      const run = await runParkedCli(['purge', '--function', 'orders', '--older-than', '3d', '--yes'], 'not-this-one', env);
+      const unknown = await runParkedCli(['list', '--function', 'refunds'], work, env);
+      const both = await runParkedCli(['list', '--function', 'orders', '--queue', parked], work, env);
+      // Assess
+      expect(run.code).toBe(0);
+      expect(run.stdout.trim()).toBe('deleted 3');
+      expect((await broker().drain(parked, 3)).map((m) => m.properties.messageId)).toEqual(['m-0', 'm-1', 'm-2']);
+      expect([unknown.code, both.code]).toEqual([2, 2]);
+      expect(unknown.stderr).toContain('--function refunds: no such queue; the declared queues are orders');
+      expect(both.stderr).toContain('--queue and --function go separately');
+    } finally {
+      functions.remove();
+    }
   });
 });
