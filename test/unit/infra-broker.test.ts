@@ -68,6 +68,17 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
     }
   });
 
+  it('alarms on each parking lot\'s depth as the larger reading of its two functions, over the pull interval', () => {
+    // Assess
+    const depth = (service: string, id: string) => Match.objectLike({ Id: id, ReturnData: false, MetricStat: Match.objectLike({ Stat: 'Maximum', Period: 300, Metric: { Namespace: 'Boomerang', MetricName: 'parkedDepth', Dimensions: [{ Name: 'service', Value: service }] } }) });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'MAX([depth0, depth1])' }), depth('Boomerang-partner-sync-pull', 'depth0'), depth('Boomerang-partner-sync-event', 'depth1')]),
+    });
+  });
+
   it('notifies the alarm topic from every alarm', () => {
     // Assess: three per pull or event function, one on each parking lot's depth, one on the retention function's errors
     synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
