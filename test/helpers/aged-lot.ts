@@ -4,11 +4,11 @@ import { type TestBroker, uniqueName } from './broker.js';
 const DAY_MS = 86_400_000;
 
 /**
- * A work queue and its parking lot (quorum) holding six parked messages in order: m-0 parked 0 days
- * ago ... m-5 five days ago (each a minute more); even ones PartnerDown, odd ones Invalid.
+ * A work queue and its parking lot (quorum) holding six parked messages in order: m-i parked
+ * `i * daysApart` days (and a minute) ago; even ones PartnerDown, odd ones Invalid.
  */
-async function agedLot(b: TestBroker, label = 'retention'): Promise<{ work: string; parked: string }> {
-  const work = uniqueName(label);
+async function agedLot(b: TestBroker, daysApart = 1): Promise<{ work: string; parked: string }> {
+  const work = uniqueName('retention');
   const parked = `${work}.parked`;
   b.trackQueue(work, parked);
   const channel = await b.connection.createConfirmChannel();
@@ -20,7 +20,7 @@ async function agedLot(b: TestBroker, label = 'retention'): Promise<{ work: stri
       headers: {
         [BoomerangHeader.errorName]: i % 2 === 0 ? 'PartnerDown' : 'Invalid',
         [BoomerangHeader.errorMessage]: i % 2 === 0 ? `HTTP 50${i}` : `field ${i} missing`,
-        [BoomerangHeader.parkedAt]: new Date(Date.now() - i * DAY_MS - 60_000).toISOString(),
+        [BoomerangHeader.parkedAt]: new Date(Date.now() - i * daysApart * DAY_MS - 60_000).toISOString(),
         [BoomerangHeader.sourceQueue]: work,
       },
     });
