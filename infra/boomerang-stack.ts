@@ -23,7 +23,7 @@ import { timeoutWarnings } from './timeout-warnings.js';
 
 type BoomerangStackProps = StackProps & {
   readonly config: StackConfig;
-  /** The folder with the bundles, `<bundleDir>/<queue>-<mode>`. @default dist/ */
+  /** The folder with the bundles, `<bundleDir>/<queue>-<mode>` and `<bundleDir>/<queue>-retention`. @default dist/ */
   readonly bundleDir?: string;
 };
 
