@@ -9,7 +9,6 @@ import { ConfigError } from '../errors.js';
 import { createLogger, logLevelFrom, type Logger } from '../observability/logger.js';
 import { createLambdaLogger } from '../observability/powertools-logger.js';
 import type { Mode } from '../queues/deploy-options.js';
-import type { CommandContext } from './context.js';
 import type { Progress } from './progress.js';
 import { purgeOlderThan, type RetentionResult } from './retention.js';
 import { withParkingLot } from './session.js';
@@ -21,16 +20,11 @@ type RetentionQueue = {
   readonly deploy: { readonly retention: { readonly olderThanMs: number } | undefined };
 };
 
-/** Runs one parking-lot command: the parked CLI's session (tests may pass their own). */
-type ParkingLotSession = <T>(config: Config, queue: string, run: (ctx: CommandContext) => Promise<T>, options: { readonly connectionName: string }) => Promise<T>;
-
 type RetentionFunctionOptions = {
   /** @default process.env */
   readonly env?: Env;
   /** @default inside Lambda: Powertools Logger; elsewhere: JSON lines on stderr, at LOG_LEVEL */
   readonly log?: Logger;
-  /** @default withParkingLot */
-  readonly session?: ParkingLotSession;
 };
 
 /** The part of the Lambda context the function reads. */
@@ -58,14 +52,21 @@ function createRetentionFunction(queue: RetentionQueue, options: RetentionFuncti
   const env = options.env ?? process.env;
   const service = env.FUNCTION_NAME ?? `boomerang-${queue.name}-retention`;
   const log = options.log ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? createLogger({ level: logLevelFrom(env.LOG_LEVEL) }).child({ service }) : createLambdaLogger({ service }));
-  const session = options.session ?? withParkingLot;
   return async (_event, context) => {
     const config = queue.loadConfig(env, 'pull');
     const deadline = context === undefined ? undefined : AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - STOP_BEFORE_TIMEOUT_MS));
-    const result = await session(config, config.parkingQueue, (ctx) => {
-      const signal = deadline === undefined || ctx.signal === undefined ? (deadline ?? ctx.signal) : AbortSignal.any([ctx.signal, deadline]);
-      return purgeOlderThan({ ...ctx, signal, progress: () => SILENT }, retention.olderThanMs);
-    }, { connectionName: 'boomerang-retention' });
+    let result: RetentionResult;
+    try {
+      // The parked CLI's session: its own connection and confirm channel, closed after.
+      result = await withParkingLot(config, config.parkingQueue, (ctx) => {
+        const signal = deadline === undefined || ctx.signal === undefined ? (deadline ?? ctx.signal) : AbortSignal.any([ctx.signal, deadline]);
+        return purgeOlderThan({ ...ctx, signal, progress: () => SILENT }, retention.olderThanMs);
+      }, { connectionName: 'boomerang-retention' });
+    } catch (error) {
+      const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+      log.error('retention failed: nothing more was deleted; the next run tries again', { parkingQueue: config.parkingQueue, errorName: name, reason: message });
+      throw error;
+    }
     if (result.ending === 'done') log.info('retention', { ...result });
     else log.warn(`retention ended early (${result.ending}): the next run carries on`, { ...result });
     return result;

@@ -47,11 +47,14 @@ describe('createRetentionFunction', () => {
     expect((await broker().drain(parked, 6)).map((m) => m.properties.messageId)).toEqual(['m-0', 'm-1', 'm-2', 'm-3', 'm-4', 'm-5']);
   });
 
-  it('fails the invocation, naming the queue, when the parking lot does not exist', async () => {
+  it('fails the invocation, naming the queue, and logs why, when the parking lot does not exist', async () => {
     // Prepare
-    const handler = createRetentionFunction(retainingQueue(`missing-${Date.now()}`, '3d'), { env: { AMQP_URL }, log: recordingLog() });
+    const log = recordingLog();
+    const work = `missing-${Date.now()}`;
+    const handler = createRetentionFunction(retainingQueue(work, '3d'), { env: { AMQP_URL }, log });
     // Act + Assess
-    await expect(handler({})).rejects.toMatchObject({ name: 'ParkedCommandError', message: expect.stringContaining('.parked') });
+    await expect(handler({})).rejects.toMatchObject({ name: 'ParkedCommandError', message: expect.stringContaining(`${work}.parked`) });
+    expect(log.lines).toEqual([{ level: 'error', message: expect.stringContaining('retention failed'), fields: expect.objectContaining({ parkingQueue: `${work}.parked`, errorName: 'ParkedCommandError' }) }]);
   });
 
   it('refuses a queue without deploy.retention, naming it and the option', () => {
