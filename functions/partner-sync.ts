@@ -18,5 +18,12 @@ export const { queue, pull, event } = defineQueue({
   batchSize: 50,
   // Well under the 10 requests in flight the partner allows per client.
   concurrency: 4,
-  deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true, pull: { rateMinutes: 2 }, event: { batchSize: 50 } },
+  deploy: {
+    modes: ['pull', 'event'],
+    acknowledgeCompetingModes: true,
+    pull: { rateMinutes: 2 },
+    event: { batchSize: 50 },
+    // A conflict waits for a human for two weeks, then the partner's copy has long won: deleted once a day.
+    retention: { olderThan: '14d' },
+  },
 });

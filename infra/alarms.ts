@@ -48,16 +48,17 @@ function functionAlarms(scope: Construct, watched: WatchedFunction): Alarm[] {
   ];
 }
 
-function alarm(scope: Construct, id: string, description: string, metric: IMetric): Alarm {
+/** An alarm on one period of `metric`: at or above `threshold` (above, with `above`); no datapoint is not breaching. */
+function alarm(scope: Construct, id: string, description: string, metric: IMetric, threshold = 1, above = false): Alarm {
   return new Alarm(scope, id, {
     alarmDescription: description,
     metric,
-    threshold: 1,
+    threshold,
     evaluationPeriods: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    comparisonOperator: above ? ComparisonOperator.GREATER_THAN_THRESHOLD : ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
 }
 
-export { functionAlarms, TIMED_OUT };
+export { alarm, functionAlarms, TIMED_OUT };
 export type { WatchedFunction };

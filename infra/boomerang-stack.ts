@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Annotations, CfnOutput, CfnParameter, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
@@ -15,12 +16,14 @@ import { type BrokerEndpoint, createBroker, existingBroker } from './broker.js';
 import { bundleName, DEFAULT_OUTDIR } from './bundles.js';
 import { boomerangFunction } from './function.js';
 import { functionEnvironment } from './function-environment.js';
+import { parkedDepthAlarm } from './parked-depth-alarm.js';
+import { retentionFunction } from './retention.js';
 import type { StackConfig, StackQueue } from './stack-config.js';
 import { timeoutWarnings } from './timeout-warnings.js';
 
 type BoomerangStackProps = StackProps & {
   readonly config: StackConfig;
-  /** The folder with the bundles, `<bundleDir>/<queue>-<mode>`. @default dist/ */
+  /** The folder with the bundles, `<bundleDir>/<queue>-<mode>` and `<bundleDir>/<queue>-retention`. @default dist/ */
   readonly bundleDir?: string;
 };
 
@@ -31,6 +34,11 @@ const MAPPING_NETWORK_ACTIONS = ['ec2:CreateNetworkInterface', 'ec2:DeleteNetwor
 const MAX_FUNCTION_NAME = 64;
 
 /** What every queue's functions share. */
+/** What a queue deploys a function for: a mode, or retention (`deploy.retention`). */
+type Kind = Mode | 'retention';
+
+const KIND_IDS: Readonly<Record<Kind, string>> = { pull: 'Pull', event: 'Event', retention: 'Retention' };
+
 type Shared = {
   readonly config: StackConfig;
   readonly bundleDir: string;
@@ -43,11 +51,13 @@ type Shared = {
  * Boomerang on AWS for every declared queue, each served the way its `deploy.modes` says: the scheduled
  * pull function, and/or the event-triggered function with its Amazon MQ event source mapping. The
  * functions read the broker credentials from one existing secret (referenced by ARN); each has its own
- * log group and alarms on parked messages, errors and timeouts; optionally the stack creates the broker.
+ * log group and alarms on parked messages, errors and timeouts; each queue an alarm on its parking
+ * lot's depth and, with `deploy.retention`, a retention function on a schedule; optionally the stack
+ * creates the broker.
  * @example new BoomerangStack(app, 'Boomerang', { config: stackConfigFromContext(app.node.getAllContext(), await loadDeclaredQueues()) });
  */
 class BoomerangStack extends Stack {
-  /** Each deployed function, by `<queue>-<mode>` (its bundle's name). */
+  /** Each deployed function, by `<queue>-<mode>` or `<queue>-retention` (its bundle's name). */
   public readonly functions: ReadonlyMap<string, LambdaFunction>;
 
   public constructor(scope: Construct, id: string, props: BoomerangStackProps) {
@@ -65,13 +75,23 @@ class BoomerangStack extends Stack {
     const broker = config.broker.kind === 'create' ? createBroker(this, secret, config.broker, config.network) : existingBroker(this, { withArn });
     const shared: Shared = { config, bundleDir: props.bundleDir ?? DEFAULT_OUTDIR, secretArn, broker, readSecret: new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }) };
     const topic = config.alarmTopicArn === undefined ? undefined : Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn);
+    const notify = (alarms: readonly (Alarm | undefined)[]): void => {
+      for (const alarm of alarms) if (alarm && topic) alarm.addAlarmAction(new SnsAction(topic));
+    };
     const functions = new Map<string, LambdaFunction>();
     for (const queue of config.queues) {
       for (const mode of queue.deploy.modes) {
         const watched = mode === 'pull' ? this.pullFunction(queue, shared) : this.eventFunction(queue, shared);
-        for (const alarm of functionAlarms(this, watched)) if (topic) alarm.addAlarmAction(new SnsAction(topic));
+        notify(functionAlarms(this, watched));
         functions.set(bundleName(queue.name, mode), watched.fn);
         new CfnOutput(this, `${watched.id}FunctionName`, { value: watched.fn.functionName, description: `The ${mode} function of ${queue.name} (${queue.file})` });
+      }
+      notify([parkedDepthAlarm(this, constructId(queue.name), queue, queue.deploy.modes.map((mode) => this.functionName(queue, mode)))]);
+      if (queue.deploy.retention) {
+        const retention = retentionFunction(this, { ...this.common(queue, 'retention', shared), statements: [shared.readSecret] }, queue.deploy.retention);
+        notify(retention.alarms);
+        functions.set(bundleName(queue.name, 'retention'), retention.fn);
+        new CfnOutput(this, `${constructId(queue.name)}RetentionFunctionName`, { value: retention.fn.functionName, description: `The retention function of ${queue.name} (${queue.file})` });
       }
       for (const { mode, message } of timeoutWarnings(queue)) {
         const fn = functions.get(bundleName(queue.name, mode));
@@ -82,22 +102,21 @@ class BoomerangStack extends Stack {
     new CfnOutput(this, 'BrokerHostName', { value: broker.host, description: 'AMQP_HOST of the functions: run `npm run topology -- apply` against it' });
   }
 
-  /** `<stackName>-<queue>-<mode>`, checked against Lambda's limit. */
-  private functionName(queue: StackQueue, mode: Mode): string {
-    const name = `${this.stackName}-${queue.name}-${mode}`;
+  /** `<stackName>-<queue>-<kind>`, checked against Lambda's limit. */
+  private functionName(queue: StackQueue, kind: Kind): string {
+    const name = `${this.stackName}-${queue.name}-${kind}`;
     if (name.length > MAX_FUNCTION_NAME) {
       throw new ConfigError(`The function name ${name} is ${name.length} characters; Lambda allows ${MAX_FUNCTION_NAME}: shorten the stackName context or the name in ${queue.file}`);
     }
     return name;
   }
 
-  private common(queue: StackQueue, mode: Mode, shared: Shared) {
-    const name = this.functionName(queue, mode);
+  private common(queue: StackQueue, kind: Kind, shared: Shared) {
+    const name = this.functionName(queue, kind);
     return {
-      id: `${constructId(queue.name)}${mode === 'pull' ? 'Pull' : 'Event'}`,
+      id: `${constructId(queue.name)}${KIND_IDS[kind]}`,
       functionName: name,
-      bundlePath: join(shared.bundleDir, bundleName(queue.name, mode)),
-      sizing: queue.deploy[mode],
+      bundlePath: join(shared.bundleDir, bundleName(queue.name, kind)),
       environment: functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name }, shared.config.environment),
       logRetention: shared.config.logRetentionDays,
       network: shared.config.network,
@@ -106,7 +125,7 @@ class BoomerangStack extends Stack {
 
   /** The pull function and the schedule that invokes it. */
   private pullFunction(queue: StackQueue, shared: Shared): WatchedFunction {
-    const spec = this.common(queue, 'pull', shared);
+    const spec = { ...this.common(queue, 'pull', shared), sizing: queue.deploy.pull };
     const { rateMinutes, reservedConcurrency } = queue.deploy.pull;
     const pull = boomerangFunction(this, { ...spec, statements: [shared.readSecret], reservedConcurrency });
     // A tick that waited longer than the interval is stale: the next one does its work.
@@ -122,7 +141,7 @@ class BoomerangStack extends Stack {
   private eventFunction(queue: StackQueue, shared: Shared): WatchedFunction {
     const { broker } = shared;
     if (broker.arn === undefined) throw new Error('the event source mapping needs the broker ARN: existingBroker must be asked for it');
-    const spec = this.common(queue, 'event', shared);
+    const spec = { ...this.common(queue, 'event', shared), sizing: queue.deploy.event };
     const event = boomerangFunction(this, {
       ...spec,
       statements: [shared.readSecret, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],

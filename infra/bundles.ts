@@ -1,6 +1,7 @@
 /**
  * The Lambda bundles: one esbuild bundle per deployed function, `dist/<queue>-<mode>/index.mjs`
- * exporting `handler` (the `pull` or `event` export of the queue's file in functions/).
+ * exporting `handler` (the `pull` or `event` export of the queue's file in functions/), and
+ * `dist/<queue>-retention/index.mjs` for a queue with `deploy.retention` (its retention function).
  * ESM for Node 20, minified, with a source map; the AWS SDK (`@aws-sdk/*`) is left to the Lambda
  * runtime, which ships it. Dependencies go in as they ship: the bundles are judged by their cold start
  * (`npm run bench`, section serverless), not by a size limit. Each bundle's metafile says what every
@@ -42,12 +43,24 @@ function bundleName(queue: string, mode: string): string {
   return `${queue}-${mode}`;
 }
 
-/** A bundle per deployed function: each mode a queue deploys, its `pull` or `event` export as `handler`. */
+/** The retention function's module (shared/parked/retention-function.ts). */
+const RETENTION_FUNCTION = join(ROOT, 'shared/parked/retention-function.ts');
+
+/**
+ * A bundle per deployed function: each mode a queue deploys, its `pull` or `event` export as
+ * `handler`; and the retention function of a queue with `deploy.retention`, made from its `queue`.
+ */
 function functionEntries(queues: readonly DeclaredQueue[]): BundleEntry[] {
-  return queues.flatMap((queue) => queue.deploy.modes.map((mode) => ({
-    name: bundleName(queue.name, mode),
-    contents: `export { ${mode} as handler } from ${JSON.stringify(queue.file)};\n`,
-  })));
+  return queues.flatMap((queue) => [
+    ...queue.deploy.modes.map((mode) => ({
+      name: bundleName(queue.name, mode),
+      contents: `export { ${mode} as handler } from ${JSON.stringify(queue.file)};\n`,
+    })),
+    ...(queue.deploy.retention === undefined ? [] : [{
+      name: bundleName(queue.name, 'retention'),
+      contents: `import { queue } from ${JSON.stringify(queue.file)};\nimport { createRetentionFunction } from ${JSON.stringify(RETENTION_FUNCTION)};\nexport const handler = createRetentionFunction(queue);\n`,
+    }]),
+  ]);
 }
 
 /**

@@ -13,10 +13,10 @@ import { CONTEXT_KEYS } from './context-keys.js';
 const USAGE = `Usage: npm run synth [-- -c <key>=<value> ...] [--bundle-dir <dir>]
 
 Deploys every queue declared in functions/ (each file exporting \`queue\` made by defineQueue; the folder
-is BOOMERANG_FUNCTIONS_DIR when set): builds each function's bundle (<dir>/<queue>-<mode>, default
-dist/), then writes the CloudFormation template of the Boomerang stack to cdk.out/ (CDK_OUTDIR when run
-by the cdk CLI). Each queue's functions, schedule, event source mapping, log groups and alarms follow
-its deploy options. The context and the queues are checked first: an unknown key or a bad value exits
+is BOOMERANG_FUNCTIONS_DIR when set): builds each function's bundle (<dir>/<queue>-<mode>, and
+<dir>/<queue>-retention with deploy.retention; default dist/), then writes the CloudFormation template
+of the Boomerang stack to cdk.out/ (CDK_OUTDIR when run by the cdk CLI). Each queue's functions,
+schedules, event source mapping, log groups and alarms (parked-depth included) follow its deploy options. The context and the queues are checked first: an unknown key or a bad value exits
 1 naming it. Stack-wide context keys: ${CONTEXT_KEYS.join(', ')}
 (functionEnvironment is JSON). Deploy parameters: BrokerSecretArn, and BrokerHost (plus BrokerArn when
 a queue deploys its event function) unless createBroker=true.`;

@@ -1,22 +1,28 @@
 import { buildConsoleAssets } from '../console/assets.js';
 import { configBroker } from '../console/console-broker.js';
-import { consoleQueuesFromConfig } from '../console/console-queue.js';
+import { type ConsoleQueue, consoleQueuesFromConfig, consoleQueuesFromDeclared } from '../console/console-queue.js';
 import { ConsoleService } from '../console/console-service.js';
 import { startConsoleServer } from '../console/server.js';
-import { loadConfig } from '../config/config.js';
+import { type Config, loadConfig } from '../config/config.js';
+import type { Env } from '../config/env.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
+import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
 import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
 import { GuardedOutput } from './guarded-output.js';
 
-const USAGE = `Usage: npm run console -- [--queue <work-queue>]... [--host <address>] [--port <n>] [--rate <n/s>]
+const USAGE = `Usage: npm run console -- [--function <name>]... | [--queue <work-queue>]... [--host <address>] [--port <n>] [--rate <n/s>]
 
 The parking lot in a browser: queue depths, failures grouped by cause, each message in full; replay
-a message, a group or a filtered selection, purge a group, edit and replay a message. It uses the
-broker of AMQP_URL (or AMQP_SECRET_ID) and the parked CLI's engine: reads leave the parking lot as
-it was, replays are confirmed and rate-limited. The last line it prints is the URL to open, with a
-random access token; nothing answers without it.
+a message, a group or a filtered selection, purge a group, edit and replay a message. It shows every
+queue declared in functions/ (BOOMERANG_FUNCTIONS_DIR when set): its work queue, delay queues and
+parking lot as its file and the environment configure them. It uses the broker of AMQP_URL (or
+AMQP_SECRET_ID) and the parked CLI's engine: reads leave the parking lot as it was, replays are
+confirmed and rate-limited. The last line it prints is the URL to open, with a random access token;
+nothing answers without it.
 
-  --queue <name>     a work queue to show (repeatable; default WORK_QUEUE, with PARKING_QUEUE)
+  --function <name>  show this declared queue only (repeatable; default: every declared queue)
+  --queue <name>     show this work queue, configured by the environment alone (repeatable; WORK_QUEUE,
+                     PARKING_QUEUE...), instead of the declared queues
   --host <address>   interface to listen on (default 127.0.0.1: this machine only)
   --port <n>         port (default: a free one)
   --rate <n>[/s|/m]  replay rate when the page asks for none (default 50/s)`;
@@ -25,7 +31,7 @@ const stderr = GuardedOutput.of(process.stderr);
 const say = (line: string): void => GuardedOutput.of(process.stdout).write(`${line}\n`);
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { queue: { type: 'string', multiple: true }, host: { type: 'string' }, port: { type: 'string' }, rate: { type: 'string' } });
+  const { values, positionals } = parseCli(argv, { function: { type: 'string', multiple: true }, queue: { type: 'string', multiple: true }, host: { type: 'string' }, port: { type: 'string' }, rate: { type: 'string' } });
   if (values.help) {
     say(USAGE);
     return 0;
@@ -35,8 +41,7 @@ async function main(argv: string[]): Promise<number> {
   const rate = values.rate === undefined ? undefined : parseRatePerSecond(values.rate);
   if (values.rate !== undefined && rate === undefined) throw new UsageError(`--rate must be a positive number of messages, such as 50, 50/s or 300/m; got ${JSON.stringify(values.rate)}`);
   const host = values.host ?? '127.0.0.1';
-  const config = await asUsage(() => loadConfig());
-  const queues = await asUsage(() => consoleQueuesFromConfig(config, values.queue ?? []));
+  const { config, queues } = await consoleQueues(values, process.env);
   const broker = configBroker(config);
   const service = new ConsoleService({ queues, broker, retryHeader: config.retryHeader, defaultReplayRatePerSecond: rate });
   const server = await startConsoleServer({ service, assets: await buildConsoleAssets(), host, port });
@@ -44,13 +49,31 @@ async function main(argv: string[]): Promise<number> {
     stderr.write(`warning: listening on ${host}: anyone who can reach it and has the token can replay and delete parked messages\n`);
   }
   say(`Boomerang console for ${broker.endpoint}`);
-  for (const q of queues) say(`  ${q.workQueue}: parking lot ${q.parkingQueue}, ${q.delayQueues.length} delay queue(s)`);
+  for (const q of queues) say(`  ${q.name === q.workQueue ? q.name : `${q.name} (work queue ${q.workQueue})`}: parking lot ${q.parkingQueue}, ${q.delayQueues.length} delay queue(s)`);
   say('Ctrl-C stops it. Open:');
   say(server.url);
   await new Promise<void>((resolve) => process.once('SIGINT', resolve));
   await service.jobs.idle();
   await server.close();
   return 0;
+}
+
+/**
+ * The queues to show, read before anything connects (a bad value is a `UsageError`, exit 2): those
+ * `--queue` names (the environment's config), else those `--function` picks, else every declared
+ * queue; with the config whose connection settings (environment-only) reach the broker.
+ */
+async function consoleQueues(flags: { readonly function?: string[]; readonly queue?: string[] }, env: Env): Promise<{ config: Config; queues: ConsoleQueue[] }> {
+  if (flags.queue !== undefined) {
+    if (flags.function !== undefined) throw new UsageError('--queue and --function go separately: --function shows declared queues (functions/), --queue work queues configured by the environment alone');
+    const config = await asUsage(() => loadConfig(env));
+    return { config, queues: await asUsage(() => consoleQueuesFromConfig(config, flags.queue)) };
+  }
+  const declared = await asUsage(() => loadDeclaredQueues({ env }));
+  const picked = flags.function === undefined ? declared : await asUsage(() => [...new Set(flags.function)].map((name) => pickQueue(declared, name)));
+  const queues = await asUsage(() => consoleQueuesFromDeclared(picked, env));
+  // Discovery refuses an empty folder and pickQueue an unknown name: there is a first queue.
+  return { config: await asUsage(() => (picked[0] as DeclaredQueue).loadConfig(env, 'pull')), queues };
 }
 
 await runCli(USAGE, () => main(process.argv.slice(2)));

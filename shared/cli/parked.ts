@@ -9,14 +9,18 @@ import { resumableReplay } from '../parked/replay.js';
 import { askYes, withParkingLot } from '../parked/session.js';
 import { showParked } from '../parked/show.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
+import { loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
 import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
 import { GuardedOutput } from './guarded-output.js';
 
-const QUEUE_USAGE = '  --queue <name>          the parking queue (default: PARKING_QUEUE, else <WORK_QUEUE>.parked)';
+const QUEUE_USAGE = `  --function <name>       the parking lot of this queue declared in functions/ (as its file and the
+                          environment configure it)
+  --queue <name>          the parking queue (default: PARKING_QUEUE, else <WORK_QUEUE>.parked)`;
 
 const USAGE = `Usage: npm run parked -- <command> [options]      (installed: boomerang-parked <command> [options])
 
 The parking lot of a work queue, on the broker in AMQP_URL: see what failed and why, put it back.
+--function <name> picks a queue declared in functions/; without it, the environment names the queue.
 Reading never loses or reorders a message: each one read goes back to the tail with a confirm, then
 is acked, and a read goes once round the whole queue.
 
@@ -29,7 +33,7 @@ is acked, and a read goes once round the whole queue.
 Run a command with --help for its options. Exit codes: 0 done, 1 failed (or some messages stayed
 parked that were asked for), 2 bad usage (a flag, or an environment variable such as PARKING_QUEUE).`;
 
-const LIST_USAGE = `Usage: npm run parked -- list [filters] [--json] [--limit <n>] [--queue <name>]
+const LIST_USAGE = `Usage: npm run parked -- list [filters] [--json] [--limit <n>] [--function <name> | --queue <name>]
 
 Prints the parked messages that match: message id, age, attempts, error name, error message (cut)
 and routing key. The whole parking lot is read once, whatever --limit says, so that it stays in order.
@@ -40,7 +44,7 @@ ${QUEUE_USAGE}
 
 ${FILTER_USAGE}`;
 
-const GROUPS_USAGE = `Usage: npm run parked -- groups [filters] [--json] [--queue <name>]
+const GROUPS_USAGE = `Usage: npm run parked -- groups [filters] [--json] [--function <name> | --queue <name>]
 
 Groups the parked messages by cause: error name, error message (numbers, ids, URLs, e-mail
 addresses and times collapsed) and source queue. Prints each group's count, first and last park time and a sample, largest first,
@@ -51,7 +55,7 @@ ${QUEUE_USAGE}
 
 ${FILTER_USAGE}`;
 
-const SHOW_USAGE = `Usage: npm run parked -- show <messageId> [--json] [--body-chars <n>] [--queue <name>]
+const SHOW_USAGE = `Usage: npm run parked -- show <messageId> [--json] [--body-chars <n>] [--function <name> | --queue <name>]
 
 Prints a parked message's properties, headers (error, stack, attempts, park reason, source queue...)
 and a body preview, pretty when it is JSON.
@@ -60,7 +64,7 @@ and a body preview, pretty when it is JSON.
   --body-chars <n>        characters of the body to show (default 4000)
 ${QUEUE_USAGE}`;
 
-const REPLAY_USAGE = `Usage: npm run parked -- replay [filters] [--to <queue>] [--keep-count] [--limit <n>] [--rate <n/s>] [--dry-run] [--queue <name>]
+const REPLAY_USAGE = `Usage: npm run parked -- replay [filters] [--to <queue>] [--keep-count] [--limit <n>] [--rate <n/s>] [--dry-run] [--function <name> | --queue <name>]
 
 Puts parked messages back on their source queue (header boomerang-source-queue), one at a time: each
 is published with a confirm before its parked copy is acked, so a crash duplicates at most one message
@@ -76,10 +80,11 @@ ${QUEUE_USAGE}
 
 ${FILTER_USAGE}`;
 
-const PURGE_USAGE = `Usage: npm run parked -- purge [filters] [--limit <n>] [--dry-run] [--yes] [--queue <name>]
+const PURGE_USAGE = `Usage: npm run parked -- purge [filters] [--limit <n>] [--dry-run] [--yes] [--function <name> | --queue <name>]
 
 Deletes the parked messages that match; the others stay parked, in order. For retention, run it
-on a schedule with --older-than <age> --yes (say, --older-than 14d). On a terminal it counts
+on a schedule with --older-than <age> --yes (say, --older-than 14d), or set deploy.retention in the
+queue's file and the stack runs it for you. On a terminal it counts
 them first (a read that leaves the parking lot as it was) and asks; without a terminal, --yes is required.
 
   --limit <n>             delete at most <n>
@@ -90,7 +95,7 @@ ${QUEUE_USAGE}
 ${FILTER_USAGE}`;
 
 const USAGES: Readonly<Record<string, string>> = { list: LIST_USAGE, groups: GROUPS_USAGE, show: SHOW_USAGE, replay: REPLAY_USAGE, purge: PURGE_USAGE };
-const COMMON = { queue: { type: 'string' } } as const;
+const COMMON = { function: { type: 'string' }, queue: { type: 'string' } } as const;
 
 const stdout = GuardedOutput.of(process.stdout);
 const stderr = GuardedOutput.of(process.stderr);
@@ -99,9 +104,19 @@ const note = (line: string): void => stderr.write(`${line}\n`);
 // A walk stopped half-way leaves the parking lot rotated; one killed by EPIPE also duplicated what it held.
 stdout.onClose(() => note('stdout was closed: reading on to the end without printing, so the parking lot keeps its order (Ctrl-C stops at once)'));
 
-async function setUp(values: { queue?: string }, positionals: string[], allowed = 0): Promise<{ config: Config; queue: string }> {
+/**
+ * The config and the parking queue a command acts on: the declared queue `--function` names (its
+ * file's options, then the environment), else the environment's; `--queue` names the parking queue.
+ */
+async function setUp(values: { function?: string; queue?: string }, positionals: string[], allowed = 0): Promise<{ config: Config; queue: string }> {
   if (positionals.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])}`);
-  const config = await asUsage(() => loadConfig());
+  const name = values.function;
+  if (name !== undefined && values.queue !== undefined) {
+    throw new UsageError(`--queue and --function go separately: --function ${name} reads the parking lot its file configures; --queue names a parking queue yourself`);
+  }
+  const config = name === undefined
+    ? await asUsage(() => loadConfig())
+    : await asUsage(async () => pickQueue(await loadDeclaredQueues(), name).loadConfig(process.env, 'pull'));
   return { config, queue: values.queue ?? config.parkingQueue };
 }
 

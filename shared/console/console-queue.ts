@@ -1,10 +1,12 @@
 import { topologyOptionsFromConfig, type Config } from '../config/config.js';
+import type { Env } from '../config/env.js';
 import { ConfigError } from '../errors.js';
+import type { QueueDefinition } from '../queues/define-queue.js';
 import { buildTopologyPlan } from '../topology/plan.js';
 
-/** One declared queue as the console shows it: its work queue, parking lot and delay path. */
+/** One queue as the console shows it: its work queue, parking lot and delay path. */
 type ConsoleQueue = {
-  /** How the console names it (the work queue's name). */
+  /** How the console names it: the declared queue's name, or the work queue's for `--queue`. */
   readonly name: string;
   readonly workQueue: string;
   readonly parkingQueue: string;
@@ -12,11 +14,27 @@ type ConsoleQueue = {
   readonly delayQueues: readonly string[];
 };
 
+/** The console's view of one work queue, from its config through the topology plan (the one source of truth for the names). */
+function consoleQueueOf(name: string, config: Config): ConsoleQueue {
+  const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
+  return { name, workQueue: config.workQueue, parkingQueue: config.parkingQueue, delayQueues: plan.queues.filter((q) => q.role === 'delay').map((q) => q.name) };
+}
+
 /**
- * The console's queues from the config and `--queue` flags, through the topology plan (the one
- * source of truth for the names). No flag: the config's WORK_QUEUE and PARKING_QUEUE. With flags,
- * each work queue gets the default parking lot `<queue>.parked`, unless it is WORK_QUEUE itself.
- * Declared-queue discovery plugs in here: it returns the same type. An unusable name is a `ConfigError`.
+ * The declared queues as the console shows them: each under its declared name, with the work queue,
+ * parking lot and delay queues of its resolved config (the options in its file, then `env`), as its
+ * pull function sees them. A value the config refuses is a `ConfigError` naming it.
+ * @example consoleQueuesFromDeclared(await loadDeclaredQueues(), process.env).map((q) => q.name) // ['partner-sync', 'webhooks']
+ */
+function consoleQueuesFromDeclared(queues: readonly Pick<QueueDefinition, 'name' | 'loadConfig'>[], env: Env): ConsoleQueue[] {
+  return queues.map((queue) => consoleQueueOf(queue.name, queue.loadConfig(env, 'pull')));
+}
+
+/**
+ * The console's queues from the environment alone and `--queue` flags (queues that no file in
+ * functions/ declares). No flag: the config's WORK_QUEUE and PARKING_QUEUE. With flags, each work
+ * queue gets the default parking lot `<queue>.parked`, unless it is WORK_QUEUE itself. An unusable
+ * name is a `ConfigError`.
  * @example consoleQueuesFromConfig(loadConfig(), ['orders', 'invoices']).map((q) => q.parkingQueue) // ['orders.parked', 'invoices.parked']
  */
 function consoleQueuesFromConfig(config: Config, workQueues: readonly string[] = []): ConsoleQueue[] {
@@ -24,10 +42,9 @@ function consoleQueuesFromConfig(config: Config, workQueues: readonly string[] =
   return names.map((workQueue) => {
     if (workQueue.startsWith('amq.')) throw new ConfigError(`--queue ${JSON.stringify(workQueue)}: names starting with "amq." belong to the broker; name a work queue`);
     const parkingQueue = workQueue === config.workQueue ? config.parkingQueue : `${workQueue}.parked`;
-    const plan = buildTopologyPlan({ ...topologyOptionsFromConfig(config), workQueue, parkingQueue });
-    return { name: workQueue, workQueue, parkingQueue, delayQueues: plan.queues.filter((q) => q.role === 'delay').map((q) => q.name) };
+    return consoleQueueOf(workQueue, { ...config, workQueue, parkingQueue });
   });
 }
 
-export { consoleQueuesFromConfig };
+export { consoleQueueOf, consoleQueuesFromConfig, consoleQueuesFromDeclared };
 export type { ConsoleQueue };

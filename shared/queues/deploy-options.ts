@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { parseDurationMs } from '../parked/filters.js';
 
 /** How a queue is served: `pull`, the scheduled function; `event`, the Amazon MQ event source mapping and its function. */
 type Mode = 'pull' | 'event';
@@ -37,6 +38,37 @@ type DeployOptions = {
     /** @default 256 */
     readonly memoryMb?: number;
   };
+  /**
+   * The alarm on how full the parking lot is: it goes off when the `parkedDepth` metric (the depth each
+   * invocation reads after it settled) is above this many messages, its Maximum over 5 minutes (over
+   * the pull schedule's interval when that is longer). It stays on until the lot is back at or below the
+   * threshold; a period without an invocation is not breaching. `false`: no such alarm.
+   * @default 0 (any message waiting in the parking lot)
+   */
+  readonly parkedDepthAlarm?: number | false;
+  /**
+   * Retention: a small function, invoked on a schedule, deletes the parked messages parked at least
+   * `olderThan` ago (what `npm run parked -- purge --older-than <olderThan> --yes` does). Off when unset.
+   * @default off
+   */
+  readonly retention?: {
+    /** How long a message stays parked before it is deleted: '14d', '36h'; at least 1h. Required. */
+    readonly olderThan: string;
+    /** The schedule: one run every this many hours, 1 to 720. @default 24 */
+    readonly rateHours?: number;
+    /** @default 300 */
+    readonly timeoutSeconds?: number;
+    /** @default 256 */
+    readonly memoryMb?: number;
+  };
+};
+
+/** Retention as the stack deploys it (`DeployOptions.retention`, checked, with its defaults). */
+type ResolvedRetention = FunctionSizing & {
+  /** As written: '14d'. */
+  readonly olderThan: string;
+  readonly olderThanMs: number;
+  readonly rateHours: number;
 };
 
 /** Timeout and memory of one function. */
@@ -48,6 +80,10 @@ type ResolvedDeploy = {
   readonly virtualHost: string;
   readonly pull: FunctionSizing & { readonly rateMinutes: number; readonly reservedConcurrency: number };
   readonly event: FunctionSizing & { readonly batchSize: number; readonly batchWindowSeconds: number | undefined };
+  /** The parked-depth alarm's threshold; undefined: no alarm. */
+  readonly parkedDepthAlarm: number | undefined;
+  /** Undefined: no retention function. */
+  readonly retention: ResolvedRetention | undefined;
 };
 
 /** The defaults, in one place. */
@@ -56,12 +92,18 @@ const DEPLOY_DEFAULTS = {
   virtualHost: '/',
   pull: { rateMinutes: 1, reservedConcurrency: 1, timeoutSeconds: 60, memoryMb: 256 },
   event: { batchSize: 100, timeoutSeconds: 60, memoryMb: 256 },
+  parkedDepthAlarm: 0,
+  retention: { rateHours: 24, timeoutSeconds: 300, memoryMb: 256 },
 } as const;
 
+/** Shorter than this, retention would delete what a human has had no time to look at. */
+const MIN_RETENTION_MS = 3_600_000;
+
 const KEYS = {
-  deploy: ['modes', 'acknowledgeCompetingModes', 'virtualHost', 'pull', 'event'],
+  deploy: ['modes', 'acknowledgeCompetingModes', 'virtualHost', 'pull', 'event', 'parkedDepthAlarm', 'retention'],
   pull: ['rateMinutes', 'reservedConcurrency', 'timeoutSeconds', 'memoryMb'],
   event: ['batchSize', 'batchWindowSeconds', 'timeoutSeconds', 'memoryMb'],
+  retention: ['olderThan', 'rateHours', 'timeoutSeconds', 'memoryMb'],
 } as const;
 
 /**
@@ -74,6 +116,7 @@ function resolveDeploy(deploy: DeployOptions = {}, source: string): ResolvedDepl
   refuseUnknown(deploy, KEYS.deploy, 'deploy', source);
   refuseUnknown(deploy.pull ?? {}, KEYS.pull, 'deploy.pull', source);
   refuseUnknown(deploy.event ?? {}, KEYS.event, 'deploy.event', source);
+  refuseUnknown(deploy.retention ?? {}, KEYS.retention, 'deploy.retention', source);
   const modes = resolveModes(deploy, source);
   const unused = MODES.find((mode) => !modes.includes(mode) && deploy[mode] !== undefined);
   if (unused !== undefined) throw new ConfigError(`deploy.${unused} in ${source} is set, but deploy.modes does not include '${unused}': remove it, or add '${unused}' to the modes`);
@@ -102,7 +145,27 @@ function resolveDeploy(deploy: DeployOptions = {}, source: string): ResolvedDepl
       timeoutSeconds: int('event.timeoutSeconds', e.timeoutSeconds, d.event.timeoutSeconds, 10, 900),
       memoryMb: int('event.memoryMb', e.memoryMb, d.event.memoryMb, 128, 10_240),
     },
+    parkedDepthAlarm: deploy.parkedDepthAlarm === false ? undefined : int('parkedDepthAlarm', deploy.parkedDepthAlarm, d.parkedDepthAlarm, 0, 1_000_000),
+    retention: deploy.retention === undefined ? undefined : resolveRetention(deploy.retention, int, at),
   });
+}
+
+type IntOption = (path: string, value: number | undefined, fallback: number, min: number, max: number) => number;
+
+function resolveRetention(retention: NonNullable<DeployOptions['retention']>, int: IntOption, at: (path: string) => string): ResolvedRetention {
+  const { olderThan } = retention;
+  const olderThanMs = typeof olderThan === 'string' ? parseDurationMs(olderThan) : undefined;
+  if (olderThanMs === undefined || olderThanMs < MIN_RETENTION_MS) {
+    throw new ConfigError(`${at('retention.olderThan')} must be an age of at least 1h, such as '14d' or '36h' (how long a message stays parked before it is deleted); got ${JSON.stringify(olderThan)}`);
+  }
+  const d = DEPLOY_DEFAULTS.retention;
+  return {
+    olderThan,
+    olderThanMs,
+    rateHours: int('retention.rateHours', retention.rateHours, d.rateHours, 1, 720),
+    timeoutSeconds: int('retention.timeoutSeconds', retention.timeoutSeconds, d.timeoutSeconds, 10, 900),
+    memoryMb: int('retention.memoryMb', retention.memoryMb, d.memoryMb, 128, 10_240),
+  };
 }
 
 function resolveModes(deploy: DeployOptions, source: string): Mode[] {
@@ -132,4 +195,4 @@ function refuseUnknown(value: object, known: readonly string[], path: string, so
 }
 
 export { DEPLOY_DEFAULTS, MODES, resolveDeploy };
-export type { DeployOptions, FunctionSizing, Mode, ResolvedDeploy };
+export type { DeployOptions, FunctionSizing, Mode, ResolvedDeploy, ResolvedRetention };

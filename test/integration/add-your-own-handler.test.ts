@@ -122,6 +122,7 @@ describe('Add your own handler, step by step', () => {
     expect(of('AWS::Events::Rule')).toEqual([expect.objectContaining({ ScheduleExpression: 'rate(5 minutes)' })]);
     expect(of('AWS::Lambda::EventSourceMapping')).toEqual([expect.objectContaining({ Queues: [workQueue], BatchSize: 20 })]);
     expect(of('AWS::Logs::LogGroup')).toHaveLength(2);
-    expect(of('AWS::CloudWatch::Alarm')).toHaveLength(6);
+    // Three per function, and one on the parking lot's depth.
+    expect(of('AWS::CloudWatch::Alarm')).toHaveLength(7);
   }, STEP_TIMEOUT_MS);
 });

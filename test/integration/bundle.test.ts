@@ -10,6 +10,7 @@ import { tierQueueName } from '../../shared/topology/tiers.js';
 import { type Bundle, buildBundles, functionEntries } from '../../infra/bundles.js';
 import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
+import { agedLot } from '../helpers/aged-lot.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
@@ -86,7 +87,17 @@ afterAll(async () => {
 
 describe('the Lambda bundles', () => {
   it('are built per deployed function of each declared queue, from its entry', () => {
-    expect(bundles.map((b) => b.name).sort()).toEqual(['bundle-webhooks-event', 'bundle-webhooks-pull', 'partner-sync-event', 'partner-sync-pull', 'webhooks-event', 'webhooks-pull']);
+    expect(bundles.map((b) => b.name).sort()).toEqual(['bundle-webhooks-event', 'bundle-webhooks-pull', 'partner-sync-event', 'partner-sync-pull', 'partner-sync-retention', 'webhooks-event', 'webhooks-pull']);
+  });
+
+  it('partner-sync-retention deletes what was parked 14 days ago or more from its parking lot on the local broker, keeping the rest in order', async () => {
+    // Prepare: m-i parked 5·i days ago; PARKING_QUEUE points the queue's parking lot at the test's
+    const { parked } = await agedLot(testBroker(), 5);
+    // Act
+    const result = await invokeBundle(join(outdir, 'partner-sync-retention', 'index.mjs'), {}, { AMQP_URL, PARKING_QUEUE: parked, LOG_LEVEL: 'silent' });
+    // Assess
+    expect(result).toEqual({ parkingQueue: parked, olderThanMs: 14 * 86_400_000, purged: 3, kept: 3, total: 6, ending: 'done' });
+    expect((await testBroker().drain(parked, 3)).map((m) => m.properties.messageId)).toEqual(['m-0', 'm-1', 'm-2']);
   });
 
   it.each(['webhooks-pull', 'webhooks-event', 'partner-sync-pull'])('%s reports its size and what each dependency costs, and leaves the AWS SDK to the runtime', async (name) => {

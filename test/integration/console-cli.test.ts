@@ -1,34 +1,117 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AMQP_URL } from '../helpers/broker.js';
 import { parkThreeKinds } from '../helpers/console-fixture.js';
 import { useTestBroker } from '../helpers/topology.js';
+import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
 const CLI = fileURLToPath(new URL('../../shared/cli/console.ts', import.meta.url));
 const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
 const broker = useTestBroker();
 
+/** `npm run console -- <args>` with AMQP_URL and `env`, its stdout as it comes. */
+function startConsole(args: string[], env: Record<string, string> = {}): { child: ChildProcess; stdout: () => string; stderr: () => string } {
+  const child = spawn(process.execPath, [TSX, CLI, ...args], { env: { ...process.env, AMQP_URL, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  return { child, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** Waits for the URL the console prints last; undefined when it exited first. */
+async function consoleUrl(run: ReturnType<typeof startConsole>): Promise<string | undefined> {
+  while (!/\?token=\S+\n$/.test(run.stdout()) && run.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
+  return run.child.exitCode === null ? run.stdout().trim().split('\n').at(-1) : undefined;
+}
+
+/** Ctrl-C, and the exit code. */
+async function stop(run: ReturnType<typeof startConsole>): Promise<number> {
+  if (run.child.exitCode !== null) return run.child.exitCode;
+  run.child.kill('SIGINT');
+  const [code] = await once(run.child, 'exit');
+  return code as number;
+}
+
 describe('npm run console', () => {
   it('prints the URL with its token as the last start-up line, never the password, and stops on Ctrl-C', async () => {
     // Prepare
     const { work } = await parkThreeKinds(broker());
-    const child = spawn(process.execPath, [TSX, CLI, '--queue', work], { env: { ...process.env, AMQP_URL }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    const run = startConsole(['--queue', work]);
     // Act
-    while (!/\?token=\S+\n$/.test(stdout) && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
-    const url = stdout.trim().split('\n').at(-1) as string;
+    const url = (await consoleUrl(run)) as string;
     const withToken = await fetch(url, { redirect: 'manual' });
     const without = await fetch(new URL('/api/overview', url));
-    child.kill('SIGINT');
-    const [code] = await once(child, 'exit');
+    const code = await stop(run);
     // Assess
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
-    expect(stdout).toContain(`${work}: parking lot ${work}.parked`);
-    expect(stdout).not.toContain('guest:guest');
+    expect(run.stdout()).toContain(`${work}: parking lot ${work}.parked`);
+    expect(run.stdout()).not.toContain('guest:guest');
     expect([withToken.status, without.status]).toEqual([303, 401]);
     expect(code).toBe(0);
+  });
+
+  it('refuses --queue with --function, naming both (exit 2)', async () => {
+    // Act
+    const run = startConsole(['--queue', 'orders', '--function', 'orders']);
+    const [code] = await once(run.child, 'exit');
+    // Assess
+    expect(code).toBe(2);
+    expect(run.stderr()).toContain('--queue and --function go separately');
+  });
+});
+
+describe('npm run console over the declared queues', () => {
+  let functions: ReturnType<typeof tempFunctionsDir>;
+  let lots: { work: string; parked: string }[];
+
+  // The lots are deleted after the first test (useTestBroker cleans up after each); the others do not read them.
+  beforeAll(async () => {
+    functions = tempFunctionsDir();
+    lots = [await parkThreeKinds(broker()), await parkThreeKinds(broker())];
+    writeQueueFile(functions.dir, { template: 'orders', name: 'orders', workQueue: lots[0]?.work as string });
+    writeQueueFile(functions.dir, { template: 'orders', name: 'invoices', workQueue: lots[1]?.work as string });
+  });
+  afterAll(() => functions.remove());
+
+  it('shows every declared queue by default: each under its name, with its work queue and parking lot', async () => {
+    // Prepare
+    const [orders, invoices] = lots as [{ work: string; parked: string }, { work: string; parked: string }];
+    const run = startConsole([], { BOOMERANG_FUNCTIONS_DIR: functions.dir });
+    // Act
+    const url = (await consoleUrl(run)) as string;
+    const overview = (await (await fetch(new URL(`/api/overview?${new URL(url).searchParams}`, url))).json()) as { queues: { name: string; work: { name: string }; parking: { name: string; depth: number } }[] };
+    const code = await stop(run);
+    // Assess: files are read in name order
+    expect(run.stdout()).toContain(`invoices (work queue ${invoices.work}): parking lot ${invoices.parked}`);
+    expect(run.stdout()).toContain(`orders (work queue ${orders.work}): parking lot ${orders.parked}`);
+    expect(overview.queues.map((q) => [q.name, q.work.name, q.parking.name, q.parking.depth])).toEqual([
+      ['invoices', invoices.work, invoices.parked, 9],
+      ['orders', orders.work, orders.parked, 9],
+    ]);
+    expect(code).toBe(0);
+  });
+
+  it('--function shows only the declared queues it names', async () => {
+    // Prepare
+    const run = startConsole(['--function', 'orders'], { BOOMERANG_FUNCTIONS_DIR: functions.dir });
+    // Act
+    await consoleUrl(run);
+    const code = await stop(run);
+    // Assess
+    expect(run.stdout()).toContain(`orders (work queue ${lots[0]?.work})`);
+    expect(run.stdout()).not.toContain('invoices');
+    expect(code).toBe(0);
+  });
+
+  it('refuses an undeclared --function, listing the declared queues (exit 2, before it connects)', async () => {
+    // Act
+    const run = startConsole(['--function', 'refunds'], { BOOMERANG_FUNCTIONS_DIR: functions.dir });
+    const [code] = await once(run.child, 'exit');
+    // Assess
+    expect(code).toBe(2);
+    expect(run.stderr()).toContain('--function refunds: no such queue; the declared queues are invoices, orders');
   });
 });

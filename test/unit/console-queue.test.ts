@@ -1,7 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/config.js';
-import { consoleQueuesFromConfig } from '../../shared/console/console-queue.js';
+import { consoleQueuesFromConfig, consoleQueuesFromDeclared } from '../../shared/console/console-queue.js';
 import { QueueLock } from '../../shared/console/queue-lock.js';
+import { defineQueue } from '../../shared/queues/define-queue.js';
+
+/** A declared queue, as a file in functions/ would declare it. */
+const declared = (options: Omit<Parameters<typeof defineQueue>[0], 'handler'>) => defineQueue({ ...options, handler: async () => undefined }).queue;
+
+describe('consoleQueuesFromDeclared', () => {
+  it('shows each declared queue under its name, with the work queue, parking lot and delay queues of its own config', () => {
+    // Prepare
+    const queues = [
+      declared({ name: 'orders', workQueue: 'shop.orders', parkingQueue: 'shop.orders.dead', delayMode: 'tiers' }),
+      declared({ name: 'invoices', workQueue: 'shop.invoices', delayMode: 'exact', retry: { maxRetries: 3, initialDelayMs: 1000, maxDelayMs: 8000 } }),
+    ];
+    // Act
+    const [orders, invoices] = consoleQueuesFromDeclared(queues, {});
+    // Assess
+    expect(orders).toMatchObject({ name: 'orders', workQueue: 'shop.orders', parkingQueue: 'shop.orders.dead' });
+    expect(orders?.delayQueues.length).toBeGreaterThan(0);
+    expect(orders?.delayQueues.every((name) => name.startsWith('shop.orders.delay.'))).toBe(true);
+    expect(invoices).toMatchObject({ name: 'invoices', workQueue: 'shop.invoices', parkingQueue: 'shop.invoices.parked' });
+    expect(invoices?.delayQueues).not.toEqual(orders?.delayQueues);
+    expect(invoices?.delayQueues.length).toBeGreaterThan(0);
+  });
+
+  it('reads what the file leaves to the environment: PARKING_QUEUE', () => {
+    // Act
+    const [queue] = consoleQueuesFromDeclared([declared({ name: 'orders', workQueue: 'orders' })], { PARKING_QUEUE: 'orders.lot' });
+    // Assess
+    expect(queue?.parkingQueue).toBe('orders.lot');
+  });
+
+  it('refuses an environment value the queue\'s config refuses, with a ConfigError naming it', () => {
+    // Act + Assess
+    expect(() => consoleQueuesFromDeclared([declared({ name: 'orders', workQueue: 'orders' })], { MAX_RETRIES: 'many' })).toThrow(expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining('MAX_RETRIES') }));
+  });
+});
 
 describe('consoleQueuesFromConfig', () => {
   it('takes WORK_QUEUE and PARKING_QUEUE when no queue is named', () => {

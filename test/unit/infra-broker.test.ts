@@ -25,7 +25,7 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
   it('passes cdk-nag AwsSolutions and the CloudFormation checks', () => {
     // Assess
     expect(synth.findings).toEqual([]);
-    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/PartnerSyncPullRole', 'Boomerang/PartnerSyncEventRole', 'Boomerang/PartnerSyncEventRole', 'Boomerang/WebhooksPullRole', 'Boomerang/WebhooksEventRole', 'Boomerang/WebhooksEventRole']);
+    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/PartnerSyncPullRole', 'Boomerang/PartnerSyncEventRole', 'Boomerang/PartnerSyncEventRole', 'Boomerang/PartnerSyncRetentionRole', 'Boomerang/WebhooksPullRole', 'Boomerang/WebhooksEventRole', 'Boomerang/WebhooksEventRole']);
   });
 
   it('creates a private single-instance RabbitMQ 4.3 broker on mq.m7g whose user comes from the secret by dynamic reference', () => {
@@ -52,12 +52,13 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
     });
   });
 
-  it('deploys each queue with both functions, its schedule, its mapping, its log groups and three alarms per function', () => {
+  it('deploys each queue with both functions, its schedule, its mapping, its log groups and three alarms per function; partner-sync its retention function', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::Lambda::Function', 4);
+    synth.template.resourceCountIs('AWS::Lambda::Function', 5);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
-    synth.template.resourceCountIs('AWS::Events::Rule', 2);
-    synth.template.resourceCountIs('AWS::Logs::LogGroup', 4);
+    synth.template.resourceCountIs('AWS::Events::Rule', 3);
+    synth.template.resourceCountIs('AWS::Logs::LogGroup', 5);
+    synth.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 day)', Description: 'Invokes Boomerang-partner-sync-retention every 24 h: deletes what was parked 14d ago or more' });
     synth.template.resourceCountIs('AWS::Logs::MetricFilter', 4);
     for (const [queue, workQueue, rate, batch] of [['partner-sync', 'boomerang.partner-sync', 'rate(2 minutes)', 50], ['webhooks', 'boomerang.webhooks', 'rate(1 minute)', 100]] as const) {
       synth.template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: `Boomerang-${queue}-pull` });
@@ -67,9 +68,20 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
     }
   });
 
-  it('notifies the alarm topic from every alarm', () => {
+  it('alarms on each parking lot\'s depth as the larger reading of its two functions, over the pull interval', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 12);
+    const depth = (service: string, id: string) => Match.objectLike({ Id: id, ReturnData: false, MetricStat: Match.objectLike({ Stat: 'Maximum', Period: 300, Metric: { Namespace: 'Boomerang', MetricName: 'parkedDepth', Dimensions: [{ Name: 'service', Value: service }] } }) });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'MAX([depth0, depth1])' }), depth('Boomerang-partner-sync-pull', 'depth0'), depth('Boomerang-partner-sync-event', 'depth1')]),
+    });
+  });
+
+  it('notifies the alarm topic from every alarm', () => {
+    // Assess: three per pull or event function, one on each parking lot's depth, one on the retention function's errors
+    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
     synth.template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [TOPIC] });
   });
 });

@@ -55,7 +55,7 @@ describe("BoomerangStack for an existing broker, one queue with deploy.modes ['e
 
   it('alarms when Orders-orders-event parks a message, fails, or times out', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Boomerang', MetricName: 'parked', Dimensions: [{ Name: 'service', Value: 'Orders-orders-event' }] });
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: Match.stringLikeRegexp('^OrdersEventFunction') } }] });
     synth.template.hasResourceProperties('AWS::Logs::MetricFilter', { LogGroupName: { Ref: Match.stringLikeRegexp('^OrdersEventLogs') }, FilterPattern: '"Task timed out"' });

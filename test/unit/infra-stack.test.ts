@@ -85,10 +85,24 @@ describe('BoomerangStack for an existing broker, one queue with the default mode
     });
   });
 
+  it('alarms while the parking lot holds any message (the default parkedDepthAlarm 0): Maximum of parkedDepth over 5 minutes', () => {
+    // Assess
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Boomerang',
+      MetricName: 'parkedDepth',
+      Dimensions: [{ Name: 'service', Value: 'Orders-orders-pull' }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
   // 13.4: the pull function had neither.
   it('alarms when the pull function fails (Lambda Errors) and when it times out (the runtime\'s "Task timed out" line)', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/Lambda',
       MetricName: 'Errors',
