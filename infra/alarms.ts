@@ -29,7 +29,7 @@ const TIMED_OUT = 'Task timed out';
  * Three alarms per function, each on one invocation in 5 minutes: it parked a message (its EMF metric
  * `parked`), it failed (Lambda's `Errors`, which counts timeouts too), and it timed out (a metric filter
  * on {@link TIMED_OUT}: the cause `Errors` does not tell).
- * @example const alarms = functionAlarms(stack, { id: 'Pull', name: 'Orders-pull', fn, logGroup, whenItFails: '...' });
+ * @example const alarms = functionAlarms(stack, { id: 'OrdersPull', name: 'Boomerang-orders-pull', fn, logGroup, whenItFails: '...' });
  */
 function functionAlarms(scope: Construct, watched: WatchedFunction): Alarm[] {
   const { id, name, fn, logGroup } = watched;
