@@ -48,6 +48,11 @@ type ResolvedDeploy = {
   readonly virtualHost: string;
   readonly pull: FunctionSizing & { readonly rateMinutes: number; readonly reservedConcurrency: number };
   readonly event: FunctionSizing & { readonly batchSize: number; readonly batchWindowSeconds: number | undefined };
+  /**
+   * The stack creates a DynamoDB idempotency table for this queue, grants its functions the guard's
+   * item calls on it and sets their IDEMPOTENCY_STORE: `idempotency: { store: 'dynamodb' }` asks for it.
+   */
+  readonly idempotencyTable: boolean;
 };
 
 /** The defaults, in one place. */
@@ -69,7 +74,7 @@ const KEYS = {
  * `source`, e.g. "deploy.pull.rateMinutes in defineQueue('webhooks') must be ...".
  * @example resolveDeploy({ modes: ['event'] }, "defineQueue('orders')").event.batchSize // 100
  */
-function resolveDeploy(deploy: DeployOptions = {}, source: string): ResolvedDeploy {
+function resolveDeploy(deploy: DeployOptions = {}, source: string, idempotencyTable = false): ResolvedDeploy {
   const at = (path: string): string => `deploy.${path} in ${source}`;
   refuseUnknown(deploy, KEYS.deploy, 'deploy', source);
   refuseUnknown(deploy.pull ?? {}, KEYS.pull, 'deploy.pull', source);
@@ -90,6 +95,7 @@ function resolveDeploy(deploy: DeployOptions = {}, source: string): ResolvedDepl
   return Object.freeze({
     modes,
     virtualHost,
+    idempotencyTable,
     pull: {
       rateMinutes: int('pull.rateMinutes', p.rateMinutes, d.pull.rateMinutes, 1, 1440),
       reservedConcurrency: int('pull.reservedConcurrency', p.reservedConcurrency, d.pull.reservedConcurrency, 0, 1000),
