@@ -15,6 +15,7 @@ import { type BrokerEndpoint, createBroker, existingBroker } from './broker.js';
 import { bundleName, DEFAULT_OUTDIR } from './bundles.js';
 import { boomerangFunction } from './function.js';
 import { functionEnvironment } from './function-environment.js';
+import { IdempotencyTable } from './idempotency-table.js';
 import type { StackConfig, StackQueue } from './stack-config.js';
 import { timeoutWarnings } from './timeout-warnings.js';
 
@@ -67,8 +68,10 @@ class BoomerangStack extends Stack {
     const topic = config.alarmTopicArn === undefined ? undefined : Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn);
     const functions = new Map<string, LambdaFunction>();
     for (const queue of config.queues) {
+      // One table per queue that asks for one: its keys are its own, and its functions may touch no other's.
+      const table = queue.deploy.idempotencyTable ? new IdempotencyTable(this, `${constructId(queue.name)}Idempotency`) : undefined;
       for (const mode of queue.deploy.modes) {
-        const watched = mode === 'pull' ? this.pullFunction(queue, shared) : this.eventFunction(queue, shared);
+        const watched = mode === 'pull' ? this.pullFunction(queue, shared, table) : this.eventFunction(queue, shared, table);
         for (const alarm of functionAlarms(this, watched)) if (topic) alarm.addAlarmAction(new SnsAction(topic));
         functions.set(bundleName(queue.name, mode), watched.fn);
         new CfnOutput(this, `${watched.id}FunctionName`, { value: watched.fn.functionName, description: `The ${mode} function of ${queue.name} (${queue.file})` });
@@ -91,24 +94,27 @@ class BoomerangStack extends Stack {
     return name;
   }
 
-  private common(queue: StackQueue, mode: Mode, shared: Shared) {
+  private common(queue: StackQueue, mode: Mode, shared: Shared, table: IdempotencyTable | undefined) {
     const name = this.functionName(queue, mode);
+    const idempotencyStore = table?.storeSetting;
     return {
       id: `${constructId(queue.name)}${mode === 'pull' ? 'Pull' : 'Event'}`,
       functionName: name,
       bundlePath: join(shared.bundleDir, bundleName(queue.name, mode)),
       sizing: queue.deploy[mode],
-      environment: functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name }, shared.config.environment),
+      environment: functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name, idempotencyStore }, shared.config.environment),
+      /** The guard's four item calls on the queue's own table, when it has one. */
+      tableStatements: table === undefined ? [] : [table.statement()],
       logRetention: shared.config.logRetentionDays,
       network: shared.config.network,
     };
   }
 
   /** The pull function and the schedule that invokes it. */
-  private pullFunction(queue: StackQueue, shared: Shared): WatchedFunction {
-    const spec = this.common(queue, 'pull', shared);
+  private pullFunction(queue: StackQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
+    const spec = this.common(queue, 'pull', shared, table);
     const { rateMinutes, reservedConcurrency } = queue.deploy.pull;
-    const pull = boomerangFunction(this, { ...spec, statements: [shared.readSecret], reservedConcurrency });
+    const pull = boomerangFunction(this, { ...spec, statements: [shared.readSecret, ...spec.tableStatements], reservedConcurrency });
     // A tick that waited longer than the interval is stale: the next one does its work.
     const maxEventAge = Duration.seconds(Math.max(60, rateMinutes * 60));
     // No asynchronous retries: the next tick is the retry.
@@ -119,13 +125,13 @@ class BoomerangStack extends Stack {
   }
 
   /** The event function and the event source mapping that invokes it with batches of the work queue. */
-  private eventFunction(queue: StackQueue, shared: Shared): WatchedFunction {
+  private eventFunction(queue: StackQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
     const { broker } = shared;
     if (broker.arn === undefined) throw new Error('the event source mapping needs the broker ARN: existingBroker must be asked for it');
-    const spec = this.common(queue, 'event', shared);
+    const spec = this.common(queue, 'event', shared, table);
     const event = boomerangFunction(this, {
       ...spec,
-      statements: [shared.readSecret, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],
+      statements: [shared.readSecret, ...spec.tableStatements, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],
     });
     const mapping = new CfnEventSourceMapping(this, `${spec.id}SourceMapping`, {
       functionName: event.fn.functionName,
