@@ -19,6 +19,8 @@ import type { PullOptions } from './pull.js';
 import type { StopReason, Summary } from './summary.js';
 import { createDelayRouter } from '../topology/plan.js';
 
+const NEVER = new AbortController().signal;
+
 type LoopState = {
   readonly options: PullOptions;
   readonly channel: ConfirmChannel;
@@ -201,7 +203,11 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   // Settle the work in hand while the consumer still exists: a quorum queue may ignore acks sent
   // between the cancel and the channel close (rabbitmq-server#10327), which would bring those
   // messages back as duplicates. Deliveries that arrive meanwhile only wait in the buffer.
-  await allFinishedBy(handling, state.hardStopAt, state.broken);
+  // With idempotency on, running handlers are waited for even after the connection broke (up to the
+  // hard stop): their keys then end completed or released, and the redelivered copies are skipped
+  // duplicates or fresh runs. Left in progress, a key would hold its message until the hard stop and
+  // then let it run again (a local process exits right after the invocation).
+  await allFinishedBy(handling, state.hardStopAt, guard === undefined ? state.broken : NEVER);
   // Handlers still running ignored their signal: their attempts count, and whatever they return
   // later settles nothing. The handler may still act on the message: as with any retry, it must be idempotent.
   for (const [delivery, message] of inHandler) {
