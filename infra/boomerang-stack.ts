@@ -16,6 +16,7 @@ import { type BrokerEndpoint, createBroker, existingBroker } from './broker.js';
 import { bundleName, DEFAULT_OUTDIR } from './bundles.js';
 import { boomerangFunction } from './function.js';
 import { functionEnvironment } from './function-environment.js';
+import { IdempotencyTable } from './idempotency-table.js';
 import { parkedDepthAlarm } from './parked-depth-alarm.js';
 import { retentionFunction } from './retention.js';
 import type { StackConfig, StackQueue } from './stack-config.js';
@@ -80,15 +81,17 @@ class BoomerangStack extends Stack {
     };
     const functions = new Map<string, LambdaFunction>();
     for (const queue of config.queues) {
+      // One table per queue that asks for one: its keys are its own, and its functions may touch no other's.
+      const table = queue.deploy.idempotencyTable ? new IdempotencyTable(this, `${constructId(queue.name)}Idempotency`) : undefined;
       for (const mode of queue.deploy.modes) {
-        const watched = mode === 'pull' ? this.pullFunction(queue, shared) : this.eventFunction(queue, shared);
+        const watched = mode === 'pull' ? this.pullFunction(queue, shared, table) : this.eventFunction(queue, shared, table);
         notify(functionAlarms(this, watched));
         functions.set(bundleName(queue.name, mode), watched.fn);
         new CfnOutput(this, `${watched.id}FunctionName`, { value: watched.fn.functionName, description: `The ${mode} function of ${queue.name} (${queue.file})` });
       }
       notify([parkedDepthAlarm(this, constructId(queue.name), queue, queue.deploy.modes.map((mode) => this.functionName(queue, mode)))]);
       if (queue.deploy.retention) {
-        const retention = retentionFunction(this, { ...this.common(queue, 'retention', shared), statements: [shared.readSecret] }, queue.deploy.retention);
+        const retention = retentionFunction(this, { ...this.common(queue, 'retention', shared, undefined), statements: [shared.readSecret] }, queue.deploy.retention);
         notify(retention.alarms);
         functions.set(bundleName(queue.name, 'retention'), retention.fn);
         new CfnOutput(this, `${constructId(queue.name)}RetentionFunctionName`, { value: retention.fn.functionName, description: `The retention function of ${queue.name} (${queue.file})` });
@@ -111,23 +114,26 @@ class BoomerangStack extends Stack {
     return name;
   }
 
-  private common(queue: StackQueue, kind: Kind, shared: Shared) {
+  private common(queue: StackQueue, kind: Kind, shared: Shared, table: IdempotencyTable | undefined) {
     const name = this.functionName(queue, kind);
+    const idempotencyStore = table?.storeSetting;
     return {
       id: `${constructId(queue.name)}${KIND_IDS[kind]}`,
       functionName: name,
       bundlePath: join(shared.bundleDir, bundleName(queue.name, kind)),
-      environment: functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name }, shared.config.environment),
+      environment: functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name, idempotencyStore }, shared.config.environment),
+      /** The guard's four item calls on the queue's own table, when it has one. */
+      tableStatements: table === undefined ? [] : [table.statement()],
       logRetention: shared.config.logRetentionDays,
       network: shared.config.network,
     };
   }
 
   /** The pull function and the schedule that invokes it. */
-  private pullFunction(queue: StackQueue, shared: Shared): WatchedFunction {
-    const spec = { ...this.common(queue, 'pull', shared), sizing: queue.deploy.pull };
+  private pullFunction(queue: StackQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
+    const spec = { ...this.common(queue, 'pull', shared, table), sizing: queue.deploy.pull };
     const { rateMinutes, reservedConcurrency } = queue.deploy.pull;
-    const pull = boomerangFunction(this, { ...spec, statements: [shared.readSecret], reservedConcurrency });
+    const pull = boomerangFunction(this, { ...spec, statements: [shared.readSecret, ...spec.tableStatements], reservedConcurrency });
     // A tick that waited longer than the interval is stale: the next one does its work.
     const maxEventAge = Duration.seconds(Math.max(60, rateMinutes * 60));
     // No asynchronous retries: the next tick is the retry.
@@ -138,13 +144,13 @@ class BoomerangStack extends Stack {
   }
 
   /** The event function and the event source mapping that invokes it with batches of the work queue. */
-  private eventFunction(queue: StackQueue, shared: Shared): WatchedFunction {
+  private eventFunction(queue: StackQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
     const { broker } = shared;
     if (broker.arn === undefined) throw new Error('the event source mapping needs the broker ARN: existingBroker must be asked for it');
-    const spec = { ...this.common(queue, 'event', shared), sizing: queue.deploy.event };
+    const spec = { ...this.common(queue, 'event', shared, table), sizing: queue.deploy.event };
     const event = boomerangFunction(this, {
       ...spec,
-      statements: [shared.readSecret, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],
+      statements: [shared.readSecret, ...spec.tableStatements, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],
     });
     const mapping = new CfnEventSourceMapping(this, `${spec.id}SourceMapping`, {
       functionName: event.fn.functionName,

@@ -75,9 +75,11 @@ async function buildBundles(options: { readonly entries: readonly BundleEntry[];
         absWorkingDir: ROOT,
         stdin: { contents, resolveDir: ROOT, sourcefile: `${name}.ts`, loader: 'ts' },
         entryNames: 'index',
-        // Code behind a dynamic import() (the secret store: Powertools Parameters and the SDK client)
-        // goes to a chunk of its own, loaded at its first use: a cold start without AMQP_SECRET_ID
-        // never loads it. Without splitting, esbuild would hoist the SDK's import into index.mjs.
+        // Code behind a dynamic import() goes to a chunk of its own, loaded at its first use: the secret
+        // store (Powertools Parameters and the SDK client), loaded only with AMQP_SECRET_ID, and the
+        // idempotency guard (Powertools Idempotency, the Redis client, the DynamoDB layer), loaded only
+        // when idempotency is on. Without splitting, esbuild would hoist their static SDK imports into
+        // index.mjs, and every cold start would load them.
         splitting: true,
         chunkNames: 'chunks/[name]-[hash]',
         outdir: join(outdir, name),

@@ -17,6 +17,8 @@ type StackValues = {
   readonly secretArn: string;
   readonly brokerHost: string;
   readonly functionName: string;
+  /** `dynamodb:<table>` when the stack created the queue's idempotency table; it goes over `extra`. @default none */
+  readonly idempotencyStore?: string;
 };
 
 /** The variables the stack sets, each with where it comes from: `functionEnvironment` may not set them. */
@@ -46,6 +48,7 @@ function functionEnvironment(values: StackValues, extra: Readonly<Record<string,
     POWERTOOLS_SERVICE_NAME: values.functionName,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     ...extra,
+    ...(values.idempotencyStore === undefined ? {} : { IDEMPOTENCY_STORE: values.idempotencyStore }),
   };
 }
 
@@ -68,8 +71,11 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
   }
   const owned = Object.keys(extra).find((name) => Object.hasOwn(STACK_VARIABLES, name));
   if (owned !== undefined) throw new ConfigError(`functionEnvironment must not set ${owned}: ${STACK_VARIABLES[owned]}`);
+  if (queue.deploy.idempotencyTable && extra.IDEMPOTENCY_STORE !== undefined) {
+    throw new ConfigError(`functionEnvironment must not set IDEMPOTENCY_STORE: ${queue.name} asks for the stack's idempotency table (idempotency: { store: 'dynamodb' } in its functions/${queue.name}.ts), and the stack points its functions at it`);
+  }
   // Placeholders for the values only known at deploy; the parsers read them as plain strings.
-  const env = functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:synth-check', brokerHost: 'broker.synth-check.invalid', functionName: 'synth-check' }, extra);
+  const env = functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:synth-check', brokerHost: 'broker.synth-check.invalid', functionName: 'synth-check', idempotencyStore: queue.deploy.idempotencyTable ? 'dynamodb:synth-check-table' : undefined }, extra);
   try {
     const config = queue.loadConfig(env);
     return { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs };

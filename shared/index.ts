@@ -15,6 +15,8 @@ export {
   ConfigError,
   CrashLoopError,
   HandlerCutOffError,
+  IdempotencyInProgressError,
+  IdempotencyStoreError,
   MessageTooLargeError,
   PublishError,
   RetryableError,
@@ -29,3 +31,5 @@ export type { RetryPolicy } from './retry/retry-policy.js';
 export type { AckOrder, Config } from './config/config.js';
 export type { DelayMode, QueueType } from './topology/types.js';
 export type { Summary, StopReason } from './engine/summary.js';
+export type { IdempotencyInCode } from './idempotency/in-code.js';
+export type { IdempotencyStoreSpec } from './idempotency/options.js';

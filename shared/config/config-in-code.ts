@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js';
 import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy, ZERO_DELAY_REASON } from '../retry/retry-policy.js';
 import type { RetryRule } from '../retry/retry-rules.js';
 import type { DelayMode, QueueType } from '../topology/types.js';
+import type { IdempotencyInCode } from '../idempotency/in-code.js';
 import type { AckOrder } from './config.js';
 import { envChoice, envInt, envNumber, envQueueName, type Env } from './env.js';
 
@@ -24,6 +25,8 @@ type ConfigInCode = {
   readonly batchSize?: number;
   readonly maxMessages?: number;
   readonly concurrency?: number;
+  /** Opt-in idempotent handling (see `IdempotencyInCode`). @default IDEMPOTENCY_STORE, else off */
+  readonly idempotency?: IdempotencyInCode;
 };
 
 /** The retry policy's variables, by policy field. */

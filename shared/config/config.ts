@@ -3,6 +3,8 @@ import { LAST_DELIVERY_COUNT } from '../engine/crash-loop.js';
 import { envChoice, envInt, envJson, envQueueName, envString, type Env } from './env.js';
 import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
 import { ConfigError } from '../errors.js';
+import { resolveIdempotencyConfig } from '../idempotency/in-code.js';
+import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
 import { assertRetryHeaderName, DEFAULT_RETRY_HEADER } from '../message/headers.js';
 import { redactUrl } from '../observability/redact.js';
 import type { RetryPolicy } from '../retry/retry-policy.js';
@@ -45,6 +47,11 @@ type Config = {
   readonly breakerThreshold: number;
   /** Returns counted by the broker (`x-delivery-count`) at which a delivery is parked untried; 0 disables the guard. */
   readonly crashLoopLimit: number;
+  /**
+   * The idempotency guard's options (`idempotency` in code, else IDEMPOTENCY_STORE and
+   * IDEMPOTENCY_TTL_SECONDS); undefined: off, every message runs the handler.
+   */
+  readonly idempotency?: ResolvedIdempotencyOptions;
 };
 
 /**
@@ -71,7 +78,7 @@ type AmqpSecretConfig = {
  * DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
  * BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER, BATCH_SIZE, MAX_MESSAGES, CONCURRENCY,
  * CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, MAX_MESSAGE_BYTES, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS, BUDGET_MS, FUNCTION_NAME,
- * BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
+ * BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, IDEMPOTENCY_STORE, IDEMPOTENCY_TTL_SECONDS, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
  */
 const DEFAULTS = {
   amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
@@ -157,6 +164,7 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     functionName: functionNameFrom(env, defaultFunctionName),
     breakerThreshold: envInt(env, 'BREAKER_THRESHOLD', DEFAULTS.breakerThreshold, 0, 100_000),
     crashLoopLimit: crashLoopLimit(env),
+    idempotency: resolveIdempotencyConfig(env, code.idempotency, code.source),
   };
   if (config.parkingQueue === config.workQueue) {
     const names = code.parkingQueue === undefined && code.workQueue === undefined ? 'PARKING_QUEUE must differ from WORK_QUEUE' : `the parking queue must differ from the work queue in ${code.source}`;

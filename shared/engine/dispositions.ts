@@ -2,7 +2,7 @@ import type { ConsumeMessage } from 'amqplib';
 import { tooLargeError } from '../amqp/confirm-publisher.js';
 import type { AckOrder } from '../config/config.js';
 import { PublishError } from '../errors.js';
-import type { RetryDecision } from '../retry/decide-retry.js';
+import type { ErrorFacts, RetryDecision } from '../retry/decide-retry.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import {
   asPark,
@@ -43,13 +43,14 @@ type PullFailure = Failure & { readonly delivery: ConsumeMessage };
 const NOT_TRIED = { name: 'CircuitBreakerOpen', message: 'not tried: the circuit breaker opened in this invocation', retryable: true, retryAfterMs: undefined };
 
 /**
- * Sends a delivery that was never tried (the breaker opened) to the delay path with the retry count
- * it came with, then acks it (or the reverse with ack-then-publish), counted as `deferred`. It comes
- * back after `delayMs`, to an invocation that probes the partner first.
+ * Sends a delivery that was never tried (the breaker opened, or the idempotency guard refused it:
+ * `why`) to the delay path with the retry count it came with, then acks it (or the reverse with
+ * ack-then-publish), counted as `deferred`. It comes back after `delayMs`, to an invocation that
+ * probes the partner first.
  */
-function deferUntried(deps: DispositionDeps, delivery: ConsumeMessage, retryNo: number, delayMs: number): Promise<void> {
+function deferUntried(deps: DispositionDeps, delivery: ConsumeMessage, retryNo: number, delayMs: number, why: ErrorFacts = NOT_TRIED): Promise<void> {
   const decision: RetryDecision = { kind: 'retry', retryNo, delayMs };
-  return disposeOfFailure(deps, { delivery, retryNo, error: NOT_TRIED, stack: undefined, decision, deferred: true });
+  return disposeOfFailure(deps, { delivery, retryNo, error: why, stack: undefined, decision, deferred: true });
 }
 
 /**

@@ -5,6 +5,8 @@
  */
 import { functionNameFrom, type Config } from '../config/config.js';
 import type { Env } from '../config/env.js';
+import type { IdempotencyGuard } from '../idempotency/guard.js';
+import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
 import { createLogger, logLevelFrom, type LogFields, type Logger } from '../observability/logger.js';
 import { noMetrics, type InvocationMetrics } from '../observability/metrics.js';
 import { createLambdaLogger, type LambdaLogger } from '../observability/powertools-logger.js';
@@ -32,6 +34,11 @@ type FunctionOptions = {
   readonly log?: Logger;
   /** Metrics of one invocation for the function named `service`. @default Powertools Metrics (EMF on stdout) inside Lambda, none elsewhere */
   readonly metrics?: (service: string) => InvocationMetrics;
+  /**
+   * Makes the container's idempotency guard from the config's options, once (tests give the DynamoDB
+   * client's config for dynalite). @default createIdempotencyGuard, loaded only when idempotency is on
+   */
+  readonly idempotencyGuard?: (options: ResolvedIdempotencyOptions, log: Logger) => IdempotencyGuard | Promise<IdempotencyGuard>;
 };
 
 /** The part of the Lambda context the functions read (Powertools' logger adds the rest it finds). */
@@ -49,6 +56,8 @@ type Invocation<E> = {
   /** Carries `service`, `requestId`, and the spec's `fields`. */
   readonly log: Logger;
   readonly metrics: InvocationMetrics;
+  /** The container's guard when `config.idempotency` is set; undefined: idempotency is off. */
+  readonly idempotency: IdempotencyGuard | undefined;
 };
 
 /** What makes one function out of the wrapper. */
@@ -81,6 +90,17 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
   const metricsOf = given.metrics ?? (inLambda ? (name: string) => new PowertoolsMetrics({ service: name }) : () => noMetrics);
   let config: Config | undefined = given.config;
   let coldStart = true;
+  // One per container, like the config (which is read once): its store client is reused by every invocation.
+  let guard: Promise<IdempotencyGuard> | undefined;
+  const guardFor = (config: Config): Promise<IdempotencyGuard> | undefined => {
+    const options = config.idempotency;
+    if (options === undefined) return undefined;
+    guard ??= Promise.resolve((given.idempotencyGuard ?? openGuard)(options, log)).catch((error: unknown) => {
+      guard = undefined;
+      throw error;
+    });
+    return guard;
+  };
   return async (event, context) => {
     lambdaLog?.addContext(context);
     const invocation = { log: log.child({ requestId: context.awsRequestId }), metrics: metricsOf(service), coldStart };
@@ -89,7 +109,8 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
     try {
       const current = (config ??= (given.loadConfig ?? spec.loadConfig)(env));
       const fields = spec.fields?.(current) ?? {};
-      const summary = await spec.run({ config: current, event, budgetMs: context.getRemainingTimeInMillis(), log: invocation.log.child(fields), metrics: invocation.metrics });
+      const idempotency = await guardFor(current);
+      const summary = await spec.run({ config: current, event, budgetMs: context.getRemainingTimeInMillis(), log: invocation.log.child(fields), metrics: invocation.metrics, idempotency });
       const line = { coldStart: invocation.coldStart, ...fields, summary };
       if (summary.breakerOpened) invocation.log.warn('invocation summary: the circuit breaker opened', line);
       else invocation.log.info('invocation summary', line);
@@ -104,6 +125,12 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
       throw error;
     }
   };
+}
+
+/** Loaded on demand: a function with idempotency off never loads Powertools Idempotency nor the store clients. */
+async function openGuard(options: ResolvedIdempotencyOptions, log: Logger): Promise<IdempotencyGuard> {
+  const { createIdempotencyGuard } = await import('../idempotency/guard.js');
+  return createIdempotencyGuard(options, { logger: log });
 }
 
 /** The summary an error carries, else an empty one saying why nothing was done. */

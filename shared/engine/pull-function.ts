@@ -22,13 +22,13 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
     defaultName: DEFAULTS.functionName,
     loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
     fields: (config) => ({ queue: config.workQueue }),
-    async run({ config, budgetMs, log, metrics }) {
+    async run({ config, budgetMs, log, metrics, idempotency }) {
       const beforeConsume = delayPathChecked ? undefined : async (connection: Parameters<typeof checkDelayPath>[0]) => {
         await checkDelayPath(connection, topologyOptionsFromConfig(config));
         delayPathChecked = true;
       };
       try {
-        return await runPull({ config, handler, budgetMs, log, metrics, beforeConsume });
+        return await runPull({ config, handler, budgetMs, log, metrics, beforeConsume, idempotency });
       } catch (error) {
         // A copy came back unroutable mid-run: check again next time, so that it fails at once.
         if ((error as Error).name === 'TopologyDriftError') delayPathChecked = false;

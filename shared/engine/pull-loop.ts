@@ -6,7 +6,8 @@ import { toBoomerangMessage } from '../message/boomerang-message.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
 import { checkCrashLoop, crashLoopFailure } from './crash-loop.js';
-import { decideRetry, errorFacts } from '../retry/decide-retry.js';
+import { decideRetry, type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
+import { type GuardRefusal, guardRefusalOf, refusalFields, STORE_DOWN, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import { deferUntried, describeDelivery, disposeOfFailure, type DispositionDeps } from './dispositions.js';
 import { HandlerCutOffError } from '../errors.js';
@@ -17,6 +18,8 @@ import { noMetrics } from '../observability/metrics.js';
 import type { PullOptions } from './pull.js';
 import type { StopReason, Summary } from './summary.js';
 import { createDelayRouter } from '../topology/plan.js';
+
+const NEVER = new AbortController().signal;
 
 type LoopState = {
   readonly options: PullOptions;
@@ -78,13 +81,28 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
    */
   const inHandler = new Map<ConsumeMessage, BoomerangMessage>();
   /** A delivery never handed to the handler after the breaker opened: to the delay path, same count. */
-  const defer = (delivery: ConsumeMessage): void => {
+  const defer = (delivery: ConsumeMessage, why?: ErrorFacts): void => {
     if (!canDefer) {
       ledger.requeue(delivery);
       return;
     }
     const { retryNo } = readRetryNo(delivery.properties.headers, config.retryHeader);
-    settling.add(deferUntried(deps, delivery, retryNo, backoffDelayMs(retryNo + 1, config.policy, random)));
+    settling.add(deferUntried(deps, delivery, retryNo, backoffDelayMs(retryNo + 1, config.policy, random), why));
+  };
+  const guard = options.idempotency;
+  let storeFailuresInARow = 0;
+  /** The store failed STORE_FAILURES_TO_STOP times in a row: no more messages are taken in this invocation. */
+  let storeDown = false;
+  /** The guard refused to run it (key held elsewhere, store down): not an attempt, never parked, and no breaker outcome. */
+  const deferRefused = (delivery: ConsumeMessage, refusal: GuardRefusal, thrown: unknown): void => {
+    log.warn(refusal === 'in-progress' ? 'idempotency: another run holds the message\'s key; deferred' : 'idempotency: the store failed; message deferred', { ...describeDelivery(delivery), ...refusalFields(thrown) });
+    // A key held elsewhere was read from the store: it answers.
+    storeFailuresInARow = refusal === 'store-down' ? storeFailuresInARow + 1 : 0;
+    if (storeFailuresInARow >= STORE_FAILURES_TO_STOP && !storeDown) {
+      storeDown = true;
+      log.warn('idempotency: the store failed for several messages in a row; no more messages are taken in this invocation', { failuresInARow: storeFailuresInARow, ...refusalFields(thrown) });
+    }
+    defer(delivery, errorFacts(thrown));
   };
   /** A failed attempt (thrown, or cut off by the budget) to its retry copy or the parking lot. */
   const disposeOfAttempt = (delivery: ConsumeMessage, message: BoomerangMessage, thrown: unknown, handlerError: unknown): void => {
@@ -102,12 +120,26 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
     const message = toBoomerangMessage(delivery, config.workQueue, reading.retryNo);
     inHandler.set(delivery, message);
     try {
-      await options.handler(message, handlerContext);
+      // No guard: the plain call, nothing more per message.
+      const outcome = guard === undefined ? await options.handler(message, handlerContext) : await guard.run(message, async () => { await options.handler(message, handlerContext); }, state.hardStopAt - Date.now());
       if (!inHandler.delete(delivery)) return;
+      if (outcome !== undefined) {
+        storeFailuresInARow = 0;
+        if (outcome === 'duplicate') {
+          if (ledger.ack(delivery, 'skippedDuplicates') && log.debugEnabled) log.debug('duplicate acked without calling the handler: its idempotency key had completed', describeDelivery(delivery));
+          return;
+        }
+        if (outcome === 'no-key') summary.withoutIdempotencyKey++;
+      }
       breaker = recordOutcome(breaker, 'success');
       if (ledger.ack(delivery, 'acked') && log.debugEnabled) log.debug('message acked', { ...describeDelivery(delivery), retryNo: reading.retryNo });
     } catch (thrown) {
       if (!inHandler.delete(delivery) || !ledger.isOpen(delivery)) return;
+      const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
+      if (refusal !== undefined) {
+        deferRefused(delivery, refusal, thrown);
+        return;
+      }
       // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
       // would come back first in every invocation and stall the queue behind it.
       if (handlerContext.signal.aborted) {
@@ -128,6 +160,7 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
     if (state.broken.aborted) { stoppedBecause = 'connection-lost'; break; }
     if (copyFailure) { stoppedBecause = 'publish-failed'; break; }
     if (breakerOpen()) { stoppedBecause = 'breaker-open'; break; }
+    if (storeDown) { stoppedBecause = 'idempotency-store-down'; break; }
     if (summary.received >= config.maxMessages) { stoppedBecause = 'max-messages'; break; }
     const untilStop = state.stopTakingAt - Date.now();
     if (untilStop <= 0 || abort.signal.aborted) { stoppedBecause = 'budget'; break; }
@@ -147,6 +180,7 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
     // A delivery that raced the stop signal is given back untried.
     if (copyFailure) { ledger.requeue(delivery); stoppedBecause = 'publish-failed'; break; }
     if (breakerOpen()) { defer(delivery); stoppedBecause = 'breaker-open'; break; }
+    if (storeDown) { defer(delivery, STORE_DOWN); stoppedBecause = 'idempotency-store-down'; break; }
     const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, crashLoopsParked);
     if (crashLoop.kind === 'park') {
       crashLoopsParked++;
@@ -158,17 +192,22 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   }
   summary.stoppedBecause = stoppedBecause;
   clearTimeout(abortTimer);
-  // An open breaker sends what is in hand to the delay path untried, before the settle below.
-  if (stoppedBecause === 'breaker-open') {
+  // An open breaker (or a store that is down) sends what is in hand to the delay path untried, before the settle below.
+  if (stoppedBecause === 'breaker-open' || stoppedBecause === 'idempotency-store-down') {
+    const why = stoppedBecause === 'breaker-open' ? undefined : STORE_DOWN;
     for (const delivery of consumer.takeBuffered()) {
       ledger.received(delivery);
-      defer(delivery);
+      defer(delivery, why);
     }
   }
   // Settle the work in hand while the consumer still exists: a quorum queue may ignore acks sent
   // between the cancel and the channel close (rabbitmq-server#10327), which would bring those
   // messages back as duplicates. Deliveries that arrive meanwhile only wait in the buffer.
-  await allFinishedBy(handling, state.hardStopAt, state.broken);
+  // With idempotency on, running handlers are waited for even after the connection broke (up to the
+  // hard stop): their keys then end completed or released, and the redelivered copies are skipped
+  // duplicates or fresh runs. Left in progress, a key would hold its message until the hard stop and
+  // then let it run again (a local process exits right after the invocation).
+  await allFinishedBy(handling, state.hardStopAt, guard === undefined ? state.broken : NEVER);
   // Handlers still running ignored their signal: their attempts count, and whatever they return
   // later settles nothing. The handler may still act on the message: as with any retry, it must be idempotent.
   for (const [delivery, message] of inHandler) {

@@ -6,6 +6,7 @@ import { readParkedDepth } from './parked-depth.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { consumeUntilDone } from './pull-loop.js';
 import { BrokerConnectionError, MessageTooLargeError, PublishError, PullAbortedError, TopologyDriftError } from '../errors.js';
+import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { Logger } from '../observability/logger.js';
 import type { Handler } from '../message/message.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
@@ -27,6 +28,11 @@ type PullOptions = {
    * (the wrapper checks the delay path here, once per container). @default none
    */
   readonly beforeConsume?: (connection: ChannelModel) => Promise<void>;
+  /**
+   * Runs each handler call at most once per idempotency key (the wrapper's guard when
+   * `config.idempotency` is set). @default none: every message runs the handler
+   */
+  readonly idempotency?: IdempotencyGuard;
 };
 
 /**

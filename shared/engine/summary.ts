@@ -1,6 +1,6 @@
 /** What one invocation did; printed as the last stdout line locally, returned by the cloud handler. */
 type Summary = {
-  /** Deliveries taken from the work queue: always `acked + retried + parked + requeued + lost + deferred`. */
+  /** Deliveries taken from the work queue: always `acked + retried + parked + requeued + lost + deferred + skippedDuplicates`. */
   received: number;
   /** Handled successfully and acked. */
   acked: number;
@@ -13,10 +13,21 @@ type Summary = {
   /** Only with ACK_ORDER=ack-then-publish: acked, then neither copy could be published. */
   lost: number;
   /**
-   * Not tried because the circuit breaker opened: sent to the delay path with the retry count it
-   * came with (no attempt is counted), then acked.
+   * Not tried because the circuit breaker opened, or because the idempotency guard could not run it
+   * (its key is held by another run, or the store failed): sent to the delay path with the retry
+   * count it came with (no attempt is counted), then acked.
    */
   deferred: number;
+  /**
+   * Idempotency on: the message's key had completed in an earlier run, so it was acked without calling
+   * the handler (a duplicate whose effect was not repeated).
+   */
+  skippedDuplicates: number;
+  /**
+   * Idempotency on: handler runs that succeeded on a message without a key (no messageId, or the key
+   * function gave none), so unguarded. Not an outcome: these are also counted as `acked`.
+   */
+  withoutIdempotencyKey: number;
   /** The circuit breaker opened: BREAKER_THRESHOLD retryable failures in a row. */
   breakerOpened: boolean;
   durationMs: number;
@@ -39,6 +50,8 @@ type StopReason =
   | 'channel-closed'
   | 'publish-failed'
   | 'breaker-open'
+  /** The idempotency store failed for several messages in a row: they were deferred, and no more were taken. */
+  | 'idempotency-store-down'
   /** Nothing was taken: the configuration is invalid (the error names the variable). */
   | 'config-error'
   /** Nothing was taken: the broker could not be reached or refused the login. */
@@ -49,14 +62,14 @@ type StopReason =
   | 'failed';
 
 /** What became of one delivery: each is a counter of the summary. */
-type Outcome = 'acked' | 'retried' | 'parked' | 'requeued' | 'lost' | 'deferred';
+type Outcome = 'acked' | 'retried' | 'parked' | 'requeued' | 'lost' | 'deferred' | 'skippedDuplicates';
 
 /** The counters of a summary, in the order reports print them. */
-const SUMMARY_COUNTS = ['received', 'acked', 'retried', 'parked', 'requeued', 'lost', 'deferred'] as const;
+const SUMMARY_COUNTS = ['received', 'acked', 'retried', 'parked', 'requeued', 'lost', 'deferred', 'skippedDuplicates'] as const;
 
 /** A summary with every count at 0. */
 function emptySummary(): Summary {
-  return { received: 0, acked: 0, retried: 0, parked: 0, requeued: 0, lost: 0, deferred: 0, breakerOpened: false, durationMs: 0, stoppedBecause: 'idle' };
+  return { received: 0, acked: 0, retried: 0, parked: 0, requeued: 0, lost: 0, deferred: 0, skippedDuplicates: 0, withoutIdempotencyKey: 0, breakerOpened: false, durationMs: 0, stoppedBecause: 'idle' };
 }
 
 export { emptySummary, SUMMARY_COUNTS };

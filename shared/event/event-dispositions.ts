@@ -43,6 +43,17 @@ async function disposeOfEventFailure(deps: EventDispositionDeps, record: EventRe
 }
 
 /**
+ * Sends a record the idempotency guard did not run (its key is held elsewhere, or the store failed:
+ * `why`) to the delay path of its queue with the retry count it came with: the event mode's defer.
+ * Counted as `deferred`; no attempt is spent, and it is never parked.
+ */
+async function deferEventRecord(deps: EventDispositionDeps, record: EventRecord, retryNo: number, delayMs: number, why: ErrorFacts): Promise<'deferred'> {
+  const decision: RetryDecision = { kind: 'retry', retryNo, delayMs };
+  await publishFailureCopy(contextOf(deps, record), { delivery: record.delivery, retryNo, error: why, stack: undefined, decision, deferred: true });
+  return 'deferred';
+}
+
+/**
  * Puts an untried record back at the tail of its queue, its count and failure times untouched: the
  * event mode's nack-and-requeue, for records the invocation had no time left to handle.
  */
@@ -64,5 +75,5 @@ function contextOf(deps: EventDispositionDeps, record: EventRecord): CopyContext
   };
 }
 
-export { disposeOfEventFailure, requeueEventRecord };
+export { deferEventRecord, disposeOfEventFailure, requeueEventRecord };
 export type { EventDispositionDeps, EventFailure };

@@ -18,7 +18,7 @@ function createEventFunction(handler: Handler, given: FunctionOptions = {}) {
   return createLambdaFunction<unknown, EventContext>(given, {
     defaultName: DEFAULTS.eventFunctionName,
     loadConfig: (env) => loadConfig(env, DEFAULTS.eventFunctionName),
-    run: ({ config, event, budgetMs, log, metrics }) => runEvent({ config, handler, event, budgetMs, log, metrics }),
+    run: ({ config, event, budgetMs, log, metrics, idempotency }) => runEvent({ config, handler, event, budgetMs, log, metrics, idempotency }),
   });
 }
 

@@ -3,6 +3,7 @@ import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { topologyOptionsFromConfig, type Config } from '../config/config.js';
 import { ConfigError, EventBatchError } from '../errors.js';
+import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { Handler } from '../message/message.js';
@@ -27,6 +28,8 @@ type EventRunOptions = {
   readonly secrets?: SecretStore;
   /** Handler errors and retry delays go here; the caller flushes it with the summary. */
   readonly metrics?: InvocationMetrics;
+  /** Runs each handler call at most once per idempotency key. @default none: every record runs the handler */
+  readonly idempotency?: IdempotencyGuard;
 };
 
 /**
@@ -78,6 +81,7 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
       hardStopAt: startedAt + options.budgetMs - marginMs / 2,
       random: options.random ?? Math.random,
       summary,
+      idempotency: options.idempotency,
     });
     if (result.failure === undefined) {
       await channel.close().catch(() => undefined);

@@ -1,13 +1,16 @@
 import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Config } from '../config/config.js';
 import { checkCrashLoop, crashLoopFailure } from '../engine/crash-loop.js';
-import { decideRetry, errorFacts } from '../retry/decide-retry.js';
+import { decideRetry, type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
+import { backoffDelayMs } from '../retry/backoff.js';
+import type { IdempotencyGuard } from '../idempotency/guard.js';
+import { guardRefusalOf, refusalFields, STORE_DOWN, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
 import { HandlerCutOffError } from '../errors.js';
 import { readRetryNo } from '../message/headers.js';
 import type { Handler } from '../message/message.js';
 import type { Outcome, Summary } from '../engine/summary.js';
 import type { EventRecord } from './decode-event.js';
-import { disposeOfEventFailure, type EventDispositionDeps, type EventFailure, requeueEventRecord } from './event-dispositions.js';
+import { deferEventRecord, disposeOfEventFailure, type EventDispositionDeps, type EventFailure, requeueEventRecord } from './event-dispositions.js';
 
 type SettleBatchOptions = {
   readonly records: readonly EventRecord[];
@@ -22,6 +25,8 @@ type SettleBatchOptions = {
   readonly random: () => number;
   /** Counted into as records settle. */
   readonly summary: Summary;
+  /** Runs each handler call at most once per idempotency key. @default none */
+  readonly idempotency?: IdempotencyGuard;
 };
 
 type SettleBatchResult = {
@@ -52,6 +57,8 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
   /** Records whose handler was called: past the hard stop they are attempts, not untried. */
   const started = new Set<EventRecord>();
   let crashLoopsParked = 0;
+  const guard = options.idempotency;
+  let storeFailuresInARow = 0;
 
   /** Claims the record and publishes what its outcome needs; a record already settled is left alone. */
   const settle = (record: EventRecord, work: () => Promise<Outcome>): Promise<void> | undefined => {
@@ -78,10 +85,28 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
       crashLoopsParked++;
       return settle(record, () => disposeOfEventFailure(deps, record, { retryNo: reading.retryNo, stack: undefined, ...crashLoopFailure(crashLoop, config.crashLoopLimit) }));
     }
+    const defer = (why: ErrorFacts) => settle(record, () => deferEventRecord(deps, record, reading.retryNo, backoffDelayMs(reading.retryNo + 1, config.policy, options.random), why));
+    // The store failed for the records before: the rest of the batch waits on the delay path untried.
+    if (storeFailuresInARow >= STORE_FAILURES_TO_STOP) return defer(STORE_DOWN);
     started.add(record);
+    const message = toBoomerangMessage(record.delivery, record.queue, reading.retryNo);
+    const context = { signal: abort.signal, functionName: config.functionName };
     try {
-      await options.handler(toBoomerangMessage(record.delivery, record.queue, reading.retryNo), { signal: abort.signal, functionName: config.functionName });
+      const outcome = guard === undefined ? await options.handler(message, context) : await guard.run(message, async () => { await options.handler(message, context); }, options.hardStopAt - Date.now());
+      if (outcome !== undefined) {
+        storeFailuresInARow = 0;
+        if (outcome === 'duplicate') return settle(record, async () => 'skippedDuplicates');
+        if (outcome === 'no-key') summary.withoutIdempotencyKey++;
+      }
     } catch (thrown) {
+      const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
+      if (refusal !== undefined) {
+        // Not an attempt: it comes back with the count it had, and another run (or the store, once back) decides.
+        deps.log.warn(refusal === 'in-progress' ? 'idempotency: another run holds the message\'s key; deferred' : 'idempotency: the store failed; message deferred', { messageId: record.delivery.properties.messageId, queue: record.queue, ...refusalFields(thrown) });
+        storeFailuresInARow = refusal === 'store-down' ? storeFailuresInARow + 1 : 0;
+        if (storeFailuresInARow === STORE_FAILURES_TO_STOP) deps.log.warn('idempotency: the store failed for several records in a row; the rest of the batch is deferred untried', { failuresInARow: storeFailuresInARow, ...refusalFields(thrown) });
+        return defer(errorFacts(thrown));
+      }
       // Cut off by the budget: an attempt all the same, or a record that always outlasts the budget would loop forever.
       const error = abort.signal.aborted ? HandlerCutOffError.of('aborted by the budget', thrown) : thrown;
       return settle(record, () => disposeOfEventFailure(deps, record, failedAttempt(record, reading.retryNo, error, thrown)));

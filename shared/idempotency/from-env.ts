@@ -31,10 +31,11 @@ function idempotencyFromEnv(env: Env): IdempotencyOptions | undefined {
   return options;
 }
 
-function parseStore(raw: string): IdempotencyStoreSpec {
+/** `name` is where `raw` was given, for the error. */
+function parseStore(raw: string, name = 'IDEMPOTENCY_STORE'): IdempotencyStoreSpec {
   if (/^rediss?:\/\//i.test(raw)) return { kind: 'redis', url: raw };
   if (raw.startsWith('dynamodb:')) return { kind: 'dynamodb', table: raw.slice('dynamodb:'.length) };
-  throw new ConfigError(`IDEMPOTENCY_STORE must be ${STORE_FORMS}; got ${JSON.stringify(redactUrl(raw))}`);
+  throw new ConfigError(`${name} must be ${STORE_FORMS}; got ${JSON.stringify(redactUrl(raw))}`);
 }
 
-export { idempotencyFromEnv };
+export { idempotencyFromEnv, parseStore, STORE_FORMS };

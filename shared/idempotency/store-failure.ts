@@ -1,4 +1,4 @@
-import { IdempotencyInProgressError, IdempotencyStoreError } from './errors.js';
+import { IdempotencyInProgressError, IdempotencyStoreError } from '../errors.js';
 
 /**
  * Powertools errors (by `name`) that mean another run holds the key: already in progress; the record

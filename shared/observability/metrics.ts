@@ -56,7 +56,8 @@ function emfDocuments(input: EmfInput): EmfDocument[] {
 }
 
 /**
- * The single values of the main document: the summary's counts, `handlerErrors` (all names),
+ * The single values of the main document: the summary's counts (`skippedDuplicates` among them),
+ * `withoutIdempotencyKey`, `handlerErrors` (all names),
  * `invocationErrors` (1 when the invocation threw), `breakerOpened` (0 or 1), `durationMs`, and
  * `parkedDepth` (the parking lot's depth at the end) when it was read.
  */
@@ -64,6 +65,7 @@ function invocationCounts(summary: Summary, errorsByName: ReadonlyMap<string, nu
   const handlerErrors = [...errorsByName.values()].reduce((sum, n) => sum + n, 0);
   const counts: Record<string, number> = { handlerErrors, invocationErrors: failedWith === undefined ? 0 : 1, breakerOpened: summary.breakerOpened ? 1 : 0 };
   for (const key of SUMMARY_COUNTS) counts[key] = summary[key];
+  counts.withoutIdempotencyKey = summary.withoutIdempotencyKey;
   counts.durationMs = summary.durationMs;
   // A gauge, not a count: written only when it was read, so a failed invocation never reports 0.
   if (summary.parkedDepth !== undefined) counts.parkedDepth = summary.parkedDepth;

@@ -3,6 +3,7 @@ import type { Env } from '../config/env.js';
 import { createEventFunction } from '../event/event-function.js';
 import { createPullFunction } from '../engine/pull-function.js';
 import { ConfigError } from '../errors.js';
+import { checkIdempotencyInCode } from '../idempotency/in-code.js';
 import type { Handler } from '../message/message.js';
 import { type DeployOptions, type Mode, type ResolvedDeploy, resolveDeploy } from './deploy-options.js';
 
@@ -45,7 +46,7 @@ const DEFINITION = Symbol.for('boomerang.queue-definition');
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 const QUEUE_KEYS: readonly string[] = [
-  'name', 'handler', 'workQueue', 'parkingQueue', 'delayMode', 'delayResolutionMs', 'queueType', 'retry', 'rules', 'ackOrder', 'batchSize', 'maxMessages', 'concurrency', 'deploy',
+  'name', 'handler', 'workQueue', 'parkingQueue', 'delayMode', 'delayResolutionMs', 'queueType', 'retry', 'rules', 'ackOrder', 'batchSize', 'maxMessages', 'concurrency', 'idempotency', 'deploy',
 ];
 
 /**
@@ -73,10 +74,12 @@ function defineQueue(options: QueueOptions) {
   if (typeof options.workQueue !== 'string' || options.workQueue.trim() === '') throw new ConfigError(`workQueue in ${source} is required: the queue this handler consumes`);
   const { name, handler, deploy: deployOptions, ...inCode } = options;
   const code: ConfigInCode = { ...inCode, source };
-  const deploy = resolveDeploy(deployOptions, source);
+  const idempotency = inCode.idempotency === undefined ? undefined : checkIdempotencyInCode(inCode.idempotency, source);
+  const deploy = resolveDeploy(deployOptions, source, idempotency?.stackTable ?? false);
   const load = (env: Env, mode: Mode = 'pull'): Config => loadConfig(env, `boomerang-${name}-${mode}`, code);
-  // Every option in code checked now, against an empty environment: the variables are read at the first invocation.
-  const checked = load({});
+  // Every option in code checked now, against an empty environment: the variables are read at the first
+  // invocation (idempotency was checked above: its store may be one only the deployed environment names).
+  const checked = loadConfig({}, `boomerang-${name}-pull`, { ...code, idempotency: undefined });
   const queue: QueueDefinition = Object.freeze({ name, workQueue: checked.workQueue, handler, options: Object.freeze({ ...options }), deploy, code, loadConfig: load, [DEFINITION]: true });
   return {
     queue,

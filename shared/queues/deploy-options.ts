@@ -84,6 +84,11 @@ type ResolvedDeploy = {
   readonly parkedDepthAlarm: number | undefined;
   /** Undefined: no retention function. */
   readonly retention: ResolvedRetention | undefined;
+  /**
+   * The stack creates a DynamoDB idempotency table for this queue, grants its functions the guard's
+   * item calls on it and sets their IDEMPOTENCY_STORE: `idempotency: { store: 'dynamodb' }` asks for it.
+   */
+  readonly idempotencyTable: boolean;
 };
 
 /** The defaults, in one place. */
@@ -111,7 +116,7 @@ const KEYS = {
  * `source`, e.g. "deploy.pull.rateMinutes in defineQueue('webhooks') must be ...".
  * @example resolveDeploy({ modes: ['event'] }, "defineQueue('orders')").event.batchSize // 100
  */
-function resolveDeploy(deploy: DeployOptions = {}, source: string): ResolvedDeploy {
+function resolveDeploy(deploy: DeployOptions = {}, source: string, idempotencyTable = false): ResolvedDeploy {
   const at = (path: string): string => `deploy.${path} in ${source}`;
   refuseUnknown(deploy, KEYS.deploy, 'deploy', source);
   refuseUnknown(deploy.pull ?? {}, KEYS.pull, 'deploy.pull', source);
@@ -133,6 +138,7 @@ function resolveDeploy(deploy: DeployOptions = {}, source: string): ResolvedDepl
   return Object.freeze({
     modes,
     virtualHost,
+    idempotencyTable,
     pull: {
       rateMinutes: int('pull.rateMinutes', p.rateMinutes, d.pull.rateMinutes, 1, 1440),
       reservedConcurrency: int('pull.reservedConcurrency', p.reservedConcurrency, d.pull.reservedConcurrency, 0, 1000),

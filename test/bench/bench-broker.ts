@@ -15,15 +15,16 @@ class BenchBroker {
 
   /**
    * Fills `queue` with `count` persistent messages of about `bytes` bytes of JSON each, confirmed
-   * (streamed, 1000 at a time), and returns once the broker holds them all.
+   * (streamed, 1000 at a time), and returns once the broker holds them all. Their ids are `<idPrefix>-<i>`
+   * (a run with idempotency on needs new ones each time, or every message is a duplicate).
    */
-  public async preload(queue: string, count: number, bytes = 1024, headers: Record<string, unknown> = {}): Promise<void> {
+  public async preload(queue: string, count: number, bytes = 1024, headers: Record<string, unknown> = {}, idPrefix = 'm'): Promise<void> {
     const channel = await this.connection.createConfirmChannel();
     const padding = 'x'.repeat(Math.max(0, bytes - 40));
     for (let start = 0; start < count; start += 1000) {
       for (let i = start; i < Math.min(count, start + 1000); i++) {
         const body = Buffer.from(JSON.stringify({ i, padding }).slice(0, bytes));
-        channel.sendToQueue(queue, body, { persistent: true, messageId: `m-${i}`, contentType: 'application/json', headers });
+        channel.sendToQueue(queue, body, { persistent: true, messageId: `${idPrefix}-${i}`, contentType: 'application/json', headers });
       }
       await channel.waitForConfirms();
     }

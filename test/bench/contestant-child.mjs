@@ -132,8 +132,8 @@ try {
   const cpuBefore = process.cpuUsage();
   const result = await contestants[run.who]();
   const cpu = process.cpuUsage(cpuBefore);
-  process.stdout.write(`${JSON.stringify({ ...result, cpuMicrosPerMessage: (cpu.user + cpu.system) / run.messages })}\n`);
+  // Then exit: a warm container's idempotency store client (idempotency section) stays open, as in Lambda.
+  process.stdout.write(`${JSON.stringify({ ...result, cpuMicrosPerMessage: (cpu.user + cpu.system) / run.messages })}\n`, () => process.exit());
 } catch (error) {
-  process.stderr.write(`${error.stack ?? error}\n`);
-  process.exitCode = 1;
+  process.stderr.write(`${error.stack ?? error}\n`, () => process.exit(1));
 }

@@ -78,6 +78,41 @@ function renderFaults(reports: readonly FaultReport[]): string {
     const column = (key: string) => figure(r[key]) ?? '-';
     lines.push(`| ${[r.scenario, r.at.slice(0, 16).replace('T', ' '), column('sent'), column('missing'), column('duplicates'), others.join('; ') || '-'].map(cell).join(' | ')} |`);
   }
+  const comparison = renderIdempotencyComparison(sorted);
+  return comparison === undefined ? lines.join('\n') : [...lines, '', comparison].join('\n');
+}
+
+/** A scenario run again with idempotency on reports as `<scenario>-idempotent`. */
+const IDEMPOTENT_SUFFIX = '-idempotent';
+
+/** How many faults a scenario injected: its kills or cuts, else one (a broker restart). */
+function faultsOf(r: FaultReport): number {
+  const count = typeof r.kills === 'number' ? r.kills : typeof r.cuts === 'number' ? r.cuts : 1;
+  return Math.max(1, count);
+}
+
+/**
+ * Duplicates per fault with idempotency off and on, for each scenario that ran both ways: the
+ * duplicates are handler runs that repeated an effect (the record file's second successes).
+ */
+function renderIdempotencyComparison(reports: readonly FaultReport[]): string | undefined {
+  const byName = new Map(reports.map((r) => [r.scenario, r]));
+  const pairs = reports.filter((r) => r.scenario.endsWith(IDEMPOTENT_SUFFIX)).flatMap((on) => {
+    const off = byName.get(on.scenario.slice(0, -IDEMPOTENT_SUFFIX.length));
+    return off === undefined ? [] : [{ off, on }];
+  });
+  if (pairs.length === 0) return undefined;
+  const perFault = (r: FaultReport): string => (typeof r.duplicates === 'number' ? (r.duplicates / faultsOf(r)).toFixed(2) : '-');
+  const lines = [
+    'Duplicate handler effects per fault, idempotency off and on (Redis store), each scenario run both ways in the same suite run:',
+    '',
+    '| fault | faults injected (off / on) | sent (off / on) | lost (off / on) | duplicates (off / on) | duplicates per fault (off / on) |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const { off, on } of pairs) {
+    const both = (key: string) => `${figure(off[key]) ?? '-'} / ${figure(on[key]) ?? '-'}`;
+    lines.push(`| ${[off.scenario, `${faultsOf(off)} / ${faultsOf(on)}`, both('sent'), both('missing'), both('duplicates'), `${perFault(off)} / ${perFault(on)}`].map(cell).join(' | ')} |`);
+  }
   return lines.join('\n');
 }
 

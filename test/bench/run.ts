@@ -15,9 +15,10 @@ import { memory } from './memory.js';
 import { machineInfo, markdownTable, type Row } from './report.js';
 import { RESULTS_DIR, benchResultsFile } from './results-files.js';
 import { serverlessCost } from './serverless.js';
+import { idempotencyPaths } from './idempotency-throughput.js';
 import { retryPath, successPath } from './throughput.js';
 
-const SECTIONS = ['success', 'retry', 'delay', 'serverless', 'memory'] as const;
+const SECTIONS = ['success', 'retry', 'idempotency', 'delay', 'serverless', 'memory'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const USAGE = `Usage: npm run bench [-- options]
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
   try {
     await timed('success', () => successPath(throughput));
     await timed('retry', () => retryPath(throughput));
+    await timed('idempotency', () => idempotencyPaths(throughput));
     await timed('delay', () => {
       progress(`  seed ${options.seed} (rerun with --seed ${options.seed})`);
       return delayAccuracy({ broker, messages: options.delayMessages, minMs: 1000, maxMs: options.delayMaxMs, seed: options.seed, progress });

@@ -75,10 +75,12 @@ type ChildRun = {
   readonly mode: 'success' | 'retry';
   readonly setup: Setup;
   readonly options: ThroughputOptions;
+  /** Goes over the setup's environment (the idempotency section's store). @default none */
+  readonly env?: Readonly<Record<string, string>>;
 };
 
 /** Runs one contestant in a fresh process (see contestant-child.mjs); resolves with its time in ms. */
-function runContestant({ who, mode, setup, options }: ChildRun): Promise<Timing> {
+function runContestant({ who, mode, setup, options, env }: ChildRun): Promise<Timing> {
   // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
   const bundled = existsSync(LIBRARY_BUNDLE);
   const args = {
@@ -89,7 +91,7 @@ function runContestant({ who, mode, setup, options }: ChildRun): Promise<Timing>
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...node, join(REPO_ROOT, 'test/bench/contestant-child.mjs'), JSON.stringify(args)], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...setup.env },
+      env: { ...process.env, ...setup.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -103,14 +105,17 @@ function runContestant({ who, mode, setup, options }: ChildRun): Promise<Timing>
   });
 }
 
-async function contest(options: ThroughputOptions, queue: string, contestants: readonly Contestant[], afterEach: () => Promise<void>): Promise<ContestResult> {
+/** `freshIds`: each preload gets message ids never used before (runs with idempotency on would skip the old ones). */
+async function contest(options: ThroughputOptions, queue: string, contestants: readonly Contestant[], afterEach: () => Promise<void>, freshIds = false): Promise<ContestResult> {
   const rates = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
+  // New for each bench run too: the store keeps the keys of an earlier run for its window.
+  const run = randomUUID().slice(0, 8);
   const cpu = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
   for (let round = 0; round < options.rounds; round++) {
     // Rotate the order each round, so no contestant always runs first (or last) on a warm broker.
     const order = contestants.map((_, i) => contestants[(i + round) % contestants.length] as Contestant);
     for (const contestant of order) {
-      await options.broker.preload(queue, options.messages);
+      await options.broker.preload(queue, options.messages, 1024, {}, freshIds ? `${run}-r${round}-${contestant.name.replace(/\W+/g, '-')}` : 'm');
       const { ms, cpuMicrosPerMessage } = await contestant.run();
       const left = await options.broker.count(queue);
       if (left !== 0) throw new Error(`${contestant.name} left ${left} messages in ${queue}`);
@@ -222,5 +227,5 @@ function rateAndCpu(result: ContestResult, name: string): string {
   return `${fmt(r?.medianPerSecond ?? 0)} (client CPU ${fmt(r?.medianCpuMicrosPerMessage ?? 0)} µs/msg)`;
 }
 
-export { retryPath, successPath };
-export type { ContestResult, ThroughputOptions };
+export { contest, ratioOf, rateAndCpu, retryPath, runContestant, setUp, successPath };
+export type { Contestant, ContestResult, Setup, ThroughputOptions };

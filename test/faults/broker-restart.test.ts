@@ -1,9 +1,10 @@
 import { statSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
 import { spawnInvoke } from '../helpers/invoke-child.js';
+import { FAULT_IDEMPOTENCY_ENV } from '../helpers/idempotency-stores.js';
 import { describeAccount } from '../helpers/message-account.js';
 import { PrivateRabbit } from '../helpers/private-rabbit.js';
 import { seedFromEnv } from '../helpers/seeded-random.js';
@@ -26,20 +27,27 @@ describe('RabbitMQ restarted in the middle of an invocation', () => {
     await node.start();
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await scenario?.cleanup().catch(() => undefined);
+    scenario = undefined;
+  });
+
+  afterAll(async () => {
     await node.stop();
     await node.wipe();
   });
 
-  it('ends the invocation with a clear error, loses nothing, and the next invocation carries on', async () => {
+  it.each([
+    { idempotency: false, title: '' },
+    { idempotency: true, title: ' (idempotency on, Redis)' },
+  ])('ends the invocation with a clear error, loses nothing, and the next invocation carries on$title', async ({ idempotency }) => {
     // Prepare
     console.log(`[fault] broker-restart on ${node.name}@localhost, seed ${SEED} (rerun with FAULT_SEED=${SEED})`);
     scenario = await FaultScenario.prepare({
       url: node.url,
       label: 'restart',
       messages: 3000,
-      env: { MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '50', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '400', BACKOFF_JITTER: '0', IDLE_TIMEOUT_MS: '2000', CONNECT_TIMEOUT_MS: '2000' },
+      env: { MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '50', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '400', BACKOFF_JITTER: '0', IDLE_TIMEOUT_MS: '2000', CONNECT_TIMEOUT_MS: '2000', ...(idempotency ? FAULT_IDEMPOTENCY_ENV : {}) },
     });
     const s = scenario;
     const childEnv = { ...s.env, FAULT_RECORD_FILE: s.recordFile, FAULT_FAIL_PERCENT: '70', FAULT_SEED: String(SEED), FAULT_WORK_MS: '3', LOG_LEVEL: 'warn' };
@@ -63,8 +71,8 @@ describe('RabbitMQ restarted in the middle of an invocation', () => {
     const account = await s.account();
 
     // Assess
-    reportFault('broker-restart', {
-      seed: SEED, downForMs, restartMs, noticedAfterMs, sent: account.sent, handled: account.handled, parked: account.parked, missing: account.missing.length,
+    reportFault(idempotency ? 'broker-restart-idempotent' : 'broker-restart', {
+      idempotency: idempotency ? 'redis' : 'off', seed: SEED, downForMs, restartMs, noticedAfterMs, sent: account.sent, handled: account.handled, parked: account.parked, missing: account.missing.length,
       duplicates: account.duplicates, interruptedSummary: duringResult.summary, interruptedError: lastLine(duringResult.stderr),
       whileDownError: lastLine(whileDown.stderr), nextSummary: after.summary,
     });

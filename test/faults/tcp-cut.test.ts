@@ -7,6 +7,7 @@ import { AMQP_URL, sleep } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
 import { createFlakyRecorder } from '../helpers/flaky-recorder.js';
+import { FAULT_IDEMPOTENCY_ENV } from '../helpers/idempotency-stores.js';
 import { describeAccount } from '../helpers/message-account.js';
 import { seededRandom, seedFromEnv } from '../helpers/seeded-random.js';
 import { useProxyToBroker } from '../helpers/tcp-proxy.js';
@@ -28,7 +29,10 @@ describe('a TCP connection cut mid-batch', () => {
     scenario = undefined;
   });
 
-  it('loses nothing, and every cut invocation ends with a connection error', async () => {
+  it.each([
+    { idempotency: false, title: '' },
+    { idempotency: true, title: ' (idempotency on, Redis)' },
+  ])('loses nothing, and every cut invocation ends with a connection error$title', async ({ idempotency }) => {
     // Prepare
     console.log(`[fault] tcp-cut seed ${SEED} (rerun with FAULT_SEED=${SEED})`);
     const random = seededRandom(SEED);
@@ -36,7 +40,7 @@ describe('a TCP connection cut mid-batch', () => {
       url: proxy().url(AMQP_URL),
       label: 'cut',
       messages: 2000,
-      env: { MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '20', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '160', BACKOFF_JITTER: '0', IDLE_TIMEOUT_MS: '1000' },
+      env: { MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '20', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '160', BACKOFF_JITTER: '0', IDLE_TIMEOUT_MS: '1000', ...(idempotency ? FAULT_IDEMPOTENCY_ENV : {}) },
     });
     const s = scenario;
     const handler = createFlakyRecorder({ recordFile: s.recordFile, failPercent: 70, seed: String(SEED), workMs: 1 });
@@ -50,7 +54,7 @@ describe('a TCP connection cut mid-batch', () => {
       if ((await s.inFlight()) < 200 && s.ids.length < 10_000) await s.publish(1000);
       const before = fileSize(s.recordFile);
       let cutAt = 0;
-      const invocation = runPull({ config: s.config, handler, budgetMs: 30_000, log: silentLogger }).then(
+      const invocation = runPull({ config: s.config, handler, budgetMs: 30_000, log: silentLogger, idempotency: s.idempotency }).then(
         (summary) => `completed (${summary.stoppedBecause})`,
         (error: Error) => {
           if (cutAt > 0) secondsToNotice.push((Date.now() - cutAt) / 1000);
@@ -74,8 +78,8 @@ describe('a TCP connection cut mid-batch', () => {
 
     // Assess
     const aborted = endedWith.filter((e) => e.startsWith('PullAbortedError'));
-    reportFault('tcp-cut', {
-      seed: SEED, cuts, invocations: endedWith.length, abortedWithError: aborted.length, sent: account.sent, handled: account.handled,
+    reportFault(idempotency ? 'tcp-cut-idempotent' : 'tcp-cut', {
+      idempotency: idempotency ? 'redis' : 'off', seed: SEED, cuts, invocations: endedWith.length, abortedWithError: aborted.length, sent: account.sent, handled: account.handled,
       parked: account.parked, missing: account.missing.length, duplicates: account.duplicates, handledTwiceSameCopy: account.handledTwiceSameCopy,
       maxSecondsToNotice: Math.max(0, ...secondsToNotice), exampleError: aborted[0],
     });
@@ -88,7 +92,7 @@ describe('a TCP connection cut mid-batch', () => {
     expect(account.missing).toEqual([]);
     expect(account.strangers).toEqual([]);
     expect(account.stillQueued).toBe(0);
-    expect(account.duplicates).toBeLessThanOrEqual(cuts * s.config.batchSize);
+    expect(account.duplicates).toBeLessThanOrEqual(idempotency ? cuts * s.config.concurrency : cuts * s.config.batchSize);
   });
 });
 

@@ -5,6 +5,7 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Option
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { runPull } from '../../shared/engine/pull.js';
+import { createIdempotencyGuard, type IdempotencyGuard } from '../../shared/idempotency/guard.js';
 import type { Summary } from '../../shared/engine/summary.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
@@ -18,6 +19,8 @@ import { accountFor, drainQueue, keyOf, readRecords, type Account } from './mess
  * record file the handlers append to, and the final accounting of where every message ended.
  */
 class FaultScenario {
+  private guard: IdempotencyGuard | undefined;
+
   private constructor(
     public readonly config: Config,
     public readonly env: Readonly<Record<string, string>>,
@@ -42,6 +45,16 @@ class FaultScenario {
     });
     await scenario.publish(options.messages);
     return scenario;
+  }
+
+  /**
+   * The in-process invocations' guard when the scenario runs with idempotency on (IDEMPOTENCY_STORE in
+   * its env): one per scenario, like one warm container. The child invocations make their own.
+   */
+  public get idempotency(): IdempotencyGuard | undefined {
+    if (this.config.idempotency === undefined) return undefined;
+    this.guard ??= createIdempotencyGuard(this.config.idempotency, { logger: silentLogger });
+    return this.guard;
   }
 
   /** Delay queues of the plan (tiers or exact levels). */
@@ -98,7 +111,7 @@ class FaultScenario {
     let quietSince: number | undefined;
     while (Date.now() < deadline) {
       try {
-        summaries.push(await runPull({ config: this.config, handler, budgetMs: options.budgetMs ?? 5000, log: silentLogger }));
+        summaries.push(await runPull({ config: this.config, handler, budgetMs: options.budgetMs ?? 5000, log: silentLogger, idempotency: this.idempotency }));
         const left = await this.inFlight();
         if (left > 0) quietSince = undefined;
         else quietSince ??= Date.now();
@@ -129,6 +142,8 @@ class FaultScenario {
 
   /** Deletes the scenario's queues and exchanges and its record file. */
   public async cleanup(url = this.config.amqpUrls[0] as string): Promise<void> {
+    // Its keys in the store expire on their own (IDEMPOTENCY_TTL_SECONDS): each scenario's ids are its own.
+    await this.guard?.close().catch(() => undefined);
     await withChannel(url, async (connection) => {
       for (const queue of this.plan.queues) await quietly(connection, (ch) => ch.deleteQueue(queue.name));
       for (const exchange of this.plan.exchanges) await quietly(connection, (ch) => ch.deleteExchange(exchange.name));

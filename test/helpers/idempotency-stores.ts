@@ -208,5 +208,11 @@ function useIdempotencyStore(kind: StoreKind, logger: Logger): {
   };
 }
 
-export { countedWork, dynamoDbKind, message, REMAINING_MS, redisKind, silentServer, useIdempotencyStore };
+/**
+ * A fault scenario's environment with idempotency on, on the local Redis: its keys expire after 10
+ * minutes (each scenario's message ids are its own, so none is shared with another run).
+ */
+const FAULT_IDEMPOTENCY_ENV: Readonly<Record<string, string>> = { IDEMPOTENCY_STORE: REDIS_URL, IDEMPOTENCY_TTL_SECONDS: '600' };
+
+export { countedWork, dynamoDbKind, FAULT_IDEMPOTENCY_ENV, message, REDIS_URL, REMAINING_MS, redisKind, silentServer, useIdempotencyStore };
 export type { StoreFixture, StoreKind };

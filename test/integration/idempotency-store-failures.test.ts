@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyStoreError } from '../../shared/idempotency/errors.js';
+import { IdempotencyStoreError } from '../../shared/errors.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { countedWork, dynamoDbKind, message, REMAINING_MS, redisKind, silentServer, useIdempotencyStore } from '../helpers/idempotency-stores.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';

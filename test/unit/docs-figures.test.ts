@@ -79,6 +79,29 @@ describe('renderFaults', () => {
     expect(text).toContain('on **RabbitMQ 4.3.6**, runs of 2026-11-24 to 2026-11-25: AMD EPYC');
     expect(text).toContain('| broker-restart | 2026-11-24 09:00 | 3000 | 0 | 26 | duplicatesPerKill 0.33; exitCodes [0, 1] |');
     expect(text).toContain('| tcp-cut | 2026-11-25 10:00 | 5000 | 0 | 293 | cuts 15 |');
+    expect(text).not.toContain('idempotency off and on');
+  });
+
+  it('puts each scenario run with idempotency on next to its run with it off, duplicates per kill, cut or restart', () => {
+    // Prepare
+    const at = '2026-11-24T01:00:00.000Z';
+    const reports = [
+      { scenario: 'sigkill-publish-then-ack-batch-1', at, sent: 600, missing: 0, duplicates: 8, kills: 25 },
+      { scenario: 'sigkill-publish-then-ack-batch-1-idempotent', at, sent: 600, missing: 0, duplicates: 1, kills: 25, idempotency: 'redis' },
+      { scenario: 'tcp-cut', at, sent: 2000, missing: 0, duplicates: 456, cuts: 15 },
+      { scenario: 'tcp-cut-idempotent', at, sent: 2000, missing: 0, duplicates: 0, cuts: 15, idempotency: 'redis' },
+      { scenario: 'broker-restart-idempotent', at, sent: 3000, missing: 0, duplicates: 2 },
+      { scenario: 'broker-restart', at, sent: 3000, missing: 0, duplicates: 15 },
+      { scenario: 'crash-loop-idempotent', at, sent: 1, missing: 0, duplicates: 0 },
+    ];
+    // Act
+    const text = renderFaults(reports);
+    // Assess
+    expect(text).toContain('| sigkill-publish-then-ack-batch-1 | 25 / 25 | 600 / 600 | 0 / 0 | 8 / 1 | 0.32 / 0.04 |');
+    expect(text).toContain('| tcp-cut | 15 / 15 | 2000 / 2000 | 0 / 0 | 456 / 0 | 30.40 / 0.00 |');
+    expect(text).toContain('| broker-restart | 1 / 1 | 3000 / 3000 | 0 / 0 | 15 / 2 | 15.00 / 2.00 |');
+    // A run with idempotency on and none off has no row to stand next to.
+    expect(text.split('idempotency off and on')[1]).not.toContain('crash-loop');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdempotencyInProgressError, IdempotencyStoreError } from '../../shared/idempotency/errors.js';
+import { IdempotencyInProgressError, IdempotencyStoreError } from '../../shared/errors.js';
 import { classifyGuardFailure } from '../../shared/idempotency/store-failure.js';
 
 describe('classifyGuardFailure', () => {

@@ -18,6 +18,31 @@ function recordingMetrics() {
 const context = (requestId: string) => ({ awsRequestId: requestId, getRemainingTimeInMillis: () => 5000 });
 
 describe('createLambdaFunction', () => {
+  it('makes one idempotency guard per container when the config asks for one, again only after making it failed', async () => {
+    // Prepare
+    const withGuard: Config = loadConfig({ WORK_QUEUE: 'orders', IDEMPOTENCY_STORE: 'redis://cache:6379' }, 'boomerang');
+    const made: string[] = [];
+    const seen: unknown[] = [];
+    const fakeGuard = { run: async () => 'ran' as const, close: async () => undefined };
+    const invoke = createLambdaFunction(
+      { config: withGuard, log: recordingLogger('error').log, idempotencyGuard: (options) => {
+        made.push(options.store.kind);
+        if (made.length === 1) throw new ConfigError('POWERTOOLS_IDEMPOTENCY_DISABLED is set');
+        return fakeGuard;
+      } },
+      { defaultName: 'boomerang', loadConfig: () => withGuard, run: async ({ idempotency }) => { seen.push(idempotency); return emptySummary(); } },
+    );
+    const off = createLambdaFunction({ config: CONFIG, log: recordingLogger('error').log, idempotencyGuard: () => { throw new Error('never made'); } }, { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async ({ idempotency }) => { seen.push(idempotency); return emptySummary(); } });
+    // Act
+    await expect(invoke({}, context('r-1'))).rejects.toThrow('POWERTOOLS_IDEMPOTENCY_DISABLED');
+    await invoke({}, context('r-2'));
+    await invoke({}, context('r-3'));
+    await off({}, context('r-4'));
+    // Assess
+    expect(made).toEqual(['redis', 'redis']);
+    expect(seen).toEqual([fakeGuard, fakeGuard, undefined]);
+  });
+
   it('reads the config again at the next invocation after a bad one, then keeps it', async () => {
     // Prepare
     let loads = 0;

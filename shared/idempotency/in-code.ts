@@ -1,0 +1,99 @@
+import { type Env, envInt } from '../config/env.js';
+import { ConfigError } from '../errors.js';
+import { idempotencyFromEnv, parseStore, STORE_FORMS } from './from-env.js';
+import { DEFAULT_IDEMPOTENCY, type IdempotencyOptions, type IdempotencyStoreSpec, MAX_TTL_SECONDS, type ResolvedIdempotencyOptions, resolveIdempotencyOptions } from './options.js';
+
+/**
+ * Idempotency as a declared queue asks for it (`idempotency` in `defineQueue`). `true` is `{}`: every
+ * field then comes from the environment. A field given here wins over its variable.
+ */
+type IdempotencyInCode = true | {
+  /**
+   * `'redis://host:6379'`, `'rediss://…'`, `'dynamodb:<table>'`, a store spec, or `'dynamodb'`: a table
+   * the stack creates for this queue (its name reaches the functions as IDEMPOTENCY_STORE).
+   * @default IDEMPOTENCY_STORE
+   */
+  readonly store?: string | IdempotencyStoreSpec;
+  /** @default IDEMPOTENCY_TTL_SECONDS, else 3600 */
+  readonly ttlSeconds?: number;
+  /** @default the AMQP messageId */
+  readonly key?: IdempotencyOptions['key'];
+  /** @default 'boomerang' */
+  readonly keyPrefix?: string;
+};
+
+/** The code's part, checked: a store given (`undefined`: from IDEMPOTENCY_STORE) and the fields given. */
+type CheckedInCode = {
+  readonly store: IdempotencyStoreSpec | undefined;
+  /** `store: 'dynamodb'`: the stack creates the table, and IDEMPOTENCY_STORE must name a DynamoDB table. */
+  readonly stackTable: boolean;
+  readonly fields: Omit<IdempotencyOptions, 'store'>;
+};
+
+const KEYS = ['store', 'ttlSeconds', 'key', 'keyPrefix'];
+
+/**
+ * Checks the code's idempotency option without the environment (a typo fails at import).
+ * @example checkIdempotencyInCode({ store: 'dynamodb', ttlSeconds: 86_400 }, "defineQueue('orders')").stackTable // true
+ */
+function checkIdempotencyInCode(given: IdempotencyInCode, source: string): CheckedInCode {
+  const at = `idempotency in ${source}`;
+  if (given !== true && (typeof given !== 'object' || given === null)) throw new ConfigError(`${at} must be true or { store?, ttlSeconds?, key?, keyPrefix? }; got ${JSON.stringify(given)}`);
+  const options = given === true ? {} : given;
+  const unknown = Object.keys(options).find((key) => !KEYS.includes(key));
+  if (unknown !== undefined) throw new ConfigError(`Unknown option ${unknown} in ${at}; expected one of ${KEYS.join(', ')}`);
+  const stackTable = options.store === 'dynamodb';
+  const store = options.store === undefined || stackTable ? undefined : storeOf(options.store, at);
+  const fields = { ttlSeconds: options.ttlSeconds, key: options.key, keyPrefix: options.keyPrefix };
+  // Checked with a stand-in store: the real one may only be known at the first invocation.
+  withSource(at, () => resolveIdempotencyOptions({ ...fields, store: store ?? { kind: 'redis', url: 'redis://check' } }));
+  return { store, stackTable, fields };
+}
+
+/**
+ * The idempotency a function runs with: the code's option first, IDEMPOTENCY_STORE and
+ * IDEMPOTENCY_TTL_SECONDS as the fallback; undefined (off) when neither asks for it. Errors name their source.
+ * @example resolveIdempotencyConfig({ IDEMPOTENCY_STORE: 'redis://cache:6379' }, undefined, 'code')?.store // { kind: 'redis', url: 'redis://cache:6379' }
+ */
+function resolveIdempotencyConfig(env: Env, given: IdempotencyInCode | undefined, source: string): ResolvedIdempotencyOptions | undefined {
+  if (given === undefined) {
+    const fromEnv = idempotencyFromEnv(env);
+    return fromEnv === undefined ? undefined : resolveIdempotencyOptions(fromEnv);
+  }
+  const checked = checkIdempotencyInCode(given, source);
+  const at = `idempotency in ${source}`;
+  const store = checked.store ?? storeFromEnv(env, at, checked.stackTable);
+  const ttlSeconds = checked.fields.ttlSeconds ?? envInt(env, 'IDEMPOTENCY_TTL_SECONDS', DEFAULT_IDEMPOTENCY.ttlSeconds, 1, MAX_TTL_SECONDS);
+  return withSource(at, () => resolveIdempotencyOptions({ ...checked.fields, ttlSeconds, store }));
+}
+
+function storeFromEnv(env: Env, at: string, stackTable: boolean): IdempotencyStoreSpec {
+  const raw = env.IDEMPOTENCY_STORE?.trim();
+  if (raw === undefined || raw === '') {
+    throw new ConfigError(stackTable
+      ? `${at} asks for the stack's DynamoDB table, but IDEMPOTENCY_STORE is unset: the stack sets it when it deploys the function; elsewhere set IDEMPOTENCY_STORE=dynamodb:<table>`
+      : `${at} takes its store from IDEMPOTENCY_STORE, which is unset: set it to ${STORE_FORMS}, or give idempotency.store`);
+  }
+  const store = parseStore(raw);
+  if (stackTable && store.kind !== 'dynamodb') throw new ConfigError(`${at} asks for a DynamoDB table (store: 'dynamodb'), but IDEMPOTENCY_STORE is a Redis URL: set it to dynamodb:<table>, or give the Redis URL as idempotency.store`);
+  return store;
+}
+
+function storeOf(store: string | IdempotencyStoreSpec, at: string): IdempotencyStoreSpec {
+  if (typeof store === 'string') return parseStore(store, `store of ${at}`);
+  if (typeof store !== 'object' || store === null) throw new ConfigError(`store of ${at} must be ${STORE_FORMS}, 'dynamodb' or { kind, ... }; got ${JSON.stringify(store)}`);
+  return store;
+}
+
+/** Runs `check`, naming `at` in the ConfigError it throws (the options' own errors name only the field). */
+function withSource<T>(at: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof ConfigError) || error.message.includes(at)) throw error;
+    throw new ConfigError(`${at}: ${error.message}`, { cause: error });
+  }
+}
+
+export { checkIdempotencyInCode, resolveIdempotencyConfig };
+export type { IdempotencyInCode };

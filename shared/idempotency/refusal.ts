@@ -1,0 +1,40 @@
+/**
+ * How the engine tells the guard's own refusals from a handler's failure: neither runs the handler,
+ * so neither is an attempt, nor a reason to open the circuit breaker or to park.
+ */
+
+import type { ErrorFacts } from '../retry/decide-retry.js';
+
+/** `in-progress`: another run holds the key; `store-down`: the store failed (the guard cannot tell a duplicate). */
+type GuardRefusal = 'in-progress' | 'store-down';
+
+/**
+ * Store failures in a row after which an invocation stops taking messages (pull) or stops asking the
+ * store (event: the rest of the batch is deferred untried): a store that is down for one message is
+ * down for the next, and each message would only wait for the store's timeout to be deferred anyway.
+ */
+const STORE_FAILURES_TO_STOP = 3;
+
+/** What a message deferred untried after the store failed in a row "failed" with (its copy's record, should it ever be parked). */
+const STORE_DOWN: ErrorFacts = { name: 'IdempotencyStoreError', message: 'not tried: the idempotency store failed for several messages in a row in this invocation', retryable: true, retryAfterMs: undefined };
+
+/**
+ * The refusal `thrown` is, by `name` (a bundle may hold a second copy of the error classes), or undefined
+ * for any other error, which is the handler's own.
+ * @example guardRefusalOf(new IdempotencyStoreError('redis://cache:6379', cause)) // 'store-down'
+ */
+function guardRefusalOf(thrown: unknown): GuardRefusal | undefined {
+  const name = (thrown as { name?: unknown } | null | undefined)?.name;
+  if (name === 'IdempotencyInProgressError') return 'in-progress';
+  if (name === 'IdempotencyStoreError') return 'store-down';
+  return undefined;
+}
+
+/** What a deferred message's warning carries: the key held, or the store (its password redacted) and why it failed. */
+function refusalFields(thrown: unknown): Record<string, unknown> {
+  const { key, store, message } = thrown as { key?: string; store?: string; message?: string };
+  return { ...(key === undefined ? {} : { key }), ...(store === undefined ? {} : { store }), reason: message };
+}
+
+export { guardRefusalOf, refusalFields, STORE_DOWN, STORE_FAILURES_TO_STOP };
+export type { GuardRefusal };
