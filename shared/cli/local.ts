@@ -94,7 +94,7 @@ async function main(): Promise<number> {
       for (const q of delayQueues) waiting += (await admin.checkQueue(q)).messageCount;
       const parked = (await admin.checkQueue(config.parkingQueue)).messageCount;
       status.update(`invocation ${invocations}: delivered ${totals.acked}/${messages} · waiting in delay ${waiting} · in work queue ${inWork} · parked ${parked}`);
-      if (inWork === 0 && waiting === 0 && totals.acked + totals.parked >= messages) break;
+      if (inWork === 0 && waiting === 0 && totals.acked + totals.skippedDuplicates + totals.parked >= messages) break;
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
     status.done();
@@ -106,8 +106,9 @@ async function main(): Promise<number> {
       ['parked', totals.parked, `in ${config.parkingQueue}, with the error in its headers`],
       ['retries', totals.retried, 'copies sent through the delay queues'],
       ['requeued', totals.requeued, 'handed back untried (end of a budget)'],
-      ['deferred', totals.deferred, 'sent to the delay path untried (circuit breaker open)'],
-      ['lost', messages - totals.acked - totals.parked, 'published but neither delivered nor parked'],
+      ['deferred', totals.deferred, 'sent to the delay path untried (breaker open, or an idempotency key busy or its store down)'],
+      ['skipped', totals.skippedDuplicates, 'acked untried: its idempotency key had completed (IDEMPOTENCY_STORE)'],
+      ['lost', messages - totals.acked - totals.skippedDuplicates - totals.parked, 'published but neither delivered, skipped nor parked'],
       ['invocations', invocations, `one every ${intervalMs} ms`],
       ['provider requests', stats.requests, stats.distinctIdsSucceeded > 0 ? `${stats.distinctIdsSucceeded} distinct orders got a 2xx` : ''],
     ];
