@@ -45,8 +45,13 @@ async function groupRows(): Promise<[string, number][]> {
 }
 
 /** Waits for the newest job panel to end and returns its text. */
-async function jobEnds(): Promise<string> {
-  const job = page.locator('.job').first();
+/**
+ * Waits for the job of this kind (`replay`, `purge`, `edit-replay`) to end, and returns its text. Found by
+ * its kind, not its place: the list shows the newest first, and a new job may appear above an old,
+ * finished one between the wait and the read.
+ */
+async function jobEnds(kind: 'replay' | 'purge' | 'edit-replay'): Promise<string> {
+  const job = page.locator('.job', { hasText: new RegExp(`^${kind} `) }).first();
   await job.locator('.state', { hasText: /^(done|failed)$/ }).waitFor({ timeout: 60_000 });
   return job.innerText();
 }
@@ -76,7 +81,7 @@ describe('console in Chromium', () => {
   it('replays one group: it drains from the parking lot and its messages reach the work queue', async () => {
     await page.locator('tr', { hasText: 'PartnerDown' }).getByRole('button', { name: 'Replay' }).click();
     await page.getByRole('button', { name: 'Replay 4' }).click();
-    expect(await jobEnds()).toContain('done');
+    expect(await jobEnds('replay')).toContain('done');
     await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['ValidationError', 3], ['TimeoutError', 2]]);
     // The pull function runs on the work queue with a handler that succeeds now (the partner is back).
     const handled: { id: unknown; retryNo: number }[] = [];
@@ -91,7 +96,7 @@ describe('console in Chromium', () => {
     const dialog = page.getByRole('alertdialog');
     expect(await dialog.innerText()).toContain('Delete 3 parked message(s) of ValidationError');
     await dialog.getByRole('button', { name: 'Delete 3' }).click();
-    expect(await jobEnds()).toContain('done');
+    expect(await jobEnds('purge')).toContain('done');
     await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['TimeoutError', 2]]);
     expect(await broker.messageCount(parked)).toBe(2);
   });
@@ -105,7 +110,7 @@ describe('console in Chromium', () => {
     await page.getByRole('button', { name: 'Edit and replay' }).click();
     await page.getByLabel('Body').fill('{"kind":"TimeoutError","i":0,"timeoutMs":10000}');
     await page.getByRole('button', { name: 'Replay edited message' }).click();
-    expect(await jobEnds()).toContain('done');
+    expect(await jobEnds('edit-replay')).toContain('done');
     const [message] = await broker.drain(work, 1);
     const originalHash = createHash('sha256').update(JSON.stringify({ kind: 'TimeoutError', i: 0 })).digest('hex');
     expect(message?.content.toString()).toBe('{"kind":"TimeoutError","i":0,"timeoutMs":10000}');

@@ -29,13 +29,23 @@ function brokerUnderTest(): string {
 }
 
 /**
+ * Where a run's figures go. The committed folder the docs are generated from only when asked
+ * (`RECORD_FIGURES=1`): a CI run that wrote there would leave the committed docs' tables stale, and
+ * the docs check that runs after it would fail. Otherwise bench-results/latest/ (not committed).
+ */
+function resultsRoot(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.RECORD_FIGURES === '1' ? undefined : join(REPO_ROOT, 'bench-results', 'latest');
+}
+
+/**
  * Prints a scenario's figures and writes them, with the broker version, to
- * bench-results/faults/rabbitmq-<x.y.z>/<name>.json, which `npm run docs:figures` turns into docs/proof.md's tables.
+ * bench-results/faults/rabbitmq-<x.y.z>/<name>.json with `RECORD_FIGURES=1` (which
+ * `npm run docs:figures` turns into docs/proof.md's tables), else under bench-results/latest/.
  */
 function reportFault(name: string, figures: Record<string, unknown>): void {
   const rabbitmq = brokerUnderTest();
   const entry = { scenario: name, at: new Date().toISOString(), rabbitmq, machine: machineInfo(rabbitmq), ...figures };
-  const dir = faultResultsDir(rabbitmq);
+  const dir = faultResultsDir(rabbitmq, resultsRoot());
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(entry, null, 2)}\n`);
   console.log(`[fault] ${name}: ${JSON.stringify(figures)}`);
