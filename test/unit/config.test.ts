@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import type { Env } from '../../shared/config/env.js';
-import { ConfigError } from '../../shared/errors.js';
+import type { ConfigError } from '../../shared/errors.js';
+import { configErrorOf } from '../helpers/config-error.js';
 
 /** The error `loadConfig` throws for `env`; fails the test when it does not throw. */
 function configError(env: Env): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+  return configErrorOf(() => loadConfig(env), `loadConfig accepted ${JSON.stringify(env)}`);
 }
 
 const RULES = JSON.stringify([

@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../shared/errors.js';
 import { defineQueue, isQueueDefinition, type QueueOptions } from '../../shared/queues/define-queue.js';
+import { configErrorOf as configError } from '../helpers/config-error.js';
 
 const handler = async (): Promise<void> => undefined;
 const BASE: QueueOptions = { name: 'orders', handler, workQueue: 'orders' };
-
-/** The ConfigError `act` throws; fails the test when it does not throw one. */
-function configError(act: () => unknown): ConfigError {
-  try {
-    act();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('defineQueue', () => {
   it('returns a definition and the two Lambda handlers', () => {

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Env } from '../../shared/config/env.js';
-import { ConfigError } from '../../shared/errors.js';
 import { idempotencyFromEnv } from '../../shared/idempotency/from-env.js';
 import { describeStore, type IdempotencyOptions, resolveIdempotencyOptions } from '../../shared/idempotency/options.js';
 import { toBoomerangMessage } from '../../shared/message/boomerang-message.js';
+import { configErrorOf as configError } from '../helpers/config-error.js';
 import { fakeDelivery } from '../helpers/fakes.js';
-
-/** The ConfigError `act` throws; fails the test when it does not throw. */
-function configError(act: () => unknown): ConfigError {
-  try {
-    act();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error('expected a ConfigError, nothing was thrown');
-}
 
 describe('idempotencyFromEnv', () => {
   it.each<[string, Env, IdempotencyOptions | undefined]>([
