@@ -4,7 +4,7 @@
  * queues) sends every retry copy back unroutable: the original is requeued, the invocation stops with
  * `publish-failed`, and the next one does the same, forever and quietly.
  */
-import type { ChannelModel } from 'amqplib';
+import type { Channel, ChannelModel } from 'amqplib';
 import { TopologyDriftError } from '../errors.js';
 import { exactLevelCount } from './exact-names.js';
 import { createDelayRouter } from './plan.js';
@@ -41,18 +41,22 @@ function levelDelaysMs(options: TopologyOptions): number[] {
 }
 
 /**
- * Passively checks (creates nothing) each destination of `options`, all at once, each on a channel of
- * its own: a 404 closes the channel it happens on, and one channel answers one check at a time, so
- * this costs about three round trips (open, check, close) however many delay queues the config has.
- * It runs once per container before the first message is taken, so it is part of every cold start.
- * The connection is never at risk. Throws `TopologyDriftError` naming what is missing.
+ * Passively checks (creates nothing) each destination of `options`. All checks go down one channel
+ * at once: when everything exists (every run but a drifted one) that costs one channel and the round
+ * trips of the checks, which on a cold start is less work than a channel per destination. A 404 closes
+ * that channel; only then is each destination checked again on a channel of its own, so that the
+ * error names everything that is missing, not just the first. It runs once per container before the
+ * first message is taken, so it is part of every cold start. The connection is never at risk.
+ * Throws `TopologyDriftError` naming what is missing.
  * @example
  * await checkDelayPath(broker.connection, topologyOptionsFromConfig(config));
  */
 async function checkDelayPath(connection: ChannelModel, options: TopologyOptions): Promise<void> {
   const all = destinations(options);
+  if (await allExist(connection, all)) return;
   const found = await Promise.all(all.map((destination) => exists(connection, destination)));
   const missing = all.filter((_, i) => !found[i]);
+  // Created between the two looks (topology apply ran meanwhile): nothing is missing any more.
   if (missing.length === 0) return;
   throw new TopologyDriftError(
     `Missing on the broker for the current config: ${missing.join(', ')}. No message was taken: ${DRIFT_REMEDY}`,
@@ -60,20 +64,40 @@ async function checkDelayPath(connection: ChannelModel, options: TopologyOptions
   );
 }
 
+/** True when every destination exists; false at the first 404; any other failure is thrown. */
+async function allExist(connection: ChannelModel, all: readonly Destination[]): Promise<boolean> {
+  const channel = await connection.createChannel();
+  // The 404 closes the channel and rejects the check that met it; the event is not news.
+  channel.on('error', () => undefined);
+  const results = await Promise.allSettled(all.map((destination) => check(channel, destination)));
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+  if (failures.length === 0) {
+    await channel.close().catch(() => undefined);
+    return true;
+  }
+  // The checks queued behind a 404 fail only because it closed the channel.
+  if (failures.some((e) => (e as { code?: unknown }).code === 404)) return false;
+  throw failures[0];
+}
+
 /** False when the broker answers 404; any other failure (the connection went) is thrown. */
 async function exists(connection: ChannelModel, destination: Destination): Promise<boolean> {
   const channel = await connection.createChannel();
   // The 404 is already the rejection of the check; unhandled, the event would crash the process.
   channel.on('error', () => undefined);
-  const name = destination.slice(destination.indexOf(' ') + 1);
   try {
-    await (destination.startsWith('queue') ? channel.checkQueue(name) : channel.checkExchange(name));
+    await check(channel, destination);
     await channel.close().catch(() => undefined);
     return true;
   } catch (error) {
     if ((error as { code?: unknown }).code !== 404) throw error;
     return false;
   }
+}
+
+function check(channel: Channel, destination: Destination): Promise<unknown> {
+  const name = destination.slice(destination.indexOf(' ') + 1);
+  return destination.startsWith('queue') ? channel.checkQueue(name) : channel.checkExchange(name);
 }
 
 export { checkDelayPath, destinations, DRIFT_REMEDY };
