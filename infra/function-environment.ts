@@ -38,7 +38,6 @@ const STACK_VARIABLES: Readonly<Record<string, string>> = {
 /** The whole environment of one function, the stack's variables first, then `extra` (functionEnvironment). */
 function functionEnvironment(values: StackValues, extra: Readonly<Record<string, string>>): Record<string, string> {
   return {
-    NODE_OPTIONS: '--enable-source-maps',
     AMQP_SECRET_ID: values.secretArn,
     AMQP_HOST: values.brokerHost,
     AMQP_VHOST: values.virtualHost,

@@ -2,7 +2,7 @@ import { DEFAULTS, loadConfig, topologyOptionsFromConfig } from '../config/confi
 import type { Handler } from '../message/message.js';
 import { checkDelayPath } from '../topology/delay-path-check.js';
 import { createLambdaFunction, type FunctionOptions, type LambdaContext } from './lambda-function.js';
-import { runPull } from './pull.js';
+import { runPull, type PullOptions } from './pull.js';
 
 /** The part of the Lambda context the pull function reads. */
 type PullContext = LambdaContext;
@@ -23,8 +23,8 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
     loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
     fields: (config) => ({ queue: config.workQueue }),
     async run({ config, budgetMs, log, metrics, idempotency }) {
-      const beforeConsume = delayPathChecked ? undefined : async (connection: Parameters<typeof checkDelayPath>[0]) => {
-        await checkDelayPath(connection, topologyOptionsFromConfig(config));
+      const beforeConsume = delayPathChecked ? undefined : async (...[connection, channel]: Parameters<NonNullable<PullOptions['beforeConsume']>>) => {
+        await checkDelayPath(connection, topologyOptionsFromConfig(config), channel);
         delayPathChecked = true;
       };
       try {

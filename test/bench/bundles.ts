@@ -16,6 +16,12 @@ const BUNDLES = { pull: join(BENCH_DIST, 'webhooks-pull/index.mjs'), event: join
  */
 const LIBRARY_BUNDLE = join(BENCH_DIST, 'boomerang/index.mjs');
 
+/**
+ * The cold start's anchor (test/bench/cold-start-anchor-entry.ts): a hand-written amqplib consumer
+ * with the webhooks function's handler, bundled the same way as the functions.
+ */
+const ANCHOR_BUNDLE = join(BENCH_DIST, 'cold-start-anchor/index.mjs');
+
 let built: Promise<string | undefined> | undefined;
 
 /**
@@ -27,13 +33,13 @@ function ensureBundles(progress: (line: string) => void): Promise<string | undef
     progress('  building the bench bundles into dist/bench');
     try {
       const webhooks = (await loadDeclaredQueues()).filter((q) => q.name === 'webhooks');
-      await buildBundles({ outdir: BENCH_DIST, entries: [...functionEntries(webhooks), { name: 'boomerang', contents: "export * from './shared/index.ts';\n" }] });
+      await buildBundles({ outdir: BENCH_DIST, entries: [...functionEntries(webhooks), { name: 'boomerang', contents: "export * from './shared/index.ts';\n" }, { name: 'cold-start-anchor', contents: "export * from './test/bench/cold-start-anchor-entry.ts';\n" }] });
     } catch (error) {
       return `not measured yet: the bundle build failed (${(error as Error).message.split('\n')[0]})`;
     }
-    return [...Object.values(BUNDLES), LIBRARY_BUNDLE].every((b) => existsSync(b)) ? undefined : 'not measured yet: the webhooks queue does not deploy both modes';
+    return [...Object.values(BUNDLES), LIBRARY_BUNDLE, ANCHOR_BUNDLE].every((b) => existsSync(b)) ? undefined : 'not measured yet: the webhooks queue does not deploy both modes';
   })();
   return built;
 }
 
-export { BUNDLES, ensureBundles, LIBRARY_BUNDLE };
+export { ANCHOR_BUNDLE, BUNDLES, ensureBundles, LIBRARY_BUNDLE };
