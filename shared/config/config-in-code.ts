@@ -69,7 +69,14 @@ function layered(env: Env, code: ConfigInCode) {
     return given === undefined ? [env, variable] : [given, `${key} in ${code.source}`];
   };
   return {
-    int: (key: keyof ConfigInCode, variable: string, fallback: number, min: number, max?: number): number => envInt(...pick(key, variable, 'number'), fallback, min, max),
+    int: (key: keyof ConfigInCode, variable: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+      const value = code[key];
+      // A number given in code is shown as written (0, not the "0" of a variable).
+      if (typeof value === 'number' && (!Number.isSafeInteger(value) || value < min || value > max)) {
+        throw new ConfigError(`${key} in ${code.source} must be an integer from ${min} to ${max}; got ${value}`);
+      }
+      return envInt(...pick(key, variable, 'number'), fallback, min, max);
+    },
     choice: <T extends string>(key: keyof ConfigInCode, variable: string, choices: readonly T[], fallback: T): T => envChoice(...pick(key, variable, 'string'), choices, fallback),
     queueName: (key: keyof ConfigInCode, variable: string, fallback: string): string => envQueueName(...pick(key, variable, 'string'), fallback),
   };
