@@ -79,10 +79,19 @@ async function serverlessCost(options: ServerlessOptions): Promise<{ result: Rec
   const partner = await startPartner();
   // The real webhooks bundles consume the work queue functions/webhooks.ts names: the bench uses it, empty.
   const webhooks = pickQueue(await loadDeclaredQueues(), 'webhooks');
-  // The node options the stack gives a deployed function, for both children (none today): a cold start
-  // is measured as Lambda would run it.
-  const deployed = functionEnvironment({ virtualHost: '/', secretArn: 'bench', brokerHost: 'bench', functionName: 'bench' }, {});
-  const env = { AMQP_URL: options.broker.url, IDLE_TIMEOUT_MS: '100', LOG_LEVEL: 'silent', NODE_OPTIONS: deployed.NODE_OPTIONS ?? '' };
+  // Run as Lambda runs a deployed function: the node options and Powertools variables the stack sets,
+  // and AWS_LAMBDA_FUNCTION_NAME, which makes the function log and write metrics with Powertools. Both
+  // children get the same environment; the anchor reads none of it.
+  const deployed = functionEnvironment({ virtualHost: '/', secretArn: 'bench', brokerHost: 'bench', functionName: 'boomerang-webhooks' }, {});
+  const env = {
+    AMQP_URL: options.broker.url,
+    IDLE_TIMEOUT_MS: '100',
+    LOG_LEVEL: 'silent',
+    NODE_OPTIONS: deployed.NODE_OPTIONS ?? '',
+    AWS_LAMBDA_FUNCTION_NAME: 'boomerang-webhooks',
+    POWERTOOLS_SERVICE_NAME: deployed.POWERTOOLS_SERVICE_NAME ?? '',
+    POWERTOOLS_METRICS_NAMESPACE: deployed.POWERTOOLS_METRICS_NAMESPACE ?? '',
+  };
   const config = webhooks.loadConfig(env);
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   await applyTopology(options.broker.connection, plan);
