@@ -84,9 +84,15 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
   const env = given.env ?? process.env;
   const service = given.config?.functionName ?? functionNameFrom(env, given.defaultName ?? spec.defaultName);
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
-  const lambdaLog: LambdaLogger | undefined = given.log === undefined && inLambda ? createLambdaLogger({ service }) : undefined;
-  // Powertools puts its own `service` key (POWERTOOLS_SERVICE_NAME, else the function's name) on each line.
-  const log = lambdaLog ?? (given.log ?? createLogger({ level: logLevelFrom(env.LOG_LEVEL) })).child({ service });
+  // Made at the first invocation: a queue's file makes both its functions, and a bundle runs only one.
+  let made: { lambdaLog: LambdaLogger | undefined; log: Logger } | undefined;
+  const logs = (): { lambdaLog: LambdaLogger | undefined; log: Logger } => {
+    if (made !== undefined) return made;
+    const lambdaLog = given.log === undefined && inLambda ? createLambdaLogger({ service }) : undefined;
+    // Powertools puts its own `service` key (POWERTOOLS_SERVICE_NAME, else the function's name) on each line.
+    made = { lambdaLog, log: lambdaLog ?? (given.log ?? createLogger({ level: logLevelFrom(env.LOG_LEVEL) })).child({ service }) };
+    return made;
+  };
   const metricsOf = given.metrics ?? (inLambda ? (name: string) => new PowertoolsMetrics({ service: name }) : () => noMetrics);
   let config: Config | undefined = given.config;
   let coldStart = true;
@@ -95,13 +101,14 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
   const guardFor = (config: Config): Promise<IdempotencyGuard> | undefined => {
     const options = config.idempotency;
     if (options === undefined) return undefined;
-    guard ??= Promise.resolve((given.idempotencyGuard ?? openGuard)(options, log)).catch((error: unknown) => {
+    guard ??= Promise.resolve((given.idempotencyGuard ?? openGuard)(options, logs().log)).catch((error: unknown) => {
       guard = undefined;
       throw error;
     });
     return guard;
   };
   return async (event, context) => {
+    const { lambdaLog, log } = logs();
     lambdaLog?.addContext(context);
     const invocation = { log: log.child({ requestId: context.awsRequestId }), metrics: metricsOf(service), coldStart };
     coldStart = false;

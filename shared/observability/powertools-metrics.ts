@@ -22,11 +22,17 @@ type PowertoolsMetricsOptions = {
  * metrics.flush(summary);
  */
 class PowertoolsMetrics extends MetricsRecorder {
-  private readonly metrics: Metrics;
+  // Made at the flush, not with the invocation: the recorder holds the figures until then, and a
+  // Powertools Metrics costs about 1 ms to make on a cold start, which would delay the first message.
+  private metricsOrNone: Metrics | undefined;
 
-  public constructor(options: PowertoolsMetricsOptions) {
+  public constructor(private readonly options: PowertoolsMetricsOptions) {
     super();
-    this.metrics = new Metrics({ namespace: options.namespace ?? process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName: options.service });
+  }
+
+  private get metrics(): Metrics {
+    this.metricsOrNone ??= new Metrics({ namespace: this.options.namespace ?? process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName: this.options.service });
+    return this.metricsOrNone;
   }
 
   public flush(summary: Summary, failedWith?: string): void {
