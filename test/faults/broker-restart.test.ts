@@ -73,7 +73,7 @@ describe('RabbitMQ restarted in the middle of an invocation', () => {
     // Assess
     reportFault(idempotency ? 'broker-restart-idempotent' : 'broker-restart', {
       idempotency: idempotency ? 'redis' : 'off', seed: SEED, downForMs, restartMs, noticedAfterMs, sent: account.sent, handled: account.handled, parked: account.parked, missing: account.missing.length,
-      duplicates: account.duplicates, repeatedEffects: account.repeatedEffects, interruptedSummary: duringResult.summary, interruptedError: lastLine(duringResult.stderr),
+      duplicates: account.duplicates, repeatedEffects: account.repeatedEffects, handledAndParked: account.handledAndParkedIds.length, interruptedSummary: duringResult.summary, interruptedError: lastLine(duringResult.stderr),
       whileDownError: lastLine(whileDown.stderr), nextSummary: after.summary,
     });
     console.log(`[fault] broker-restart: ${describeAccount(account)}`);

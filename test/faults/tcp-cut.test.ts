@@ -80,7 +80,7 @@ describe('a TCP connection cut mid-batch', () => {
     const aborted = endedWith.filter((e) => e.startsWith('PullAbortedError'));
     reportFault(idempotency ? 'tcp-cut-idempotent' : 'tcp-cut', {
       idempotency: idempotency ? 'redis' : 'off', seed: SEED, cuts, invocations: endedWith.length, abortedWithError: aborted.length, sent: account.sent, handled: account.handled,
-      parked: account.parked, missing: account.missing.length, duplicates: account.duplicates, repeatedEffects: account.repeatedEffects,
+      parked: account.parked, missing: account.missing.length, duplicates: account.duplicates, repeatedEffects: account.repeatedEffects, handledAndParked: account.handledAndParkedIds.length,
       handledTwiceSameCopy: account.handledTwiceSameCopy, duplicatesPerCut: account.duplicates / Math.max(1, cuts), repeatedEffectsPerCut: account.repeatedEffects / Math.max(1, cuts),
       maxSecondsToNotice: Math.max(0, ...secondsToNotice), exampleError: aborted[0],
     });

@@ -34,6 +34,8 @@ type Account = {
    */
   readonly repeatedEffects: number;
   readonly repeatedEffectIds: readonly string[];
+  /** Sent ids both handled and parked: one of `duplicates`' outcomes that repeat no effect, and the least expected. */
+  readonly handledAndParkedIds: readonly string[];
   /**
    * Duplicates where the same delivered copy (same id and copy id) was handled twice: the process died
    * between a successful handler and its ack, so that very message came back. Either ACK_ORDER does
@@ -105,16 +107,18 @@ function accountFor(
   for (const id of outcomes.queuedIds) bump(count, id);
   const duplicatedIds = moreThanOnce(count, sent);
   const repeatedEffectIds = moreThanOnce(successes, sent);
+  const parked = new Set(outcomes.parkedIds);
   return {
     sent: sent.size,
     handled: successes.size,
-    parked: new Set(outcomes.parkedIds).size,
+    parked: parked.size,
     stillQueued: new Set(outcomes.queuedIds).size,
     missing: [...sent].filter((id) => !count.has(id)),
     duplicates: extras(count, duplicatedIds),
     duplicatedIds,
     repeatedEffects: extras(successes, repeatedEffectIds),
     repeatedEffectIds,
+    handledAndParkedIds: [...successes.keys()].filter((id) => sent.has(id) && parked.has(id)),
     handledTwiceSameCopy,
     strangers: [...count.keys()].filter((id) => !sent.has(id)),
   };
@@ -136,7 +140,8 @@ function describeAccount(account: Account): string {
     `sent ${account.sent}: handled ${account.handled}, parked ${account.parked}, still queued ${account.stillQueued}, ` +
     `missing ${account.missing.length}, duplicates ${account.duplicates} ` +
     `(${account.handledTwiceSameCopy} of them the same copy handled twice), ` +
-    `repeated effects ${account.repeatedEffects}${account.repeatedEffectIds.length > 0 ? ` (${sample(account.repeatedEffectIds)})` : ''}`
+    `repeated effects ${account.repeatedEffects}${account.repeatedEffectIds.length > 0 ? ` (${sample(account.repeatedEffectIds)})` : ''}, ` +
+    `handled and parked ${account.handledAndParkedIds.length}${account.handledAndParkedIds.length > 0 ? ` (${sample(account.handledAndParkedIds)})` : ''}`
   );
 }
 

@@ -41,9 +41,16 @@ describe('accountFor', () => {
 
   it('counts missing ids and strangers apart from the extra outcomes', () => {
     // Act
-    const account = accountFor(SENT, { records: parseRecords('S m-0 0 -\nS x-9 0 -'), parkedIds: ['m-1'], queuedIds: [] });
+    const account = accountFor(SENT, { records: parseRecords('S m-0 0 -\nS x-9 0 -'), parkedIds: ['m-1', 'x-9'], queuedIds: [] });
     // Assess
-    expect(account).toMatchObject({ sent: 3, handled: 2, parked: 1, missing: ['m-2'], strangers: ['x-9'], duplicates: 0, repeatedEffects: 0 });
+    expect(account).toMatchObject({ sent: 3, handled: 2, parked: 2, missing: ['m-2'], strangers: ['x-9'], duplicates: 0, repeatedEffects: 0, handledAndParkedIds: [] });
+  });
+
+  it('names the ids both handled and parked', () => {
+    // Act
+    const account = accountFor(SENT, { records: parseRecords('S m-0 0 -\nS m-1 0 -\nS m-1 1 c1'), parkedIds: ['m-1', 'm-2', 'm-2'], queuedIds: [] });
+    // Assess
+    expect(account).toMatchObject({ duplicates: 3, repeatedEffects: 1, handledAndParkedIds: ['m-1'] });
   });
 });
 
@@ -64,6 +71,6 @@ describe('describeAccount', () => {
     // Act
     const line = describeAccount(accountFor(sent, { records, parkedIds: ['a'], queuedIds: [] }));
     // Assess
-    expect(line).toContain('duplicates 8 (0 of them the same copy handled twice), repeated effects 7 (a, b, c, d, e, and 2 more)');
+    expect(line).toContain('duplicates 8 (0 of them the same copy handled twice), repeated effects 7 (a, b, c, d, e, and 2 more), handled and parked 1 (a)');
   });
 });
