@@ -23,7 +23,7 @@ const NO_FAULT_RESULTS = 'No results yet: run `npm run test:faults`, then `npm r
 /** Fields every fault report has, shown in their own columns or the block's heading. */
 const FAULT_FIXED_FIELDS = new Set(['scenario', 'at', 'rabbitmq', 'machine', 'sent', 'missing', 'duplicates', 'repeatedEffects']);
 
-/** A figure a report written before it was counted lacks (`repeatedEffects` before 2026-11-25). */
+/** What a table shows for a figure that a report written before it was counted lacks (`repeatedEffects`). */
 const NOT_RECORDED = 'not recorded';
 
 /** What the two columns count, for the headings (test/helpers/message-account.ts). */
