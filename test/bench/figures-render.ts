@@ -21,7 +21,15 @@ const NO_BENCH_RESULTS = 'No results yet: run `npm run bench`, then `npm run doc
 const NO_FAULT_RESULTS = 'No results yet: run `npm run test:faults`, then `npm run docs:figures`.';
 
 /** Fields every fault report has, shown in their own columns or the block's heading. */
-const FAULT_FIXED_FIELDS = new Set(['scenario', 'at', 'rabbitmq', 'machine', 'sent', 'missing', 'duplicates']);
+const FAULT_FIXED_FIELDS = new Set(['scenario', 'at', 'rabbitmq', 'machine', 'sent', 'missing', 'duplicates', 'repeatedEffects']);
+
+/** What a table shows for a figure that a report written before it was counted lacks (`repeatedEffects`). */
+const NOT_RECORDED = 'not recorded';
+
+/** What the two columns count, for the headings (test/helpers/message-account.ts). */
+const DUPLICATES_VS_REPEATS =
+  '"duplicates" counts every extra outcome of a message: a second successful handler run, or a parked or still-queued copy besides its first outcome. ' +
+  '"repeated effects" counts only the second (and later) successful handler runs: what a handler would have done twice.';
 
 function cell(text: string): string {
   return text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
@@ -63,10 +71,10 @@ function renderFaults(reports: readonly FaultReport[]): string {
   const last = dates[dates.length - 1] as string;
   const machine = sorted.find((r) => r.machine !== undefined)?.machine;
   const lines = [
-    `\`npm run test:faults\` (and \`test:cluster\`) on **${sorted[0]?.rabbitmq ?? 'an unknown broker'}**, runs of ${first === last ? first : `${first} to ${last}`}${machine ? `: ${describeMachine(machine)}` : ''}. "lost" is the scenario's count of messages sent but neither handled, parked nor still queued.`,
+    `\`npm run test:faults\` (and \`test:cluster\`) on **${sorted[0]?.rabbitmq ?? 'an unknown broker'}**, runs of ${first === last ? first : `${first} to ${last}`}${machine ? `: ${describeMachine(machine)}` : ''}. "lost" is the scenario's count of messages sent but neither handled, parked nor still queued. ${DUPLICATES_VS_REPEATS}`,
     '',
-    '| scenario | run | sent | lost | duplicates | other figures |',
-    '|---|---|---|---|---|---|',
+    '| scenario | run | sent | lost | duplicates | repeated effects | other figures |',
+    '|---|---|---|---|---|---|---|',
   ];
   for (const r of sorted) {
     const others = Object.entries(r)
@@ -76,7 +84,7 @@ function renderFaults(reports: readonly FaultReport[]): string {
         return text === undefined ? [] : [`${key} ${text}`];
       });
     const column = (key: string) => figure(r[key]) ?? '-';
-    lines.push(`| ${[r.scenario, r.at.slice(0, 16).replace('T', ' '), column('sent'), column('missing'), column('duplicates'), others.join('; ') || '-'].map(cell).join(' | ')} |`);
+    lines.push(`| ${[r.scenario, r.at.slice(0, 16).replace('T', ' '), column('sent'), column('missing'), column('duplicates'), figure(r.repeatedEffects) ?? NOT_RECORDED, others.join('; ') || '-'].map(cell).join(' | ')} |`);
   }
   const comparison = renderIdempotencyComparison(sorted);
   return comparison === undefined ? lines.join('\n') : [...lines, '', comparison].join('\n');
@@ -92,8 +100,9 @@ function faultsOf(r: FaultReport): number {
 }
 
 /**
- * Duplicates per fault with idempotency off and on, for each scenario that ran both ways: the
- * duplicates are handler runs that repeated an effect (the record file's second successes).
+ * Duplicates and repeated effects per fault with idempotency off and on, for each scenario that ran
+ * both ways. The guard can only remove repeated effects; a crash still leaves extra copies, which
+ * count as duplicates when they end parked or queued as well.
  */
 function renderIdempotencyComparison(reports: readonly FaultReport[]): string | undefined {
   const byName = new Map(reports.map((r) => [r.scenario, r]));
@@ -102,19 +111,20 @@ function renderIdempotencyComparison(reports: readonly FaultReport[]): string | 
     return off === undefined ? [] : [{ off, on }];
   });
   if (pairs.length === 0) return undefined;
-  const perFault = (r: FaultReport): string => (typeof r.duplicates === 'number' ? (r.duplicates / faultsOf(r)).toFixed(2) : '-');
+  const perFault = (r: FaultReport, key: string, missing: string): string => (typeof r[key] === 'number' ? ((r[key] as number) / faultsOf(r)).toFixed(2) : missing);
   const lines = [
-    'Duplicate handler effects per fault, idempotency off and on (Redis store), each scenario run both ways in the same suite run:',
+    'Duplicates and repeated handler effects per fault, idempotency off and on (Redis store), each scenario run both ways in the same suite run:',
     '',
-    '| fault | faults injected (off / on) | sent (off / on) | lost (off / on) | duplicates (off / on) | duplicates per fault (off / on) |',
-    '|---|---|---|---|---|---|',
+    '| fault | faults injected (off / on) | sent (off / on) | lost (off / on) | duplicates (off / on) | repeated effects (off / on) | duplicates per fault (off / on) | repeated effects per fault (off / on) |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const { off, on } of pairs) {
-    const both = (key: string) => `${figure(off[key]) ?? '-'} / ${figure(on[key]) ?? '-'}`;
-    lines.push(`| ${[off.scenario, `${faultsOf(off)} / ${faultsOf(on)}`, both('sent'), both('missing'), both('duplicates'), `${perFault(off)} / ${perFault(on)}`].map(cell).join(' | ')} |`);
+    const both = (key: string, missing = '-') => `${figure(off[key]) ?? missing} / ${figure(on[key]) ?? missing}`;
+    const bothPerFault = (key: string, missing = '-') => `${perFault(off, key, missing)} / ${perFault(on, key, missing)}`;
+    lines.push(`| ${[off.scenario, `${faultsOf(off)} / ${faultsOf(on)}`, both('sent'), both('missing'), both('duplicates'), both('repeatedEffects', NOT_RECORDED), bothPerFault('duplicates'), bothPerFault('repeatedEffects', NOT_RECORDED)].map(cell).join(' | ')} |`);
   }
   return lines.join('\n');
 }
 
-export { NO_BENCH_RESULTS, NO_FAULT_RESULTS, renderBench, renderFaults };
+export { NO_BENCH_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderFaults };
 export type { BenchReport, FaultReport };

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Options } from 'amqplib';
@@ -140,8 +140,12 @@ class FaultScenario {
     });
   }
 
-  /** Deletes the scenario's queues and exchanges and its record file. */
+  /**
+   * Deletes the scenario's queues and exchanges and its record file; with FAULT_KEEP_RECORDS=<folder>,
+   * the record file is first copied there as `<work queue>.txt`, to study a run after it.
+   */
   public async cleanup(url = this.config.amqpUrls[0] as string): Promise<void> {
+    this.keepRecords(process.env.FAULT_KEEP_RECORDS);
     // Its keys in the store expire on their own (IDEMPOTENCY_TTL_SECONDS): each scenario's ids are its own.
     await this.guard?.close().catch(() => undefined);
     await withChannel(url, async (connection) => {
@@ -149,6 +153,14 @@ class FaultScenario {
       for (const exchange of this.plan.exchanges) await quietly(connection, (ch) => ch.deleteExchange(exchange.name));
     }).catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private keepRecords(folder: string | undefined): void {
+    if (folder === undefined || folder === '' || !existsSync(this.recordFile)) return;
+    mkdirSync(folder, { recursive: true });
+    const kept = join(folder, `${this.config.workQueue}.txt`);
+    copyFileSync(this.recordFile, kept);
+    console.log(`[fault] record file kept at ${kept}`);
   }
 }
 

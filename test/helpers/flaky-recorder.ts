@@ -4,9 +4,11 @@ import type { Handler } from '../../shared/message/message.js';
 
 type FlakyRecorderOptions = {
   /**
-   * Every attempt is appended here as one line, `F|S <id> <retryNo> <copyId>`: F failed, S handled;
-   * copyId is the `boomerang-copy-id` of the copy delivered (`-` for a message as first published),
-   * which tells a redelivery of the same message from a second copy of it.
+   * Every attempt is appended here as one line, `F|S <id> <retryNo> <copyId> <pid> <epochMs>`: F
+   * failed, S handled; copyId is the `boomerang-copy-id` of the copy delivered (`-` for a message as
+   * first published), which tells a redelivery of the same message from a second copy of it. The pid
+   * and the time say which process did it, and when: against a kill's time, whether a repeated
+   * effect was inside the killed run's window.
    */
   readonly recordFile: string;
   /** Percentage of attempts that throw, chosen per (seed, messageId, retryNo) so a rerun repeats it. */
@@ -30,10 +32,10 @@ function createFlakyRecorder(options: FlakyRecorderOptions): Handler {
     const copyId = typeof copy === 'string' ? copy : '-';
     if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
     if (failsAt(options.seed, id, message.retryNo, options.failPercent)) {
-      appendFileSync(options.recordFile, `F ${id} ${message.retryNo} ${copyId}\n`);
+      appendFileSync(options.recordFile, `F ${id} ${message.retryNo} ${copyId} ${process.pid} ${Date.now()}\n`);
       throw new Error(`flaky failure of ${id} at retry ${message.retryNo}`);
     }
-    appendFileSync(options.recordFile, `S ${id} ${message.retryNo} ${copyId}\n`);
+    appendFileSync(options.recordFile, `S ${id} ${message.retryNo} ${copyId} ${process.pid} ${Date.now()}\n`);
   };
 }
 

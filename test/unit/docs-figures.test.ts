@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeneratedBlockError, generatedBlockIds, replaceGeneratedBlocks } from '../bench/doc-blocks.js';
 import { DocsFiguresError, generateDocs, latestForMinor, renderBlock } from '../bench/docs-figures.js';
-import { type BenchReport, NO_BENCH_RESULTS, NO_FAULT_RESULTS, renderBench, renderFaults } from '../bench/figures-render.js';
+import { type BenchReport, NO_BENCH_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderFaults } from '../bench/figures-render.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 
 const MACHINE = { cpu: 'AMD EPYC', cores: 2, memoryGiB: 24, node: 'v20.20.2', rabbitmq: 'RabbitMQ 3.10.8' };
@@ -69,27 +69,31 @@ describe('renderFaults', () => {
     expect(renderFaults([])).toBe(NO_FAULT_RESULTS);
   });
 
-  it('gives sent, lost and duplicates their columns, other scalars as figures, and leaves nested objects out', () => {
+  it('gives sent, lost, duplicates and repeated effects their columns, other scalars as figures, and leaves nested objects out', () => {
     // Prepare
-    const newer = { scenario: 'tcp-cut', at: '2026-11-25T10:00:00.000Z', rabbitmq: 'RabbitMQ 4.3.6', machine: MACHINE, sent: 5000, missing: 0, duplicates: 293, cuts: 15, nextSummary: { acked: 1 } };
+    const newer = { scenario: 'tcp-cut', at: '2026-11-25T10:00:00.000Z', rabbitmq: 'RabbitMQ 4.3.6', machine: MACHINE, sent: 5000, missing: 0, duplicates: 293, repeatedEffects: 150, cuts: 15, nextSummary: { acked: 1 } };
     const older = { scenario: 'broker-restart', at: '2026-11-24T09:00:00.000Z', rabbitmq: 'RabbitMQ 4.3.6', sent: 3000, missing: 0, duplicates: 26, duplicatesPerKill: 0.333, exitCodes: [0, 1] };
     // Act
     const text = renderFaults([newer, older]);
     // Assess
     expect(text).toContain('on **RabbitMQ 4.3.6**, runs of 2026-11-24 to 2026-11-25: AMD EPYC');
-    expect(text).toContain('| broker-restart | 2026-11-24 09:00 | 3000 | 0 | 26 | duplicatesPerKill 0.33; exitCodes [0, 1] |');
-    expect(text).toContain('| tcp-cut | 2026-11-25 10:00 | 5000 | 0 | 293 | cuts 15 |');
+    expect(text).toContain('"repeated effects" counts only the second (and later) successful handler runs');
+    expect(text).toContain('| scenario | run | sent | lost | duplicates | repeated effects | other figures |');
+    // A report written before repeated effects were counted says so, rather than 0 or a crash.
+    expect(text).toContain(`| broker-restart | 2026-11-24 09:00 | 3000 | 0 | 26 | ${NOT_RECORDED} | duplicatesPerKill 0.33; exitCodes [0, 1] |`);
+    expect(text).toContain('| tcp-cut | 2026-11-25 10:00 | 5000 | 0 | 293 | 150 | cuts 15 |');
     expect(text).not.toContain('idempotency off and on');
   });
 
-  it('puts each scenario run with idempotency on next to its run with it off, duplicates per kill, cut or restart', () => {
+  it('puts each scenario run with idempotency on next to its run with it off, duplicates and repeated effects per kill, cut or restart', () => {
     // Prepare
     const at = '2026-11-24T01:00:00.000Z';
     const reports = [
-      { scenario: 'sigkill-publish-then-ack-batch-1', at, sent: 600, missing: 0, duplicates: 8, kills: 25 },
-      { scenario: 'sigkill-publish-then-ack-batch-1-idempotent', at, sent: 600, missing: 0, duplicates: 1, kills: 25, idempotency: 'redis' },
-      { scenario: 'tcp-cut', at, sent: 2000, missing: 0, duplicates: 456, cuts: 15 },
-      { scenario: 'tcp-cut-idempotent', at, sent: 2000, missing: 0, duplicates: 0, cuts: 15, idempotency: 'redis' },
+      { scenario: 'sigkill-publish-then-ack-batch-1', at, sent: 600, missing: 0, duplicates: 8, repeatedEffects: 8, kills: 25 },
+      { scenario: 'sigkill-publish-then-ack-batch-1-idempotent', at, sent: 600, missing: 0, duplicates: 3, repeatedEffects: 1, kills: 25, idempotency: 'redis' },
+      { scenario: 'tcp-cut', at, sent: 2000, missing: 0, duplicates: 456, repeatedEffects: 300, cuts: 15 },
+      { scenario: 'tcp-cut-idempotent', at, sent: 2000, missing: 0, duplicates: 30, repeatedEffects: 0, cuts: 15, idempotency: 'redis' },
+      // Written before repeated effects were counted.
       { scenario: 'broker-restart-idempotent', at, sent: 3000, missing: 0, duplicates: 2 },
       { scenario: 'broker-restart', at, sent: 3000, missing: 0, duplicates: 15 },
       { scenario: 'crash-loop-idempotent', at, sent: 1, missing: 0, duplicates: 0 },
@@ -97,9 +101,10 @@ describe('renderFaults', () => {
     // Act
     const text = renderFaults(reports);
     // Assess
-    expect(text).toContain('| sigkill-publish-then-ack-batch-1 | 25 / 25 | 600 / 600 | 0 / 0 | 8 / 1 | 0.32 / 0.04 |');
-    expect(text).toContain('| tcp-cut | 15 / 15 | 2000 / 2000 | 0 / 0 | 456 / 0 | 30.40 / 0.00 |');
-    expect(text).toContain('| broker-restart | 1 / 1 | 3000 / 3000 | 0 / 0 | 15 / 2 | 15.00 / 2.00 |');
+    expect(text).toContain('| fault | faults injected (off / on) | sent (off / on) | lost (off / on) | duplicates (off / on) | repeated effects (off / on) | duplicates per fault (off / on) | repeated effects per fault (off / on) |');
+    expect(text).toContain('| sigkill-publish-then-ack-batch-1 | 25 / 25 | 600 / 600 | 0 / 0 | 8 / 3 | 8 / 1 | 0.32 / 0.12 | 0.32 / 0.04 |');
+    expect(text).toContain('| tcp-cut | 15 / 15 | 2000 / 2000 | 0 / 0 | 456 / 30 | 300 / 0 | 30.40 / 2.00 | 20.00 / 0.00 |');
+    expect(text).toContain(`| broker-restart | 1 / 1 | 3000 / 3000 | 0 / 0 | 15 / 2 | ${NOT_RECORDED} / ${NOT_RECORDED} | 15.00 / 2.00 | ${NOT_RECORDED} / ${NOT_RECORDED} |`);
     // A run with idempotency on and none off has no row to stand next to.
     expect(text.split('idempotency off and on')[1]).not.toContain('crash-loop');
   });
@@ -133,7 +138,7 @@ describe('renderBlock', () => {
     writeFileSync(join(dir, 'faults', 'rabbitmq-3.10.8', 'tcp-cut.json'), JSON.stringify({ scenario: 'tcp-cut', at: '2026-11-24T01:00:00.000Z', rabbitmq: 'RabbitMQ 3.10.8', sent: 10, missing: 0, duplicates: 1 }));
     // Act and assess
     expect(renderBlock('bench-3.10', dir, dir, 'docs/proof.md')).toContain(renderBench(REPORT));
-    expect(renderBlock('faults-3.10', dir, dir, 'docs/proof.md')).toContain('| tcp-cut | 2026-11-24 01:00 | 10 | 0 | 1 | - |');
+    expect(renderBlock('faults-3.10', dir, dir, 'docs/proof.md')).toContain(`| tcp-cut | 2026-11-24 01:00 | 10 | 0 | 1 | ${NOT_RECORDED} | - |`);
   });
 
   it.each([
