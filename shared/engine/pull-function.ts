@@ -1,8 +1,9 @@
+import type { ChannelModel } from 'amqplib';
 import { DEFAULTS, loadConfig, topologyOptionsFromConfig } from '../config/config.js';
 import type { Handler } from '../message/message.js';
 import { checkDelayPath } from '../topology/delay-path-check.js';
 import { createLambdaFunction, type FunctionOptions, type LambdaContext } from './lambda-function.js';
-import { runPull, type PullOptions } from './pull.js';
+import { runPull } from './pull.js';
 
 /** The part of the Lambda context the pull function reads. */
 type PullContext = LambdaContext;
@@ -18,20 +19,25 @@ type PullContext = LambdaContext;
  */
 function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
   let delayPathChecked = false;
+  // Until a copy comes back unroutable although the check passed: then the marker is not believed.
+  let trustMarker = true;
   return createLambdaFunction<unknown, PullContext>(given, {
     defaultName: DEFAULTS.functionName,
     loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
     fields: (config) => ({ queue: config.workQueue }),
     async run({ config, budgetMs, log, metrics, idempotency }) {
-      const beforeConsume = delayPathChecked ? undefined : async (...[connection, channel]: Parameters<NonNullable<PullOptions['beforeConsume']>>) => {
-        await checkDelayPath(connection, topologyOptionsFromConfig(config), channel);
+      const beforeConsume = delayPathChecked ? undefined : async (connection: ChannelModel) => {
+        await checkDelayPath(connection, topologyOptionsFromConfig(config), trustMarker);
         delayPathChecked = true;
       };
       try {
         return await runPull({ config, handler, budgetMs, log, metrics, beforeConsume, idempotency });
       } catch (error) {
-        // A copy came back unroutable mid-run: check again next time, so that it fails at once.
-        if ((error as Error).name === 'TopologyDriftError') delayPathChecked = false;
+        // A copy came back unroutable mid-run: check each destination next time, so that it fails at once.
+        if ((error as Error).name === 'TopologyDriftError') {
+          if (delayPathChecked) trustMarker = false;
+          delayPathChecked = false;
+        }
         throw error;
       }
     },

@@ -24,11 +24,10 @@ type PullOptions = {
   /** Told each handler error and retry delay; the caller flushes it with the summary. @default noMetrics */
   readonly metrics?: InvocationMetrics;
   /**
-   * Runs once connected, on the channel the consumer will use, before any message is taken; a throw
-   * ends the invocation with that error (the wrapper checks the delay path here, once per container).
-   * @default none
+   * Runs once connected, before any message is taken; a throw ends the invocation with that error
+   * (the wrapper checks the delay path here, once per container). @default none
    */
-  readonly beforeConsume?: (connection: ChannelModel, channel: ConfirmChannel) => Promise<void>;
+  readonly beforeConsume?: (connection: ChannelModel) => Promise<void>;
   /**
    * Runs each handler call at most once per idempotency key (the wrapper's guard when
    * `config.idempotency` is set). @default none: every message runs the handler
@@ -54,13 +53,15 @@ async function runPull(options: PullOptions): Promise<Summary> {
   const settleBy = startedAt + options.budgetMs - marginMs / 4;
   const summary = emptySummary();
   const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
+  // The check and the opening of the channel (open, confirm.select) wait on the broker at the same
+  // time: a cold start pays for the slower of the two, not for both. Nothing is consumed before the
+  // check passed, so a failed check gives back nothing and counts no delivery.
+  const opening = broker.connection.createConfirmChannel();
   let channel: ConfirmChannel;
   try {
-    channel = await broker.connection.createConfirmChannel();
-    // On the channel the messages will come from, before its consumer starts: a 404 closes the
-    // channel with nothing taken, so a failed check gives back nothing and counts no delivery.
-    await options.beforeConsume?.(broker.connection, channel);
+    [, channel] = await Promise.all([options.beforeConsume?.(broker.connection), opening]);
   } catch (error) {
+    await opening.catch(() => undefined);
     await broker.close();
     throw error;
   }

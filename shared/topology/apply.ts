@@ -18,6 +18,7 @@ import {
   describeBinding,
   inspect,
   lendChannels,
+  markerEntities,
   type PlannedEntity,
   plannedEntities,
 } from './broker-ops.js';
@@ -69,13 +70,15 @@ async function applyTopology(connection: ChannelModel, plan: TopologyPlan): Prom
       await bind(lender, binding);
       items.push({ kind: 'binding', name: describeBinding(binding), status: 'bound' });
     }
+    const differences: ArgumentDifference[] = items.flatMap((item) => item.differences ?? []);
+    if (differences.length > 0) {
+      const counts = new Map(items.flatMap((item) => (item.messageCount === undefined ? [] : [[item.name, item.messageCount] as const])));
+      throw topologyMismatchError(differences, counts, warnings);
+    }
+    // Last, and only once everything above matched: the marker vouches for the whole delay path.
+    for (const entity of markerEntities(plan)) items.push((await applyEntity(lender, entity, major, parkingQueue)).item);
   } finally {
     await lender.close();
-  }
-  const differences: ArgumentDifference[] = items.flatMap((item) => item.differences ?? []);
-  if (differences.length > 0) {
-    const counts = new Map(items.flatMap((item) => (item.messageCount === undefined ? [] : [[item.name, item.messageCount] as const])));
-    throw topologyMismatchError(differences, counts, warnings);
   }
   return { items, warnings };
 }

@@ -7,6 +7,7 @@ import type { Channel, ChannelModel } from 'amqplib';
 import { RetryFunctionError } from '../errors.js';
 import { type ArgumentDifference, parseInequivalentArg } from './mismatch.js';
 import type { BindingSpec, ExchangeSpec, QueueSpec } from './types.js';
+import { markerExchanges } from './plan.js';
 
 /** A planned exchange or queue, tagged with its kind. */
 type PlannedEntity =
@@ -137,5 +138,10 @@ function plannedEntities(plan: { exchanges: readonly ExchangeSpec[]; queues: rea
   ];
 }
 
-export { bind, brokerVersionOf, declare, describeBinding, exists, inspect, lendChannels, plannedEntities };
+/** The plan's delay-path marker as an entity, if it has one (declared last by apply). */
+function markerEntities(plan: { readonly marker?: string }): PlannedEntity[] {
+  return markerExchanges(plan).map((spec) => ({ kind: 'exchange' as const, spec }));
+}
+
+export { bind, brokerVersionOf, declare, describeBinding, exists, inspect, lendChannels, markerEntities, plannedEntities };
 export type { ChannelLender, Comparison, PlannedEntity };

@@ -6,39 +6,11 @@
  */
 import type { Channel, ChannelModel } from 'amqplib';
 import { TopologyDriftError } from '../errors.js';
-import { exactLevelCount } from './exact-names.js';
-import { createDelayRouter } from './plan.js';
+import { delayPathMarker, type Destination, destinations } from './plan.js';
 import type { TopologyOptions } from './types.js';
 
 /** What every drift message ends with: the one command that mends it. */
 const DRIFT_REMEDY = 'run topology apply with the current config';
-
-/** An entity a copy or a consumer goes to, as `queue <name>` or `exchange <name>`. */
-type Destination = `${'queue' | 'exchange'} ${string}`;
-
-/**
- * Where this config sends anything: the work queue, the parking lot and, read from the delay router
- * itself (so it cannot disagree with the copies), the queue of every tier or the exchange of every
- * exact level. The router is the code the bundle already holds; the full plan would add 2 kB.
- */
-function destinations(options: TopologyOptions): Destination[] {
-  const out = new Set<Destination>([`queue ${options.workQueue}`, `queue ${options.parkingQueue}`]);
-  const tiers = options.delayMode === 'tiers';
-  // No tier: MAX_RETRIES=0 without retrying rules has no delay path (and the router would refuse).
-  if (tiers && options.tierDelaysMs.length === 0) return [...out];
-  const route = createDelayRouter(options);
-  const delaysMs = tiers ? options.tierDelaysMs : levelDelaysMs(options);
-  for (const delayMs of delaysMs) {
-    const { exchange, routingKey } = route(delayMs);
-    out.add(exchange === '' ? `queue ${routingKey}` : `exchange ${exchange}`);
-  }
-  return [...out];
-}
-
-/** One delay per exact level (1, 2, 4 ... units): each is routed first to its own level's exchange. */
-function levelDelaysMs(options: TopologyOptions): number[] {
-  return Array.from({ length: exactLevelCount(options) }, (_, level) => options.delayResolutionMs * 2 ** level);
-}
 
 /**
  * How many channels share the checks. One channel answers one check at a time, so each channel adds
@@ -49,24 +21,32 @@ function levelDelaysMs(options: TopologyOptions): number[] {
 const CHECK_CHANNELS = 3;
 
 /**
- * Passively checks (creates nothing) each destination of `options`, spread over a few channels, one
- * of them `on` when given (the channel the consumer will use, before it starts). A 404 closes the
- * channel it happens on; only then is each destination checked again on a channel of its own, so
- * that the error names everything that is missing, not just the first. It runs once per container
- * before the first message is taken, so it is part of every cold start. The connection is never at
- * risk. Throws `TopologyDriftError` naming what is missing (`on` may be closed by then).
+ * Checks, creating nothing, that everything `options` routes to exists. When the broker has the
+ * config's delay-path marker (plan.ts: `topology apply` declares it last, once all else matched),
+ * that one name answers for all; else each destination is checked, spread over a few channels. A 404
+ * closes the channel it happens on; then each destination is checked on a channel of its own, so that
+ * the error names everything that is missing, not just the first, and a marker that vouched for a
+ * missing one is deleted (best effort: it needs the configure permission), so that the next cold
+ * start, here or in another container, checks each destination. It runs once per container before the
+ * first message is taken. The connection is never at risk. Throws `TopologyDriftError` naming what is
+ * missing.
+ * @param trustMarker false after a copy came back unroutable although the check had passed: the
+ *   marker is not taken at its word
  * @example
- * await checkDelayPath(broker.connection, topologyOptionsFromConfig(config), channel);
+ * await checkDelayPath(broker.connection, topologyOptionsFromConfig(config));
  */
-async function checkDelayPath(connection: ChannelModel, options: TopologyOptions, on?: Channel): Promise<void> {
+async function checkDelayPath(connection: ChannelModel, options: TopologyOptions, trustMarker = true): Promise<void> {
+  const marker = delayPathMarker(options);
+  if (trustMarker && marker !== undefined && (await openChannel(connection, (channel) => allExist(channel, [`exchange ${marker}`])))) return;
   const all = destinations(options);
   const groups = Array.from({ length: Math.min(CHECK_CHANNELS, all.length) }, (_, g) => all.filter((_, i) => i % CHECK_CHANNELS === g));
-  const passed = await Promise.all(groups.map((group, g) => (g === 0 && on !== undefined ? allExist(on, group, false) : connection.createChannel().then((channel) => allExist(channel, group, true)))));
+  const passed = await Promise.all(groups.map((group) => openChannel(connection, (channel) => allExist(channel, group))));
   if (passed.every(Boolean)) return;
-  const found = await Promise.all(all.map((destination) => exists(connection, destination)));
+  const found = await Promise.all(all.map((destination) => openChannel(connection, (channel) => allExist(channel, [destination]))));
   const missing = all.filter((_, i) => !found[i]);
   // Created between the two looks (topology apply ran meanwhile): nothing is missing any more.
   if (missing.length === 0) return;
+  if (marker !== undefined) await openChannel(connection, (channel) => channel.deleteExchange(marker)).catch(() => undefined);
   throw new TopologyDriftError(
     `Missing on the broker for the current config: ${missing.join(', ')}. No message was taken: ${DRIFT_REMEDY}`,
     { missing },
@@ -74,38 +54,28 @@ async function checkDelayPath(connection: ChannelModel, options: TopologyOptions
 }
 
 /**
- * True when every destination exists; false at the first 404; any other failure is thrown. A
- * channel of its own (`close`) is closed without waiting for the broker's answer: nothing follows on it.
+ * Runs `use` on a channel of its own, closed afterwards without waiting for the broker's answer
+ * (nothing follows on it; a channel a 404 closed is already gone).
  */
-async function allExist(channel: Channel, group: readonly Destination[], close: boolean): Promise<boolean> {
-  // A 404 closes the channel and rejects the check that met it: the event is not news.
-  const ignore = (): void => undefined;
-  channel.on('error', ignore);
+async function openChannel<T>(connection: ChannelModel, use: (channel: Channel) => Promise<T>): Promise<T> {
+  const channel = await connection.createChannel();
+  // A 404 closes the channel and rejects the call that met it: the event is not news.
+  channel.on('error', () => undefined);
+  try {
+    return await use(channel);
+  } finally {
+    void channel.close().catch(() => undefined);
+  }
+}
+
+/** True when every destination exists; false at the first 404; any other failure is thrown. */
+async function allExist(channel: Channel, group: readonly Destination[]): Promise<boolean> {
   const results = await Promise.allSettled(group.map((destination) => check(channel, destination)));
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
-  if (failures.length === 0) {
-    if (close) void channel.close().catch(() => undefined);
-    else channel.off('error', ignore);
-    return true;
-  }
+  if (failures.length === 0) return true;
   // The checks queued behind a 404 fail only because it closed the channel.
   if (failures.some((e) => (e as { code?: unknown }).code === 404)) return false;
   throw failures[0];
-}
-
-/** False when the broker answers 404; any other failure (the connection went) is thrown. */
-async function exists(connection: ChannelModel, destination: Destination): Promise<boolean> {
-  const channel = await connection.createChannel();
-  // The 404 is already the rejection of the check; unhandled, the event would crash the process.
-  channel.on('error', () => undefined);
-  try {
-    await check(channel, destination);
-    await channel.close().catch(() => undefined);
-    return true;
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 404) throw error;
-    return false;
-  }
 }
 
 function check(channel: Channel, destination: Destination): Promise<unknown> {

@@ -3,10 +3,11 @@
  * definitions export all read the plan built here, so they can never disagree.
  */
 import { brokerMajor } from './delivery-limit.js';
+import { exactLevelCount } from './exact-names.js';
 import { assertQueueName, DEFAULT_EXCHANGE, deadLetterArguments, type QueueArguments, queueTypeArguments } from './queues.js';
 import { exactRouter, exactSharedTopology, exactWorkBinding } from './exact.js';
 import { tierDelayQueues, tierRouter } from './tiers.js';
-import type { DelayRoute, QueueSpec, TopologyOptions, TopologyPlan } from './types.js';
+import type { DelayRoute, ExchangeSpec, QueueSpec, TopologyOptions, TopologyPlan } from './types.js';
 
 /**
  * The parking lot: messages that ran out of retries wait here for a human, without TTL or dead-lettering,
@@ -45,9 +46,66 @@ function workQueue(options: TopologyOptions): QueueSpec {
   };
 }
 
+/** An entity a copy or a consumer goes to, as `queue <name>` or `exchange <name>`. */
+type Destination = `${'queue' | 'exchange'} ${string}`;
+
+/**
+ * Where this config sends anything: the work queue, the parking lot and, read from the delay router
+ * itself (so it cannot disagree with the copies), the queue of every tier or the exchange of every
+ * exact level.
+ */
+function destinations(options: TopologyOptions): Destination[] {
+  const out = new Set<Destination>([`queue ${options.workQueue}`, `queue ${options.parkingQueue}`]);
+  const tiers = options.delayMode === 'tiers';
+  // No tier: MAX_RETRIES=0 without retrying rules has no delay path (and the router would refuse).
+  if (tiers && options.tierDelaysMs.length === 0) return [...out];
+  const route = createDelayRouter(options);
+  const delaysMs = tiers ? options.tierDelaysMs : levelDelaysMs(options);
+  for (const delayMs of delaysMs) {
+    const { exchange, routingKey } = route(delayMs);
+    out.add(exchange === '' ? `queue ${routingKey}` : `exchange ${exchange}`);
+  }
+  return [...out];
+}
+
+/** One delay per exact level (1, 2, 4 ... units): each is routed first to its own level's exchange. */
+function levelDelaysMs(options: TopologyOptions): number[] {
+  return Array.from({ length: exactLevelCount(options) }, (_, level) => options.delayResolutionMs * 2 ** level);
+}
+
+/** Exchange names are at most 255 bytes: a longer marker name is not made. */
+const MAX_EXCHANGE_NAME_BYTES = 255;
+
+/**
+ * The name of the delay-path marker of `options`: `<work queue>.delay-path.<digest>`, the digest
+ * (16 hex digits, FNV-1a twice) of every destination of the config, so that another config (other
+ * tiers, levels or parking lot) names another marker. Undefined when the name would be too long.
+ * @example delayPathMarker(options); // 'orders.delay-path.5f0e2c1d9a7b3e64'
+ */
+function delayPathMarker(options: TopologyOptions): string | undefined {
+  const text = destinations(options).join('\n');
+  const name = `${options.workQueue}.delay-path.${fnv1a(text, 0x811c9dc5)}${fnv1a(text, 0x01000193)}`;
+  return Buffer.byteLength(name) <= MAX_EXCHANGE_NAME_BYTES ? name : undefined;
+}
+
+/** 32-bit FNV-1a of the UTF-16 code units, as 8 hex digits: a name, not a secret. */
+function fnv1a(text: string, seed: number): string {
+  let hash = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+/** The plan's delay-path marker as the exchange it is (fanout, nothing bound to it), if it has one. */
+function markerExchanges(plan: { readonly marker?: string }): ExchangeSpec[] {
+  return plan.marker === undefined ? [] : [{ name: plan.marker, type: 'fanout', arguments: {} }];
+}
+
 /**
  * Everything one work queue needs, in declaration order: exchanges (exact mode only), queues
- * (parking lot, work queue, delay queues), then bindings. Throws a `ConfigError` on unusable names.
+ * (parking lot, work queue, delay queues), then bindings, and last the delay-path marker. Throws a `ConfigError` on unusable names.
  * @example
  * const plan = buildTopologyPlan({ workQueue: 'orders', parkingQueue: 'orders.parking', delayMode: 'tiers',
  *   queueType: 'quorum', tierDelaysMs: [1000, 5000], delayResolutionMs: 1000, maxDelayMs: 5000 });
@@ -57,14 +115,16 @@ function buildTopologyPlan(options: TopologyOptions): TopologyPlan {
   assertQueueName(options.workQueue, '`workQueue`');
   assertQueueName(options.parkingQueue, '`parkingQueue`');
   const own = [parkingQueue(options), workQueue(options)];
+  const marker = delayPathMarker(options);
   if (options.delayMode === 'tiers') {
-    return { exchanges: [], queues: [...own, ...tierDelayQueues(options)], bindings: [] };
+    return { exchanges: [], queues: [...own, ...tierDelayQueues(options)], bindings: [], marker };
   }
   const shared = exactSharedTopology(options);
   return {
     exchanges: shared.exchanges,
     queues: [...own, ...shared.queues],
     bindings: [...shared.bindings, exactWorkBinding(options, options.workQueue)],
+    marker,
   };
 }
 
@@ -81,4 +141,5 @@ function createDelayRouter(options: TopologyOptions): (requestedDelayMs: number)
   return options.delayMode === 'exact' ? exactRouter(options) : tierRouter(options);
 }
 
-export { buildTopologyPlan, createDelayRouter, delayRoute };
+export { buildTopologyPlan, createDelayRouter, delayPathMarker, delayRoute, destinations, markerExchanges };
+export type { Destination };

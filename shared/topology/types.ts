@@ -62,6 +62,13 @@ type TopologyPlan = {
   readonly exchanges: readonly ExchangeSpec[];
   readonly queues: readonly QueueSpec[];
   readonly bindings: readonly BindingSpec[];
+  /**
+   * The delay-path marker: an exchange that `apply` declares last, once everything else matched, and
+   * whose name is a digest of every destination of the config. A cold start that finds it checks one
+   * name instead of each destination (see delay-path-check.ts). Undefined when the name would be too
+   * long; the check then looks at each destination.
+   */
+  readonly marker?: string;
 };
 
 /** Where to publish a copy so that it comes back to the work queue after (at least) a delay. */

@@ -14,6 +14,7 @@ import {
   describeBinding,
   inspect,
   lendChannels,
+  markerEntities,
   type PlannedEntity,
   plannedEntities,
 } from './broker-ops.js';
@@ -55,7 +56,7 @@ async function verifyTopology(connection: ChannelModel, plan: TopologyPlan): Pro
   const items: ReportItem<VerifyStatus>[] = [];
   const warnings: TopologyWarning[] = [];
   try {
-    for (const entity of plannedEntities(plan)) {
+    for (const entity of [...plannedEntities(plan), ...markerEntities(plan)]) {
       const { item, warning } = await verifyEntity(lender, entity, major, parkingQueue);
       items.push(item);
       if (warning) warnings.push(warning);

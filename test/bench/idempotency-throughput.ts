@@ -65,6 +65,7 @@ async function idempotencyPaths(options: ThroughputOptions): Promise<{ result: R
         }
       } finally {
         for (const name of setup.names) await options.broker.deleteQueue(name);
+        for (const name of setup.exchanges) await options.broker.deleteExchange(name);
       }
     }
     return { result, rows };

@@ -16,7 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { applyTopology } from '../../shared/topology/apply.js';
-import { buildTopologyPlan } from '../../shared/topology/plan.js';
+import { buildTopologyPlan, markerExchanges } from '../../shared/topology/plan.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 import type { BenchBroker } from './bench-broker.js';
 import { ensureBundles, LIBRARY_BUNDLE } from './bundles.js';
@@ -112,6 +112,7 @@ async function runOne(options: MemoryOptions, mode: 'success' | 'retry', message
     return { mode, messages, vmHwmMiB: peakKb / 1024, maxRssMiB: maxRssKb / 1024, durationMs, firstHalfPeakMiB, secondHalfPeakMiB, summary };
   } finally {
     for (const queue of plan.queues) await options.broker.deleteQueue(queue.name);
+    for (const exchange of markerExchanges(plan)) await options.broker.deleteExchange(exchange.name);
   }
 }
 

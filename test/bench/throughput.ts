@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import { applyTopology } from '../../shared/topology/apply.js';
-import { buildTopologyPlan } from '../../shared/topology/plan.js';
+import { buildTopologyPlan, markerExchanges } from '../../shared/topology/plan.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 import type { BenchBroker } from './bench-broker.js';
@@ -47,7 +47,7 @@ type ContestResult = Record<
 /** A delay long enough that no copy comes back during the measurement. */
 const PARKED_DELAY_MS = 600_000;
 
-type Setup = { config: Config; env: Record<string, string>; delayQueue: string; delayArguments: Record<string, string | number>; names: string[] };
+type Setup = { config: Config; env: Record<string, string>; delayQueue: string; delayArguments: Record<string, string | number>; names: string[]; exchanges: string[] };
 
 async function setUp(options: ThroughputOptions, label: 'success' | 'retry'): Promise<Setup> {
   const env: Record<string, string> = {
@@ -67,7 +67,7 @@ async function setUp(options: ThroughputOptions, label: 'success' | 'retry'): Pr
   await applyTopology(options.broker.connection, plan);
   const delayQueue = tierQueueName(config.workQueue, PARKED_DELAY_MS);
   const delayArguments = { ...(plan.queues.find((q) => q.name === delayQueue)?.arguments ?? {}) };
-  return { config, env, delayQueue, delayArguments, names: plan.queues.map((q) => q.name) };
+  return { config, env, delayQueue, delayArguments, names: plan.queues.map((q) => q.name), exchanges: markerExchanges(plan).map((x) => x.name) };
 }
 
 type ChildRun = {
@@ -138,7 +138,7 @@ async function contest(options: ThroughputOptions, queue: string, contestants: r
 async function successPath(options: ThroughputOptions): Promise<{ result: ContestResult; rows: Row[] }> {
   await ensureBundles(options.progress);
   const setup = await setUp(options, 'success');
-  const { config, names } = setup;
+  const { config, names, exchanges } = setup;
   const prefetch = config.batchSize;
   try {
     const result = await contest(options, config.workQueue, [
@@ -159,6 +159,7 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
     return { result, rows };
   } finally {
     for (const name of names) await options.broker.deleteQueue(name);
+    for (const name of exchanges) await options.broker.deleteExchange(name);
   }
 }
 
@@ -166,7 +167,7 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
 async function retryPath(options: ThroughputOptions): Promise<{ result: ContestResult; rows: Row[] }> {
   await ensureBundles(options.progress);
   const setup = await setUp(options, 'retry');
-  const { config, delayQueue, names } = setup;
+  const { config, delayQueue, names, exchanges } = setup;
   const prefetch = config.batchSize;
   const rascal = { delayQueue: `${config.workQueue}.rascal-delay`, delayExchange: `${config.workQueue}.rascal-delay-x` };
   try {
@@ -207,6 +208,7 @@ async function retryPath(options: ThroughputOptions): Promise<{ result: ContestR
     return { result, rows };
   } finally {
     for (const name of [...names, rascal.delayQueue]) await options.broker.deleteQueue(name);
+    for (const name of exchanges) await options.broker.deleteExchange(name);
     await options.broker.deleteExchange(rascal.delayExchange);
   }
 }

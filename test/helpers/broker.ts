@@ -53,6 +53,19 @@ class TestBroker {
     return ok.messageCount;
   }
 
+  /** Whether the queue or exchange exists, asked on a throwaway channel (a 404 closes the channel). */
+  public async exists(kind: 'queue' | 'exchange', name: string): Promise<boolean> {
+    const channel = await this.connection.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      await (kind === 'queue' ? channel.checkQueue(name) : channel.checkExchange(name));
+      await channel.close();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Deletes every tracked queue and exchange (each on its own channel: a 404 closes a channel). */
   public async cleanup(): Promise<void> {
     for (const q of this.queues) await this.quietly((ch) => ch.deleteQueue(q));

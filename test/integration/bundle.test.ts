@@ -167,20 +167,20 @@ describe('the Lambda bundles', () => {
     }
   });
 
-  it('pull: a missing delay queue fails the invocation before it takes a message, saying what to run', async () => {
-    // Prepare
+  it('pull: a config whose delay queue was never applied fails the invocation before it takes a message, saying what to run', async () => {
+    // Prepare: the topology applied for the config, then other tiers (300, 600, 1200 ms) in the function's environment
     const broker = testBroker();
     const config = testConfig({ WORK_QUEUE: uniqueName('bundle-pull') });
     await setUpTopology(broker, config);
-    await broker.channel.deleteQueue(tierQueueName(config.workQueue, 200));
+    const env = { ...functionEnv(config.workQueue), BACKOFF_INITIAL_MS: '300', LOG_LEVEL: 'info' };
     publishJson(broker, config.workQueue, { url: 'http://127.0.0.1:1/down' }, { messageId: 'down' });
     // Act
-    const run = await runBundle(fixtureBundle('pull'), {}, { ...functionEnv(config.workQueue), LOG_LEVEL: 'info' });
+    const run = await runBundle(fixtureBundle('pull'), {}, env);
     // Assess
     expect(run.code).not.toBe(0);
     expect(jsonLines(run.stderr)).toContainEqual(expect.objectContaining({
       level: 'error', message: 'invocation summary: ended early', errorName: 'TopologyDriftError',
-      reason: expect.stringContaining(`queue ${tierQueueName(config.workQueue, 200)}`),
+      reason: expect.stringContaining(`queue ${tierQueueName(config.workQueue, 300)}`),
       summary: expect.objectContaining({ received: 0, stoppedBecause: 'topology-drift' }),
     }));
     expect(await broker.messageCount(config.workQueue)).toBe(1);

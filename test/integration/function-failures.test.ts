@@ -7,6 +7,9 @@ import type { Handler } from '../../shared/message/message.js';
 import { EmfMetrics, type EmfDocument } from '../../shared/observability/metrics.js';
 import type { Summary } from '../../shared/engine/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
+import { buildTopologyPlan } from '../../shared/topology/plan.js';
+import { topologyOptionsFromConfig } from '../../shared/config/config.js';
+import type { TopologyDriftError } from '../../shared/errors.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { recordingLogger } from '../helpers/fakes.js';
@@ -92,6 +95,33 @@ describe('a function invocation that fails', () => {
     // Assess
     expect(summary).toMatchObject({ received: 1, acked: 1 });
     expect(attempts).toEqual(['m-1']);
+  });
+
+  it('pull: a tier queue deleted by hand after apply costs one returned copy; then the function checks each destination, takes nothing, and deletes the marker', async () => {
+    // Prepare: applied (with its marker), then one tier queue deleted; a message that fails
+    const broker = testBroker();
+    const workQueue = uniqueName('work');
+    const env = functionEnv(workQueue);
+    const config = testConfig(env);
+    await setUpTopology(broker, config);
+    const marker = buildTopologyPlan(topologyOptionsFromConfig(config)).marker as string;
+    await broker.channel.deleteQueue(tierQueueName(workQueue, 200));
+    publishJson(broker, workQueue, { n: 1 }, { messageId: 'm-1' });
+    const { once } = instrumented('pull', env, () => {
+      throw new Error('partner down');
+    });
+
+    // Act: the marker vouches for the path, so the first invocation takes the message and its copy comes back
+    const first = await once().then(() => undefined, (e: unknown) => e as TopologyDriftError);
+    const second = await once().then(() => undefined, (e: unknown) => e as TopologyDriftError);
+
+    // Assess: the second (same container) believes the marker no more: nothing taken, the queue named, the marker gone
+    expect(first?.name).toBe('TopologyDriftError');
+    expect(first?.summary?.received).toBeGreaterThan(0);
+    expect(second?.missing).toEqual([`queue ${tierQueueName(workQueue, 200)}`]);
+    expect(second?.summary).toBeUndefined();
+    expect(await broker.messageCount(workQueue)).toBe(1);
+    expect(await broker.exists('exchange', marker)).toBe(false);
   });
 
   it('npm run invoke -- pull: exits 1 on a missing delay path, saying what to run, and leaves the message', async () => {

@@ -30,18 +30,9 @@ function argumentsOf(plan: TopologyPlan, queue: string, overrides: Record<string
   return { ...plan.queues.find((q) => q.name === queue)?.arguments, ...overrides };
 }
 
-/** Whether `queue` exists, asked on a throwaway channel (a 404 closes the channel). */
-async function queueExists(queue: string): Promise<boolean> {
-  const broker = testBroker();
-  const channel = await broker.connection.createChannel();
-  channel.on('error', () => undefined);
-  try {
-    await channel.checkQueue(queue);
-    await channel.close();
-    return true;
-  } catch {
-    return false;
-  }
+/** Whether `queue` exists. */
+function queueExists(queue: string): Promise<boolean> {
+  return testBroker().exists('queue', queue);
 }
 
 describe('applyTopology', () => {
@@ -61,7 +52,9 @@ describe('applyTopology', () => {
     // Assess
     const statuses = (report: typeof first): string[] => report.items.map((item) => item.status);
     const entities = plan.exchanges.length + plan.queues.length;
-    expect(statuses(first)).toEqual([...Array(entities).fill('created'), ...plan.bindings.map(() => 'bound')]);
+    // The delay-path marker last, once everything else matched.
+    expect(statuses(first)).toEqual([...Array(entities).fill('created'), ...plan.bindings.map(() => 'bound'), 'created']);
+    expect(first.items.at(-1)).toMatchObject({ kind: 'exchange', name: plan.marker });
     expect(second.items.find((item) => item.name === plan.queues[1]?.name)?.status).toBe('exists');
     expect(statuses(second).filter((status) => status === 'created' || status === 'mismatch')).toEqual([]);
     expect((await verifyTopology(broker.connection, plan)).ok).toBe(true);
@@ -146,7 +139,8 @@ describe('verifyTopology', () => {
     const report = await verifyTopology(broker.connection, plan);
     // Assess
     expect(report.ok).toBe(true);
-    expect(report.items.map((item) => item.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    // Parking lot, work queue, two tiers, and the delay-path marker
+    expect(report.items.map((item) => item.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
   });
 
   it('reports a different argument with both values', async () => {

@@ -10,7 +10,8 @@ describe('topologyDefinitions', () => {
     // Act
     const definitions = topologyDefinitions(plan, '/');
     // Assess
-    expect(definitions.exchanges).toEqual([]);
+    // The delay-path marker only, last (see plan.ts)
+    expect(definitions.exchanges).toEqual([{ name: plan.marker, vhost: '/', durable: true, auto_delete: false, type: 'fanout', internal: false, arguments: {} }]);
     expect(definitions.bindings).toEqual([]);
     expect(definitions.queues).toEqual([
       { name: 'orders.parking', vhost: '/', durable: true, auto_delete: false, arguments: { 'x-queue-type': 'quorum' } },
@@ -37,7 +38,7 @@ describe('topologyDefinitions', () => {
     // Act
     const definitions = topologyDefinitions(plan, 'prod');
     // Assess
-    expect(definitions.exchanges.map((x) => [x.name, x.type, x.arguments])).toEqual(plan.exchanges.map((x) => [x.name, x.type, x.arguments]));
+    expect(definitions.exchanges.map((x) => [x.name, x.type, x.arguments])).toEqual([...plan.exchanges.map((x) => [x.name, x.type, x.arguments]), [plan.marker, 'fanout', {}]]);
     expect(definitions.exchanges.every((x) => x.vhost === 'prod' && x.durable && !x.auto_delete && !x.internal)).toBe(true);
     expect(definitions.bindings).toHaveLength(plan.bindings.length);
     expect(definitions.bindings).toContainEqual({ source: 'boomerang.delay.1000ms.L2.level-01', vhost: 'prod', destination: 'boomerang.delay.1000ms.L2.level-00', destination_type: 'exchange', routing_key: '0.*.#', arguments: {} });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/errors.js';
 import { exactLevelName } from '../../shared/topology/exact-names.js';
-import { buildTopologyPlan, delayRoute } from '../../shared/topology/plan.js';
+import { buildTopologyPlan, delayPathMarker, delayRoute } from '../../shared/topology/plan.js';
 import type { QueueType } from '../../shared/topology/types.js';
 import { topologyOptions } from '../helpers/topology.js';
 
@@ -115,5 +115,35 @@ describe('delayRoute', () => {
 
   it('uses the binary levels in exact mode', () => {
     expect(delayRoute(exact, 1200)).toEqual({ exchange: exactLevelName(exact, 1), routingKey: '1.0.orders', delayMs: 2000 });
+  });
+});
+
+describe('delayPathMarker', () => {
+  const tiers = topologyOptions({ workQueue: 'orders', parkingQueue: 'orders.parking', tierDelaysMs: [1000, 5000] });
+  it.each([
+    { change: 'another tier', options: { ...tiers, tierDelaysMs: [1000, 6000] } },
+    { change: 'another parking lot', options: { ...tiers, parkingQueue: 'orders.parked' } },
+    { change: 'exact mode', options: { ...tiers, delayMode: 'exact' as const } },
+    { change: 'another exact name prefix', options: { ...tiers, delayMode: 'exact' as const, exactNamePrefix: 'team-a' } },
+  ])('names another marker for $change', ({ options }) => {
+    expect(delayPathMarker(options)).not.toBe(delayPathMarker(tiers));
+  });
+
+  it('names the same marker for the same destinations, in the plan too, after the work queue', () => {
+    // Act
+    const marker = delayPathMarker(tiers);
+    // Assess: arguments that route nothing (the queue type) do not change it
+    expect(marker).toMatch(/^orders\.delay-path\.[0-9a-f]{16}$/);
+    expect(delayPathMarker({ ...tiers })).toBe(marker);
+    expect(delayPathMarker({ ...tiers, queueType: 'classic' })).toBe(marker);
+    expect(buildTopologyPlan(tiers).marker).toBe(marker);
+  });
+
+  it('makes no marker when its name would pass 255 bytes', () => {
+    // Prepare: a 240-character work queue
+    const long = 'q'.repeat(240);
+    // Act + Assess
+    expect(delayPathMarker({ ...tiers, workQueue: long })).toBeUndefined();
+    expect(buildTopologyPlan({ ...tiers, workQueue: long }).marker).toBeUndefined();
   });
 });
