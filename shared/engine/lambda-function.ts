@@ -121,14 +121,14 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
       const line = { coldStart: invocation.coldStart, ...fields, summary };
       if (summary.breakerOpened) invocation.log.warn('invocation summary: the circuit breaker opened', line);
       else invocation.log.info('invocation summary', line);
-      invocation.metrics.flush(summary);
+      await invocation.metrics.flush(summary);
       return summary;
     } catch (error) {
       const summary = summaryOf(error, Date.now() - startedAt);
       const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
       const fields = config === undefined ? {} : (spec.fields?.(config) ?? {});
       invocation.log.error('invocation summary: ended early', { coldStart: invocation.coldStart, ...fields, summary, errorName: name, reason: message });
-      invocation.metrics.flush(summary, name);
+      await invocation.metrics.flush(summary, name);
       throw error;
     }
   };

@@ -11,9 +11,10 @@ interface InvocationMetrics {
   retryDelay(delayMs: number): void;
   /**
    * Writes the invocation's metrics: the summary's counts plus what was recorded; `failedWith` is the
-   * name of the error the invocation threw, if it did.
+   * name of the error the invocation threw, if it did. The wrapper awaits it before the invocation
+   * returns (Lambda may freeze the process right after).
    */
-  flush(summary: Summary, failedWith?: string): void;
+  flush(summary: Summary, failedWith?: string): void | Promise<void>;
 }
 
 /** CloudWatch namespace of every Boomerang metric. */
@@ -122,7 +123,7 @@ abstract class MetricsRecorder implements InvocationMetrics {
     this.retryDelaysMs.push(delayMs);
   }
 
-  public abstract flush(summary: Summary, failedWith?: string): void;
+  public abstract flush(summary: Summary, failedWith?: string): void | Promise<void>;
 }
 
 /** A dimension value CloudWatch accepts: printable ASCII, at most 64 characters, never empty. */

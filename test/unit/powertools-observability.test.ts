@@ -5,7 +5,7 @@ import { createLambdaLogger } from '../../shared/observability/powertools-logger
 import { PowertoolsMetrics } from '../../shared/observability/powertools-metrics.js';
 
 /** The JSON lines Powertools writes to stdout and stderr while `act` runs. */
-function captured(act: () => void): Record<string, unknown>[] {
+async function captured(act: () => void | Promise<void>): Promise<Record<string, unknown>[]> {
   const lines: string[] = [];
   const keep = (chunk: unknown): boolean => {
     lines.push(...String(chunk).split('\n').filter((l) => l.startsWith('{')));
@@ -14,7 +14,7 @@ function captured(act: () => void): Record<string, unknown>[] {
   const out = vi.spyOn(process.stdout, 'write').mockImplementation(keep);
   const err = vi.spyOn(process.stderr, 'write').mockImplementation(keep);
   try {
-    act();
+    await act();
   } finally {
     out.mockRestore();
     err.mockRestore();
@@ -35,7 +35,7 @@ afterEach(() => {
 });
 
 describe('PowertoolsMetrics', () => {
-  it('writes the same metrics, units, dimensions and namespace as EmfMetrics', () => {
+  it('writes the same metrics, units, dimensions and namespace as EmfMetrics', async () => {
     // Prepare
     const summary = { ...emptySummary(), received: 4, acked: 1, retried: 2, parked: 1, durationMs: 900 };
     const record = (metrics: EmfMetrics | PowertoolsMetrics): void => {
@@ -52,30 +52,30 @@ describe('PowertoolsMetrics', () => {
     record(powertools);
     // Act
     ours.flush(summary, 'PublishError');
-    const written = captured(() => powertools.flush(summary, 'PublishError'));
+    const written = await captured(() => powertools.flush(summary, 'PublishError'));
     // Assess
     expect(written.map(essence)).toEqual(emf.map(essence));
   });
 
-  it('takes its namespace from POWERTOOLS_METRICS_NAMESPACE', () => {
+  it('takes its namespace from POWERTOOLS_METRICS_NAMESPACE', async () => {
     // Prepare
     vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', 'Payments');
     const metrics = new PowertoolsMetrics({ service: 'orders-retry' });
     // Act
-    const [main] = captured(() => metrics.flush(emptySummary()));
+    const [main] = await captured(() => metrics.flush(emptySummary()));
     // Assess
     expect(essence(main as EmfDocument)).toMatchObject({ namespace: 'Payments', dimensions: { service: 'orders-retry' } });
   });
 });
 
 describe('createLambdaLogger', () => {
-  it('writes Powertools JSON with the Lambda context keys, our fields, and no password', () => {
+  it('writes Powertools JSON with the Lambda context keys, our fields, and no password', async () => {
     // Prepare
     vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
     const log = createLambdaLogger({ service: 'orders-retry' });
     log.addContext({ awsRequestId: 'req-1', functionName: 'orders-retry-fn', memoryLimitInMB: '256' } as never);
     // Act
-    const lines = captured(() => {
+    const lines = await captured(() => {
       log.child({ requestId: 'req-1' }).warn('message parked', { messageId: 'm-1', reason: 'amqp://boomerang:s3cret@broker:5672 refused' });
       log.debug('not written at INFO', {});
     });
@@ -99,12 +99,12 @@ describe('createLambdaLogger', () => {
     expect(log.debugEnabled).toBe(debug);
   });
 
-  it('names the service from POWERTOOLS_SERVICE_NAME when it is set', () => {
+  it('names the service from POWERTOOLS_SERVICE_NAME when it is set', async () => {
     // Prepare
     vi.stubEnv('POWERTOOLS_SERVICE_NAME', 'orders-from-stack');
     const log = createLambdaLogger({ service: 'orders-retry' });
     // Act
-    const [line] = captured(() => log.error('invocation summary: ended early'));
+    const [line] = await captured(() => log.error('invocation summary: ended early'));
     // Assess
     expect(line).toMatchObject({ service: 'orders-from-stack', level: 'ERROR' });
   });
