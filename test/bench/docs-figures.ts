@@ -15,7 +15,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 import { replaceGeneratedBlocks } from './doc-blocks.js';
-import { type BenchReport, type FaultReport, renderBench, renderFaults } from './figures-render.js';
+import { type BenchReport, type FaultReport, renderBench, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from './figures-render.js';
 
 class DocsFiguresError extends Error {
   public constructor(message: string, options?: ErrorOptions) {
@@ -49,8 +49,9 @@ function list(dir: string): string[] {
 
 /** The body of one generated block, from the results under `resultsDir`. */
 function renderBlock(id: string, resultsDir: string, root: string, fileName: string): string {
+  if (id === 'idempotency-faults' || id === 'idempotency-cost') return `${NOTICE}\n\n${renderAcross(id, resultsDir, root)}`;
   const m = /^(bench|faults)-(\d+\.\d+)$/.exec(id);
-  if (!m) throw new DocsFiguresError(`${fileName}: unknown generated block "${id}"; expected bench-<major.minor> or faults-<major.minor>, e.g. bench-3.10`);
+  if (!m) throw new DocsFiguresError(`${fileName}: unknown generated block "${id}"; expected bench-<major.minor>, faults-<major.minor> (e.g. bench-3.10), idempotency-faults or idempotency-cost`);
   const [, kind, minor] = m as unknown as [string, string, string];
   if (kind === 'bench') {
     const name = latestForMinor(list(resultsDir), 'bench-rabbitmq-', minor, '.json');
@@ -60,6 +61,25 @@ function renderBlock(id: string, resultsDir: string, root: string, fileName: str
   const dir = latestForMinor(list(faultsDir), 'rabbitmq-', minor);
   const files = dir === undefined ? [] : list(join(faultsDir, dir)).filter((f) => f.endsWith('.json'));
   return `${NOTICE}\n\n${renderFaults(files.map((f) => readJson<FaultReport>(join(faultsDir, dir as string, f), root)))}`;
+}
+
+/** The latest results of every broker version there are results for, side by side (oldest version first). */
+function renderAcross(id: 'idempotency-faults' | 'idempotency-cost', resultsDir: string, root: string): string {
+  const byVersion = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
+  if (id === 'idempotency-cost') {
+    const minors = [...new Set(list(resultsDir).flatMap((n) => /^bench-rabbitmq-(\d+\.\d+)\.\d+\.json$/.exec(n)?.[1] ?? []))].sort(byVersion);
+    return renderIdempotencyCostAcross(minors.map((minor) => {
+      const report = readJson<BenchReport>(join(resultsDir, latestForMinor(list(resultsDir), 'bench-rabbitmq-', minor, '.json') as string), root);
+      return { rabbitmq: report.machine.rabbitmq, report };
+    }));
+  }
+  const faultsDir = join(resultsDir, 'faults');
+  const minors = [...new Set(list(faultsDir).flatMap((n) => /^rabbitmq-(\d+\.\d+)\.\d+$/.exec(n)?.[1] ?? []))].sort(byVersion);
+  return renderIdempotencyFaultsAcross(minors.map((minor) => {
+    const dir = join(faultsDir, latestForMinor(list(faultsDir), 'rabbitmq-', minor) as string);
+    const reports = list(dir).filter((f) => f.endsWith('.json')).map((f) => readJson<FaultReport>(join(dir, f), root));
+    return { rabbitmq: reports[0]?.rabbitmq ?? `RabbitMQ ${minor}`, reports };
+  }));
 }
 
 type DocFile = { readonly file: string; readonly current: string; readonly expected: string };

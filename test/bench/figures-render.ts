@@ -126,5 +126,69 @@ function renderIdempotencyComparison(reports: readonly FaultReport[]): string | 
   return lines.join('\n');
 }
 
-export { NO_BENCH_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderFaults };
-export type { BenchReport, FaultReport };
+/** One broker's results, for the tables that set the brokers side by side. */
+type BrokerFaults = { readonly rabbitmq: string; readonly reports: readonly FaultReport[] };
+type BrokerBench = { readonly rabbitmq: string; readonly report: BenchReport };
+
+/** `<scenario>` and `<scenario>-idempotent` of each broker, paired, in scenario order. */
+function idempotencyPairs(reports: readonly FaultReport[]): { off: FaultReport; on: FaultReport }[] {
+  const byName = new Map(reports.map((r) => [r.scenario, r]));
+  return reports
+    .filter((r) => r.scenario.endsWith(IDEMPOTENT_SUFFIX))
+    .flatMap((on) => {
+      const off = byName.get(on.scenario.slice(0, -IDEMPOTENT_SUFFIX.length));
+      return off === undefined ? [] : [{ off, on }];
+    })
+    .sort((a, b) => a.off.scenario.localeCompare(b.off.scenario));
+}
+
+/**
+ * Repeated effects and duplicates per fault, idempotency off / on, one column pair per broker: the
+ * scenarios run both ways in each broker's recorded fault run.
+ */
+function renderIdempotencyFaultsAcross(brokers: readonly BrokerFaults[]): string {
+  const withPairs = brokers.map((b) => ({ ...b, pairs: idempotencyPairs(b.reports) })).filter((b) => b.pairs.length > 0);
+  if (withPairs.length === 0) return NO_FAULT_RESULTS;
+  const scenarios = [...new Set(withPairs.flatMap((b) => b.pairs.map((p) => p.off.scenario)))].sort();
+  const perFault = (r: FaultReport | undefined, key: string): string => (r === undefined ? '-' : typeof r[key] === 'number' ? ((r[key] as number) / faultsOf(r)).toFixed(2) : NOT_RECORDED);
+  const dates = withPairs.flatMap((b) => b.pairs.flatMap((p) => [p.off.at.slice(0, 10), p.on.at.slice(0, 10)])).sort();
+  const lines = [
+    `Per fault injected (per kill, per cut, or per restart), idempotency off / on (Redis store), from the recorded fault runs of ${dates[0] === dates[dates.length - 1] ? dates[0] : `${dates[0]} to ${dates[dates.length - 1]}`}. ${DUPLICATES_VS_REPEATS}`,
+    '',
+    `| scenario | ${withPairs.map((b) => `repeated effects, ${b.rabbitmq}`).join(' | ')} | ${withPairs.map((b) => `duplicates, ${b.rabbitmq}`).join(' | ')} |`,
+    `|---|${withPairs.map(() => '---|').join('')}${withPairs.map(() => '---|').join('')}`,
+  ];
+  for (const scenario of scenarios) {
+    const pairOf = (b: (typeof withPairs)[number]) => b.pairs.find((p) => p.off.scenario === scenario);
+    const cells = (key: string) => withPairs.map((b) => { const p = pairOf(b); return `${perFault(p?.off, key)} / ${perFault(p?.on, key)}`; });
+    lines.push(`| ${[scenario, ...cells('repeatedEffects'), ...cells('duplicates')].map(cell).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** The bench's idempotency rows (rate with idempotency on, as a share of off), one column per broker. */
+function renderIdempotencyCostAcross(brokers: readonly BrokerBench[]): string {
+  const rowsOf = (b: BrokerBench) => b.report.rows.filter((r) => r.section.startsWith('idempotency,'));
+  const withRows = brokers.filter((b) => rowsOf(b).length > 0);
+  if (withRows.length === 0) return NO_BENCH_RESULTS;
+  const store = (metric: string) => /idempotency on \((.+?)\),/.exec(metric)?.[1] ?? metric;
+  const keys = [...new Set(withRows.flatMap((b) => rowsOf(b).map((r) => `${r.section}|${store(r.metric)}`)))];
+  const lines = [
+    `Messages per second with idempotency on, as a share of the same path with it off in the same rounds (\`npm run bench\`, section idempotency, of ${withRows.map((b) => `${b.report.startedAt.slice(0, 10)} on ${b.rabbitmq}`).join(' and ')}; ${describeMachine(withRows[0]!.report.machine)}; the broker and the store on the same machine):`,
+    '',
+    `| path | store | ${withRows.map((b) => b.rabbitmq).join(' | ')} |`,
+    `|---|---|${withRows.map(() => '---|').join('')}`,
+  ];
+  for (const key of keys) {
+    const [section, storeName] = key.split('|') as [string, string];
+    const ratios = withRows.map((b) => {
+      const row = rowsOf(b).find((r) => r.section === section && store(r.metric) === storeName);
+      return row === undefined ? '-' : `${row.ratio} (${row.boomerang.split(' (')[0]} msg/s against ${row.anchor.split(' (')[0]})`;
+    });
+    lines.push(`| ${[section.replace('idempotency, ', ''), storeName, ...ratios].map(cell).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+export { NO_BENCH_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross };
+export type { BenchReport, BrokerBench, BrokerFaults, FaultReport };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeneratedBlockError, generatedBlockIds, replaceGeneratedBlocks } from '../bench/doc-blocks.js';
 import { DocsFiguresError, generateDocs, latestForMinor, renderBlock } from '../bench/docs-figures.js';
-import { type BenchReport, NO_BENCH_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderFaults } from '../bench/figures-render.js';
+import { type BenchReport, NO_BENCH_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from '../bench/figures-render.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 
 const MACHINE = { cpu: 'AMD EPYC', cores: 2, memoryGiB: 24, node: 'v20.20.2', rabbitmq: 'RabbitMQ 3.10.8' };
@@ -107,6 +107,45 @@ describe('renderFaults', () => {
     expect(text).toContain(`| broker-restart | 1 / 1 | 3000 / 3000 | 0 / 0 | 15 / 2 | ${NOT_RECORDED} / ${NOT_RECORDED} | 15.00 / 2.00 | ${NOT_RECORDED} / ${NOT_RECORDED} |`);
     // A run with idempotency on and none off has no row to stand next to.
     expect(text.split('idempotency off and on')[1]).not.toContain('crash-loop');
+  });
+});
+
+describe('renderIdempotencyFaultsAcross', () => {
+  it('sets each broker side by side, per fault, off / on; a scenario one broker lacks shows a dash', () => {
+    // Prepare
+    const at = '2026-11-24T01:00:00.000Z';
+    const older = [
+      { scenario: 'tcp-cut', at, sent: 2000, missing: 0, duplicates: 150, repeatedEffects: 105, cuts: 15 },
+      { scenario: 'tcp-cut-idempotent', at, sent: 2000, missing: 0, duplicates: 30, repeatedEffects: 0, cuts: 15 },
+      { scenario: 'broker-restart', at, sent: 3000, missing: 0, duplicates: 3 },
+      { scenario: 'broker-restart-idempotent', at, sent: 3000, missing: 0, duplicates: 0 },
+    ];
+    const newer = older.filter((r) => r.scenario.startsWith('tcp-cut')).map((r) => ({ ...r, duplicates: r.duplicates * 2 }));
+    // Act
+    const text = renderIdempotencyFaultsAcross([{ rabbitmq: 'RabbitMQ 3.10.8', reports: older }, { rabbitmq: 'RabbitMQ 4.3.6', reports: newer }]);
+    // Assess
+    expect(text).toContain('| scenario | repeated effects, RabbitMQ 3.10.8 | repeated effects, RabbitMQ 4.3.6 | duplicates, RabbitMQ 3.10.8 | duplicates, RabbitMQ 4.3.6 |');
+    expect(text).toContain('| tcp-cut | 7.00 / 0.00 | 7.00 / 0.00 | 10.00 / 2.00 | 20.00 / 4.00 |');
+    expect(text).toContain(`| broker-restart | ${NOT_RECORDED} / ${NOT_RECORDED} | - / - | 3.00 / 0.00 | - / - |`);
+    expect(renderIdempotencyFaultsAcross([{ rabbitmq: 'RabbitMQ 3.10.8', reports: [] }])).toBe(NO_FAULT_RESULTS);
+  });
+});
+
+describe('renderIdempotencyCostAcross', () => {
+  it('gives each path and store its row, each broker its column, with both rates', () => {
+    // Prepare
+    const row = (section: string, store: string, ratio: string) => ({ section, metric: `msg/s with idempotency on (${store}), no-op handler`, boomerang: '12 337 (client CPU 81 µs/msg)', anchor: '53 510 (client CPU 13 µs/msg): the same path with idempotency off', ratio, target: 'comparison', verdict: 'info' as const });
+    const report = (rows: BenchReport['rows']): BenchReport => ({ ...REPORT, rows });
+    // Act
+    const text = renderIdempotencyCostAcross([
+      { rabbitmq: 'RabbitMQ 3.10.8', report: report([row('idempotency, success path', 'redis', '22 %'), row('success path', 'x', '140 %')]) },
+      { rabbitmq: 'RabbitMQ 4.3.6', report: report([row('idempotency, success path', 'redis', '30 %')]) },
+    ]);
+    // Assess: only the idempotency rows
+    expect(text).toContain('| path | store | RabbitMQ 3.10.8 | RabbitMQ 4.3.6 |');
+    expect(text).toContain('| success path | redis | 22 % (12 337 msg/s against 53 510) | 30 % (12 337 msg/s against 53 510) |');
+    expect(text).not.toContain('140 %');
+    expect(renderIdempotencyCostAcross([{ rabbitmq: 'RabbitMQ 3.10.8', report: report([]) }])).toBe(NO_BENCH_RESULTS);
   });
 });
 
