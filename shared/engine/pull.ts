@@ -1,7 +1,7 @@
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import { amqplibTextFailure } from '../amqp/amqplib-text.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
-import type { Config } from '../config/config.js';
+import { type Config, topologyOptionsFromConfig } from '../config/config.js';
 import { readParkedDepth } from './parked-depth.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { consumeUntilDone } from './pull-loop.js';
@@ -11,7 +11,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Handler } from '../message/message.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import { emptySummary, type Summary } from './summary.js';
-import { DRIFT_REMEDY } from '../topology/delay-path-check.js';
+import { DRIFT_REMEDY, forgetDelayPathMarker } from '../topology/delay-path-check.js';
 
 type PullOptions = {
   readonly config: Config;
@@ -86,6 +86,10 @@ async function runPull(options: PullOptions): Promise<Summary> {
     closing = failure === undefined;
     if (closing) {
       await channel.close().catch(() => undefined);
+      // A copy came back unroutable although the delay path was checked: its marker vouched for a
+      // queue that is gone. Deleted now, the next cold start (here or in another container) checks
+      // each destination and takes nothing, instead of bouncing another batch.
+      if (isReturned(copyFailure)) await forgetDelayPathMarker(broker.connection, topologyOptionsFromConfig(config));
       summary.parkedDepth = await readParkedDepth(broker.connection, config.parkingQueue);
     }
   } catch (error) {
@@ -113,6 +117,11 @@ function lostWhat(error: Error): 'channel-closed' | 'connection-lost' {
   return 'connection-lost';
 }
 
+/** A copy the broker returned as unroutable (`mandatory`): a destination of the delay path is gone. */
+function isReturned(copyFailure: Error | undefined): boolean {
+  return copyFailure instanceof PublishError && copyFailure.reason === 'returned';
+}
+
 /**
  * A copy failure that the next invocation would meet again (an unroutable copy, a body over
  * MAX_MESSAGE_BYTES) fails the invocation, so that it shows as an error and not as a quiet
@@ -120,7 +129,7 @@ function lostWhat(error: Error): 'channel-closed' | 'connection-lost' {
  */
 function throwIfNeverHeals(copyFailure: Error, summary: Summary, workQueue: string): void {
   if (!(copyFailure instanceof PublishError)) return;
-  if (copyFailure.reason === 'returned') {
+  if (isReturned(copyFailure)) {
     throw new TopologyDriftError(`A copy came back ${copyFailure.message}. Its original is back in ${workQueue}: ${DRIFT_REMEDY}`, { missing: [], summary }, { cause: copyFailure });
   }
   if (copyFailure.reason === 'too-large') {

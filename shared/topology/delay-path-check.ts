@@ -46,11 +46,21 @@ async function checkDelayPath(connection: ChannelModel, options: TopologyOptions
   const missing = all.filter((_, i) => !found[i]);
   // Created between the two looks (topology apply ran meanwhile): nothing is missing any more.
   if (missing.length === 0) return;
-  if (marker !== undefined) await openChannel(connection, (channel) => channel.deleteExchange(marker)).catch(() => undefined);
+  await forgetDelayPathMarker(connection, options);
   throw new TopologyDriftError(
     `Missing on the broker for the current config: ${missing.join(', ')}. No message was taken: ${DRIFT_REMEDY}`,
     { missing },
   );
+}
+
+/**
+ * Deletes the config's delay-path marker, if it has one, when a destination it vouched for is found
+ * missing: best effort (the function's user needs the configure permission; a refusal is ignored, and
+ * the container then checks each destination anyway).
+ */
+async function forgetDelayPathMarker(connection: ChannelModel, options: TopologyOptions): Promise<void> {
+  const marker = delayPathMarker(options);
+  if (marker !== undefined) await openChannel(connection, (channel) => channel.deleteExchange(marker)).catch(() => undefined);
 }
 
 /**
@@ -83,4 +93,4 @@ function check(channel: Channel, destination: Destination): Promise<unknown> {
   return destination.startsWith('queue') ? channel.checkQueue(name) : channel.checkExchange(name);
 }
 
-export { checkDelayPath, destinations, DRIFT_REMEDY };
+export { checkDelayPath, destinations, DRIFT_REMEDY, forgetDelayPathMarker };
