@@ -1,24 +1,73 @@
 import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache';
 import type { CacheClient } from '@aws-lambda-powertools/idempotency/cache/types';
-import { createClient } from '@redis/client';
+import { Redis } from 'ioredis';
+import { redisSetOptions } from './redis-set-options.js';
 import { STORE_CONNECT_TIMEOUT_MS, STORE_REQUEST_TIMEOUT_MS, type StoreHandle } from './store-handle.js';
 
-type RedisClient = ReturnType<typeof newClient>;
-
+/** A client being opened, or open; `ready` settles when its connect does. */
 type Connection = {
-  readonly client: RedisClient;
-  /** The three commands Powertools uses, each with a timeout. */
-  readonly cache: CacheClient;
+  readonly client: Redis;
+  readonly ready: Promise<void>;
 };
 
-function newClient(url: string) {
-  return createClient({
-    url,
+/**
+ * ioredis, not node-redis: ioredis writes a command to the socket in the call that sends it, where
+ * node-redis waits for the end of the event-loop turn. The "completed" write then leaves the process
+ * as soon as the handler's run returns; a kill in between repeats the effect (docs/idempotency.md).
+ */
+function newClient(url: string): Redis {
+  return new Redis(url, {
+    // Connect on first use, from `open`, so that its failure reaches the message that needed it.
+    lazyConnect: true,
     // No reconnect loop: a dropped connection fails the commands at once (a retry of the message),
     // and the next call opens a fresh one, instead of commands waiting in an offline queue.
-    socket: { connectTimeout: STORE_CONNECT_TIMEOUT_MS, reconnectStrategy: false },
-    disableOfflineQueue: true,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+    // The TCP connect only; `open` bounds the handshake as well.
+    connectTimeout: STORE_CONNECT_TIMEOUT_MS,
+    commandTimeout: STORE_REQUEST_TIMEOUT_MS,
+    // A closing socket is destroyed at once instead of waiting for the server's FIN, which a hung
+    // server never sends.
+    disconnectTimeout: 0,
   });
+}
+
+/** Powertools' three commands on one client; it only ever passes string keys and values. */
+function cacheClient(client: Redis): CacheClient {
+  return {
+    get: async (name) => client.get(name),
+    set: async (name, value, options) => {
+      const { expireSeconds, onlyIfAbsent } = redisSetOptions(options);
+      return onlyIfAbsent ? client.set(name as string, value as string, 'EX', expireSeconds, 'NX') : client.set(name as string, value as string, 'EX', expireSeconds);
+    },
+    del: async (keys) => client.del(...keys),
+  };
+}
+
+function open(url: string): Connection {
+  const client = newClient(url);
+  // ioredis rejects a failed connect with "Connection is closed."; the socket's error says why.
+  let socketError: unknown;
+  client.on('error', (error: unknown) => {
+    socketError = error;
+  });
+  // connectTimeout covers the TCP connect only; a server that accepts and never answers the
+  // handshake (HELLO) would hold the message until Lambda kills the invocation.
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    client.disconnect();
+  }, STORE_CONNECT_TIMEOUT_MS);
+  const ready = client.connect().then(
+    () => clearTimeout(timer),
+    (error: unknown) => {
+      clearTimeout(timer);
+      // Not chained to ioredis's own "Connection is closed.": the store error shows the innermost cause.
+      if (timedOut) throw new Error(`no answer from the Redis server within ${STORE_CONNECT_TIMEOUT_MS} ms`);
+      throw socketError ?? error;
+    },
+  );
+  return { client, ready };
 }
 
 /**
@@ -27,48 +76,22 @@ function newClient(url: string) {
  * @example const { persistence, close } = createRedisStore('redis://127.0.0.1:6379');
  */
 function createRedisStore(url: string): StoreHandle {
-  let pending: Promise<Connection> | undefined;
+  let current: Connection | undefined;
   let closed = false;
 
-  const open = async (): Promise<Connection> => {
-    const client = newClient(url);
-    // An 'error' event with no listener would crash the process; the failed command reports it instead.
-    client.on('error', () => undefined);
-    // connectTimeout covers the TCP connect only; a server that accepts and never answers the
-    // handshake (HELLO) would hold the message until Lambda kills the invocation.
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      client.destroy();
-    }, STORE_CONNECT_TIMEOUT_MS);
-    try {
-      await client.connect();
-    } catch (error) {
-      throw timedOut ? new Error(`no answer from the Redis server within ${STORE_CONNECT_TIMEOUT_MS} ms`, { cause: error }) : error;
-    } finally {
-      clearTimeout(timer);
-    }
-    const commands = client.withCommandOptions({ timeout: STORE_REQUEST_TIMEOUT_MS });
-    // Powertools types the values loosely (any cache client); it only ever passes strings and its SET options.
-    const cache: CacheClient = {
-      get: async (name) => commands.get(name as string),
-      set: async (name, value, options) => commands.set(name as string, value as string, options as Parameters<RedisClient['set']>[2]),
-      del: async (keys) => commands.del(keys),
-    };
-    return { client, cache };
-  };
-
-  const connection = async (): Promise<Connection> => {
+  const connection = async (): Promise<Redis> => {
     if (closed) throw new Error('the idempotency guard is closed');
-    const current = pending;
-    if (current !== undefined) {
-      const ready = await current.catch(() => undefined);
-      if (ready?.client.isReady) return ready;
+    const seen = current;
+    if (seen !== undefined) {
+      const opened = await seen.ready.then(() => true, () => false);
+      if (opened && seen.client.status === 'ready') return seen.client;
       // The connect failed or the server dropped the socket: the first caller to notice replaces it.
-      if (pending === current) pending = undefined;
+      if (current === seen) current = undefined;
     }
-    pending ??= open();
-    return pending;
+    current ??= open(url);
+    const opening = current;
+    await opening.ready;
+    return opening.client;
   };
 
   /**
@@ -79,10 +102,10 @@ function createRedisStore(url: string): StoreHandle {
   const withConnection = async <T>(command: (cache: CacheClient) => Promise<T>): Promise<T> => {
     const first = await connection();
     try {
-      return await command(first.cache);
+      return await command(cacheClient(first));
     } catch (error) {
-      if (first.client.isReady) throw error;
-      return command((await connection()).cache);
+      if (first.status === 'ready') throw error;
+      return command(cacheClient(await connection()));
     }
   };
 
@@ -96,10 +119,10 @@ function createRedisStore(url: string): StoreHandle {
     persistence: new CachePersistenceLayer({ client }),
     close: async () => {
       closed = true;
-      const open = await pending?.catch(() => undefined);
-      // destroy, not close: close waits for replies a hung server never sends. Every write the
-      // guard made was awaited before its run returned, so nothing is cut short.
-      if (open?.client.isOpen) open.client.destroy();
+      // disconnect returns at once, even with a connect in flight (which then fails): close never
+      // waits on a hung server. Every write the guard made was awaited before its run returned, so
+      // nothing is cut short.
+      current?.client.disconnect();
     },
   };
 }

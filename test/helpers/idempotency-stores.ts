@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createClient } from '@redis/client';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createIdempotencyGuard, type IdempotencyGuard, type IdempotencyGuardDeps } from '../../shared/idempotency/guard.js';
 import type { IdempotencyOptions, IdempotencyStoreSpec } from '../../shared/idempotency/options.js';
@@ -72,7 +72,7 @@ type StoreKind = {
 };
 
 function redisKind(): StoreKind {
-  const admin = createClient({ url: REDIS_URL });
+  const admin = new Redis(REDIS_URL, { lazyConnect: true });
   return {
     name: 'redis',
     start: async () => {
@@ -83,7 +83,7 @@ function redisKind(): StoreKind {
       // Powertools writes `<prefix>#<hash>` and, to take over an orphaned key, `<prefix>#<hash>:lock`.
       const keys = async () => {
         const found: string[] = [];
-        for await (const batch of admin.scanIterator({ MATCH: `${keyPrefix}#*`, COUNT: 1000 })) found.push(...batch);
+        for await (const batch of admin.scanStream({ match: `${keyPrefix}#*`, count: 1000 })) found.push(...(batch as string[]));
         return found;
       };
       return {
@@ -95,14 +95,14 @@ function redisKind(): StoreKind {
         records: async () => (await keys()).filter((key) => !key.endsWith(':lock')).length,
         cleanup: async () => {
           const found = await keys();
-          if (found.length > 0) await admin.del(found);
+          if (found.length > 0) await admin.del(...found);
         },
       };
     },
     refusing: async () => ({ kind: 'redis', url: `redis://127.0.0.1:${await closedPort()}` }),
     at: (endpoint) => ({ kind: 'redis', url: endpoint.replace(/^http:/, 'redis:') }),
     stop: async () => {
-      await admin.close();
+      await admin.quit();
     },
   };
 }

@@ -10,6 +10,7 @@ class TcpProxy {
   private readonly pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
   /** Connections accepted so far. */
   public accepted = 0;
+  private silent = false;
 
   private constructor(
     private readonly server: net.Server,
@@ -51,6 +52,18 @@ class TcpProxy {
     return pairs.length;
   }
 
+  /**
+   * From now on nothing passes in either direction, on the open connections and on new ones, which
+   * stay open: a server that hangs, as opposed to one that drops connections.
+   */
+  public silence(): void {
+    this.silent = true;
+    for (const { client, upstream } of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+    }
+  }
+
   public async close(): Promise<void> {
     this.cutAll();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -68,6 +81,7 @@ class TcpProxy {
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
+    if (this.silent) return;
     client.pipe(upstream);
     upstream.pipe(client);
   }

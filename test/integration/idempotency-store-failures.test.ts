@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyStoreError } from '../../shared/errors.js';
+import { STORE_REQUEST_TIMEOUT_MS } from '../../shared/idempotency/store-handle.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { countedWork, dynamoDbKind, message, REMAINING_MS, redisKind, silentServer, useIdempotencyStore } from '../helpers/idempotency-stores.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
@@ -49,6 +50,47 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name wh
       // Act
       const failed = g.run(message('order-3'), work.run, REMAINING_MS);
       // Assess
+      await expect(failed).rejects.toBeInstanceOf(IdempotencyStoreError);
+      expect(work.runs).toBe(0);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('throws IdempotencyStoreError when a connected store stops answering (the request timeout bounds the wait)', async () => {
+    // Prepare
+    const proxy = await TcpProxy.start(fixture().port);
+    try {
+      const g = guard({ store: fixture().via(proxy.port) });
+      const work = countedWork();
+      await g.run(message('order-8'), work.run, REMAINING_MS);
+      proxy.silence();
+      const started = performance.now();
+      // Act
+      const failed = g.run(message('order-9'), work.run, REMAINING_MS);
+      // Assess
+      await expect(failed).rejects.toBeInstanceOf(IdempotencyStoreError);
+      // The DynamoDB client tries twice; the Redis client once, as its connection is still up.
+      expect(performance.now() - started).toBeLessThan(2 * STORE_REQUEST_TIMEOUT_MS + 1_000);
+      expect(work.runs).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('closes at once while a connect to a store that never answers is under way, and that run fails', async () => {
+    // Prepare
+    const silent = await silentServer();
+    const g = guard({ store: kind.at(silent.endpoint) });
+    const work = countedWork();
+    try {
+      const failed = g.run(message('order-10'), work.run, REMAINING_MS);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = performance.now();
+      // Act
+      await g.close();
+      // Assess
+      expect(performance.now() - started).toBeLessThan(100);
       await expect(failed).rejects.toBeInstanceOf(IdempotencyStoreError);
       expect(work.runs).toBe(0);
     } finally {
