@@ -62,6 +62,11 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
     const state: { ran: boolean; failed: boolean; error?: unknown } = { ran: false, failed: false };
     const guarded = makeIdempotent(async (_key: string) => {
       state.ran = true;
+      // Each run in an event-loop turn of its own: the in-progress writes of the handlers running at
+      // once are answered together, and without this their handlers would all make their effects in
+      // one turn before the first "completed" write is sent. A kill between an effect and its write
+      // repeats the effect: this keeps that window to one handler's own path, not eight.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       try {
         await work();
       } catch (error) {
