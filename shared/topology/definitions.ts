@@ -5,7 +5,7 @@
  * An import creates what is missing and leaves an existing queue as it is, even when its arguments
  * differ (checked on RabbitMQ 3.10): run `npm run topology -- verify` after it.
  */
-import { markerExchanges } from './plan.js';
+import { allExchanges } from './plan.js';
 import type { TopologyPlan } from './types.js';
 
 type Arguments = Readonly<Record<string, string | number>>;
@@ -41,7 +41,7 @@ type RabbitDefinitions = {
 function topologyDefinitions(plan: TopologyPlan, vhost: string): RabbitDefinitions {
   const common = { vhost, durable: true, auto_delete: false } as const;
   return {
-    exchanges: [...plan.exchanges, ...markerExchanges(plan)].map((x) => ({ name: x.name, ...common, type: x.type, internal: false, arguments: { ...x.arguments } })),
+    exchanges: allExchanges(plan).map((x) => ({ name: x.name, ...common, type: x.type, internal: false, arguments: { ...x.arguments } })),
     queues: plan.queues.map((q) => ({ name: q.name, ...common, arguments: { ...q.arguments } })),
     bindings: plan.bindings.map((b) => ({
       source: b.source,

@@ -103,6 +103,11 @@ function markerExchanges(plan: { readonly marker?: string }): ExchangeSpec[] {
   return plan.marker === undefined ? [] : [{ name: plan.marker, type: 'fanout', arguments: {} }];
 }
 
+/** Every exchange the plan makes, the delay-path marker last: what an export writes and a clean-up deletes. */
+function allExchanges(plan: Pick<TopologyPlan, 'exchanges' | 'marker'>): ExchangeSpec[] {
+  return [...plan.exchanges, ...markerExchanges(plan)];
+}
+
 /**
  * Everything one work queue needs, in declaration order: exchanges (exact mode only), queues
  * (parking lot, work queue, delay queues), then bindings, and last the delay-path marker. Throws a `ConfigError` on unusable names.
@@ -141,5 +146,5 @@ function createDelayRouter(options: TopologyOptions): (requestedDelayMs: number)
   return options.delayMode === 'exact' ? exactRouter(options) : tierRouter(options);
 }
 
-export { buildTopologyPlan, createDelayRouter, delayPathMarker, delayRoute, destinations, markerExchanges };
+export { allExchanges, buildTopologyPlan, createDelayRouter, delayPathMarker, delayRoute, destinations, markerExchanges };
 export type { Destination };

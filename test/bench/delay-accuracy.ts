@@ -19,7 +19,7 @@ import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
 import { runPull } from '../../shared/engine/pull.js';
 import { applyTopology } from '../../shared/topology/apply.js';
-import { buildTopologyPlan, markerExchanges } from '../../shared/topology/plan.js';
+import { allExchanges, buildTopologyPlan } from '../../shared/topology/plan.js';
 import type { TopologyPlan } from '../../shared/topology/types.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import type { BenchBroker } from './bench-broker.js';
@@ -165,7 +165,7 @@ async function delayAccuracy(options: DelayOptions): Promise<{ result: Record<st
   } finally {
     for (const plan of plans) {
       for (const queue of plan.queues) await broker.deleteQueue(queue.name);
-      for (const exchange of [...plan.exchanges, ...markerExchanges(plan)]) await broker.deleteExchange(exchange.name);
+      for (const exchange of allExchanges(plan)) await broker.deleteExchange(exchange.name);
     }
     await broker.deleteQueue(anchorQueue);
     await broker.deleteQueue(anchorBack);

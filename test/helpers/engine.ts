@@ -5,7 +5,7 @@ import type { Handler } from '../../shared/message/message.js';
 import { runPull } from '../../shared/engine/pull.js';
 import { SUMMARY_COUNTS, type Summary } from '../../shared/engine/summary.js';
 import { applyTopology } from '../../shared/topology/apply.js';
-import { buildTopologyPlan, markerExchanges } from '../../shared/topology/plan.js';
+import { allExchanges, buildTopologyPlan } from '../../shared/topology/plan.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from './broker.js';
 
 /**
@@ -31,7 +31,7 @@ function testConfig(env: Record<string, string> = {}): Config {
 async function setUpTopology(broker: TestBroker, config: Config): Promise<void> {
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   broker.trackQueue(...plan.queues.map((q) => q.name));
-  broker.trackExchange(...[...plan.exchanges, ...markerExchanges(plan)].map((x) => x.name));
+  broker.trackExchange(...allExchanges(plan).map((x) => x.name));
   await applyTopology(broker.connection, plan);
 }
 

@@ -8,7 +8,7 @@ import { runPull } from '../../shared/engine/pull.js';
 import { createIdempotencyGuard, type IdempotencyGuard } from '../../shared/idempotency/guard.js';
 import type { Summary } from '../../shared/engine/summary.js';
 import { applyTopology } from '../../shared/topology/apply.js';
-import { buildTopologyPlan, markerExchanges } from '../../shared/topology/plan.js';
+import { allExchanges, buildTopologyPlan } from '../../shared/topology/plan.js';
 import type { TopologyPlan } from '../../shared/topology/types.js';
 import { sleep, uniqueName } from './broker.js';
 import { createFlakyRecorder } from './flaky-recorder.js';
@@ -150,7 +150,7 @@ class FaultScenario {
     await this.guard?.close().catch(() => undefined);
     await withChannel(url, async (connection) => {
       for (const queue of this.plan.queues) await quietly(connection, (ch) => ch.deleteQueue(queue.name));
-      for (const exchange of [...this.plan.exchanges, ...markerExchanges(this.plan)]) await quietly(connection, (ch) => ch.deleteExchange(exchange.name));
+      for (const exchange of allExchanges(this.plan)) await quietly(connection, (ch) => ch.deleteExchange(exchange.name));
     }).catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 import type { ChannelModel } from 'amqplib';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { markerExchanges } from '../../shared/topology/plan.js';
+import { allExchanges } from '../../shared/topology/plan.js';
 import type { DelayRoute, TopologyOptions, TopologyPlan } from '../../shared/topology/types.js';
 import { TestBroker } from './broker.js';
 
@@ -42,7 +42,7 @@ function topologyOptions(overrides: Partial<TopologyOptions> = {}): TopologyOpti
 /** Registers every queue and exchange of `plan` for deletion in `broker.cleanup()`. */
 function trackPlan(broker: TestBroker, plan: TopologyPlan): void {
   broker.trackQueue(...plan.queues.map((q) => q.name));
-  broker.trackExchange(...[...plan.exchanges, ...markerExchanges(plan)].map((x) => x.name));
+  broker.trackExchange(...allExchanges(plan).map((x) => x.name));
 }
 
 /** Publishes one persistent message along `route` and waits for the broker's confirm. */
