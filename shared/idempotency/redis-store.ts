@@ -7,6 +7,8 @@ import { STORE_CONNECT_TIMEOUT_MS, STORE_REQUEST_TIMEOUT_MS, type StoreHandle } 
 /** A client being opened, or open; `ready` settles when its connect does. */
 type Connection = {
   readonly client: Redis;
+  /** Powertools' three commands on this client. */
+  readonly cache: CacheClient;
   readonly ready: Promise<void>;
 };
 
@@ -67,7 +69,7 @@ function open(url: string): Connection {
       throw socketError ?? error;
     },
   );
-  return { client, ready };
+  return { client, cache: cacheClient(client), ready };
 }
 
 /**
@@ -79,19 +81,19 @@ function createRedisStore(url: string): StoreHandle {
   let current: Connection | undefined;
   let closed = false;
 
-  const connection = async (): Promise<Redis> => {
+  const connection = async (): Promise<Connection> => {
     if (closed) throw new Error('the idempotency guard is closed');
     const seen = current;
     if (seen !== undefined) {
       const opened = await seen.ready.then(() => true, () => false);
-      if (opened && seen.client.status === 'ready') return seen.client;
+      if (opened && seen.client.status === 'ready') return seen;
       // The connect failed or the server dropped the socket: the first caller to notice replaces it.
       if (current === seen) current = undefined;
     }
     current ??= open(url);
     const opening = current;
     await opening.ready;
-    return opening.client;
+    return opening;
   };
 
   /**
@@ -102,10 +104,10 @@ function createRedisStore(url: string): StoreHandle {
   const withConnection = async <T>(command: (cache: CacheClient) => Promise<T>): Promise<T> => {
     const first = await connection();
     try {
-      return await command(cacheClient(first));
+      return await command(first.cache);
     } catch (error) {
-      if (first.status === 'ready') throw error;
-      return command(cacheClient(await connection()));
+      if (first.client.status === 'ready') throw error;
+      return command((await connection()).cache);
     }
   };
 
