@@ -3,7 +3,7 @@
  * `constructor.name`), and classification goes by `name` or the duck-typed fields, never only by
  * `instanceof`: a handler may throw errors from another copy of this module, or its own.
  */
-import type { Summary } from './engine/summary.js';
+import type { Summary } from './core/summary.js';
 import type { TopologyWarning } from './topology/queue-checks.js';
 
 /** Base class of the errors Boomerang itself raises. */

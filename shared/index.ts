@@ -6,8 +6,8 @@
 export { defineQueue } from './queues/define-queue.js';
 export type { QueueDefinition, QueueOptions } from './queues/define-queue.js';
 export type { DeployOptions, Mode } from './queues/deploy-options.js';
-export { createPullFunction } from './engine/pull-function.js';
-export type { PullContext } from './engine/pull-function.js';
+export { createPullFunction } from './pull/pull-function.js';
+export type { PullContext } from './pull/pull-function.js';
 export { createEventFunction } from './event/event-function.js';
 export type { EventContext } from './event/event-function.js';
 export {
@@ -30,6 +30,6 @@ export type { RetryRule, RetryRuleMatch } from './retry/retry-rules.js';
 export type { RetryPolicy } from './retry/retry-policy.js';
 export type { AckOrder, Config } from './config/config.js';
 export type { DelayMode, QueueType } from './topology/types.js';
-export type { Summary, StopReason } from './engine/summary.js';
+export type { Summary, StopReason } from './core/summary.js';
 export type { IdempotencyInCode } from './idempotency/in-code.js';
 export type { IdempotencyStoreSpec } from './idempotency/options.js';

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createEventFunction } from '../event/event-function.js';
-import { createPullFunction } from '../engine/pull-function.js';
+import { createPullFunction } from '../pull/pull-function.js';
 import { DEFAULTS } from '../config/config.js';
 import { ConfigError } from '../errors.js';
 import { loadHandler } from './load-handler.js';
 import { singleTarget } from './queue-flags.js';
-import type { Summary } from '../engine/summary.js';
+import type { Summary } from '../core/summary.js';
 import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
 
 const USAGE = `Usage: npm run invoke -- pull  --function <name> [--budget-ms <n>]

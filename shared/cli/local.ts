@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createPullFunction } from '../engine/pull-function.js';
+import { createPullFunction } from '../pull/pull-function.js';
 import { connectBroker } from '../amqp/connection.js';
 import { connectManaged } from '../amqp/managed-connection.js';
 import { publishDemoMessages } from '../demo/demo-publisher.js';
@@ -9,7 +9,7 @@ import { ensureBroker } from '../demo/ensure-broker.js';
 import { startFlakyProvider, type FlakyProvider } from '../demo/flaky-provider.js';
 import { StatusLine } from '../demo/status-line.js';
 import { createLogger, logLevelFrom } from '../observability/logger.js';
-import { emptySummary, SUMMARY_COUNTS, type Summary } from '../engine/summary.js';
+import { emptySummary, SUMMARY_COUNTS, type Summary } from '../core/summary.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
 import { applyTopology } from '../topology/apply.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';

@@ -1,5 +1,5 @@
 import { tierDelaysMs } from '../retry/backoff.js';
-import { LAST_DELIVERY_COUNT } from '../engine/crash-loop.js';
+import { LAST_DELIVERY_COUNT } from '../core/crash-loop.js';
 import { envChoice, envInt, envJson, envQueueName, envString, type Env } from './env.js';
 import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
 import { ConfigError } from '../errors.js';

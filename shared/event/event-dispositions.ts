@@ -1,10 +1,12 @@
 import type { Publisher } from '../amqp/confirm-publisher.js';
 import { buildRetryCopy } from '../message/copy-message.js';
-import type { ErrorFacts, RetryDecision } from '../retry/decide-retry.js';
+import type { Outcome } from '../core/summary.js';
+import type { Verdict } from '../core/verdict.js';
+import { readRetryNo } from '../message/headers.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { DelayRoute } from '../topology/types.js';
-import { type CopyContext, keepFailureTimes, publishCopy, publishFailureCopy } from '../engine/failure-copy.js';
+import { type CopyContext, failureOf, keepFailureTimes, publishCopy, publishFailureCopy } from '../copy/failure-copy.js';
 import type { EventRecord } from './decode-event.js';
 
 /**
@@ -19,38 +21,29 @@ type EventDispositionDeps = {
   /** Where a copy for queue `workQueue` waits `delayMs` before it is back on `workQueue`. */
   readonly delayRoute: (workQueue: string, delayMs: number) => DelayRoute;
   readonly now: () => Date;
-  /** Told the delay of each confirmed retry; also the handler errors (see `settleBatch`). */
+  /** Told the delay of each confirmed retry, and the handler errors. @default none */
   readonly metrics?: InvocationMetrics;
 };
 
-/** A failed attempt (or an undecodable record): what was thrown and what the decision made of it. */
-type EventFailure = {
-  readonly retryNo: number;
-  readonly error: ErrorFacts;
-  readonly stack: string | undefined;
-  readonly decision: RetryDecision;
-};
-
 /**
- * Publishes the copy a failure needs: a retry to the delay path of the record's queue, or a park into
- * its parking lot (lean when the headers are too large to encode, as in pull mode). Resolves with
- * what was done once the broker confirmed; rejects with the `PublishError` otherwise, and the caller
- * fails the batch.
+ * Carries out one record's verdict: nothing for a success or a duplicate (the event source acks the
+ * batch), a copy for a retry, park or deferral, and a copy to the tail of its queue for a give-back.
+ * Resolves with what it counts as once the broker confirmed; rejects with the `PublishError`
+ * otherwise, and the caller fails the batch.
  */
-async function disposeOfEventFailure(deps: EventDispositionDeps, record: EventRecord, failure: EventFailure): Promise<'retried' | 'parked'> {
-  const published = await publishFailureCopy(contextOf(deps, record), { ...failure, delivery: record.delivery });
-  return published.outcome === 'parked' ? 'parked' : 'retried';
-}
-
-/**
- * Sends a record the idempotency guard did not run (its key is held elsewhere, or the store failed:
- * `why`) to the delay path of its queue with the retry count it came with: the event mode's defer.
- * Counted as `deferred`; no attempt is spent, and it is never parked.
- */
-async function deferEventRecord(deps: EventDispositionDeps, record: EventRecord, retryNo: number, delayMs: number, why: ErrorFacts): Promise<'deferred'> {
-  const decision: RetryDecision = { kind: 'retry', retryNo, delayMs };
-  await publishFailureCopy(contextOf(deps, record), { delivery: record.delivery, retryNo, error: why, stack: undefined, decision, deferred: true });
-  return 'deferred';
+async function settleEventVerdict(deps: EventDispositionDeps, record: EventRecord, verdict: Verdict): Promise<Outcome> {
+  switch (verdict.kind) {
+    case 'ack':
+      return 'acked';
+    case 'duplicate':
+      return 'skippedDuplicates';
+    case 'give-back':
+      return requeueEventRecord(deps, record, readRetryNo(record.delivery.properties.headers, deps.retryHeader).retryNo);
+    default: {
+      const published = await publishFailureCopy(contextOf(deps, record), { ...failureOf(record.delivery, verdict), delivery: record.delivery });
+      return published.outcome;
+    }
+  }
 }
 
 /**
@@ -75,5 +68,5 @@ function contextOf(deps: EventDispositionDeps, record: EventRecord): CopyContext
   };
 }
 
-export { deferEventRecord, disposeOfEventFailure, requeueEventRecord };
-export type { EventDispositionDeps, EventFailure };
+export { requeueEventRecord, settleEventVerdict };
+export type { EventDispositionDeps };

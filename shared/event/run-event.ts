@@ -2,15 +2,19 @@ import { vhostOfUrl } from '../amqp/broker-endpoints.js';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { topologyOptionsFromConfig, type Config } from '../config/config.js';
-import { ConfigError, EventBatchError } from '../errors.js';
+import { ConfigError, EventBatchError, TopologyDriftError } from '../errors.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { Handler } from '../message/message.js';
 import type { SecretStore } from '../amqp/secrets.js';
-import { emptySummary, type Summary } from '../engine/summary.js';
+import type { Summary } from '../core/summary.js';
+import { Tally } from '../core/tally.js';
+import { eventSettings } from '../core/mode-settings.js';
+import type { TopologyOptions } from '../topology/types.js';
+import type { ChannelModel } from 'amqplib';
 import { createDelayRouter } from '../topology/plan.js';
-import { readParkedDepth } from '../engine/parked-depth.js';
+import { readParkedDepth } from '../amqp/parked-depth.js';
 import { decodeEvent, type EventRecord } from './decode-event.js';
 import { settleBatch } from './settle-batch.js';
 
@@ -30,6 +34,12 @@ type EventRunOptions = {
   readonly metrics?: InvocationMetrics;
   /** Runs each handler call at most once per idempotency key. @default none: every record runs the handler */
   readonly idempotency?: IdempotencyGuard;
+  /**
+   * Runs once connected, before any handler, with the topology of each queue of the batch; a throw
+   * fails the invocation with that error, and the whole batch comes back (the wrapper checks each
+   * queue's delay path here, once per container). @default none
+   */
+  readonly beforeHandlers?: (connection: ChannelModel, queues: readonly TopologyOptions[]) => Promise<void>;
 };
 
 /**
@@ -44,10 +54,10 @@ type EventRunOptions = {
 async function runEvent(options: EventRunOptions): Promise<Summary> {
   const { config, log } = options;
   const startedAt = Date.now();
-  const summary = emptySummary();
+  const tally = new Tally();
   const records = decodeEvent(options.event, config);
-  summary.received = records.length;
-  if (records.length === 0) return summary;
+  tally.receive(records.length);
+  if (records.length === 0) return tally.finish(startedAt);
   // Keep the margin inside the budget even when a caller passes a tiny budget.
   const marginMs = Math.min(config.safetyMarginMs, options.budgetMs / 2);
   const broker = await connectFromConfig(config, { connectionName: config.functionName, secrets: options.secrets, log });
@@ -56,22 +66,34 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
   let result;
   try {
     assertOneVhost(records, vhostOfUrl(broker.endpoint));
-    const channel = await broker.connection.createConfirmChannel();
     const topology = topologyOptionsFromConfig(config);
+    const topologyOf = new Map<string, TopologyOptions>();
+    for (const record of records) if (!topologyOf.has(record.queue)) topologyOf.set(record.queue, { ...topology, workQueue: record.queue, parkingQueue: record.parkingQueue });
+    const opening = broker.connection.createConfirmChannel();
+    try {
+      await options.beforeHandlers?.(broker.connection, [...topologyOf.values()]);
+    } catch (error) {
+      await opening.then((channel) => channel.close(), () => undefined).catch(() => undefined);
+      if (!(error instanceof TopologyDriftError)) throw error;
+      tally.stop('topology-drift');
+      throw new TopologyDriftError(error.message, { missing: error.missing, summary: tally.finish(startedAt) }, { cause: error.cause });
+    }
+    const channel = await opening;
     const routers = new Map<string, ReturnType<typeof createDelayRouter>>();
     result = await settleBatch({
       records,
       handler: options.handler,
       config,
+      settings: eventSettings(topology),
       deps: {
         publisher: new ConfirmPublisher(channel, config.publishTimeoutMs),
         log,
         retryHeader: config.retryHeader,
         functionName: config.functionName,
         delayRoute: (workQueue, delayMs) => {
-          // One router per queue of the batch, checked once, built on its first retry.
+          // One router per queue of the batch, built on its first retry.
           let route = routers.get(workQueue);
-          if (!route) routers.set(workQueue, (route = createDelayRouter({ ...topology, workQueue })));
+          if (!route) routers.set(workQueue, (route = createDelayRouter(topologyOf.get(workQueue) ?? { ...topology, workQueue })));
           return route(delayMs);
         },
         now: () => new Date(),
@@ -80,22 +102,24 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
       stopAt: startedAt + options.budgetMs - marginMs,
       hardStopAt: startedAt + options.budgetMs - marginMs / 2,
       random: options.random ?? Math.random,
-      summary,
+      tally,
       idempotency: options.idempotency,
     });
+    tally.breakerOpened(result.breakerOpened);
     if (result.failure === undefined) {
       await channel.close().catch(() => undefined);
-      summary.parkedDepth = await readParkedDepth(broker.connection, config.parkingQueue);
+      tally.parkedDepth(await readParkedDepth(broker.connection, config.parkingQueue));
     }
   } finally {
     await broker.close();
-    summary.durationMs = Date.now() - startedAt;
   }
   if (result.failure !== undefined) {
-    summary.stoppedBecause = lost ? 'connection-lost' : 'publish-failed';
+    tally.fail(lost ? 'connection-lost' : 'publish-failed');
+    const summary = tally.finish(startedAt);
     throw new EventBatchError(`A copy was not confirmed (${result.failure.message}); the event source will deliver the whole batch of ${records.length} again`, summary, { cause: result.failure });
   }
-  summary.stoppedBecause = result.outOfTime ? 'budget' : 'idle';
+  tally.stop(result.outOfTime ? 'budget' : result.breakerOpened ? 'breaker-open' : 'idle');
+  const summary = tally.finish(startedAt);
   if (summary.requeued > 0) log.warn('the budget ran out: untried messages went back to the tail of their queue', { count: summary.requeued });
   return summary;
 }

@@ -1,22 +1,22 @@
-import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Config } from '../config/config.js';
-import { checkCrashLoop, crashLoopFailure } from '../engine/crash-loop.js';
-import { decideRetry, type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
-import { backoffDelayMs } from '../retry/backoff.js';
+import { Lifecycle } from '../core/attempt.js';
+import { InFlight, unlessAborted } from '../core/in-flight.js';
+import type { ModeSettings } from '../core/mode-settings.js';
+import type { Outcome } from '../core/summary.js';
+import type { Tally } from '../core/tally.js';
+import type { Verdict } from '../core/verdict.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
-import { guardRefusalOf, refusalFields, STORE_DOWN, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
-import { HandlerCutOffError } from '../errors.js';
-import { readRetryNo } from '../message/headers.js';
 import type { Handler } from '../message/message.js';
-import type { Outcome, Summary } from '../engine/summary.js';
+import { noMetrics } from '../observability/metrics.js';
 import type { EventRecord } from './decode-event.js';
-import { deferEventRecord, disposeOfEventFailure, type EventDispositionDeps, type EventFailure, requeueEventRecord } from './event-dispositions.js';
+import { type EventDispositionDeps, settleEventVerdict } from './event-dispositions.js';
 
 type SettleBatchOptions = {
   readonly records: readonly EventRecord[];
   readonly handler: Handler;
   readonly deps: EventDispositionDeps;
-  readonly config: Pick<Config, 'retryHeader' | 'policy' | 'rules' | 'concurrency' | 'functionName' | 'crashLoopLimit'>;
+  readonly config: Pick<Config, 'retryHeader' | 'policy' | 'rules' | 'concurrency' | 'functionName' | 'crashLoopLimit' | 'breakerThreshold'>;
+  readonly settings: ModeSettings;
   /** Epoch ms: no handler starts after this, and the running ones see their signal aborted. */
   readonly stopAt: number;
   /** Epoch ms: handlers still running (ignoring the abort) are given up; their attempts count. */
@@ -24,7 +24,7 @@ type SettleBatchOptions = {
   /** In [0, 1), for the backoff jitter. */
   readonly random: () => number;
   /** Counted into as records settle. */
-  readonly summary: Summary;
+  readonly tally: Tally;
   /** Runs each handler call at most once per idempotency key. @default none */
   readonly idempotency?: IdempotencyGuard;
 };
@@ -34,142 +34,82 @@ type SettleBatchResult = {
   readonly failure: Error | undefined;
   /** True when the budget ran out before every record was handled. */
   readonly outOfTime: boolean;
+  /** The circuit breaker opened in this batch. */
+  readonly breakerOpened: boolean;
 };
 
 /**
- * Runs the handler on each record (at most `concurrency` at once, in event order) and publishes what
- * each outcome needs: nothing for a success, a retry copy, a parked copy, or (records the budget left
- * untried) a requeue copy to the tail of their queue. A handler the budget cut off (it stopped at the
- * abort, or was still running at the hard stop) made an attempt: retry copy, or park past the limit.
- * A record the broker handed out `CRASH_LOOP_LIMIT` times is parked without calling the handler.
- * Each record is settled once. After the first
- * unconfirmed copy no handler starts: the whole batch comes back anyway, and every further handler
- * run would only be one more duplicate.
+ * Hands each record, in event order, to the message lifecycle (core/attempt.ts) at the concurrency it
+ * allows (one at a time until the first success, none once the breaker opened), and publishes what
+ * each verdict needs: nothing for a success, a retry copy, a parked copy, a deferred copy (the
+ * breaker opened, the store is down), or a copy to the tail of its queue (no time left for it).
+ * Each record is settled once. After the first unconfirmed copy no handler starts: the whole batch
+ * comes back anyway, and every further handler run would only be one more duplicate.
  */
 async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResult> {
-  const { records, deps, summary, config } = options;
+  const { records, deps, tally } = options;
+  const lifecycle = new Lifecycle({
+    config: options.config,
+    handler: options.handler,
+    guard: options.idempotency,
+    settings: options.settings,
+    log: deps.log,
+    metrics: deps.metrics ?? noMetrics,
+    random: options.random,
+    tally,
+    stopAt: options.stopAt,
+    hardStopAt: options.hardStopAt,
+  });
   const settled = new Set<EventRecord>();
-  const abort = new AbortController();
-  const abortTimer = setTimeout(() => abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
   let failure: Error | undefined;
-  const publishing: Promise<void>[] = [];
-  const retryNoOf = (record: EventRecord): number => readRetryNo(record.delivery.properties.headers, config.retryHeader).retryNo;
-  /** Records whose handler was called: past the hard stop they are attempts, not untried. */
-  const started = new Set<EventRecord>();
-  let crashLoopsParked = 0;
-  const guard = options.idempotency;
-  let storeFailuresInARow = 0;
-
-  /** Claims the record and publishes what its outcome needs; a record already settled is left alone. */
-  const settle = (record: EventRecord, work: () => Promise<Outcome>): Promise<void> | undefined => {
-    if (settled.has(record)) return undefined;
+  const publishing = new InFlight();
+  /** Claims the record and publishes what its verdict needs; resolves once the copy is confirmed (or failed). */
+  const settle = (record: EventRecord, verdict: Verdict | undefined): Promise<void> | undefined => {
+    if (verdict === undefined || settled.has(record)) return undefined;
     settled.add(record);
-    const done = work().then(
-      (outcome) => { summary[outcome]++; },
+    if (verdict.kind === 'ack' && verdict.unkeyed) tally.unkeyed();
+    const done = settleEventVerdict(deps, record, verdict).then(
+      (outcome: Outcome) => tally.settle(outcome),
       (error: Error) => {
         failure ??= error;
         deps.log.error('a copy was not confirmed; the whole batch will come back', { messageId: record.delivery.properties.messageId, queue: record.queue, reason: error.message });
       },
     );
-    publishing.push(done);
+    publishing.add(done);
     return done;
   };
-
-  const handleOne = async (record: EventRecord): Promise<void> => {
-    const reading = readRetryNo(record.delivery.properties.headers, config.retryHeader);
-    const warnings = reading.warning === undefined ? record.notes : [...record.notes, reading.warning];
-    if (warnings.length > 0) deps.log.warn('event message has unusable fields', { messageId: record.delivery.properties.messageId, queue: record.queue, warnings });
-    if (record.problem !== undefined) return settle(record, () => disposeOfEventFailure(deps, record, undecodable(record.problem as string, reading.retryNo)));
-    const crashLoop = checkCrashLoop(record.delivery.properties.headers, config.crashLoopLimit, crashLoopsParked);
-    if (crashLoop.kind === 'park') {
-      crashLoopsParked++;
-      return settle(record, () => disposeOfEventFailure(deps, record, { retryNo: reading.retryNo, stack: undefined, ...crashLoopFailure(crashLoop, config.crashLoopLimit) }));
+  const hardStop = new AbortController();
+  const hardStopTimer = setTimeout(() => hardStop.abort(), Math.max(0, options.hardStopAt - Date.now()));
+  const handling = new InFlight();
+  const running = new Map<unknown, EventRecord>();
+  for (const record of records) {
+    if (failure !== undefined || hardStop.signal.aborted) break;
+    while (lifecycle.stop === undefined && !lifecycle.signal.aborted && handling.size >= lifecycle.concurrency) {
+      await unlessAborted(handling.oneFinished(), lifecycle.signal);
     }
-    const defer = (why: ErrorFacts) => settle(record, () => deferEventRecord(deps, record, reading.retryNo, backoffDelayMs(reading.retryNo + 1, config.policy, options.random), why));
-    // The store failed for the records before: the rest of the batch waits on the delay path untried.
-    if (storeFailuresInARow >= STORE_FAILURES_TO_STOP) return defer(STORE_DOWN);
-    started.add(record);
-    const message = toBoomerangMessage(record.delivery, record.queue, reading.retryNo);
-    const context = { signal: abort.signal, functionName: config.functionName };
-    try {
-      const outcome = guard === undefined ? await options.handler(message, context) : await guard.run(message, async () => { await options.handler(message, context); }, options.hardStopAt - Date.now());
-      if (outcome !== undefined) {
-        storeFailuresInARow = 0;
-        if (outcome === 'duplicate') return settle(record, async () => 'skippedDuplicates');
-        if (outcome === 'no-key') summary.withoutIdempotencyKey++;
-      }
-    } catch (thrown) {
-      const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
-      if (refusal !== undefined) {
-        // Not an attempt: it comes back with the count it had, and another run (or the store, once back) decides.
-        deps.log.warn(refusal === 'in-progress' ? 'idempotency: another run holds the message\'s key; deferred' : 'idempotency: the store failed; message deferred', { messageId: record.delivery.properties.messageId, queue: record.queue, ...refusalFields(thrown) });
-        storeFailuresInARow = refusal === 'store-down' ? storeFailuresInARow + 1 : 0;
-        if (storeFailuresInARow === STORE_FAILURES_TO_STOP) deps.log.warn('idempotency: the store failed for several records in a row; the rest of the batch is deferred untried', { failuresInARow: storeFailuresInARow, ...refusalFields(thrown) });
-        return defer(errorFacts(thrown));
-      }
-      // Cut off by the budget: an attempt all the same, or a record that always outlasts the budget would loop forever.
-      const error = abort.signal.aborted ? HandlerCutOffError.of('aborted by the budget', thrown) : thrown;
-      return settle(record, () => disposeOfEventFailure(deps, record, failedAttempt(record, reading.retryNo, error, thrown)));
+    if (failure !== undefined) break;
+    if (lifecycle.stop !== undefined) {
+      void settle(record, lifecycle.untried(record.delivery));
+      continue;
     }
-    return settle(record, async () => 'acked');
-  };
-
-  /** What a failed attempt comes to; `handlerError` is what the handler threw, for the stack. */
-  const failedAttempt = (record: EventRecord, retryNo: number, error: unknown, handlerError: unknown): EventFailure => {
-    const decision = decideRetry({
-      error,
-      retryNo,
-      policy: config.policy,
-      rules: config.rules,
-      messageType: record.delivery.properties.type,
-      // The event has no routing key: the queue's name, or the first one a retried copy kept in its headers.
-      routingKey: toBoomerangMessage(record.delivery, record.queue, retryNo).routingKey,
-      random: options.random,
-    });
-    const failed: EventFailure = { retryNo, error: errorFacts(error), stack: handlerError instanceof Error ? handlerError.stack : undefined, decision };
-    deps.metrics?.handlerError(failed.error.name);
-    return failed;
-  };
-
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < records.length && failure === undefined && !abort.signal.aborted) await handleOne(records[next++] as EventRecord);
-  };
-  const workers = Promise.all(Array.from({ length: Math.min(config.concurrency, records.length) }, worker));
-  await untilOrTimeout(workers, options.hardStopAt);
-  clearTimeout(abortTimer);
-  const outOfTime = abort.signal.aborted || records.some((record) => !settled.has(record));
+    // Untried records wait for the end: they go back to the tail of their queue.
+    if (lifecycle.signal.aborted) break;
+    running.set(record.delivery, record);
+    // A record holds its turn until its copy is confirmed: a failed copy then starts no further handler.
+    handling.add(lifecycle.attempt(record.delivery, record).then((verdict) => settle(record, verdict)));
+  }
+  await unlessAborted(handling.allFinished(), hardStop.signal);
+  clearTimeout(hardStopTimer);
+  const outOfTime = lifecycle.signal.aborted || records.some((record) => !settled.has(record));
   // Untried records go back to their queue, and the attempts still running count, so the batch can
   // still succeed; after a failure it comes back whole anyway.
   if (failure === undefined) {
-    for (const record of records) {
-      const retryNo = retryNoOf(record);
-      if (!started.has(record)) void settle(record, () => requeueEventRecord(deps, record, retryNo));
-      else void settle(record, () => disposeOfEventFailure(deps, record, failedAttempt(record, retryNo, HandlerCutOffError.of('still running at the hard stop', undefined), undefined)));
-    }
+    for (const [delivery, verdict] of lifecycle.cutOffRunning()) void settle(running.get(delivery) as EventRecord, verdict);
+    for (const record of records) if (!settled.has(record)) void settle(record, lifecycle.untried(record.delivery, true));
   }
-  await Promise.all(publishing);
-  abort.abort(new Error('invocation over'));
-  return { failure, outOfTime };
-}
-
-/** The failure an undecodable record is parked with. */
-function undecodable(problem: string, retryNo: number): EventFailure {
-  return {
-    retryNo,
-    error: { name: 'EventDecodeError', message: problem, retryable: false, retryAfterMs: undefined },
-    stack: undefined,
-    decision: { kind: 'park', reason: `undecodable event message: ${problem}` },
-  };
-}
-
-async function untilOrTimeout(work: Promise<unknown>, deadline: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-  });
-  await Promise.race([work, timeout]);
-  clearTimeout(timer);
+  await publishing.allFinished();
+  lifecycle.end();
+  return { failure, outOfTime, breakerOpened: lifecycle.breakerOpened };
 }
 
 export { settleBatch };

@@ -1,5 +1,4 @@
-import type { ConsumeMessage } from 'amqplib';
-import { originalExchange, originalRoutingKey } from './copy-message.js';
+import { type Delivery, originalExchange, originalRoutingKey } from './copy-message.js';
 import { UnrecoverableError } from '../errors.js';
 import type { BoomerangMessage } from './message.js';
 
@@ -11,7 +10,7 @@ const NO_HEADERS: Readonly<Record<string, unknown>> = Object.freeze({});
  * delivery's own object (measured: copying it without its headers cost more than the rest of the
  * wrapper), and the body is parsed only if the handler calls `json()`.
  */
-function toBoomerangMessage(delivery: ConsumeMessage, queue: string, retryNo: number): BoomerangMessage {
+function toBoomerangMessage(delivery: Delivery, queue: string, retryNo: number): BoomerangMessage {
   return Object.freeze({
     body: delivery.content,
     json<T>(): T {

@@ -1,4 +1,4 @@
-import { SUMMARY_COUNTS, type Summary } from '../engine/summary.js';
+import { SUMMARY_COUNTS, type Summary } from '../core/summary.js';
 
 /**
  * The metrics port the engine calls during one invocation. `flush` writes everything once, at the

@@ -1,5 +1,5 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Summary } from '../engine/summary.js';
+import type { Summary } from '../core/summary.js';
 import { dimensionValue, invocationCounts, METRICS_NAMESPACE, MetricsRecorder, unitOf } from './metrics.js';
 
 /** Options of {@link PowertoolsMetrics}. */

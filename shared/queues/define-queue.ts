@@ -1,7 +1,7 @@
 import { type Config, type ConfigInCode, loadConfig } from '../config/config.js';
 import type { Env } from '../config/env.js';
 import { createEventFunction } from '../event/event-function.js';
-import { createPullFunction } from '../engine/pull-function.js';
+import { createPullFunction } from '../pull/pull-function.js';
 import { ConfigError } from '../errors.js';
 import { checkIdempotencyInCode } from '../idempotency/in-code.js';
 import type { Handler } from '../message/message.js';

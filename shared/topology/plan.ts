@@ -34,7 +34,7 @@ function parkingQueue(options: TopologyOptions): QueueSpec {
  * The work queue belongs to its team: declared only when missing, never checked. When Boomerang
  * creates it, a rejected message dead-letters to the parking lot as a safety net.
  */
-function workQueue(options: TopologyOptions): QueueSpec {
+function workQueueSpec(options: TopologyOptions): QueueSpec {
   return {
     name: options.workQueue,
     role: 'work',
@@ -119,7 +119,7 @@ function allExchanges(plan: Pick<TopologyPlan, 'exchanges' | 'marker'>): Exchang
 function buildTopologyPlan(options: TopologyOptions): TopologyPlan {
   assertQueueName(options.workQueue, '`workQueue`');
   assertQueueName(options.parkingQueue, '`parkingQueue`');
-  const own = [parkingQueue(options), workQueue(options)];
+  const own = [parkingQueue(options), workQueueSpec(options)];
   const marker = delayPathMarker(options);
   if (options.delayMode === 'tiers') {
     return { exchanges: [], queues: [...own, ...tierDelayQueues(options)], bindings: [], marker };
@@ -146,5 +146,5 @@ function createDelayRouter(options: TopologyOptions): (requestedDelayMs: number)
   return options.delayMode === 'exact' ? exactRouter(options) : tierRouter(options);
 }
 
-export { allExchanges, buildTopologyPlan, createDelayRouter, delayPathMarker, delayRoute, destinations, markerExchanges };
+export { allExchanges, buildTopologyPlan, createDelayRouter, delayPathMarker, delayRoute, destinations, markerExchanges, workQueueSpec };
 export type { Destination };

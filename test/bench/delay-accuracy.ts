@@ -17,7 +17,7 @@ import type { ConsumeMessage } from 'amqplib';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
-import { runPull } from '../../shared/engine/pull.js';
+import { runPull } from '../../shared/pull/pull.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { allExchanges, buildTopologyPlan } from '../../shared/topology/plan.js';
 import type { TopologyPlan } from '../../shared/topology/types.js';

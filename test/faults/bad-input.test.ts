@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Handler } from '../../shared/message/message.js';
-import type { Summary } from '../../shared/engine/summary.js';
+import type { Summary } from '../../shared/core/summary.js';
 import { silentLogger } from '../../shared/observability/logger.js';
-import { runPull } from '../../shared/engine/pull.js';
+import { runPull } from '../../shared/pull/pull.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';

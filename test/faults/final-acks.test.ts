@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../shared/observability/logger.js';
-import { runPull } from '../../shared/engine/pull.js';
+import { runPull } from '../../shared/pull/pull.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';
 import { FaultScenario, withChannel } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';

@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
-import { runPull } from '../../shared/engine/pull.js';
+import { runPull } from '../../shared/pull/pull.js';
 import { AMQP_URL } from '../helpers/broker.js';
 import { FaultScenario, withConfirmChannel } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { nackCounts, parseBrokerVersion } from '../../shared/core/mode-settings.js';
 
 /** The broker the integration tests use; they fail loudly (never skip) when it does not answer. */
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -46,6 +47,14 @@ class TestBroker {
       else await sleep(25);
     }
     return out;
+  }
+
+  /**
+   * Whether this broker raises `x-delivery-count` when a message is given back with a requeueing nack
+   * (3.x, 4.0-4.2): there the pull function defers untried messages instead of giving them back.
+   */
+  public get giveBackCounts(): boolean {
+    return nackCounts(parseBrokerVersion(this.connection.connection.serverProperties.version));
   }
 
   public async messageCount(queue: string): Promise<number> {

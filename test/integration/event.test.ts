@@ -7,7 +7,7 @@ import { UnrecoverableError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
-import type { Summary } from '../../shared/engine/summary.js';
+import type { Summary } from '../../shared/core/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { uniqueName } from '../helpers/broker.js';
 import { setUpTopology, testConfig } from '../helpers/engine.js';
@@ -144,7 +144,9 @@ describe('runEvent on the broker', () => {
 describe('createEventFunction', () => {
   it('logs one JSON summary line with the request id', async () => {
     // Prepare
+    const broker = testBroker();
     const config = eventConfig();
+    await setUpTopology(broker, config);
     const logger = recordingLogger('info');
     const invokeFunction = createEventFunction(byBody, { config, log: logger.log });
     // Act

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createEventFunction } from '../../shared/event/event-function.js';
-import { createPullFunction } from '../../shared/engine/pull-function.js';
+import { createPullFunction } from '../../shared/pull/pull-function.js';
 import type { Env } from '../../shared/config/env.js';
 import type { Handler } from '../../shared/message/message.js';
 import { EmfMetrics, type EmfDocument } from '../../shared/observability/metrics.js';
-import type { Summary } from '../../shared/engine/summary.js';
+import type { Summary } from '../../shared/core/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { topologyOptionsFromConfig } from '../../shared/config/config.js';

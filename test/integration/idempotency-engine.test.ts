@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../shared/config/config.js';
-import { runPull } from '../../shared/engine/pull.js';
-import type { Summary } from '../../shared/engine/summary.js';
+import { runPull } from '../../shared/pull/pull.js';
+import type { Summary } from '../../shared/core/summary.js';
 import { EventBatchError } from '../../shared/errors.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import type { IdempotencyGuard } from '../../shared/idempotency/guard.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageTooLargeError } from '../../shared/errors.js';
 import type { Handler } from '../../shared/message/message.js';
-import { runPull } from '../../shared/engine/pull.js';
+import { runPull } from '../../shared/pull/pull.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { sleep, type TestBroker } from '../helpers/broker.js';
-import { pullOnce, setUpTopology, testConfig } from '../helpers/engine.js';
+import { pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
+import { silentLogger } from '../../shared/observability/logger.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { useTestBroker } from '../helpers/topology.js';
 
@@ -54,28 +54,71 @@ describe('messages near the broker size limit', () => {
     expect(copy?.content.length).toBe(SIXTEEN_MIB);
   });
 
-  it('leaves a message over MAX_MESSAGE_BYTES untouched in the work queue and fails the invocation, naming the size', async () => {
-    // Prepare
+  it('parks a failed message over MAX_MESSAGE_BYTES through the work queue\'s dead-lettering, byte for byte, and handles the 40 behind it in the same invocation', async () => {
+    // Prepare: the work queue as topology apply creates it dead-letters to the parking lot
     const broker = testBroker();
-    const config = testConfig({ MAX_MESSAGE_BYTES: String(SIXTEEN_MIB - 1), IDLE_TIMEOUT_MS: IDLE_FOR_BIG });
+    const config = testConfig({ MAX_MESSAGE_BYTES: '1000', CRASH_LOOP_LIMIT: '3' });
     await setUpTopology(broker, config);
-    await publishSixteenMib(broker, config.workQueue, { messageId: 'too-big', headers: { tenant: 'acme' } });
-    const { handler, calls } = failFirstAttempt();
+    const big = Buffer.alloc(2000, 7);
+    const odd = { tenant: 'acme', count: 5, nested: { deep: [1, 'two'] } };
+    broker.channel.sendToQueue(config.workQueue, big, { persistent: true, messageId: 'too-big', headers: odd });
+    for (let i = 0; i < 40; i++) broker.channel.sendToQueue(config.workQueue, Buffer.from(`{"n":${i}}`), { persistent: true, messageId: `good-${i}` });
+    while ((await broker.messageCount(config.workQueue)) < 41) await sleep(20);
+    const calls: string[] = [];
+    const handler: Handler = (message) => {
+      calls.push(String(message.properties.messageId));
+      if (message.body.length > 1000) throw new Error('partner 413');
+    };
+    const logger = recordingLogger('warn');
     // Act
-    const error = await pullOnce(config, handler, 20_000).then(() => undefined, (e: unknown) => e as MessageTooLargeError);
-    // Assess: tried once, then given back as it came; nothing in the delay path or the parking lot
-    expect(error?.name).toBe('MessageTooLargeError');
-    expect(error?.message).toContain(`the body is ${SIXTEEN_MIB} bytes, over MAX_MESSAGE_BYTES (${SIXTEEN_MIB - 1})`);
-    // The requeued original may come straight back before the loop stops: it goes back untried.
-    expect(error?.summary).toMatchObject({ retried: 0, parked: 0, acked: 0, stoppedBecause: 'publish-failed' });
-    expect(error?.summary.requeued).toBe(error?.summary.received);
-    expect(calls).toEqual([0]);
+    const summary = await runPull({ config, handler, budgetMs: 10_000, log: logger.log });
+    // Assess: one attempt at the partner, then parked by the broker, never copied; the 40 acked in the same invocation
+    expect(summary).toMatchObject({ received: 41, acked: 40, parked: 1, retried: 0, requeued: 0 });
+    expect(calls.filter((id) => id === 'too-big')).toHaveLength(1);
+    expect(await broker.messageCount(config.workQueue)).toBe(0);
     expect(await broker.messageCount(tierQueueName(config.workQueue, 200))).toBe(0);
+    const [parked] = await broker.drain(config.parkingQueue, 1);
+    expect(parked?.content.equals(big)).toBe(true);
+    expect(parked?.properties.messageId).toBe('too-big');
+    expect(parked?.properties.headers).toMatchObject(odd);
+    expect(parked?.properties.headers).not.toHaveProperty('x-retry-no');
+    expect(parked?.properties.headers?.['x-death']).toEqual([expect.objectContaining({ queue: config.workQueue, reason: 'rejected', count: 1 })]);
+    expect(logger.entries()).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('message parked by the broker, without a copy'), messageId: 'too-big', bodyBytes: 2000 }));
+  });
+
+  it('parks a failed message over MAX_MESSAGE_BYTES with a copy past the limit when the work queue does not dead-letter to the parking lot', async () => {
+    // Prepare: the team's own work queue, declared before topology apply, without dead-lettering
+    const broker = testBroker();
+    const config = testConfig({ MAX_MESSAGE_BYTES: '1000' });
+    await broker.channel.assertQueue(config.workQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await setUpTopology(broker, config);
+    const big = Buffer.alloc(2000, 9);
+    broker.channel.sendToQueue(config.workQueue, big, { persistent: true, messageId: 'too-big', headers: { tenant: 'acme' } });
+    broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'good' });
+    while ((await broker.messageCount(config.workQueue)) < 2) await sleep(20);
+    // Act
+    const summary = await runPull({ config, handler: (m) => { if (m.body.length > 1000) throw new Error('partner 413'); }, budgetMs: 10_000, log: silentLogger });
+    // Assess
+    expect(summary).toMatchObject({ received: 2, acked: 1, parked: 1, retried: 0, requeued: 0 });
+    const [parked] = await broker.drain(config.parkingQueue, 1);
+    expect(parked?.content.equals(big)).toBe(true);
+    expect(parked?.properties.headers).toMatchObject({ tenant: 'acme', 'boomerang-error-name': 'Error', 'boomerang-park-reason': expect.stringMatching(/^too large to copy: the body is 2000 bytes, over MAX_MESSAGE_BYTES \(1000\): parked instead of retried/) });
+  });
+
+  it('never parks as a crash loop a message only ever given back untried (MAX_MESSAGES, over and over)', async () => {
+    // Prepare: each invocation takes one message and stops; the prefetch brings more, which no handler sees
+    const broker = testBroker();
+    const config = testConfig({ MAX_MESSAGES: '1', BATCH_SIZE: '10', CRASH_LOOP_LIMIT: '2' });
+    await setUpTopology(broker, config);
+    for (let i = 0; i < 6; i++) broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: `m-${i}` });
+    while ((await broker.messageCount(config.workQueue)) < 6) await sleep(20);
+    const handled: string[] = [];
+    // Act
+    const summaries = await pullUntil(config, (m) => { handled.push(String(m.properties.messageId)); }, () => handled.length >= 6 && new Set(handled).size === 6, 30_000);
+    // Assess
+    expect(total(summaries).parked).toBe(0);
+    expect(new Set(handled).size).toBe(6);
     expect(await broker.messageCount(config.parkingQueue)).toBe(0);
-    const [original] = await broker.drain(config.workQueue, 1);
-    expect(original?.content.length).toBe(SIXTEEN_MIB);
-    expect(original?.properties.headers).toMatchObject({ tenant: 'acme' });
-    expect(original?.properties.headers).not.toHaveProperty('x-retry-no');
   });
 
   it('parks a message whose headers leave no room for the retry bookkeeping at once, without its own headers, and says so', async () => {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPullFunction } from '../../shared/engine/pull-function.js';
+import { createPullFunction } from '../../shared/pull/pull-function.js';
 import type { Config } from '../../shared/config/config.js';
 import { UnrecoverableError } from '../../shared/errors.js';
 import type { BoomerangMessage, Handler } from '../../shared/message/message.js';
 import { EmfMetrics, type EmfDocument } from '../../shared/observability/metrics.js';
-import type { Summary } from '../../shared/engine/summary.js';
+import type { Summary } from '../../shared/core/summary.js';
 import { sleep, TestBroker } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { recordingLogger } from '../helpers/fakes.js';

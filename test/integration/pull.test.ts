@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RetryableError, type TopologyDriftError, UnrecoverableError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { emptySummary } from '../../shared/engine/summary.js';
+import { emptySummary } from '../../shared/core/summary.js';
 import type { BoomerangMessage, Handler } from '../../shared/message/message.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { TestBroker, uniqueName } from '../helpers/broker.js';
@@ -224,16 +224,20 @@ describe('runPull on the broker', () => {
     // Assess
     expect(Date.now() - started).toBeLessThan(1500 + 1000);
     expect(aborted).toBe(2);
-    expect(summary).toMatchObject({ received: 5, retried: 2, requeued: 3, parked: 0, stoppedBecause: 'budget' });
+    // Where a give-back would raise x-delivery-count (3.x, 4.0-4.2), the three untried wait the shortest delay instead, count unchanged.
+    const untried = broker.giveBackCounts ? { requeued: 0, deferred: 3 } : { requeued: 3, deferred: 0 };
+    expect(summary).toMatchObject({ received: 5, retried: 2, parked: 0, stoppedBecause: 'budget', ...untried });
     // The two that were tried wait on the delay path with their attempt counted; the others are back as they were.
-    const retried = await broker.drain(tierQueueName(config.workQueue, 30_000), 2);
-    expect(retried.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no'], m.properties.headers?.[BoomerangHeader.errorName]])).toEqual([
-      ['m-0', 1, undefined], ['m-1', 1, undefined],
+    const delayed = await broker.drain(tierQueueName(config.workQueue, 30_000), 2 + untried.deferred);
+    expect(delayed.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no'], m.properties.headers?.[BoomerangHeader.errorName]]).sort()).toEqual([
+      ['m-0', 1, undefined], ['m-1', 1, undefined], ...(untried.deferred > 0 ? [['m-2', 0, undefined], ['m-3', 0, undefined], ['m-4', 0, undefined]] : []),
     ]);
-    // Quorum queues put given-back messages back asynchronously: poll rather than read once.
-    await expect.poll(() => broker.messageCount(config.workQueue)).toBe(3);
-    const back = await broker.drain(config.workQueue, 3);
-    expect(back.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no']])).toEqual([['m-2', undefined], ['m-3', undefined], ['m-4', undefined]]);
+    if (untried.requeued > 0) {
+      // Quorum queues put given-back messages back asynchronously: poll rather than read once.
+      await expect.poll(() => broker.messageCount(config.workQueue)).toBe(3);
+      const back = await broker.drain(config.workQueue, 3);
+      expect(back.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no']])).toEqual([['m-2', undefined], ['m-3', undefined], ['m-4', undefined]]);
+    }
   });
 
   it('parks an attempt the budget cut off once its retries are used up, naming HandlerCutOffError', async () => {
@@ -279,7 +283,10 @@ describe('runPull on the broker', () => {
 
     // Assess
     expect(first).toEqual(firstCounts);
-    expect(first).toMatchObject({ received: 3, acked: 0, retried: 1, requeued: 2, stoppedBecause: 'budget' });
+    // Where a give-back would raise x-delivery-count (3.x, 4.0-4.2), the two untried wait the shortest delay (200 ms) instead;
+    // back while the invocation waits for the stuck handler, they are taken by no handler and given back at its end.
+    expect(first).toMatchObject({ acked: 0, retried: 1, stoppedBecause: 'budget', ...(broker.giveBackCounts ? { deferred: 2 } : { received: 3, requeued: 2, deferred: 0 }) });
+    expect(first.received).toBe(first.retried + first.deferred + first.requeued);
     expect(total(rest)).toMatchObject({ acked: 3, retried: 0, parked: 0, requeued: 0 });
     expect(acked.sort()).toEqual(['good-1', 'good-2', 'stuck']);
     expect(await broker.messageCount(config.parkingQueue)).toBe(0);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWebhookDelivery } from '../../shared/examples/webhooks/webhook-delivery.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { runPull } from '../../shared/engine/pull.js';
+import { runPull } from '../../shared/pull/pull.js';
 import { TestBroker } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { recordingLogger } from '../helpers/fakes.js';

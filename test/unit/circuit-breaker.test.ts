@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedConcurrency, recordOutcome, startBreaker, type Breaker, type BreakerOutcome, type BreakerState } from '../../shared/engine/circuit-breaker.js';
+import { allowedConcurrency, recordOutcome, startBreaker, type Breaker, type BreakerOutcome, type BreakerState } from '../../shared/core/circuit-breaker.js';
 
 const S: BreakerOutcome = 'success';
 const F: BreakerOutcome = 'retryable-failure';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCrashLoop, crashLoopFailure } from '../../shared/engine/crash-loop.js';
+import { checkCrashLoop, crashLoopError } from '../../shared/core/crash-loop.js';
 
 describe('checkCrashLoop', () => {
   it.each([
@@ -26,13 +26,13 @@ describe('checkCrashLoop', () => {
   });
 });
 
-describe('crashLoopFailure', () => {
-  it('parks with the verdict reason and a CrashLoopError that is not retryable', () => {
+describe('crashLoopError', () => {
+  it('is a CrashLoopError that is not retryable, naming the limit', () => {
     // Act
-    const failure = crashLoopFailure({ kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' }, 10);
+    const error = crashLoopError({ kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' }, 10);
     // Assess
-    expect(failure.decision).toEqual({ kind: 'park', reason: 'crash loop: delivered 11 times' });
-    expect(failure.error).toMatchObject({ name: 'CrashLoopError', retryable: false });
-    expect(failure.error.message).toContain('CRASH_LOOP_LIMIT=10');
+    expect(error).toMatchObject({ name: 'CrashLoopError', retryable: false });
+    expect(error.message).toContain('handed out 11 times');
+    expect(error.message).toContain('CRASH_LOOP_LIMIT=10');
   });
 });

@@ -1,7 +1,7 @@
 import type { ConsumeMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { DeliveryLedger } from '../../shared/engine/delivery-ledger.js';
-import { emptySummary } from '../../shared/engine/summary.js';
+import { DeliveryLedger } from '../../shared/pull/delivery-ledger.js';
+import { Tally } from '../../shared/core/tally.js';
 import { FakeChannel, fakeDelivery } from '../helpers/fakes.js';
 
 /** One way of settling a delivery; returns what the ledger said. */
@@ -10,9 +10,10 @@ type Settle = (ledger: DeliveryLedger, delivery: ConsumeMessage) => boolean;
 /** A ledger holding `deliveries` open deliveries (tags 1…n); `endTurn()` runs what it scheduled. */
 function setUp(deliveries = 1) {
   const channel = new FakeChannel();
-  const summary = emptySummary();
+  const tally = new Tally();
+  const summary = tally.current;
   const scheduled: (() => void)[] = [];
-  const ledger = new DeliveryLedger(channel.asChannel(), summary, (send) => scheduled.push(send));
+  const ledger = new DeliveryLedger(channel.asChannel(), tally, (send) => scheduled.push(send));
   const open = Array.from({ length: deliveries }, (_, i) => fakeDelivery({ deliveryTag: i + 1 }));
   for (const delivery of open) ledger.received(delivery);
   const endTurn = (): void => {
@@ -167,7 +168,7 @@ describe('DeliveryLedger', () => {
       // Prepare
       const channel = new FakeChannel();
       let turns = 0;
-      const ledger = new DeliveryLedger(channel.asChannel(), emptySummary(), (send) => {
+      const ledger = new DeliveryLedger(channel.asChannel(), new Tally(), (send) => {
         turns++;
         send();
       });

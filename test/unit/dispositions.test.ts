@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AckOrder } from '../../shared/config/config.js';
 import type { RetryDecision } from '../../shared/retry/decide-retry.js';
-import { DeliveryLedger } from '../../shared/engine/delivery-ledger.js';
-import { deferUntried, disposeOfFailure, type DispositionDeps, type Failure } from '../../shared/engine/dispositions.js';
+import { DeliveryLedger } from '../../shared/pull/delivery-ledger.js';
+import { deferUntried, disposeOfFailure, type DispositionDeps, type Failure } from '../../shared/pull/dispositions.js';
 import { PublishError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { emptySummary } from '../../shared/engine/summary.js';
+import { Tally } from '../../shared/core/tally.js';
 import { FakeChannel, fakeDelivery, FakePublisher, recordingLogger, type PublishOutcome } from '../helpers/fakes.js';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
@@ -17,9 +17,10 @@ function setUp(options: { ackOrder?: AckOrder; script?: PublishOutcome[]; header
   const events: string[] = [];
   const channel = new FakeChannel(events);
   const publisher = new FakePublisher(options.script, events);
-  const summary = emptySummary();
+  const tally = new Tally();
+  const summary = tally.current;
   // Acks go out as soon as they are made, so the event log shows them next to their publish.
-  const ledger = new DeliveryLedger(channel.asChannel(), summary, (send) => send());
+  const ledger = new DeliveryLedger(channel.asChannel(), tally, (send) => send());
   const logger = recordingLogger();
   const copyFailures: Error[] = [];
   const retryDelays: number[] = [];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RetryDecision } from '../../shared/retry/decide-retry.js';
 import { decodeEvent, type EventRecord } from '../../shared/event/decode-event.js';
-import { disposeOfEventFailure, type EventFailure, requeueEventRecord } from '../../shared/event/event-dispositions.js';
+import { requeueEventRecord, settleEventVerdict } from '../../shared/event/event-dispositions.js';
+import type { Verdict } from '../../shared/core/verdict.js';
 import { PublishError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { bytesOf, eventFor, fakeEventDeps, rmqMessage } from '../fixtures/events.js';
@@ -17,16 +18,21 @@ function setUp(script: PublishOutcome[] = []) {
   return { deps, publisher, logger, record };
 }
 
-function failure(decision: RetryDecision): EventFailure {
-  return { retryNo: 1, error: { name: 'PartnerDown', message: 'HTTP 503', retryable: true, retryAfterMs: undefined }, stack: undefined, decision };
+const PARTNER_DOWN = { name: 'PartnerDown', message: 'HTTP 503', retryable: true, retryAfterMs: undefined };
+
+/** The verdict a failed attempt (retry count 1) comes to under `decision`. */
+function failure(decision: RetryDecision): Verdict {
+  return decision.kind === 'retry'
+    ? { kind: 'retry', retryNo: 1, nextRetryNo: decision.retryNo, delayMs: decision.delayMs, error: PARTNER_DOWN }
+    : { kind: 'park', retryNo: 1, reason: decision.reason, error: PARTNER_DOWN, stack: undefined, copyable: true };
 }
 
-describe('disposeOfEventFailure', () => {
+describe('settleEventVerdict', () => {
   it('publishes a retry copy with the count + 1 to the delay path of the message\'s own queue', async () => {
     // Prepare
     const { deps, publisher, record } = setUp();
     // Act
-    const outcome = await disposeOfEventFailure(deps, record, failure({ kind: 'retry', retryNo: 2, delayMs: 4000 }));
+    const outcome = await settleEventVerdict(deps, record, failure({ kind: 'retry', retryNo: 2, delayMs: 4000 }));
     // Assess
     expect(outcome).toBe('retried');
     expect(publisher.calls).toHaveLength(1);
@@ -39,7 +45,7 @@ describe('disposeOfEventFailure', () => {
     // Prepare
     const { deps, publisher, logger, record } = setUp();
     // Act
-    const outcome = await disposeOfEventFailure(deps, record, failure({ kind: 'park', reason: 'retries exhausted: 1 of 1 made' }));
+    const outcome = await settleEventVerdict(deps, record, failure({ kind: 'park', reason: 'retries exhausted: 1 of 1 made' }));
     // Assess
     expect(outcome).toBe('parked');
     expect(publisher.calls[0]).toMatchObject({ exchange: '', routingKey: 'invoices.parked' });
@@ -56,7 +62,7 @@ describe('disposeOfEventFailure', () => {
     // Prepare
     const { deps, publisher, record } = setUp([new PublishError('headers too large', 'rejected-locally')]);
     // Act
-    const outcome = await disposeOfEventFailure(deps, record, failure({ kind: 'retry', retryNo: 2, delayMs: 4000 }));
+    const outcome = await settleEventVerdict(deps, record, failure({ kind: 'retry', retryNo: 2, delayMs: 4000 }));
     // Assess
     expect(outcome).toBe('parked');
     expect(publisher.calls.map((c) => c.routingKey)).toEqual(['invoices.delay.4000ms', 'invoices.parked']);
@@ -68,7 +74,7 @@ describe('disposeOfEventFailure', () => {
     // Prepare
     const { deps, publisher, record } = setUp([new PublishError(`publish failed: ${reason}`, reason)]);
     // Act
-    const outcome = disposeOfEventFailure(deps, record, failure({ kind: 'retry', retryNo: 2, delayMs: 4000 }));
+    const outcome = settleEventVerdict(deps, record, failure({ kind: 'retry', retryNo: 2, delayMs: 4000 }));
     // Assess
     await expect(outcome).rejects.toMatchObject({ name: 'PublishError', reason });
     expect(publisher.calls).toHaveLength(1);

@@ -4,10 +4,12 @@ import { decodeEvent } from '../../shared/event/decode-event.js';
 import { settleBatch } from '../../shared/event/settle-batch.js';
 import { PublishError, UnrecoverableError } from '../../shared/errors.js';
 import type { Handler } from '../../shared/message/message.js';
-import { emptySummary } from '../../shared/engine/summary.js';
+import { Tally } from '../../shared/core/tally.js';
+import type { ModeSettings } from '../../shared/core/mode-settings.js';
 import { eventFor, fakeEventDeps, rmqMessage } from '../fixtures/events.js';
 import type { PublishOutcome } from '../helpers/fakes.js';
 
+const SETTINGS: ModeSettings = { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false };
 const CONFIG = loadConfig({ WORK_QUEUE: 'orders', MAX_RETRIES: '3', BACKOFF_INITIAL_MS: '1000', BACKOFF_JITTER: '0', CONCURRENCY: '1' });
 
 /** Records for bodies `bodies` on queue `orders` (a body `undecodable` gets data that is not base64). */
@@ -19,7 +21,8 @@ function records(bodies: string[]) {
 /** Runs `settleBatch` with a fake publisher; `budgetMs` from now until the stop, the hard stop 100 ms later. */
 async function settle(bodies: string[], handler: Handler, options: { script?: PublishOutcome[]; budgetMs?: number; concurrency?: number } = {}) {
   const { deps, publisher, logger } = fakeEventDeps(options.script);
-  const summary = emptySummary();
+  const tally = new Tally();
+  const summary = tally.current;
   const stopAt = Date.now() + (options.budgetMs ?? 5000);
   const result = await settleBatch({
     records: records(bodies),
@@ -29,7 +32,8 @@ async function settle(bodies: string[], handler: Handler, options: { script?: Pu
     stopAt,
     hardStopAt: stopAt + 100,
     random: () => 0.5,
-    summary,
+    tally,
+    settings: SETTINGS,
   });
   return { result, summary, publisher, logger };
 }
@@ -52,7 +56,7 @@ describe('settleBatch', () => {
     // Act
     const { result, summary, publisher } = await settle(['ok', 'retry', 'park', 'undecodable'], handler);
     // Assess
-    expect(result).toEqual({ failure: undefined, outOfTime: false });
+    expect(result).toEqual({ failure: undefined, outOfTime: false, breakerOpened: false });
     expect(seen).toEqual(['ok', 'retry', 'park']);
     expect(summary).toMatchObject({ acked: 1, retried: 1, parked: 2, requeued: 0 });
     expect(publisher.calls.map((c) => c.routingKey)).toEqual(['orders.delay.1000ms', 'orders.parked', 'orders.parked']);
@@ -81,7 +85,7 @@ describe('settleBatch', () => {
     // Act
     const { result, summary, publisher } = await settle(['slow', 'never-started', 'never-started'], handler, { budgetMs: 50 });
     // Assess
-    expect(result).toEqual({ failure: undefined, outOfTime: true });
+    expect(result).toEqual({ failure: undefined, outOfTime: true, breakerOpened: false });
     expect(summary).toMatchObject({ retried: 1, requeued: 2, parked: 0 });
     expect(publisher.calls.map((c) => [c.options.messageId, c.routingKey, c.options.headers?.['x-retry-no']])).toEqual([
       ['m-0', 'orders.delay.1000ms', 1], ['m-1', 'orders', 0], ['m-2', 'orders', 0],
@@ -107,12 +111,13 @@ describe('settleBatch', () => {
     const handler: Handler = (_message, { signal }) =>
       new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(Object.assign(new Error('request aborted'), { name: 'AbortError' }))));
     const { deps, publisher } = fakeEventDeps();
-    const summary = emptySummary();
+    const tally = new Tally();
+  const summary = tally.current;
     const stopAt = Date.now() + 20;
     // Act
     await settleBatch({
       records: decodeEvent(eventFor({ orders: [rmqMessage('x', { messageId: 'last', headers: { 'x-retry-no': 3 } })] }), CONFIG),
-      handler, deps, config: CONFIG, stopAt, hardStopAt: stopAt + 100, random: () => 0.5, summary,
+      handler, deps, config: CONFIG, stopAt, hardStopAt: stopAt + 100, random: () => 0.5, tally, settings: SETTINGS,
     });
     // Assess
     expect(summary).toMatchObject({ parked: 1, retried: 0, requeued: 0 });
@@ -128,7 +133,8 @@ describe('settleBatch', () => {
     const seen: string[] = [];
     const handler: Handler = (message) => { seen.push(String(message.properties.messageId)); };
     const { deps, publisher } = fakeEventDeps();
-    const summary = emptySummary();
+    const tally = new Tally();
+  const summary = tally.current;
     const messages = [
       rmqMessage('a', { messageId: 'looping', headers: { 'x-delivery-count': 10, 'x-acquired-count': 12 } }),
       rmqMessage('b', { messageId: 'below', headers: { 'x-delivery-count': 9 } }),
@@ -138,7 +144,7 @@ describe('settleBatch', () => {
     // Act
     await settleBatch({
       records: decodeEvent(eventFor({ orders: messages }), CONFIG),
-      handler, deps, config: CONFIG, stopAt: Date.now() + 5000, hardStopAt: Date.now() + 5100, random: () => 0.5, summary,
+      handler, deps, config: CONFIG, stopAt: Date.now() + 5000, hardStopAt: Date.now() + 5100, random: () => 0.5, tally, settings: SETTINGS,
     });
     // Assess
     expect(seen).toEqual(['below', 'neighbour']);

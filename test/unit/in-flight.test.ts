@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InFlight } from '../../shared/engine/in-flight.js';
+import { InFlight } from '../../shared/core/in-flight.js';
 
 function deferred() {
   let resolve!: () => void;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { emptySummary } from '../../shared/engine/summary.js';
+import { emptySummary } from '../../shared/core/summary.js';
 import { EmfMetrics, type EmfDocument } from '../../shared/observability/metrics.js';
 import { createLambdaLogger } from '../../shared/observability/powertools-logger.js';
 import { PowertoolsMetrics } from '../../shared/observability/powertools-metrics.js';

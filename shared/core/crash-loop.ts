@@ -1,4 +1,4 @@
-import { errorFacts, type ErrorFacts, type RetryDecision } from '../retry/decide-retry.js';
+import { errorFacts, type ErrorFacts } from '../retry/decide-retry.js';
 import { CrashLoopError } from '../errors.js';
 import { BrokerHeader, readBrokerCount } from '../message/headers.js';
 
@@ -56,14 +56,10 @@ function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, 
   return { kind: 'park', deliveries, reason: `crash loop: delivered ${deliveries} times` };
 }
 
-/** The error facts and decision a crash-loop park is carried out with (pull and event mode alike). */
-function crashLoopFailure(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, limit: number): { readonly error: ErrorFacts; readonly decision: RetryDecision } {
-  const message = `handed out ${verdict.deliveries} times unsettled (CRASH_LOOP_LIMIT=${limit}); handler not called`;
-  return {
-    error: errorFacts(new CrashLoopError(message)),
-    decision: { kind: 'park', reason: verdict.reason },
-  };
+/** The error a crash-loop park records. */
+function crashLoopError(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, limit: number): ErrorFacts {
+  return errorFacts(new CrashLoopError(`handed out ${verdict.deliveries} times unsettled (CRASH_LOOP_LIMIT=${limit}); handler not called`));
 }
 
-export { checkCrashLoop, crashLoopFailure, LAST_DELIVERY_COUNT };
+export { checkCrashLoop, crashLoopError, LAST_DELIVERY_COUNT };
 export type { CrashLoopVerdict };

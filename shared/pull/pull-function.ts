@@ -2,7 +2,7 @@ import type { ChannelModel } from 'amqplib';
 import { DEFAULTS, loadConfig, topologyOptionsFromConfig } from '../config/config.js';
 import type { Handler } from '../message/message.js';
 import { checkDelayPath } from '../topology/delay-path-check.js';
-import { createLambdaFunction, type FunctionOptions, type LambdaContext } from './lambda-function.js';
+import { createLambdaFunction, type FunctionOptions, type LambdaContext } from '../core/lambda-function.js';
 import { runPull } from './pull.js';
 
 /** The part of the Lambda context the pull function reads. */

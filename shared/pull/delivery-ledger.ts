@@ -1,5 +1,6 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
-import type { Outcome, Summary } from './summary.js';
+import type { Outcome } from '../core/summary.js';
+import type { Tally } from '../core/tally.js';
 
 /** Runs `send` soon, after the work of the current event-loop turn (tests pass their own). */
 type Scheduler = (send: () => void) => void;
@@ -28,13 +29,13 @@ class DeliveryLedger {
 
   public constructor(
     private readonly channel: Channel,
-    private readonly summary: Summary,
+    private readonly tally: Tally,
     private readonly schedule: Scheduler = nextTurn,
   ) {}
 
   public received(delivery: ConsumeMessage): void {
     this.open.add(delivery);
-    this.summary.received++;
+    this.tally.receive();
   }
 
   /** Deliveries not yet settled: the prefetch window they fill is not open to new deliveries. */
@@ -49,7 +50,7 @@ class DeliveryLedger {
   /** Acks (sent with this turn's others) and counts the outcome; false if it was already settled. */
   public ack(delivery: ConsumeMessage, outcome: Exclude<Outcome, 'requeued'>): boolean {
     if (!this.open.delete(delivery)) return false;
-    this.summary[outcome]++;
+    this.tally.settle(outcome);
     this.unsent.push(delivery);
     if (!this.holding && !this.sendScheduled) {
       this.sendScheduled = true;
@@ -78,10 +79,7 @@ class DeliveryLedger {
    * later `multiple` ack must find it settled already, never cover it.
    */
   public requeue(delivery: ConsumeMessage): boolean {
-    if (!this.open.delete(delivery)) return false;
-    this.summary.requeued++;
-    quietly(() => this.channel.nack(delivery, false, true));
-    return true;
+    return this.nackNow(delivery, true);
   }
 
   /**
@@ -109,7 +107,23 @@ class DeliveryLedger {
 
   /** Counts an outcome of a delivery acked earlier without one. */
   public count(outcome: Exclude<Outcome, 'requeued'>): void {
-    this.summary[outcome]++;
+    this.tally.settle(outcome);
+  }
+
+  /**
+   * Rejects it without requeue, so that the work queue's dead-letter target (its parking lot) takes
+   * it as it is, and counts it as `parked`; false if it was already settled. Sent at once, as a requeue.
+   */
+  public reject(delivery: ConsumeMessage): boolean {
+    return this.nackNow(delivery, false);
+  }
+
+  /** A nack sent at once, counted as `requeued` or (dead-lettered to the parking lot) `parked`. */
+  private nackNow(delivery: ConsumeMessage, requeue: boolean): boolean {
+    if (!this.open.delete(delivery)) return false;
+    this.tally.settle(requeue ? 'requeued' : 'parked');
+    quietly(() => this.channel.nack(delivery, false, requeue));
+    return true;
   }
 
   /** Gives back everything still open (the broker would on close; doing it first keeps the counts true). */

@@ -13,6 +13,7 @@ import type { LogFields, Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { ErrorFacts, RetryDecision } from '../retry/decide-retry.js';
 import type { DelayRoute } from '../topology/types.js';
+import type { Verdict } from '../core/verdict.js';
 
 /** Where copies of one delivery go, and what they are published and logged through. */
 type CopyContext = {
@@ -54,6 +55,21 @@ type Target = {
   /** What the copy waits on the delay path (after snapping to a tier); undefined for a park. */
   readonly delayMs?: number;
 };
+
+/** A verdict that needs a copy, as the copy path takes it. */
+type CopyVerdict = Extract<Verdict, { kind: 'retry' | 'park' | 'defer' }>;
+
+/** The failure a copy verdict is carried out as. */
+function failureOf(delivery: Delivery, verdict: CopyVerdict): Failure {
+  switch (verdict.kind) {
+    case 'retry':
+      return { delivery, retryNo: verdict.retryNo, error: verdict.error, stack: undefined, decision: { kind: 'retry', retryNo: verdict.nextRetryNo, delayMs: verdict.delayMs } };
+    case 'park':
+      return { delivery, retryNo: verdict.retryNo, error: verdict.error, stack: verdict.stack, decision: { kind: 'park', reason: verdict.reason } };
+    case 'defer':
+      return { delivery, retryNo: verdict.retryNo, error: verdict.why, stack: undefined, decision: { kind: 'retry', retryNo: verdict.retryNo, delayMs: verdict.delayMs }, deferred: true };
+  }
+}
 
 /** Why a lean parked copy (without the team's headers) was sent. */
 const LEAN_TOO_LARGE = 'user headers dropped: too large to copy';
@@ -168,5 +184,5 @@ function describeDelivery(delivery: Delivery): LogFields {
   };
 }
 
-export { asPark, describeDelivery, describeFailure, keepFailureTimes, LEAN_LAST_RESORT, logCopyOutcome, planCopy, publishCopy, publishFailureCopy, tryPublishCopy };
-export type { CopyContext, CopyOutcome, Failure, Target };
+export { asPark, describeDelivery, failureOf, describeFailure, keepFailureTimes, LEAN_LAST_RESORT, logCopyOutcome, planCopy, publishCopy, publishFailureCopy, tryPublishCopy };
+export type { CopyContext, CopyOutcome, CopyVerdict, Failure, Target };

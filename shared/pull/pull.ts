@@ -2,7 +2,7 @@ import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import { amqplibTextFailure } from '../amqp/amqplib-text.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { type Config, topologyOptionsFromConfig } from '../config/config.js';
-import { readParkedDepth } from './parked-depth.js';
+import { readParkedDepth } from '../amqp/parked-depth.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { consumeUntilDone } from './pull-loop.js';
 import { BrokerConnectionError, MessageTooLargeError, PublishError, PullAbortedError, TopologyDriftError } from '../errors.js';
@@ -10,7 +10,10 @@ import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { Logger } from '../observability/logger.js';
 import type { Handler } from '../message/message.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
-import { emptySummary, type Summary } from './summary.js';
+import type { Summary } from '../core/summary.js';
+import { Tally } from '../core/tally.js';
+import { parseBrokerVersion } from '../core/mode-settings.js';
+import { brokerVersionOf } from '../topology/broker-ops.js';
 import { DRIFT_REMEDY, forgetDelayPathMarker } from '../topology/delay-path-check.js';
 
 type PullOptions = {
@@ -51,7 +54,7 @@ async function runPull(options: PullOptions): Promise<Summary> {
   const stopTakingAt = startedAt + options.budgetMs - marginMs;
   const hardStopAt = startedAt + options.budgetMs - marginMs / 2;
   const settleBy = startedAt + options.budgetMs - marginMs / 4;
-  const summary = emptySummary();
+  const tally = new Tally();
   const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
   // The check and the opening of the channel (open, confirm.select) wait on the broker at the same
   // time: a cold start pays for the slower of the two, not for both. Nothing is consumed before the
@@ -81,8 +84,9 @@ async function runPull(options: PullOptions): Promise<Summary> {
       failure ??= error;
       broken.abort(error);
     }, () => undefined);
-    const ledger = new DeliveryLedger(channel, summary);
-    copyFailure = await consumeUntilDone({ options, channel, ledger, summary, stopTakingAt, hardStopAt, settleBy, broken: broken.signal });
+    const ledger = new DeliveryLedger(channel, tally);
+    const brokerVersion = parseBrokerVersion(brokerVersionOf(broker.connection));
+    copyFailure = await consumeUntilDone({ options, connection: broker.connection, channel, ledger, tally, broker: brokerVersion, stopTakingAt, hardStopAt, settleBy, broken: broken.signal });
     closing = failure === undefined;
     if (closing) {
       await channel.close().catch(() => undefined);
@@ -90,17 +94,17 @@ async function runPull(options: PullOptions): Promise<Summary> {
       // queue that is gone. Deleted now, the next cold start (here or in another container) checks
       // each destination and takes nothing, instead of bouncing another batch.
       if (isReturned(copyFailure)) await forgetDelayPathMarker(broker.connection, topologyOptionsFromConfig(config));
-      summary.parkedDepth = await readParkedDepth(broker.connection, config.parkingQueue);
+      tally.parkedDepth(await readParkedDepth(broker.connection, config.parkingQueue));
     }
   } catch (error) {
     failure ??= error as Error;
   } finally {
     await broker.close();
-    summary.durationMs = Date.now() - startedAt;
   }
+  if (failure !== undefined) tally.fail(lostWhat(failure));
+  const summary = tally.finish(startedAt);
   if (failure !== undefined) {
-    summary.stoppedBecause = lostWhat(failure);
-    throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`, summary, { cause: failure, reason: summary.stoppedBecause });
+    throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`, summary, { cause: failure, reason: summary.stoppedBecause as 'channel-closed' | 'connection-lost' });
   }
   if (copyFailure !== undefined) throwIfNeverHeals(copyFailure, summary, config.workQueue);
   return summary;

@@ -16,7 +16,7 @@ import {
   publishFailureCopy,
   type Target,
   tryPublishCopy,
-} from './failure-copy.js';
+} from '../copy/failure-copy.js';
 
 /** What pull mode settles through: the copy's context, plus the ledger that acks and requeues originals. */
 type DispositionDeps = Omit<CopyContext, 'queue' | 'logFields'> & {

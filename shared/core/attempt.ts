@@ -1,0 +1,248 @@
+/**
+ * The lifecycle of one message, written once for every mode: read its retry count, check it for a
+ * crash loop, run the idempotency guard and the handler within the budget, decide retry or park, and
+ * keep the circuit breaker and the store-failure streak. It returns a verdict (core/verdict.ts) and
+ * publishes, acks or nacks nothing: each mode settles verdicts its own way (pull/, event/).
+ *
+ * One lifecycle serves one invocation; it holds what an invocation learns (the breaker, the
+ * crash-loop parks made, the store failures in a row) and the handlers still running, which the
+ * hard stop cuts off: their attempts count, and whatever they return later settles nothing.
+ */
+import type { Config } from '../config/config.js';
+import { HandlerCutOffError } from '../errors.js';
+import type { IdempotencyGuard } from '../idempotency/guard.js';
+import { type GuardRefusal, guardRefusalOf, refusalFields, STORE_DOWN, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
+import { toBoomerangMessage } from '../message/boomerang-message.js';
+import type { Delivery } from '../message/copy-message.js';
+import { readRetryNo } from '../message/headers.js';
+import type { BoomerangMessage, Handler, HandlerContext } from '../message/message.js';
+import type { Logger } from '../observability/logger.js';
+import type { InvocationMetrics } from '../observability/metrics.js';
+import { backoffDelayMs } from '../retry/backoff.js';
+import { decideRetry, type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
+import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
+import { checkCrashLoop, crashLoopError } from './crash-loop.js';
+import type { ModeSettings } from './mode-settings.js';
+import type { Tally } from './tally.js';
+import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
+
+/** Where a delivery came from: its queue and, for an event record, what could not be decoded. */
+type Origin = {
+  readonly queue: string;
+  /** The body could not be decoded: parked with this reason, the handler never sees it. */
+  readonly problem?: string;
+  /** Fields that arrived unusable and were dropped; logged as a warning. */
+  readonly notes?: readonly string[];
+};
+
+type LifecycleOptions = {
+  readonly config: Pick<Config, 'retryHeader' | 'policy' | 'rules' | 'crashLoopLimit' | 'breakerThreshold' | 'concurrency' | 'functionName'>;
+  readonly handler: Handler;
+  /** Runs each handler call at most once per idempotency key. @default none */
+  readonly guard?: IdempotencyGuard;
+  readonly settings: ModeSettings;
+  readonly log: Logger;
+  readonly metrics: InvocationMetrics;
+  /** In [0, 1), for the backoff jitter. */
+  readonly random: () => number;
+  readonly tally: Tally;
+  /** Epoch ms: the handlers' signal aborts, and no handler starts after it. */
+  readonly stopAt: number;
+  /** Epoch ms: what the guard keeps a key in progress for. */
+  readonly hardStopAt: number;
+};
+
+/** Why no more messages should go to the handler in this invocation, if any. */
+type Stop = 'breaker-open' | 'idempotency-store-down';
+
+/** What a message not yet settled "failed" with when the breaker opened before it was tried. */
+const NOT_TRIED: ErrorFacts = { name: 'CircuitBreakerOpen', message: 'not tried: the circuit breaker opened in this invocation', retryable: true, retryAfterMs: undefined };
+
+/** What a message the invocation had no time for "failed" with, should its deferred copy ever be parked. */
+const OUT_OF_TIME: ErrorFacts = { name: 'OutOfTime', message: 'not tried: the invocation ran out of time before its turn', retryable: true, retryAfterMs: undefined };
+
+type Running = { readonly message: BoomerangMessage; readonly origin: Origin };
+
+/**
+ * The lifecycle of the messages of one invocation.
+ * @example
+ * const lifecycle = new Lifecycle({ config, handler, settings, log, metrics, random: Math.random, tally, stopAt, hardStopAt });
+ * const verdict = await lifecycle.attempt(delivery, { queue: config.workQueue });
+ */
+class Lifecycle {
+  private breaker;
+  private crashLoopsParked = 0;
+  private storeFailuresInARow = 0;
+  private readonly running = new Map<Delivery, Running>();
+  private readonly abort = new AbortController();
+  private readonly abortTimer: NodeJS.Timeout;
+  /** One context for every call: AbortController#signal is a checked getter, too slow to read per message. */
+  private readonly context: HandlerContext;
+
+  public constructor(private readonly options: LifecycleOptions) {
+    this.breaker = startBreaker(options.config.breakerThreshold);
+    this.context = Object.freeze({ signal: this.abort.signal, functionName: options.config.functionName });
+    this.abortTimer = setTimeout(() => this.abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
+  }
+
+  /** Aborted at the budget's stop: the handlers' own signal. */
+  public get signal(): AbortSignal {
+    return this.context.signal;
+  }
+
+  /** Why no further message should go to a handler (the breaker opened, the store is down), or undefined. */
+  public get stop(): Stop | undefined {
+    if (this.breaker.state === 'open') return 'breaker-open';
+    return this.storeFailuresInARow >= STORE_FAILURES_TO_STOP ? 'idempotency-store-down' : undefined;
+  }
+
+  /** How many handlers may run at once now: 1 while the breaker probes, none once it opened. */
+  public get concurrency(): number {
+    return allowedConcurrency(this.breaker, this.options.config.concurrency);
+  }
+
+  public get breakerOpened(): boolean {
+    return this.breaker.state === 'open';
+  }
+
+  /**
+   * Everything that happens to one delivery, up to its verdict. Resolves with `undefined` when the
+   * hard stop cut the handler off first (`cutOffRunning` gave its verdict then).
+   */
+  public async attempt(delivery: Delivery, origin: Origin): Promise<Verdict | undefined> {
+    const { config, log } = this.options;
+    const reading = readRetryNo(delivery.properties.headers, config.retryHeader);
+    if (reading.warning !== undefined || (origin.notes !== undefined && origin.notes.length > 0)) {
+      const warnings = [...(origin.notes ?? []), ...(reading.warning === undefined ? [] : [reading.warning])];
+      log.warn('message has unusable fields', { messageId: delivery.properties.messageId, queue: origin.queue, warnings });
+    }
+    const { retryNo } = reading;
+    if (origin.problem !== undefined) {
+      const error: ErrorFacts = { name: 'EventDecodeError', message: origin.problem, retryable: false, retryAfterMs: undefined };
+      return this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined);
+    }
+    const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked);
+    if (crashLoop.kind === 'park') {
+      this.crashLoopsParked++;
+      return this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined);
+    }
+    // The breaker opened, or the store went down, while this one waited for a turn.
+    if (this.stop !== undefined) return this.untried(delivery);
+    const message = toBoomerangMessage(delivery, origin.queue, retryNo);
+    this.running.set(delivery, { message, origin });
+    const { guard, handler } = this.options;
+    try {
+      // No guard: the plain call, nothing more per message.
+      const outcome = guard === undefined
+        ? await handler(message, this.context)
+        : await guard.run(message, async () => { await handler(message, this.context); }, this.options.hardStopAt - Date.now());
+      if (!this.running.delete(delivery)) return undefined;
+      let unkeyed = false;
+      if (outcome !== undefined) {
+        this.storeFailuresInARow = 0;
+        if (outcome === 'duplicate') return DUPLICATE;
+        unkeyed = outcome === 'no-key';
+      }
+      this.breaker = recordOutcome(this.breaker, 'success');
+      return unkeyed ? ACK_UNKEYED : ACK;
+    } catch (thrown) {
+      if (!this.running.delete(delivery)) return undefined;
+      const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
+      if (refusal !== undefined) return this.refused(delivery, origin, retryNo, refusal, thrown);
+      // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
+      // would come back first in every invocation and stall the queue behind it.
+      if (this.abort.signal.aborted) return this.failed(delivery, message, HandlerCutOffError.of('aborted by the budget', thrown), thrown);
+      const error = errorFacts(thrown);
+      const wasOpen = this.breaker.state === 'open';
+      this.breaker = recordOutcome(this.breaker, error.retryable ? 'retryable-failure' : 'other-failure');
+      if (!wasOpen && this.breaker.state === 'open') {
+        log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', { failuresInARow: this.breaker.failuresInARow, errorName: error.name });
+      }
+      return this.failed(delivery, message, thrown, thrown);
+    }
+  }
+
+  /**
+   * The verdict of a delivery that never reaches a handler: deferred to the delay path with the
+   * count it came with (the breaker opened, the store is down), or given back as it is when there is
+   * no delay path, no copy can carry it, or (`outOfTime`) the invocation has no time left for it.
+   */
+  public untried(delivery: Delivery, outOfTime = false): Verdict {
+    if (!outOfTime) return this.deferred(delivery, this.stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
+    // Where a give-back raises `x-delivery-count`, it would count toward the crash-loop limit although
+    // no handler saw the message: it waits the shortest delay instead, its count and its own `x-delivery-count` kept out of it.
+    if (!this.options.settings.giveBackCounts) return { kind: 'give-back', why: 'out-of-time' };
+    const verdict = this.deferred(delivery, OUT_OF_TIME, 0);
+    return verdict.kind === 'defer' ? verdict : { kind: 'give-back', why: 'out-of-time' };
+  }
+
+  /**
+   * The verdicts of the handlers still running at the hard stop (they ignored their signal): each
+   * made an attempt. Their late outcomes resolve `attempt` with `undefined`.
+   */
+  public cutOffRunning(): Array<[Delivery, Verdict]> {
+    const verdicts: Array<[Delivery, Verdict]> = [];
+    for (const [delivery, { message }] of this.running) {
+      this.running.delete(delivery);
+      verdicts.push([delivery, this.failed(delivery, message, HandlerCutOffError.of('still running at the hard stop', undefined), undefined)]);
+    }
+    return verdicts;
+  }
+
+  /** Clears the budget's timer and aborts the signal of any handler still running. */
+  public end(): void {
+    clearTimeout(this.abortTimer);
+    this.abort.abort(new Error('invocation over'));
+  }
+
+  /** A failed attempt: retry or park, as `decideRetry` says. `handlerError` is what the handler threw, for the stack. */
+  private failed(delivery: Delivery, message: BoomerangMessage, thrown: unknown, handlerError: unknown): Verdict {
+    const { config, metrics, random } = this.options;
+    const error = errorFacts(thrown);
+    metrics.handlerError(error.name);
+    const { retryNo, routingKey } = message;
+    const decision = decideRetry({ error: thrown, retryNo, policy: config.policy, rules: config.rules, messageType: delivery.properties.type, routingKey, random });
+    if (decision.kind === 'retry' && this.copyable(delivery)) return { kind: 'retry', retryNo, nextRetryNo: decision.retryNo, delayMs: decision.delayMs, error };
+    const reason = decision.kind === 'park' ? decision.reason : `${this.tooLargeReason(delivery)}: parked instead of retried`;
+    return this.park(delivery, retryNo, error, reason, handlerError instanceof Error ? handlerError.stack : undefined);
+  }
+
+  private park(delivery: Delivery, retryNo: number, error: ErrorFacts, reason: string, stack: string | undefined): Verdict {
+    return { kind: 'park', retryNo, reason, error, stack, copyable: this.copyable(delivery) };
+  }
+
+  /** The guard refused to run it (key held elsewhere, store down): not an attempt, never parked, no breaker outcome. */
+  private refused(delivery: Delivery, origin: Origin, retryNo: number, refusal: GuardRefusal, thrown: unknown): Verdict {
+    const { log } = this.options;
+    const fields = { messageId: delivery.properties.messageId, queue: origin.queue, retryNo, ...refusalFields(thrown) };
+    log.warn(refusal === 'in-progress' ? 'idempotency: another run holds the message\'s key; deferred' : 'idempotency: the store failed; message deferred', fields);
+    // A key held elsewhere was read from the store: it answers.
+    this.storeFailuresInARow = refusal === 'store-down' ? this.storeFailuresInARow + 1 : 0;
+    // Said once, at the failure that reached the limit.
+    if (this.storeFailuresInARow === STORE_FAILURES_TO_STOP) {
+      log.warn('idempotency: the store failed for several messages in a row; no more messages are tried in this invocation', { failuresInARow: this.storeFailuresInARow, ...refusalFields(thrown) });
+    }
+    return this.deferred(delivery, errorFacts(thrown));
+  }
+
+  /** To the delay path with the count it came with, after `delayMs` (by default its next backoff delay). */
+  private deferred(delivery: Delivery, why: ErrorFacts, delayMs?: number): Verdict {
+    const { settings, config, random } = this.options;
+    if (!settings.canDefer) return { kind: 'give-back', why: 'no-delay-path' };
+    if (!this.copyable(delivery)) return { kind: 'give-back', why: 'too-large' };
+    const { retryNo } = readRetryNo(delivery.properties.headers, config.retryHeader);
+    return { kind: 'defer', retryNo, delayMs: delayMs ?? backoffDelayMs(retryNo + 1, config.policy, random), why };
+  }
+
+  private copyable(delivery: Delivery): boolean {
+    const limit = this.options.settings.copyLimitBytes;
+    return limit === undefined || delivery.content.length <= limit;
+  }
+
+  private tooLargeReason(delivery: Delivery): string {
+    return `too large to copy: the body is ${delivery.content.length} bytes, over MAX_MESSAGE_BYTES (${this.options.settings.copyLimitBytes})`;
+  }
+}
+
+export { Lifecycle, NOT_TRIED, OUT_OF_TIME };
+export type { LifecycleOptions, Origin, Stop };

@@ -1,0 +1,70 @@
+/**
+ * Everything the lifecycle of a message does differently between the modes, named in one place.
+ * The lifecycle itself (core/attempt.ts) is the same for each; these settings, and how each mode
+ * settles a verdict (see core/verdict.ts), are all that differ. `docs/pull-and-event.md` lists them.
+ *
+ * | setting          | pull                                        | event                                           |
+ * |------------------|---------------------------------------------|-------------------------------------------------|
+ * | `copyLimitBytes` | `MAX_MESSAGE_BYTES`                         | none: the broker took this very body from the producer, and it counts the body alone |
+ * | `canDefer`       | a delay path exists                         | the same                                        |
+ * | `giveBackCounts` | the broker raises `x-delivery-count` on a requeueing nack (3.x, 4.0-4.2) | false: a give-back is a fresh copy at the tail of its queue |
+ */
+import type { Config } from '../config/config.js';
+
+type ModeSettings = {
+  /**
+   * The largest body a copy may carry. A message over it is never copied: a failure parks it through
+   * the broker (the work queue dead-letters it to the parking lot), and it is never deferred.
+   * Undefined: no limit is checked.
+   */
+  readonly copyLimitBytes: number | undefined;
+  /**
+   * Whether an untried message can wait on the delay path (deferred). False when there is no delay
+   * path: `MAX_RETRIES=0` without a retrying rule in `tiers` mode.
+   */
+  readonly canDefer: boolean;
+  /**
+   * Whether giving a message back raises its `x-delivery-count`, the count the crash-loop guard reads.
+   * When it does, a message the invocation had no time for is deferred for the shortest delay instead,
+   * so that only deliveries that reached a handler (or died with the process) count.
+   */
+  readonly giveBackCounts: boolean;
+};
+
+type DelayPathConfig = Pick<Config, 'delayMode' | 'policy' | 'rules'> & { readonly tierDelaysMs: readonly number[] };
+
+/** Whether the config has a delay path at all (exact mode always has; tiers mode needs a tier). */
+function hasDelayPath(topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysMs'>): boolean {
+  return topology.delayMode === 'exact' || topology.tierDelaysMs.length > 0;
+}
+
+/**
+ * The pull mode's settings. `brokerMajor` and `brokerMinor` are the connected broker's version:
+ * RabbitMQ 4.3 stopped counting a requeueing nack in `x-delivery-count`.
+ * @example pullSettings(config, topology, { major: 3, minor: 10 }) // { copyLimitBytes: 16777216, canDefer: true, giveBackCounts: true }
+ */
+function pullSettings(config: Pick<Config, 'maxMessageBytes'>, topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysMs'>, broker: BrokerVersion | undefined): ModeSettings {
+  return { copyLimitBytes: config.maxMessageBytes, canDefer: hasDelayPath(topology), giveBackCounts: nackCounts(broker) };
+}
+
+/** The event mode's settings: see the table above. */
+function eventSettings(topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysMs'>): ModeSettings {
+  return { copyLimitBytes: undefined, canDefer: hasDelayPath(topology), giveBackCounts: false };
+}
+
+type BrokerVersion = { readonly major: number; readonly minor: number };
+
+/** 3.x and 4.0-4.2 count a requeueing nack; an unknown version is taken to count (the safe side). */
+function nackCounts(broker: BrokerVersion | undefined): boolean {
+  if (broker === undefined) return true;
+  return broker.major < 4 || (broker.major === 4 && broker.minor < 3);
+}
+
+/** The major and minor of a version a broker announces (`"4.3.6"`), or undefined. */
+function parseBrokerVersion(version: string | undefined): BrokerVersion | undefined {
+  const match = /^(\d+)\.(\d+)/.exec(version ?? '');
+  return match === null ? undefined : { major: Number(match[1]), minor: Number(match[2]) };
+}
+
+export { parseBrokerVersion, eventSettings, hasDelayPath, nackCounts, pullSettings };
+export type { BrokerVersion, ModeSettings };

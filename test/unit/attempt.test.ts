@@ -1,0 +1,200 @@
+import type { MessageProperties } from 'amqplib';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../shared/config/config.js';
+import { Lifecycle, type LifecycleOptions } from '../../shared/core/attempt.js';
+import type { ModeSettings } from '../../shared/core/mode-settings.js';
+import { Tally } from '../../shared/core/tally.js';
+import type { Verdict } from '../../shared/core/verdict.js';
+import { IdempotencyInProgressError, IdempotencyStoreError, RetryableError, UnrecoverableError } from '../../shared/errors.js';
+import type { IdempotencyGuard, IdempotencyOutcome } from '../../shared/idempotency/guard.js';
+import type { Delivery } from '../../shared/message/copy-message.js';
+import type { Handler } from '../../shared/message/message.js';
+import { noMetrics } from '../../shared/observability/metrics.js';
+import { recordingLogger } from '../helpers/fakes.js';
+
+const CONFIG = loadConfig({ WORK_QUEUE: 'orders', MAX_RETRIES: '3', BACKOFF_INITIAL_MS: '1000', BACKOFF_JITTER: '0', BREAKER_THRESHOLD: '2', CONCURRENCY: '4', CRASH_LOOP_LIMIT: '10' });
+const PULL: ModeSettings = { copyLimitBytes: 100, canDefer: true, giveBackCounts: false };
+const ORIGIN = { queue: 'orders' };
+
+function delivery(headers: Record<string, unknown> = {}, body = 'x'): Delivery {
+  return { content: Buffer.from(body), fields: { exchange: '', routingKey: 'orders' }, properties: { headers, messageId: 'm-1' } as unknown as MessageProperties };
+}
+
+/** A guard that answers each run with `answer`: an outcome (running the work unless a duplicate), or an error it throws. */
+function fakeGuard(answer: IdempotencyOutcome | Error): IdempotencyGuard {
+  return {
+    async run(_message, work) {
+      if (answer instanceof Error) throw answer;
+      if (answer !== 'duplicate') await work();
+      return answer;
+    },
+    close: async () => undefined,
+  };
+}
+
+function lifecycle(handler: Handler, given: Partial<LifecycleOptions> = {}) {
+  const logger = recordingLogger('warn');
+  const now = Date.now();
+  const made = new Lifecycle({ config: CONFIG, handler, settings: PULL, log: logger.log, metrics: noMetrics, random: () => 0.5, tally: new Tally(), stopAt: now + 5000, hardStopAt: now + 6000, ...given });
+  const warnings = (): string[] => logger.entries().filter((e) => e.level === 'warn').map((e) => String(e.msg ?? e.message));
+  return { lifecycle: made, warnings };
+}
+
+const ok: Handler = () => undefined;
+const throws = (error: unknown): Handler => () => { throw error; };
+const partnerDown = new RetryableError('HTTP 503');
+const storeDown = new IdempotencyStoreError('redis://cache:6379', new Error('ECONNREFUSED'));
+
+type Case = {
+  readonly name: string;
+  readonly handler: Handler;
+  readonly headers?: Record<string, unknown>;
+  readonly body?: string;
+  readonly guard?: IdempotencyGuard;
+  readonly settings?: ModeSettings;
+  readonly problem?: string;
+  readonly expected: Partial<Verdict> & Record<string, unknown>;
+};
+
+const CASES: readonly Case[] = [
+  { name: 'acks a success', handler: ok, expected: { kind: 'ack', unkeyed: false } },
+  { name: 'acks a guarded success of a message without a key, marked unkeyed', handler: ok, guard: fakeGuard('no-key'), expected: { kind: 'ack', unkeyed: true } },
+  { name: 'skips a duplicate the guard recognised', handler: throws(new Error('never called')), guard: fakeGuard('duplicate'), expected: { kind: 'duplicate' } },
+  { name: 'retries a retryable failure with the next count and its backoff', handler: throws(partnerDown), headers: { 'x-retry-no': 1 }, expected: { kind: 'retry', retryNo: 1, nextRetryNo: 2, delayMs: 2000 } },
+  { name: 'waits at least Retry-After', handler: throws(Object.assign(new Error('429'), { retryAfterMs: 7000 })), expected: { kind: 'retry', nextRetryNo: 1, delayMs: 7000 } },
+  { name: 'parks an unrecoverable error', handler: throws(new UnrecoverableError('bad request')), expected: { kind: 'park', reason: 'unrecoverable error UnrecoverableError', copyable: true } },
+  { name: 'parks once the retries are spent', handler: throws(partnerDown), headers: { 'x-retry-no': 3 }, expected: { kind: 'park', retryNo: 3, reason: 'retries exhausted: 3 of 3 made' } },
+  { name: 'parks a crash loop without calling the handler', handler: throws(new Error('never called')), headers: { 'x-delivery-count': 10 }, expected: { kind: 'park', reason: 'crash loop: delivered 11 times', error: expect.objectContaining({ name: 'CrashLoopError' }) } },
+  { name: 'parks an undecodable record without calling the handler', handler: throws(new Error('never called')), problem: 'data is not base64', expected: { kind: 'park', reason: 'undecodable event message: data is not base64', error: expect.objectContaining({ name: 'EventDecodeError' }) } },
+  { name: 'parks a failed message too large to copy, marked for the broker to move', handler: throws(partnerDown), body: 'x'.repeat(101), expected: { kind: 'park', copyable: false, reason: expect.stringMatching(/^too large to copy: the body is 101 bytes, over MAX_MESSAGE_BYTES \(100\)/) } },
+  { name: 'acks a success too large to copy', handler: ok, body: 'x'.repeat(101), expected: { kind: 'ack' } },
+  { name: 'retries a large message when the mode has no copy limit', handler: throws(partnerDown), body: 'x'.repeat(101), settings: { ...PULL, copyLimitBytes: undefined }, expected: { kind: 'retry' } },
+  { name: 'defers a message whose key another run holds, same count, as untried', handler: ok, headers: { 'x-retry-no': 2 }, guard: fakeGuard(new IdempotencyInProgressError('k')), expected: { kind: 'defer', retryNo: 2, delayMs: 4000, why: expect.objectContaining({ name: 'IdempotencyInProgressError' }) } },
+  { name: 'defers a message when the store fails', handler: ok, guard: fakeGuard(storeDown), expected: { kind: 'defer', retryNo: 0, why: expect.objectContaining({ name: 'IdempotencyStoreError' }) } },
+  { name: 'gives back a refused message when there is no delay path', handler: ok, guard: fakeGuard(storeDown), settings: { ...PULL, canDefer: false }, expected: { kind: 'give-back', why: 'no-delay-path' } },
+  { name: 'gives back a refused message too large to copy', handler: ok, body: 'x'.repeat(101), guard: fakeGuard(storeDown), expected: { kind: 'give-back', why: 'too-large' } },
+];
+
+describe('Lifecycle#attempt', () => {
+  it.each(CASES)('$name', async ({ handler, headers, body, guard, settings, problem, expected }) => {
+    // Prepare
+    const { lifecycle: made } = lifecycle(handler, { guard, settings: settings ?? PULL });
+    // Act
+    const verdict = await made.attempt(delivery(headers, body), { ...ORIGIN, problem });
+    made.end();
+    // Assess
+    expect(verdict).toMatchObject(expected);
+  });
+
+  it('counts an attempt the budget cut off, naming HandlerCutOffError', async () => {
+    // Prepare
+    const handler: Handler = (_message, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    const { lifecycle: made } = lifecycle(handler, { stopAt: Date.now() + 10 });
+    // Act
+    const verdict = await made.attempt(delivery(), ORIGIN);
+    made.end();
+    // Assess
+    expect(verdict).toMatchObject({ kind: 'retry', nextRetryNo: 1, error: { name: 'HandlerCutOffError', message: 'aborted by the budget: Error: aborted' } });
+  });
+
+  it('gives a handler still running at the hard stop its verdict once, and its late outcome settles nothing', async () => {
+    // Prepare
+    let finish: () => void = () => undefined;
+    const { lifecycle: made } = lifecycle(() => new Promise<void>((resolve) => { finish = resolve; }));
+    const attempt = made.attempt(delivery(), ORIGIN);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Act
+    const cut = made.cutOffRunning();
+    finish();
+    // Assess
+    expect(cut).toHaveLength(1);
+    expect(cut[0]?.[1]).toMatchObject({ kind: 'retry', error: { name: 'HandlerCutOffError', message: 'still running at the hard stop' } });
+    expect(await attempt).toBeUndefined();
+    expect(made.cutOffRunning()).toEqual([]);
+    made.end();
+  });
+});
+
+describe('Lifecycle: the breaker', () => {
+  it('probes one at a time, runs CONCURRENCY after a success, and opens after BREAKER_THRESHOLD retryable failures in a row', async () => {
+    // Prepare
+    let fail = false;
+    const { lifecycle: made, warnings } = lifecycle(() => { if (fail) throw partnerDown; });
+    // Act, Assess
+    expect(made.concurrency).toBe(1);
+    await made.attempt(delivery(), ORIGIN);
+    expect(made.concurrency).toBe(4);
+    fail = true;
+    await made.attempt(delivery(), ORIGIN);
+    expect(made.stop).toBeUndefined();
+    await made.attempt(delivery(), ORIGIN);
+    expect(made.stop).toBe('breaker-open');
+    expect(made.concurrency).toBe(0);
+    expect(made.breakerOpened).toBe(true);
+    expect(warnings()).toContain('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred');
+    made.end();
+  });
+
+  it('does not count an unrecoverable failure toward the breaker', async () => {
+    // Prepare
+    const { lifecycle: made } = lifecycle(throws(new UnrecoverableError('bad')));
+    // Act
+    for (let i = 0; i < 3; i++) await made.attempt(delivery(), ORIGIN);
+    // Assess
+    expect(made.stop).toBeUndefined();
+    made.end();
+  });
+
+  it('defers, untried, a message whose turn came after the breaker opened', async () => {
+    // Prepare
+    let calls = 0;
+    const { lifecycle: made } = lifecycle(() => { calls++; throw partnerDown; });
+    await made.attempt(delivery(), ORIGIN);
+    await made.attempt(delivery(), ORIGIN);
+    // Act
+    const verdict = await made.attempt(delivery({ 'x-retry-no': 1 }), ORIGIN);
+    // Assess
+    expect(calls).toBe(2);
+    expect(verdict).toMatchObject({ kind: 'defer', retryNo: 1, delayMs: 2000, why: { name: 'CircuitBreakerOpen' } });
+    made.end();
+  });
+});
+
+describe('Lifecycle: the store-failure streak', () => {
+  it('stops after three store failures in a row, and a key held elsewhere (the store answered) resets the streak', async () => {
+    // Prepare
+    let answer: Error = storeDown;
+    const guard: IdempotencyGuard = { run: async () => { throw answer; }, close: async () => undefined };
+    const { lifecycle: made, warnings } = lifecycle(ok, { guard });
+    // Act, Assess
+    await made.attempt(delivery(), ORIGIN);
+    await made.attempt(delivery(), ORIGIN);
+    answer = new IdempotencyInProgressError('k');
+    await made.attempt(delivery(), ORIGIN);
+    answer = storeDown;
+    await made.attempt(delivery(), ORIGIN);
+    await made.attempt(delivery(), ORIGIN);
+    expect(made.stop).toBeUndefined();
+    await made.attempt(delivery(), ORIGIN);
+    expect(made.stop).toBe('idempotency-store-down');
+    expect(warnings().filter((m) => m.includes('several messages in a row'))).toHaveLength(1);
+    expect(made.untried(delivery())).toMatchObject({ kind: 'defer', why: { name: 'IdempotencyStoreError' } });
+    made.end();
+  });
+});
+
+describe('Lifecycle#untried', () => {
+  it.each([
+    { name: 'gives back a message the invocation had no time for', settings: PULL, expected: { kind: 'give-back', why: 'out-of-time' } },
+    { name: 'defers it for the shortest delay where a give-back would raise x-delivery-count', settings: { ...PULL, giveBackCounts: true }, expected: { kind: 'defer', retryNo: 0, delayMs: 0, why: { name: 'OutOfTime' } } },
+    { name: 'gives it back anyway when there is no delay path', settings: { ...PULL, giveBackCounts: true, canDefer: false }, expected: { kind: 'give-back', why: 'out-of-time' } },
+  ])('$name', ({ settings, expected }) => {
+    // Prepare
+    const { lifecycle: made } = lifecycle(ok, { settings });
+    // Act
+    const verdict = made.untried(delivery(), true);
+    made.end();
+    // Assess
+    expect(verdict).toMatchObject(expected);
+  });
+});
