@@ -1,10 +1,11 @@
 import { ConfigError } from '../errors.js';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy, ZERO_DELAY_REASON } from '../retry/retry-policy.js';
+import { DEFAULT_RETRY_POLICY, POLICY_OPTIONS, resolveRetryPolicy, type RetryPolicy } from '../retry/retry-policy.js';
 import type { RetryRule } from '../retry/retry-rules.js';
 import type { DelayMode, QueueType } from '../topology/types.js';
 import type { IdempotencyInCode } from '../idempotency/in-code.js';
-import type { AckOrder } from './config.js';
-import { envChoice, envInt, envNumber, envQueueName, type Env } from './env.js';
+import { envOption, envQueueName, type Env } from './env.js';
+import { describeRange, inRange } from './option-range.js';
+import type { AckOrder, OptionSpec, OptionValue } from './option-table.js';
 
 /**
  * What a declared queue gives in code (`defineQueue`): each option given replaces its environment
@@ -29,56 +30,40 @@ type ConfigInCode = {
   readonly idempotency?: IdempotencyInCode;
 };
 
-/** The retry policy's variables, by policy field. */
-const POLICY_VARIABLES = {
-  maxRetries: 'MAX_RETRIES',
-  initialDelayMs: 'BACKOFF_INITIAL_MS',
-  multiplier: 'BACKOFF_MULTIPLIER',
-  maxDelayMs: 'BACKOFF_MAX_MS',
-  jitter: 'BACKOFF_JITTER',
-} as const satisfies Record<keyof RetryPolicy, string>;
-
 /** Each policy field from code, else from its variable; the error names the code option or the variable. */
 function retryPolicy(env: Env, code: ConfigInCode): RetryPolicy {
   const given: Readonly<Partial<Record<keyof RetryPolicy, unknown>>> = code.retry ?? {};
-  const d = DEFAULT_RETRY_POLICY;
-  const v = POLICY_VARIABLES;
   // A field given in code wins, so its variable is not read: a bad one it replaces cannot fail the start.
-  const readers: Record<keyof RetryPolicy, () => number> = {
-    maxRetries: () => envInt(env, v.maxRetries, d.maxRetries, 0, 1000),
-    initialDelayMs: () => envInt(env, v.initialDelayMs, d.initialDelayMs, 1, 2 ** 31 - 1, ZERO_DELAY_REASON),
-    multiplier: () => envNumber(env, v.multiplier, d.multiplier, 1, 100),
-    maxDelayMs: () => envInt(env, v.maxDelayMs, d.maxDelayMs, 1, 2 ** 31 - 1),
-    jitter: () => envNumber(env, v.jitter, d.jitter, 0, 0.99),
-  };
-  const fromEnv = Object.fromEntries(Object.entries(readers).filter(([key]) => given[key as keyof RetryPolicy] === undefined).map(([key, read]) => [key, read()]));
-  if (code.retry === undefined) return resolveRetryPolicy(fromEnv, d, 'the BACKOFF_*/MAX_RETRIES variables');
-  return resolveRetryPolicy(given, { ...d, ...fromEnv }, `retry of ${code.source}`);
+  const fromEnv = Object.fromEntries(Object.entries(POLICY_OPTIONS).filter(([key]) => given[key as keyof RetryPolicy] === undefined).map(([key, option]) => [key, envOption(env, option)]));
+  if (code.retry === undefined) return resolveRetryPolicy(fromEnv, DEFAULT_RETRY_POLICY, 'the BACKOFF_*/MAX_RETRIES variables');
+  return resolveRetryPolicy(given, { ...DEFAULT_RETRY_POLICY, ...fromEnv }, `retry of ${code.source}`);
 }
+
+/** An option of the table that `ConfigInCode` has at its top level (`batchSize`, not `retry.jitter`). */
+type TopLevelOption = OptionSpec & { readonly code: keyof ConfigInCode; readonly default: number | string };
 
 /** Reads one setting from code when given there (its error names `<option> in <source>`), else from its variable. */
 function layered(env: Env, code: ConfigInCode) {
-  const fromCode = (key: keyof ConfigInCode, kind: 'number' | 'string'): Env | undefined => {
-    const value = code[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== kind) throw new ConfigError(`${key} in ${code.source} must be a ${kind}; got ${JSON.stringify(value)}`);
-    return { [`${key} in ${code.source}`]: String(value) };
-  };
-  const pick = (key: keyof ConfigInCode, variable: string, kind: 'number' | 'string'): [Env, string] => {
-    const given = fromCode(key, kind);
-    return given === undefined ? [env, variable] : [given, `${key} in ${code.source}`];
-  };
   return {
-    int: (key: keyof ConfigInCode, variable: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
-      const value = code[key];
-      // A number given in code is shown as written (0, not the "0" of a variable).
-      if (typeof value === 'number' && (!Number.isSafeInteger(value) || value < min || value > max)) {
-        throw new ConfigError(`${key} in ${code.source} must be an integer from ${min} to ${max}; got ${value}`);
+    option: <S extends TopLevelOption>(option: S): OptionValue<S> => {
+      const value = code[option.code];
+      if (value === undefined) return envOption(env, option);
+      const at = `${option.code} in ${code.source}`;
+      const kind = option.range.type === 'choice' ? 'string' : 'number';
+      if (typeof value !== kind) throw new ConfigError(`${at} must be a ${kind}; got ${JSON.stringify(value)}`);
+      if (!inRange(option.range, value)) {
+        // A number given in code is shown as written (0, not the "0" of a variable).
+        const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
+        throw new ConfigError(`${at} must be ${describeRange(option.range)}; got ${shown}${option.why === undefined ? '' : ` (${option.why})`}`);
       }
-      return envInt(...pick(key, variable, 'number'), fallback, min, max);
+      return value as OptionValue<S>;
     },
-    choice: <T extends string>(key: keyof ConfigInCode, variable: string, choices: readonly T[], fallback: T): T => envChoice(...pick(key, variable, 'string'), choices, fallback),
-    queueName: (key: keyof ConfigInCode, variable: string, fallback: string): string => envQueueName(...pick(key, variable, 'string'), fallback),
+    queueName: (key: 'workQueue' | 'parkingQueue', variable: string, fallback: string): string => {
+      const value = code[key];
+      if (value === undefined) return envQueueName(env, variable, fallback);
+      if (typeof value !== 'string') throw new ConfigError(`${key} in ${code.source} must be a string; got ${JSON.stringify(value)}`);
+      return envQueueName({ [`${key} in ${code.source}`]: value }, `${key} in ${code.source}`, fallback);
+    },
   };
 }
 

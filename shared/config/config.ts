@@ -1,19 +1,16 @@
 import { tierDelaysMs } from '../retry/backoff.js';
-import { LAST_DELIVERY_COUNT } from '../core/crash-loop.js';
-import { envChoice, envInt, envJson, envQueueName, envString, type Env } from './env.js';
+import { envJson, envOption, envQueueName, envString, envValue, type Env } from './env.js';
 import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
+import { type AckOrder, OPTIONS } from './option-table.js';
 import { ConfigError } from '../errors.js';
 import { resolveIdempotencyConfig } from '../idempotency/in-code.js';
 import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
-import { assertRetryHeaderName, DEFAULT_RETRY_HEADER } from '../message/headers.js';
+import { assertRetryHeaderName, DEFAULT_RETRY_HEADER, LAST_DELIVERY_COUNT } from '../message/headers.js';
 import { redactUrl } from '../observability/redact.js';
 import type { RetryPolicy } from '../retry/retry-policy.js';
 import { resolveRetryRules, type ResolvedRetryRule } from '../retry/retry-rules.js';
 import { assertDelayQueueBudget } from '../topology/queue-budget.js';
 import type { DelayMode, QueueType, TopologyOptions } from '../topology/types.js';
-
-/** Which of the two steps comes first when a message is retried or parked. */
-type AckOrder = 'publish-then-ack' | 'ack-then-publish';
 
 /** Everything Boomerang reads from the environment, parsed and validated once at start. */
 type Config = {
@@ -73,7 +70,8 @@ type AmqpSecretConfig = {
 };
 
 /**
- * The defaults, in one place; the README's configuration table mirrors this object.
+ * The defaults: those of the options with a range are `OPTIONS`' (option-table.ts), written there only;
+ * docs/configuration.md's tables mirror them (test/unit/option-table.test.ts checks it).
  * Variables: AMQP_URL, WORK_QUEUE, PARKING_QUEUE (default `<WORK_QUEUE>.parked`), DELAY_MODE,
  * DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
  * BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER, BATCH_SIZE, MAX_MESSAGES, CONCURRENCY,
@@ -83,35 +81,31 @@ type AmqpSecretConfig = {
 const DEFAULTS = {
   amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
   workQueue: 'boomerang.work',
-  delayMode: 'tiers',
-  delayResolutionMs: 1000,
+  delayMode: OPTIONS.delayMode.default,
+  delayResolutionMs: OPTIONS.delayResolutionMs.default,
   exactDelayPrefix: 'boomerang.delay',
-  queueType: 'quorum',
+  queueType: OPTIONS.queueType.default,
   retryHeader: DEFAULT_RETRY_HEADER,
-  ackOrder: 'publish-then-ack',
+  ackOrder: OPTIONS.ackOrder.default,
   /** Also the consumer prefetch: how many unacked messages one invocation holds at most. */
-  batchSize: 100,
-  maxMessages: 10_000,
-  concurrency: 8,
-  connectTimeoutMs: 5000,
-  publishTimeoutMs: 10_000,
+  batchSize: OPTIONS.batchSize.default,
+  maxMessages: OPTIONS.maxMessages.default,
+  concurrency: OPTIONS.concurrency.default,
+  connectTimeoutMs: OPTIONS.connectTimeoutMs.default,
+  publishTimeoutMs: OPTIONS.publishTimeoutMs.default,
   /** The queue counts as idle when no delivery came for this long. */
-  idleTimeoutMs: 500,
+  idleTimeoutMs: OPTIONS.idleTimeoutMs.default,
   /** Stop taking messages this long before the budget ends: room to finish, confirm and close. */
-  safetyMarginMs: 3000,
+  safetyMarginMs: OPTIONS.safetyMarginMs.default,
   /** Local runs only; in Lambda the budget is the remaining invocation time. */
-  budgetMs: 60_000,
+  budgetMs: OPTIONS.budgetMs.default,
   /** The pull function's name when neither FUNCTION_NAME nor AWS_LAMBDA_FUNCTION_NAME is set. */
   functionName: 'boomerang-pull',
   /** The event function's name when neither FUNCTION_NAME nor AWS_LAMBDA_FUNCTION_NAME is set. */
   eventFunctionName: 'boomerang-event',
-  /**
-   * The largest message body a copy may carry: RabbitMQ 4.x's (and Amazon MQ's) default
-   * `max_message_size`, 16 MiB. The broker counts the body only (headers excluded; measured on 3.10.8
-   * and 4.3.6) and closes the channel on a bigger one, so a bigger copy is not even sent.
-   */
-  maxMessageBytes: 16 * 1024 * 1024,
-  breakerThreshold: 10,
+  /** RabbitMQ 4.x's (and Amazon MQ's) default `max_message_size`, 16 MiB (see `OPTIONS.maxMessageBytes`). */
+  maxMessageBytes: OPTIONS.maxMessageBytes.default,
+  breakerThreshold: OPTIONS.breakerThreshold.default,
   /**
    * A delivery whose `x-delivery-count` (returns counted by a quorum queue) reaches this is parked as a
    * crash loop instead of being handled. Below 4.x's default delivery limit of 20, past which the
@@ -120,8 +114,8 @@ const DEFAULTS = {
    * counts only crashes, closes and rejects): 10 lets a healthy message be given back 9 times and
    * still leaves 10 returns of room before 4.0-4.2 drop it.
    */
-  crashLoopLimit: 10,
-  secretCacheSeconds: 300,
+  crashLoopLimit: OPTIONS.crashLoopLimit.default,
+  secretCacheSeconds: OPTIONS.secretCacheSeconds.default,
 } as const;
 
 /**
@@ -142,27 +136,25 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     amqpSecret: amqpSecret(env),
     workQueue,
     parkingQueue: read.queueName('parkingQueue', 'PARKING_QUEUE', `${workQueue}.parked`),
-    delayMode: read.choice('delayMode', 'DELAY_MODE', ['tiers', 'exact'], DEFAULTS.delayMode),
-    delayResolutionMs: read.int('delayResolutionMs', 'DELAY_RESOLUTION_MS', DEFAULTS.delayResolutionMs, 10, 3_600_000),
+    delayMode: read.option(OPTIONS.delayMode),
+    delayResolutionMs: read.option(OPTIONS.delayResolutionMs),
     exactDelayPrefix: envQueueName(env, 'EXACT_DELAY_PREFIX', DEFAULTS.exactDelayPrefix),
-    queueType: read.choice('queueType', 'QUEUE_TYPE', ['quorum', 'classic'], DEFAULTS.queueType),
+    queueType: read.option(OPTIONS.queueType),
     retryHeader: retryHeader(env),
     policy,
     rules,
-    ackOrder: read.choice('ackOrder', 'ACK_ORDER', ['publish-then-ack', 'ack-then-publish'], DEFAULTS.ackOrder),
-    // Quorum queues cap prefetch at 2000.
-    batchSize: read.int('batchSize', 'BATCH_SIZE', DEFAULTS.batchSize, 1, 2000),
-    maxMessages: read.int('maxMessages', 'MAX_MESSAGES', DEFAULTS.maxMessages, 1),
-    concurrency: read.int('concurrency', 'CONCURRENCY', DEFAULTS.concurrency, 1, 1000),
-    connectTimeoutMs: envInt(env, 'CONNECT_TIMEOUT_MS', DEFAULTS.connectTimeoutMs, 100, 120_000),
-    publishTimeoutMs: envInt(env, 'PUBLISH_TIMEOUT_MS', DEFAULTS.publishTimeoutMs, 100, 120_000),
-    // RabbitMQ accepts at most 512 MiB for max_message_size.
-    maxMessageBytes: envInt(env, 'MAX_MESSAGE_BYTES', DEFAULTS.maxMessageBytes, 1, 512 * 1024 * 1024),
-    idleTimeoutMs: envInt(env, 'IDLE_TIMEOUT_MS', DEFAULTS.idleTimeoutMs, 10, 60_000),
-    safetyMarginMs: envInt(env, 'SAFETY_MARGIN_MS', DEFAULTS.safetyMarginMs, 0, 600_000),
-    budgetMs: envInt(env, 'BUDGET_MS', DEFAULTS.budgetMs, 100, 24 * 3_600_000),
+    ackOrder: read.option(OPTIONS.ackOrder),
+    batchSize: read.option(OPTIONS.batchSize),
+    maxMessages: read.option(OPTIONS.maxMessages),
+    concurrency: read.option(OPTIONS.concurrency),
+    connectTimeoutMs: envOption(env, OPTIONS.connectTimeoutMs),
+    publishTimeoutMs: envOption(env, OPTIONS.publishTimeoutMs),
+    maxMessageBytes: envOption(env, OPTIONS.maxMessageBytes),
+    idleTimeoutMs: envOption(env, OPTIONS.idleTimeoutMs),
+    safetyMarginMs: envOption(env, OPTIONS.safetyMarginMs),
+    budgetMs: envOption(env, OPTIONS.budgetMs),
     functionName: functionNameFrom(env, defaultFunctionName),
-    breakerThreshold: envInt(env, 'BREAKER_THRESHOLD', DEFAULTS.breakerThreshold, 0, 100_000),
+    breakerThreshold: envOption(env, OPTIONS.breakerThreshold),
     crashLoopLimit: crashLoopLimit(env),
     idempotency: resolveIdempotencyConfig(env, code.idempotency, code.source),
   };
@@ -194,7 +186,7 @@ function functionNameFrom(env: Env, fallback: string): string {
 }
 
 function crashLoopLimit(env: Env): number {
-  const limit = envInt(env, 'CRASH_LOOP_LIMIT', DEFAULTS.crashLoopLimit, 0);
+  const limit = envOption(env, OPTIONS.crashLoopLimit);
   // Above it the guard would never fire on a 4.x quorum queue with the default delivery limit: the broker drops the message first.
   if (limit > LAST_DELIVERY_COUNT) {
     throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}, got ${limit}: 4.x quorum queues drop a message returned more often`);
@@ -216,14 +208,14 @@ function amqpUrls(env: Env): string[] {
 function amqpSecret(env: Env): AmqpSecretConfig | undefined {
   const secretId = envString(env, 'AMQP_SECRET_ID');
   if (secretId === undefined) return undefined;
-  const tls = envChoice(env, 'AMQP_TLS', ['true', 'false'], 'true') === 'true';
+  const tls = envOption(env, OPTIONS.amqpTls) === 'true';
   return Object.freeze({
     secretId,
     host: envString(env, 'AMQP_HOST'),
-    port: env.AMQP_PORT === undefined || env.AMQP_PORT.trim() === '' ? undefined : envInt(env, 'AMQP_PORT', 0, 1, 65_535),
+    port: env.AMQP_PORT === undefined || env.AMQP_PORT.trim() === '' ? undefined : (envValue(env, OPTIONS.amqpPort.variable, OPTIONS.amqpPort.range, 0) as number),
     vhost: envString(env, 'AMQP_VHOST') ?? '/',
     tls,
-    cacheSeconds: envInt(env, 'SECRET_CACHE_SECONDS', DEFAULTS.secretCacheSeconds, 0, 86_400),
+    cacheSeconds: envOption(env, OPTIONS.secretCacheSeconds),
   });
 }
 

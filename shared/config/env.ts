@@ -1,4 +1,6 @@
 import { ConfigError } from '../errors.js';
+import { describeRange, inRange, type OptionRange, parseRaw } from './option-range.js';
+import type { OptionSpec, OptionValue } from './option-table.js';
 
 /** Environment variables as read; a plain record so tests pass their own. */
 type Env = Readonly<Record<string, string | undefined>>;
@@ -10,38 +12,35 @@ function envString(env: Env, name: string): string | undefined {
 }
 
 /**
- * An integer variable within [min, max]; the error names the variable, the value and the range, then
- * `why` when given (the reason for a bound that is not obvious).
+ * A variable within `range`, or `fallback` when unset; the error names the variable, the range, the
+ * value as written, then `why` when given (the reason for a bound that is not obvious).
  */
-function envInt(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER, why?: string): number {
+function envValue(env: Env, name: string, range: OptionRange, fallback: number | string, why?: string): number | string {
   const raw = envString(env, name);
   if (raw === undefined) return fallback;
-  const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(raw)}${why === undefined ? '' : ` (${why})`}`);
+  const value = parseRaw(range, raw);
+  if (!inRange(range, value)) {
+    throw new ConfigError(`${name} must be ${describeRange(range)}; got ${JSON.stringify(raw)}${why === undefined ? '' : ` (${why})`}`);
   }
   return value;
 }
 
-/** A decimal variable within [min, max]. */
-function envNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = envString(env, name);
-  if (raw === undefined) return fallback;
-  const value = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isFinite(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be a number from ${min} to ${max}; got ${JSON.stringify(raw)}`);
-  }
-  return value;
+/**
+ * An option of the table (`OPTIONS`) from its variable, else its default.
+ * @example envOption({ BATCH_SIZE: '50' }, OPTIONS.batchSize) // 50
+ */
+function envOption<S extends OptionSpec & { readonly default: number | string }>(env: Env, option: S): OptionValue<S> {
+  return envValue(env, option.variable, option.range, option.default, option.why) as OptionValue<S>;
 }
 
-/** One of a fixed set of words. */
+/** An integer variable within [min, max], for settings outside the option table (CDK context, examples). */
+function envInt(env: Env, name: string, fallback: number, min: number, max?: number, why?: string): number {
+  return envValue(env, name, { type: 'integer', min, max }, fallback, why) as number;
+}
+
+/** One of a fixed set of words, for settings outside the option table. */
 function envChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
-  const raw = envString(env, name);
-  if (raw === undefined) return fallback;
-  if (!(choices as readonly string[]).includes(raw)) {
-    throw new ConfigError(`${name} must be one of ${choices.join(', ')}; got ${JSON.stringify(raw)}`);
-  }
-  return raw as T;
+  return envValue(env, name, { type: 'choice', choices }, fallback) as T;
 }
 
 /** A JSON variable, parsed; the error says where the JSON is broken. */
@@ -66,5 +65,5 @@ function envQueueName(env: Env, name: string, fallback: string): string {
   return value;
 }
 
-export { envChoice, envInt, envJson, envNumber, envQueueName, envString };
+export { envChoice, envInt, envJson, envOption, envQueueName, envString, envValue };
 export type { Env };

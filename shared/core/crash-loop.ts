@@ -1,6 +1,6 @@
 import { errorFacts, type ErrorFacts } from '../retry/decide-retry.js';
 import { CrashLoopError } from '../errors.js';
-import { BrokerHeader, readBrokerCount } from '../message/headers.js';
+import { BrokerHeader, LAST_DELIVERY_COUNT, readBrokerCount } from '../message/headers.js';
 
 /**
  * The crash-loop guard, as a pure decision. A handler that crashes its process (out of memory, a
@@ -36,8 +36,6 @@ type CrashLoopVerdict =
   | { readonly kind: 'handle' }
   | { readonly kind: 'park'; /** Times the message was handed out, this delivery included. */ readonly deliveries: number; readonly reason: string };
 
-/** The highest `x-delivery-count` a 4.x quorum queue with the default delivery limit (20) still hands out. */
-const LAST_DELIVERY_COUNT = 20;
 
 const HANDLE: CrashLoopVerdict = { kind: 'handle' };
 

@@ -1,7 +1,8 @@
-import { type Env, envInt, envString } from '../config/env.js';
+import { type Env, envOption, envString } from '../config/env.js';
+import { OPTIONS } from '../config/option-table.js';
 import { ConfigError } from '../errors.js';
 import { redactUrl } from '../observability/redact.js';
-import { DEFAULT_IDEMPOTENCY, type IdempotencyOptions, type IdempotencyStoreSpec, MAX_TTL_SECONDS, resolveIdempotencyOptions } from './options.js';
+import { type IdempotencyOptions, type IdempotencyStoreSpec, resolveIdempotencyOptions } from './options.js';
 
 const STORE_FORMS = 'redis://host:6379, rediss://host:6379 or dynamodb:<table>';
 
@@ -20,7 +21,7 @@ function idempotencyFromEnv(env: Env): IdempotencyOptions | undefined {
     }
     return undefined;
   }
-  const ttlSeconds = envInt(env, 'IDEMPOTENCY_TTL_SECONDS', DEFAULT_IDEMPOTENCY.ttlSeconds, 1, MAX_TTL_SECONDS);
+  const ttlSeconds = envOption(env, OPTIONS.idempotencyTtlSeconds);
   const options = { store: parseStore(raw), ttlSeconds };
   try {
     // Validated here too, so the error names the variable rather than an option the team never wrote.

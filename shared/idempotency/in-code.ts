@@ -1,7 +1,8 @@
-import { type Env, envInt } from '../config/env.js';
+import { type Env, envOption } from '../config/env.js';
+import { OPTIONS } from '../config/option-table.js';
 import { ConfigError } from '../errors.js';
 import { idempotencyFromEnv, parseStore, STORE_FORMS } from './from-env.js';
-import { DEFAULT_IDEMPOTENCY, type IdempotencyOptions, type IdempotencyStoreSpec, MAX_TTL_SECONDS, type ResolvedIdempotencyOptions, resolveIdempotencyOptions } from './options.js';
+import { type IdempotencyOptions, type IdempotencyStoreSpec, type ResolvedIdempotencyOptions, resolveIdempotencyOptions } from './options.js';
 
 /**
  * Idempotency as a declared queue asks for it (`idempotency` in `defineQueue`). `true` is `{}`: every
@@ -63,7 +64,7 @@ function resolveIdempotencyConfig(env: Env, given: IdempotencyInCode | undefined
   const checked = checkIdempotencyInCode(given, source);
   const at = `idempotency in ${source}`;
   const store = checked.store ?? storeFromEnv(env, at, checked.stackTable);
-  const ttlSeconds = checked.fields.ttlSeconds ?? envInt(env, 'IDEMPOTENCY_TTL_SECONDS', DEFAULT_IDEMPOTENCY.ttlSeconds, 1, MAX_TTL_SECONDS);
+  const ttlSeconds = checked.fields.ttlSeconds ?? envOption(env, OPTIONS.idempotencyTtlSeconds);
   return withSource(at, () => resolveIdempotencyOptions({ ...checked.fields, ttlSeconds, store }));
 }
 

@@ -1,3 +1,5 @@
+import { describeRange, inRange } from '../config/option-range.js';
+import { OPTIONS } from '../config/option-table.js';
 import { ConfigError } from '../errors.js';
 import type { BoomerangMessage } from '../message/message.js';
 import { redactUrl } from '../observability/redact.js';
@@ -21,7 +23,7 @@ type IdempotencyOptions = {
   readonly store: IdempotencyStoreSpec;
   /**
    * How long a completed key is remembered, in seconds: a duplicate arriving later runs the handler again.
-   * @default 3600 (1 hour, as Powertools)
+   * @default 3600 (1 hour, as Powertools; `OPTIONS.idempotencyTtlSeconds`)
    */
   readonly ttlSeconds?: number;
   /**
@@ -41,10 +43,7 @@ type IdempotencyOptions = {
 /** The options with their defaults applied and checked. */
 type ResolvedIdempotencyOptions = Required<IdempotencyOptions>;
 
-const DEFAULT_IDEMPOTENCY = { ttlSeconds: 3600, keyPrefix: 'boomerang' } as const;
-
-/** A year: a longer window is almost surely milliseconds typed as seconds. */
-const MAX_TTL_SECONDS = 31_536_000;
+const DEFAULT_IDEMPOTENCY = { ttlSeconds: OPTIONS.idempotencyTtlSeconds.default, keyPrefix: 'boomerang' } as const;
 
 /** DynamoDB's table-name rule, checked here so a typo fails at start rather than on the first message. */
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
@@ -57,8 +56,8 @@ const messageIdKey = (message: BoomerangMessage): string | undefined => message.
  */
 function resolveIdempotencyOptions(options: IdempotencyOptions): ResolvedIdempotencyOptions {
   const ttlSeconds = options.ttlSeconds ?? DEFAULT_IDEMPOTENCY.ttlSeconds;
-  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_TTL_SECONDS) {
-    throw new ConfigError(`Expected \`ttlSeconds\` to be an integer from 1 to ${MAX_TTL_SECONDS} (seconds), got ${String(ttlSeconds)}`);
+  if (!inRange(OPTIONS.idempotencyTtlSeconds.range, ttlSeconds)) {
+    throw new ConfigError(`Expected \`ttlSeconds\` to be ${describeRange(OPTIONS.idempotencyTtlSeconds.range)} (seconds), got ${String(ttlSeconds)}`);
   }
   const keyPrefix = options.keyPrefix ?? DEFAULT_IDEMPOTENCY.keyPrefix;
   if (keyPrefix.trim() === '') throw new ConfigError('Expected `keyPrefix` to be a non-empty string, got an empty one');
@@ -95,5 +94,5 @@ function describeStore(store: IdempotencyStoreSpec): string {
   return store.kind === 'redis' ? redactUrl(store.url) : `dynamodb:${store.table}`;
 }
 
-export { DEFAULT_IDEMPOTENCY, describeStore, MAX_TTL_SECONDS, resolveIdempotencyOptions };
+export { DEFAULT_IDEMPOTENCY, describeStore, resolveIdempotencyOptions };
 export type { IdempotencyOptions, IdempotencyStoreSpec, ResolvedIdempotencyOptions };

@@ -47,6 +47,9 @@ const BrokerHeader = {
   acquiredCount: 'x-acquired-count',
 } as const;
 
+/** The highest `x-delivery-count` a 4.x quorum queue with the default delivery limit (20) still hands out. */
+const LAST_DELIVERY_COUNT = 20;
+
 /**
  * Headers the broker owns or that would change routing: never copied onto a re-published message.
  * `CC`/`BCC` would send the copy to other queues; `x-death` & co. would be re-interpreted by 3.12
@@ -133,5 +136,5 @@ function readBrokerCount(headers: Readonly<Record<string, unknown>> | undefined,
   return raw === undefined || raw === null ? undefined : toCount(raw);
 }
 
-export { assertRetryHeaderName, BoomerangHeader, BrokerHeader, DEFAULT_RETRY_HEADER, MAX_SANE_RETRY_NO, readBrokerCount, readRetryNo, STRIPPED_HEADERS };
+export { assertRetryHeaderName, BoomerangHeader, BrokerHeader, DEFAULT_RETRY_HEADER, LAST_DELIVERY_COUNT, MAX_SANE_RETRY_NO, readBrokerCount, readRetryNo, STRIPPED_HEADERS };
 export type { RetryNoReading };

@@ -10,7 +10,7 @@ import { type DeployOptions, type Mode, type ResolvedDeploy, resolveDeploy } fro
 /**
  * One queue of a team, as its file in functions/ declares it: the handler and its options. Every option
  * given here comes first; those left out fall back to the environment variables, then to the defaults
- * (see `DEFAULTS` and `DEFAULT_RETRY_POLICY`). Connection settings (AMQP_URL, AMQP_SECRET_ID...) are
+ * (ranges and defaults: `OPTIONS` in shared/config/option-table.ts). Connection settings (AMQP_URL, AMQP_SECRET_ID...) are
  * environment-only.
  */
 type QueueOptions = Omit<ConfigInCode, 'source' | 'workQueue'> & {

@@ -1,47 +1,48 @@
+import { describeRange, inRange } from '../config/option-range.js';
+import { OPTIONS, type OptionSpec } from '../config/option-table.js';
 import { ConfigError } from '../errors.js';
 
-/** How often and how long to retry. Every field is validated by `resolveRetryPolicy`. */
+/**
+ * How often and how long to retry. Every field is validated by `resolveRetryPolicy`, against its range in
+ * `OPTIONS` (shared/config/option-table.ts), where its default is set too.
+ */
 type RetryPolicy = {
-  /** Retries after the first attempt; 0 disables retries (failures are parked at once). @default 5 */
+  /** Retries after the first attempt (0 to 1000); 0 disables retries (failures are parked at once). @default 5 */
   readonly maxRetries: number;
-  /** Delay before the first retry; at least 1. @default 1000 */
+  /** Delay before the first retry; at least 1, at most `maxDelayMs`. @default 1000 */
   readonly initialDelayMs: number;
-  /** Each retry waits this many times longer than the one before. @default 2 */
+  /** Each retry waits this many times longer than the one before (1 to 100). @default 2 */
   readonly multiplier: number;
-  /** No delay is ever longer than this (1 h). @default 3600000 */
+  /** No delay is ever longer than this (1 h); at most 2147483647, RabbitMQ's largest TTL. @default 3600000 */
   readonly maxDelayMs: number;
-  /** Spread each delay by ± this fraction of it, so a burst of failures does not come back at once. @default 0.1 */
+  /** Spread each delay by ± this fraction of it (0 to below 1), so a burst of failures does not come back at once. @default 0.1 */
   readonly jitter: number;
 };
 
-/** The defaults, in one place. */
+/** The policy's rows of the option table: range, default and variable of each field. */
+const POLICY_OPTIONS = {
+  maxRetries: OPTIONS.maxRetries,
+  initialDelayMs: OPTIONS.initialDelayMs,
+  multiplier: OPTIONS.multiplier,
+  maxDelayMs: OPTIONS.maxDelayMs,
+  jitter: OPTIONS.jitter,
+} as const satisfies Record<keyof RetryPolicy, OptionSpec>;
+
+/** The defaults, from the option table. */
 const DEFAULT_RETRY_POLICY = {
-  maxRetries: 5,
-  initialDelayMs: 1000,
-  multiplier: 2,
-  maxDelayMs: 3_600_000,
-  jitter: 0.1,
+  maxRetries: POLICY_OPTIONS.maxRetries.default,
+  initialDelayMs: POLICY_OPTIONS.initialDelayMs.default,
+  multiplier: POLICY_OPTIONS.multiplier.default,
+  maxDelayMs: POLICY_OPTIONS.maxDelayMs.default,
+  jitter: POLICY_OPTIONS.jitter.default,
 } as const satisfies RetryPolicy;
 
-/** Why an initial delay of 0 is refused; config.ts says it for BACKOFF_INITIAL_MS too. */
-const ZERO_DELAY_REASON = 'with 0 every retry comes back at once: 0 × the multiplier stays 0';
+const POLICY_KEYS: ReadonlySet<string> = new Set(Object.keys(POLICY_OPTIONS));
 
-type PolicyFieldRule = {
-  readonly key: keyof RetryPolicy;
-  readonly check: (value: number) => boolean;
-  readonly expected: string;
-};
-
-const FIELD_RULES: readonly PolicyFieldRule[] = [
-  { key: 'maxRetries', check: (v) => Number.isInteger(v) && v >= 0 && v <= 1000, expected: 'an integer from 0 to 1000' },
-  { key: 'initialDelayMs', check: (v) => Number.isInteger(v) && v >= 1, expected: `a positive integer (${ZERO_DELAY_REASON})` },
-  { key: 'multiplier', check: (v) => Number.isFinite(v) && v >= 1 && v <= 100, expected: 'a number from 1 to 100' },
-  // RabbitMQ's x-message-ttl is a 32-bit signed integer of milliseconds.
-  { key: 'maxDelayMs', check: (v) => Number.isInteger(v) && v >= 1 && v <= 2 ** 31 - 1, expected: 'an integer from 1 to 2147483647' },
-  { key: 'jitter', check: (v) => Number.isFinite(v) && v >= 0 && v < 1, expected: 'a fraction from 0 to below 1' },
-];
-
-const POLICY_KEYS: ReadonlySet<string> = new Set(FIELD_RULES.map((rule) => rule.key));
+/** What a field must be, in words: the range, then why when its bound needs saying. */
+function expected(option: OptionSpec): string {
+  return `${describeRange(option.range)}${option.why === undefined ? '' : ` (${option.why})`}`;
+}
 
 /**
  * Applies defaults to a partial policy and validates every field eagerly.
@@ -54,10 +55,10 @@ function resolveRetryPolicy(partial: Readonly<Partial<Record<keyof RetryPolicy, 
   }
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(partial)) if (value !== undefined) merged[key] = value;
-  for (const { key, check, expected } of FIELD_RULES) {
+  for (const [key, option] of Object.entries(POLICY_OPTIONS)) {
     const value = merged[key];
-    if (typeof value !== 'number' || !check(value)) {
-      throw new ConfigError(`Expected \`${key}\` in ${where} to be ${expected}, got ${JSON.stringify(value)}`);
+    if (!inRange(option.range, value)) {
+      throw new ConfigError(`Expected \`${key}\` in ${where} to be ${expected(option)}, got ${JSON.stringify(value)}`);
     }
   }
   const policy = merged as RetryPolicy;
@@ -67,5 +68,5 @@ function resolveRetryPolicy(partial: Readonly<Partial<Record<keyof RetryPolicy, 
   return Object.freeze(policy);
 }
 
-export { DEFAULT_RETRY_POLICY, POLICY_KEYS, resolveRetryPolicy, ZERO_DELAY_REASON };
+export { DEFAULT_RETRY_POLICY, POLICY_KEYS, POLICY_OPTIONS, resolveRetryPolicy };
 export type { RetryPolicy };
