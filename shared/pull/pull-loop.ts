@@ -121,11 +121,15 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   // What the prefetch brought and no handler saw: deferred untried when the breaker opened or the
   // store is down, and (where a give-back would count toward the crash-loop limit) when time or
   // MAX_MESSAGES ran out. The rest goes back after the consumer's cancel, below.
+  // Given back only after the cancel: a requeue now would come straight back to this consumer.
+  const giveBack: ConsumeMessage[] = [];
   if (!state.broken.aborted && copyFailure === undefined) {
     const outOfTime = lifecycle.stop === undefined;
     for (const delivery of consumer.takeBuffered()) {
       ledger.received(delivery);
-      settle(delivery, lifecycle.untried(delivery, outOfTime));
+      const verdict = lifecycle.untried(delivery, outOfTime);
+      if (verdict.kind === 'give-back') giveBack.push(delivery);
+      else settle(delivery, verdict);
     }
   }
   // Settle the work in hand while the consumer still exists: a quorum queue may ignore acks sent
@@ -150,9 +154,10 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
     // A lost nack is harmless (the close requeues it too), where a deferred copy's lost ack would be a duplicate.
     for (const delivery of consumer.takeBuffered()) {
       ledger.received(delivery);
-      ledger.requeue(delivery);
+      giveBack.push(delivery);
     }
   }
+  for (const delivery of giveBack) ledger.requeue(delivery);
   const givenBack = ledger.requeueAll();
   ledger.flush();
   if (givenBack > 0) log.warn('messages not settled by the hard stop were returned to the queue', { count: givenBack });

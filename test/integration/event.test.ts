@@ -156,3 +156,58 @@ describe('createEventFunction', () => {
     expect(logger.entries()).toMatchObject([{ level: 'info', message: 'invocation summary', requestId: 'req-1', service: 'boomerang-event', summary: { acked: 1 } }]);
   });
 });
+
+describe('the event function: one lifecycle with pull', () => {
+  it('runs at most BREAKER_THRESHOLD handlers of a 100-message batch with the partner down, and defers the rest untried', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = eventConfig({ BREAKER_THRESHOLD: '5', CONCURRENCY: '8', BACKOFF_INITIAL_MS: '3200' });
+    await setUpTopology(broker, config);
+    let calls = 0;
+    const down: Handler = () => { calls++; throw new Error('partner 503'); };
+    const messages = Array.from({ length: 100 }, (_, i) => rmqMessage('x', { messageId: `m-${i}` }));
+    // Act
+    const summary = await invoke(config, eventFor({ [config.workQueue]: messages }), down);
+    // Assess: the breaker starts half-open, so the failures come one at a time and none is running when it opens
+    expect(calls).toBe(5);
+    expect(summary).toMatchObject({ received: 100, retried: 5, deferred: 95, parked: 0, requeued: 0, breakerOpened: true, stoppedBecause: 'breaker-open' });
+    const waiting = await broker.drain(tierQueueName(config.workQueue, 3200), 100);
+    const counts = new Map<unknown, number>();
+    for (const m of waiting) counts.set(m.properties.headers?.['x-retry-no'], (counts.get(m.properties.headers?.['x-retry-no']) ?? 0) + 1);
+    // Deferred copies keep the count they came with (0); the five tried carry 1.
+    expect(Object.fromEntries(counts)).toEqual({ 0: 95, 1: 5 });
+  });
+
+  it('checks the delay path before the first handler: with a delay queue missing, no handler runs and the batch fails with TopologyDriftError', async () => {
+    // Prepare: topology applied for BACKOFF_MAX_MS=3200, the function then deployed with 6400 (one more tier)
+    const broker = testBroker();
+    const applied = eventConfig();
+    await setUpTopology(broker, applied);
+    const config = testConfig({ WORK_QUEUE: applied.workQueue, PARKING_QUEUE: applied.parkingQueue, BACKOFF_MAX_MS: '6400' });
+    let calls = 0;
+    const invokeFunction = createEventFunction(() => { calls++; }, { config, log: silentLogger });
+    const event = eventFor({ [config.workQueue]: [rmqMessage('ok'), rmqMessage('ok')] });
+    // Act
+    const error = await invokeFunction(event, { awsRequestId: 'req-drift', getRemainingTimeInMillis: () => 5000 }).then(() => undefined, (e: unknown) => e as Error & { missing?: string[]; summary?: Summary });
+    // Assess
+    expect(calls).toBe(0);
+    expect(error?.name).toBe('TopologyDriftError');
+    expect(error?.missing).toEqual([`queue ${tierQueueName(config.workQueue, 6400)}`]);
+    expect(error?.summary).toMatchObject({ received: 2, acked: 0, stoppedBecause: 'topology-drift' });
+  });
+
+  it('copies a message over MAX_MESSAGE_BYTES whole: event mode does not use the limit (the broker took this very body)', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = eventConfig({ MAX_MESSAGE_BYTES: '1000', BACKOFF_INITIAL_MS: '3200' });
+    await setUpTopology(broker, config);
+    const big = Buffer.alloc(2000, 5);
+    const message = rmqMessage(big, { messageId: 'big' });
+    // Act
+    const summary = await invoke(config, eventFor({ [config.workQueue]: [message, rmqMessage('ok')] }), (m) => { if (m.body.length > 1000) throw new Error('partner 413'); });
+    // Assess
+    expect(summary).toMatchObject({ received: 2, acked: 1, retried: 1 });
+    const [copy] = await broker.drain(tierQueueName(config.workQueue, 3200), 1);
+    expect(copy?.content.equals(big)).toBe(true);
+  });
+});
