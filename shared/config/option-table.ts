@@ -47,7 +47,7 @@ const OPTIONS = {
   // RabbitMQ accepts at most 512 MiB for max_message_size. The default is 4.x's (and Amazon MQ's) default
   // max_message_size, 16 MiB: the broker counts the body only (headers excluded; measured on 3.10.8 and
   // 4.3.6) and closes the channel on a bigger one, so a bigger copy is not even sent.
-  maxMessageBytes: { variable: 'MAX_MESSAGE_BYTES', range: { type: 'integer', min: 1, max: 512 * 1024 * 1024 }, default: 16 * 1024 * 1024, doc: 'the largest body a copy may have; a bigger message stays in the work queue' },
+  maxMessageBytes: { variable: 'MAX_MESSAGE_BYTES', range: { type: 'integer', min: 1, max: 512 * 1024 * 1024 }, default: 16 * 1024 * 1024, doc: 'the largest body a copy may have; a failed bigger message is parked without a copy (pull mode only)' },
   idleTimeoutMs: { variable: 'IDLE_TIMEOUT_MS', range: { type: 'integer', min: 10, max: 60_000 }, default: 500, doc: 'the queue counts as idle when no delivery came for this long' },
   safetyMarginMs: { variable: 'SAFETY_MARGIN_MS', range: { type: 'integer', min: 0, max: 600_000 }, default: 3000, doc: 'stop taking messages this long before the budget ends: room to finish, confirm and close' },
   budgetMs: { variable: 'BUDGET_MS', range: { type: 'integer', min: 100, max: 24 * 3_600_000 }, default: 60_000, doc: 'local runs only; in Lambda the budget is the remaining invocation time' },
