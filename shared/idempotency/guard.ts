@@ -1,10 +1,10 @@
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import type { IdempotencyConfigOptions } from '@aws-lambda-powertools/idempotency/types';
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { ConfigError } from '../errors.js';
 import type { BoomerangMessage } from '../message/message.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createDynamoDbStore } from './dynamodb-store.js';
+import { claimKey } from './claim-key.js';
 import { describeStore, type IdempotencyOptions, type ResolvedIdempotencyOptions, resolveIdempotencyOptions } from './options.js';
 import { createRedisStore } from './redis-store.js';
 import type { StoreHandle } from './store-handle.js';
@@ -43,11 +43,16 @@ type IdempotencyGuardDeps = {
  */
 function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGuardDeps = {}): IdempotencyGuard {
   const resolved = resolveIdempotencyOptions(options);
+  const config = new IdempotencyConfig({ expiresAfterSeconds: resolved.ttlSeconds });
   // Powertools would run every message unguarded, silently: refuse instead.
-  if (!new IdempotencyConfig({}).isEnabled()) {
+  if (!config.isEnabled()) {
     throw new ConfigError('POWERTOOLS_IDEMPOTENCY_DISABLED is set while idempotency is configured: unset it, or turn idempotency off (unset IDEMPOTENCY_STORE or the `idempotency` option)');
   }
   const store = openStore(resolved, deps);
+  const persistence = store.persistence;
+  // Once per guard, not per message: Powertools' IdempotencyHandler configures the layer in the same
+  // way (the first call wins); each run's time left goes to saveInProgress as an argument.
+  persistence.configure({ config, keyPrefix: resolved.keyPrefix });
   const storeName = describeStore(resolved.store);
   const logger = deps.logger ?? createLogger();
 
@@ -59,40 +64,34 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
       return 'no-key';
     }
     const key = String(raw);
-    const state: { ran: boolean; failed: boolean; error?: unknown } = { ran: false, failed: false };
-    const guarded = makeIdempotent(async (_key: string) => {
-      state.ran = true;
-      // Each run in an event-loop turn of its own: the in-progress writes of the handlers running at
-      // once are answered together, and without this their handlers would all make their effects in
-      // one turn before the first "completed" write is sent. A kill between an effect and its write
-      // repeats the effect: this keeps that window to one handler's own path, not eight.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      try {
-        await work();
-      } catch (error) {
-        state.failed = true;
-        state.error = error;
-        throw error;
-      }
-    }, { persistenceStore: store.persistence, keyPrefix: resolved.keyPrefix, config: runConfig(resolved.ttlSeconds, remainingMs) });
     try {
-      await guarded(key);
+      if ((await claimKey(persistence, key, Date.now() + remainingMs)) === 'completed') return 'duplicate';
     } catch (error) {
-      if (state.failed) {
-        // The in-progress record stays until `remainingMs` runs out; the retry waits for that. The
-        // handler's error still decides retry or park.
-        if (error instanceof Error && error.name === 'IdempotencyPersistenceLayerError') logger.warn('idempotency: the failed run\'s key could not be released; its retry waits until this invocation\'s time is up', { key, store: storeName, error: String(error) });
-        throw state.error;
-      }
-      if (state.ran) {
-        // The effect happened: throwing would retry it, and the retry would repeat it once the
-        // in-progress record expires. Ack, and say that a duplicate of this message could run again.
-        logger.warn('idempotency: the run completed but its key could not be marked completed; a duplicate arriving after this invocation would run again', { key, store: storeName, error: String(error) });
-        return 'ran';
-      }
       throw classifyGuardFailure(error, key, storeName);
     }
-    return state.ran ? 'ran' : 'duplicate';
+    // Each run in an event-loop turn of its own: the in-progress writes of the handlers running at
+    // once are answered together, and without this their handlers would all make their effects in
+    // one turn before the first "completed" write is sent. A kill between an effect and its write
+    // repeats the effect: this keeps that window to one handler's own path, not eight.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      await work();
+    } catch (error) {
+      // The in-progress record stays until `remainingMs` runs out; the retry waits for that. The
+      // handler's error still decides retry or park.
+      await persistence.deleteRecord(key).catch((storeError: unknown) => {
+        logger.warn('idempotency: the failed run\'s key could not be released; its retry waits until this invocation\'s time is up', { key, store: storeName, error: String(storeError) });
+      });
+      throw error;
+    }
+    try {
+      await persistence.saveSuccess(key, undefined);
+    } catch (error) {
+      // The effect happened: throwing would retry it, and the retry would repeat it once the
+      // in-progress record expires. Ack, and say that a duplicate of this message could run again.
+      logger.warn('idempotency: the run completed but its key could not be marked completed; a duplicate arriving after this invocation would run again', { key, store: storeName, error: String(error) });
+    }
+    return 'ran';
   };
 
   return { run, close: () => store.close() };
@@ -102,17 +101,6 @@ function openStore(options: ResolvedIdempotencyOptions, deps: IdempotencyGuardDe
   return options.store.kind === 'redis'
     ? createRedisStore(options.store.url)
     : createDynamoDbStore(options.store.table, options.store.endpoint, deps.dynamoDbClientConfig);
-}
-
-/**
- * One config per run: Powertools reads the in-progress expiry from the Lambda context it holds, and
- * runs in flight at once each have their own time left. Only `getRemainingTimeInMillis` is read.
- */
-function runConfig(ttlSeconds: number, remainingMs: number): IdempotencyConfig {
-  // At least 1 ms: Powertools treats 0 as "unknown" and writes no in-progress expiry at all.
-  const deadline = Date.now() + Math.max(1, remainingMs);
-  const lambdaContext = { getRemainingTimeInMillis: () => Math.max(1, deadline - Date.now()) } as unknown as IdempotencyConfigOptions['lambdaContext'];
-  return new IdempotencyConfig({ expiresAfterSeconds: ttlSeconds, lambdaContext });
 }
 
 export { createIdempotencyGuard };

@@ -1,7 +1,7 @@
 import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache';
 import type { CacheClient } from '@aws-lambda-powertools/idempotency/cache/types';
 import { Redis } from 'ioredis';
-import { redisSetOptions } from './redis-set-options.js';
+import { cacheClient } from './redis-cache-client.js';
 import { STORE_CONNECT_TIMEOUT_MS, STORE_REQUEST_TIMEOUT_MS, type StoreHandle } from './store-handle.js';
 
 /** A client being opened, or open; `ready` settles when its connect does. */
@@ -32,18 +32,6 @@ function newClient(url: string): Redis {
     // server never sends.
     disconnectTimeout: 0,
   });
-}
-
-/** Powertools' three commands on one client; it only ever passes string keys and values. */
-function cacheClient(client: Redis): CacheClient {
-  return {
-    get: async (name) => client.get(name),
-    set: async (name, value, options) => {
-      const { expireSeconds, onlyIfAbsent } = redisSetOptions(options);
-      return onlyIfAbsent ? client.set(name as string, value as string, 'EX', expireSeconds, 'NX') : client.set(name as string, value as string, 'EX', expireSeconds);
-    },
-    del: async (keys) => client.del(...keys),
-  };
 }
 
 function open(url: string): Connection {

@@ -52,6 +52,21 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     expect(work.runs).toBe(1);
   });
 
+  it('runs each of several keys started in the same turn once; their second runs are duplicates', async () => {
+    // Prepare: runs started together claim their keys together (on Redis, one pipelined write)
+    const work = countedWork();
+    const g = guard();
+    const keys = ['order-7a', 'order-7b', 'order-7c', 'order-7d'];
+    // Act
+    const first = await Promise.all(keys.map((key) => g.run(message(key), work.run, REMAINING_MS)));
+    const second = await Promise.all(keys.map((key) => g.run(message(key), work.run, REMAINING_MS)));
+    // Assess
+    expect(first).toEqual(['ran', 'ran', 'ran', 'ran']);
+    expect(second).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate']);
+    expect(work.runs).toBe(4);
+    expect(await fixture().records()).toBe(4);
+  });
+
   it('leaves no record when the work throws, propagates its error unchanged, and the next run runs', async () => {
     // Prepare
     const failure = new Error('partner answered 503');

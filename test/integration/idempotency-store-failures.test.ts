@@ -78,6 +78,24 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name wh
     }
   });
 
+  it('throws IdempotencyStoreError for each of several runs started together when a connected store stops answering', async () => {
+    // Prepare
+    const proxy = await TcpProxy.start(fixture().port);
+    try {
+      const g = guard({ store: fixture().via(proxy.port) });
+      const work = countedWork();
+      await g.run(message('order-11'), work.run, REMAINING_MS);
+      proxy.silence();
+      // Act: claimed in the same turn (on Redis, one pipelined write)
+      const failed = await Promise.allSettled(['order-12', 'order-13', 'order-14'].map((key) => g.run(message(key), work.run, REMAINING_MS)));
+      // Assess
+      expect(failed.map((r) => (r.status === 'rejected' ? (r.reason as Error).name : r.value))).toEqual(['IdempotencyStoreError', 'IdempotencyStoreError', 'IdempotencyStoreError']);
+      expect(work.runs).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('closes at once while a connect to a store that never answers is under way, and that run fails', async () => {
     // Prepare
     const silent = await silentServer();
