@@ -11,7 +11,6 @@ import type { Verdict } from '../core/verdict.js';
 import { noMetrics } from '../observability/metrics.js';
 import { createDelayRouter } from '../topology/plan.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
-import { createUncopyablePark } from './park-uncopyable.js';
 import type { PullOptions } from './pull.js';
 import { type PullSettleDeps, settleVerdict } from './settle-verdict.js';
 
@@ -79,8 +78,14 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
       if (copyFailure === undefined) log.error('a copy was not confirmed; no more messages are taken in this invocation', { reason: error.message });
       copyFailure ??= error;
     },
-    parkUncopyable: createUncopyablePark({ connection: state.connection, ledger, log, topology, publishTimeoutMs: config.publishTimeoutMs, copyContext }),
+    parkUncopyable: async (delivery, verdict) => {
+      // Loaded on first use: a body over MAX_MESSAGE_BYTES is rare, and a cold start should not parse the argument reader.
+      const { createUncopyablePark } = await import('./park-uncopyable.js');
+      parkUncopyable ??= createUncopyablePark({ connection: state.connection, ledger, log, topology, publishTimeoutMs: config.publishTimeoutMs, copyContext });
+      return parkUncopyable(delivery, verdict);
+    },
   };
+  let parkUncopyable: PullSettleDeps['parkUncopyable'] | undefined;
   const origin: Origin = { queue: workQueue };
   const handling = new InFlight();
   const settling = new InFlight();
