@@ -73,6 +73,8 @@ class Lifecycle {
   private breaker;
   private crashLoopsParked = 0;
   private storeFailuresInARow = 0;
+  /** The store failed STORE_FAILURES_TO_STOP times in a row: final for the invocation, as an open breaker. */
+  private storeDown = false;
   private readonly running = new Map<Delivery, Running>();
   private readonly abort = new AbortController();
   private readonly abortTimer: NodeJS.Timeout;
@@ -93,7 +95,7 @@ class Lifecycle {
   /** Why no further message should go to a handler (the breaker opened, the store is down), or undefined. */
   public get stop(): Stop | undefined {
     if (this.breaker.state === 'open') return 'breaker-open';
-    return this.storeFailuresInARow >= STORE_FAILURES_TO_STOP ? 'idempotency-store-down' : undefined;
+    return this.storeDown ? 'idempotency-store-down' : undefined;
   }
 
   /** How many handlers may run at once now: 1 while the breaker probes, none once it opened. */
@@ -218,8 +220,8 @@ class Lifecycle {
     log.warn(refusal === 'in-progress' ? 'idempotency: another run holds the message\'s key; deferred' : 'idempotency: the store failed; message deferred', fields);
     // A key held elsewhere was read from the store: it answers.
     this.storeFailuresInARow = refusal === 'store-down' ? this.storeFailuresInARow + 1 : 0;
-    // Said once, at the failure that reached the limit.
-    if (this.storeFailuresInARow === STORE_FAILURES_TO_STOP) {
+    if (this.storeFailuresInARow >= STORE_FAILURES_TO_STOP && !this.storeDown) {
+      this.storeDown = true;
       log.warn('idempotency: the store failed for several messages in a row; no more messages are tried in this invocation', { failuresInARow: this.storeFailuresInARow, ...refusalFields(thrown) });
     }
     return this.deferred(delivery, errorFacts(thrown));

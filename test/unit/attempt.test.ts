@@ -181,6 +181,31 @@ describe('Lifecycle: the store-failure streak', () => {
     expect(made.untried(delivery())).toMatchObject({ kind: 'defer', why: { name: 'IdempotencyStoreError' } });
     made.end();
   });
+
+  it('stays down for the invocation when a run already under way succeeds with the store afterwards', async () => {
+    // Prepare: the first run holds its claim until released; the next three meet a failed store
+    let release: () => void = () => undefined;
+    let calls = 0;
+    const guard: IdempotencyGuard = {
+      run: async (_message, work) => {
+        if (++calls > 1) throw storeDown;
+        await new Promise<void>((resolve) => { release = resolve; });
+        await work();
+        return 'ran';
+      },
+      close: async () => undefined,
+    };
+    const { lifecycle: made } = lifecycle(ok, { guard });
+    const first = made.attempt(delivery(), ORIGIN);
+    for (let i = 0; i < 3; i++) await made.attempt(delivery(), ORIGIN);
+    // Act
+    release();
+    const verdict = await first;
+    // Assess
+    expect(verdict).toMatchObject({ kind: 'ack' });
+    expect(made.stop).toBe('idempotency-store-down');
+    made.end();
+  });
 });
 
 describe('Lifecycle#untried', () => {
