@@ -106,7 +106,7 @@ async function main(): Promise<number> {
       ['parked', totals.parked, `in ${config.parkingQueue}, with the error in its headers`],
       ['retries', totals.retried, 'copies sent through the delay queues'],
       ['requeued', totals.requeued, 'handed back untried (end of a budget)'],
-      ['deferred', totals.deferred, 'sent to the delay path untried (breaker open, or an idempotency key busy or its store down)'],
+      ['deferred', totals.deferred, 'sent to the delay path untried (breaker open, an idempotency key busy or its store down, or on RabbitMQ 3.x no time left for it)'],
       ['skipped', totals.skippedDuplicates, 'acked untried: its idempotency key had completed (IDEMPOTENCY_STORE)'],
       ['lost', messages - totals.acked - totals.skippedDuplicates - totals.parked, 'published but neither delivered, skipped nor parked'],
       ['invocations', invocations, `one every ${intervalMs} ms`],

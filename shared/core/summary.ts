@@ -13,9 +13,10 @@ type Summary = {
   /** Only with ACK_ORDER=ack-then-publish: acked, then neither copy could be published. */
   lost: number;
   /**
-   * Not tried because the circuit breaker opened, or because the idempotency guard could not run it
-   * (its key is held by another run, or the store failed): sent to the delay path with the retry
-   * count it came with (no attempt is counted), then acked.
+   * Not tried because the circuit breaker opened, because the idempotency guard could not run it
+   * (its key is held by another run, or the store failed), or because the invocation had no time left
+   * for it on a broker where a give-back raises `x-delivery-count` (3.x, 4.0-4.2): sent to the delay
+   * path with the retry count it came with (no attempt is counted), then acked.
    */
   deferred: number;
   /**
