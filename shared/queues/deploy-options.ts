@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { parseDurationMs } from '../parked/filters.js';
+import { parseDurationMs } from '../config/duration.js';
 
 /** How a queue is served: `pull`, the scheduled function; `event`, the Amazon MQ event source mapping and its function. */
 type Mode = 'pull' | 'event';

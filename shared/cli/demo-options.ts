@@ -1,4 +1,5 @@
-import { asUsage, intFlag, UsageError } from '../cli/args.js';
+import { asUsage, intFlag } from './args.js';
+import { UsageError } from '../errors.js';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../config/config.js';
 import type { Handler } from '../message/message.js';
 import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
