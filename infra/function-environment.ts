@@ -84,5 +84,5 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
   }
 }
 
-export { checkFunctionEnvironment, functionEnvironment, STACK_VARIABLES };
+export { checkFunctionEnvironment, functionEnvironment };
 export type { FunctionTimings, StackValues };

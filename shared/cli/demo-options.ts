@@ -105,5 +105,5 @@ function fractionFlag(name: string, value: string | undefined, max: number): num
   return parsed;
 }
 
-export { DEFAULT_DEMO_FUNCTION, DEMO_FEEDS, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE };
+export { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE };
 export type { DemoFeed, DemoFlags, DemoOptions };

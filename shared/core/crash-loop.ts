@@ -59,5 +59,5 @@ function crashLoopError(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, li
   return { name: RECORDED_FAILURE.crashLoop, message: `handed out ${verdict.deliveries} times unsettled (CRASH_LOOP_LIMIT=${limit}); handler not called`, retryable: false, retryAfterMs: undefined };
 }
 
-export { checkCrashLoop, crashLoopError, LAST_DELIVERY_COUNT };
+export { checkCrashLoop, crashLoopError };
 export type { CrashLoopVerdict };

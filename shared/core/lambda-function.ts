@@ -155,5 +155,5 @@ function stopReasonOf(error: unknown): StopReason {
   return (typeof name === 'string' && Object.hasOwn(STOP_REASONS, name) && STOP_REASONS[name]) || 'failed';
 }
 
-export { createLambdaFunction, stopReasonOf };
+export { createLambdaFunction };
 export type { FunctionOptions, FunctionSpec, Invocation, LambdaContext };

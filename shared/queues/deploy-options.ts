@@ -200,5 +200,5 @@ function refuseUnknown(value: object, known: readonly string[], path: string, so
   if (unknown !== undefined) throw new ConfigError(`Unknown option ${path}.${unknown} in ${source}; expected one of ${known.join(', ')}`);
 }
 
-export { DEPLOY_DEFAULTS, MODES, resolveDeploy };
+export { resolveDeploy };
 export type { DeployOptions, FunctionSizing, Mode, ResolvedDeploy, ResolvedRetention };

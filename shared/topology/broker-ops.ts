@@ -143,5 +143,5 @@ function markerEntities(plan: { readonly marker?: string }): PlannedEntity[] {
   return markerExchanges(plan).map((spec) => ({ kind: 'exchange' as const, spec }));
 }
 
-export { bind, brokerVersionOf, declare, describeBinding, exists, inspect, lendChannels, markerEntities, plannedEntities };
+export { bind, brokerVersionOf, declare, describeBinding, inspect, lendChannels, markerEntities, plannedEntities };
 export type { ChannelLender, Comparison, PlannedEntity };

@@ -43,5 +43,5 @@ function hasDeadLetterTarget(args: ArgumentTable): boolean {
   return typeof args['x-dead-letter-exchange'] === 'string';
 }
 
-export { brokerMajor, DEFAULT_DELIVERY_LIMIT_4X, deliveryLimitOf, hasDeadLetterTarget };
+export { brokerMajor, deliveryLimitOf, hasDeadLetterTarget };
 export type { DeliveryLimit };
