@@ -60,5 +60,5 @@ function alarm(scope: Construct, id: string, description: string, metric: IMetri
   });
 }
 
-export { alarm, functionAlarms, TIMED_OUT };
+export { alarm, functionAlarms };
 export type { WatchedFunction };

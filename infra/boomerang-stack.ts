@@ -178,5 +178,5 @@ function constructId(queueName: string): string {
   return queueName.split('-').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
 }
 
-export { BoomerangStack, constructId };
+export { BoomerangStack };
 export type { BoomerangStackProps };

@@ -47,5 +47,5 @@ function brokerOptions(env: Env): BrokerOptions {
   return { kind: 'create', instanceType, engineVersion };
 }
 
-export { BROKER_DEFAULTS, brokerOptions, ENGINE_VERSIONS, INSTANCE_FAMILIES };
+export { brokerOptions };
 export type { BrokerOptions, EngineVersion };

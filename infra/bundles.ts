@@ -147,5 +147,5 @@ function formatBundles(bundles: readonly Bundle[]): string {
     .join('\n');
 }
 
-export { buildBundles, bundleName, DEFAULT_OUTDIR, formatBundles, functionEntries, ROOT };
+export { buildBundles, bundleName, DEFAULT_OUTDIR, formatBundles, functionEntries };
 export type { Bundle, BundleEntry, Cost };

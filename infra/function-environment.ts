@@ -5,7 +5,7 @@
  * first invocation fails the synth instead, naming the context key.
  */
 import { httpTimeoutMsFromEnv } from '../shared/examples/webhooks/webhook-delivery.js';
-import { ConfigError } from '../shared/errors.js';
+import { ConfigError, isNamedError } from '../shared/errors.js';
 import { METRICS_NAMESPACE } from '../shared/observability/metrics.js';
 import { redactUrl } from '../shared/observability/redact.js';
 import type { QueueDefinition } from '../shared/queues/define-queue.js';
@@ -79,10 +79,10 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
     const config = queue.loadConfig(env);
     return { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs };
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!isNamedError<ConfigError>(error, 'ConfigError')) throw error;
     throw new ConfigError(`functionEnvironment: ${error.message} (the functions of ${queue.name} would refuse to start with it)`, { cause: error });
   }
 }
 
-export { checkFunctionEnvironment, functionEnvironment, STACK_VARIABLES };
+export { checkFunctionEnvironment, functionEnvironment };
 export type { FunctionTimings, StackValues };

@@ -74,5 +74,5 @@ function boomerangFunction(scope: Construct, spec: FunctionSpec): { readonly fn:
   return { fn, role, logGroup };
 }
 
-export { boomerangFunction, RUNTIME };
+export { boomerangFunction };
 export type { FunctionSpec };

@@ -121,5 +121,5 @@ function textOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-export { CONTEXT_DEFAULTS, stackConfigFromContext };
+export { stackConfigFromContext };
 export type { StackConfig, StackQueue };

@@ -4,7 +4,8 @@
  * Works offline and without AWS credentials.
  */
 import { join } from 'node:path';
-import { parseCli, runCli, UsageError } from '../shared/cli/args.js';
+import { parseCli, runCli } from '../shared/cli/args.js';
+import { UsageError } from '../shared/errors.js';
 import { addBoomerangStack, prepareApp } from './app.js';
 import { loadDeclaredQueues } from '../shared/queues/declared-queues.js';
 import { buildBundles, DEFAULT_OUTDIR, formatBundles, functionEntries } from './bundles.js';

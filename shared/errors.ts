@@ -1,25 +1,27 @@
 /**
- * Error classes. Every class sets a string-literal `name` (esbuild's minifier mangles
- * `constructor.name`), and classification goes by `name` or the duck-typed fields, never only by
- * `instanceof`: a handler may throw errors from another copy of this module, or its own.
+ * The ground floor's error classes: it imports nothing. Every class sets a string-literal `name`
+ * (esbuild's minifier mangles `constructor.name`), and errors are told apart by that `name`
+ * ({@link isNamedError}) or the duck-typed fields (`retryable`, `retryAfterMs`), never by `instanceof`:
+ * a handler may throw errors from another copy of this module (another bundle), or its own.
+ * An error that carries a summary lives with its mode or in core (`pull/pull-aborted-error.ts`,
+ * `event/event-batch-error.ts`, `core/topology-drift-error.ts`); one that carries topology findings
+ * lives with the topology (`topology/mismatch.ts`). See docs/architecture.md, "Errors".
  */
-import type { Summary } from './core/summary.js';
-import type { TopologyWarning } from './topology/queue-checks.js';
 
-/** Base class of the errors Boomerang itself raises. */
-class RetryFunctionError extends Error {
+/** Base class of the errors Boomerang itself raises (`name` is each subclass's own). */
+class BoomerangError extends Error {
   /** Whether trying the same thing again later can succeed. */
   public readonly retryable: boolean;
 
   public constructor(message: string, options?: ErrorOptions & { retryable?: boolean }) {
     super(message, options);
-    this.name = 'RetryFunctionError';
+    this.name = 'BoomerangError';
     this.retryable = options?.retryable ?? false;
   }
 }
 
 /** A configuration value (environment variable or option) is missing or invalid. */
-class ConfigError extends RetryFunctionError {
+class ConfigError extends BoomerangError {
   public constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'ConfigError';
@@ -47,7 +49,7 @@ type BrokerFailureReason =
   | 'channel-closed';
 
 /** The broker could not be reached, refused the login, or the connection broke mid-invocation. */
-class BrokerConnectionError extends RetryFunctionError {
+class BrokerConnectionError extends BoomerangError {
   /** What went wrong, when known: why opening failed, or what was lost later. */
   public readonly reason: BrokerFailureReason | undefined;
 
@@ -58,61 +60,8 @@ class BrokerConnectionError extends RetryFunctionError {
   }
 }
 
-/** An existing queue or exchange differs from what the topology expects. */
-class TopologyMismatchError extends RetryFunctionError {
-  public readonly kind: 'queue' | 'exchange';
-  public readonly entity: string;
-  public readonly argument: string | undefined;
-  /** Where messages can be dropped, found by the same run (apply reports them even when it throws). */
-  public readonly warnings: readonly TopologyWarning[];
-
-  public constructor(
-    message: string,
-    details: { kind: 'queue' | 'exchange'; entity: string; argument?: string; warnings?: readonly TopologyWarning[] },
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = 'TopologyMismatchError';
-    this.kind = details.kind;
-    this.entity = details.entity;
-    this.argument = details.argument;
-    this.warnings = details.warnings ?? [];
-  }
-}
-
-/**
- * The delay path (or parking lot) the current config plans is missing on the broker: the config
- * changed (`MAX_RETRIES`, `BACKOFF_*`, `RETRY_RULES`, `DELAY_MODE`) after `topology apply`, or a queue
- * was deleted. Every copy would come back unroutable, so the invocation takes no message (or stops
- * at the first such copy) and fails until the topology is applied again; nothing waits on a retry.
- */
-class TopologyDriftError extends RetryFunctionError {
-  /** Queues and exchanges the config needs that the broker does not have (empty when only a copy was returned). */
-  public readonly missing: readonly string[];
-  /** What the invocation did before it stopped (a drift found at start did nothing). */
-  public readonly summary: Summary | undefined;
-
-  public constructor(message: string, details: { missing: readonly string[]; summary?: Summary }, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'TopologyDriftError';
-    this.missing = details.missing;
-    this.summary = details.summary;
-  }
-}
-
-/**
- * A message's body is over `MAX_MESSAGE_BYTES`: no copy of it can be published (the broker would close
- * the channel), so it can be neither retried nor parked. The original stays in the work queue.
- */
-class MessageTooLargeError extends RetryFunctionError {
-  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'MessageTooLargeError';
-  }
-}
-
 /** A copy could not be published with a positive confirm (nacked, returned as unroutable, or timed out). */
-class PublishError extends RetryFunctionError {
+class PublishError extends BoomerangError {
   public readonly reason: 'nacked' | 'returned' | 'timeout' | 'channel-closed' | 'rejected-locally' | 'too-large';
 
   public constructor(message: string, reason: PublishError['reason'], options?: ErrorOptions) {
@@ -152,60 +101,8 @@ class UnrecoverableError extends Error {
   }
 }
 
-/**
- * Why Boomerang parked a message without calling the handler: the broker says it was delivered so
- * often without being settled that its handler very likely crashes the process (out of memory, a
- * Lambda timeout, SIGKILL). Only ever the error of a parked copy (`boomerang-error-name`), never thrown.
- */
-class CrashLoopError extends RetryFunctionError {
-  public constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'CrashLoopError';
-  }
-}
-
-/**
- * What a handler's attempt failed with when the invocation budget cut it off: the attempt counts (a
- * retry copy, or a park past the limit), so a message that always outlasts the budget cannot stall
- * its queue. Only ever the error of a retried or parked copy, never thrown.
- */
-class HandlerCutOffError extends RetryFunctionError {
-  public constructor(message: string, options?: ErrorOptions) {
-    super(message, { ...options, retryable: true });
-    this.name = 'HandlerCutOffError';
-  }
-
-  /**
-   * `what` happened to the attempt, followed by the handler's own error (also the cause), if it threw one.
-   * @example HandlerCutOffError.of('still running at the hard stop', undefined)
-   */
-  public static of(what: string, thrown: unknown): HandlerCutOffError {
-    const detail = thrown instanceof Error ? `: ${thrown.name}: ${thrown.message}` : '';
-    return new HandlerCutOffError(`${what}${detail}`, thrown === undefined ? undefined : { cause: thrown });
-  }
-}
-
-/**
- * A pull invocation could not finish: the connection or the channel was lost. Unsettled messages went
- * back to the work queue; `summary` is what it did up to then, its `stoppedBecause` says which was lost.
- */
-class PullAbortedError extends BrokerConnectionError {
-  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions & { reason?: BrokerFailureReason }) {
-    super(message, options);
-    this.name = 'PullAbortedError';
-  }
-}
-
-/** An event batch was not settled: the invocation fails, and the event source delivers the whole batch again. */
-class EventBatchError extends RetryFunctionError {
-  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions) {
-    super(message, { ...options, retryable: true });
-    this.name = 'EventBatchError';
-  }
-}
-
 /** The input is not an `aws:rmq` event at all: nothing in it can be parked, so the invocation fails. */
-class EventShapeError extends RetryFunctionError {
+class EventShapeError extends BoomerangError {
   public constructor(message: string) {
     super(message);
     this.name = 'EventShapeError';
@@ -213,7 +110,7 @@ class EventShapeError extends RetryFunctionError {
 }
 
 /** Secrets Manager could not give the secret's value; `code` is the service's error name. */
-class SecretFetchError extends RetryFunctionError {
+class SecretFetchError extends BoomerangError {
   public readonly code: string;
 
   public constructor(message: string, code: string, options?: ErrorOptions & { retryable?: boolean }) {
@@ -224,7 +121,7 @@ class SecretFetchError extends RetryFunctionError {
 }
 
 /** A parking-lot command could not do what it was asked; nothing was lost (the message is still parked). */
-class ParkedCommandError extends RetryFunctionError {
+class ParkedCommandError extends BoomerangError {
   public constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'ParkedCommandError';
@@ -250,7 +147,7 @@ class ParkingLotBusyError extends ParkedCommandError {
  * than its remaining time ago). Running now could repeat the effect, so the message must come back
  * later: the engine neither counts an attempt nor parks it.
  */
-class IdempotencyInProgressError extends RetryFunctionError {
+class IdempotencyInProgressError extends BoomerangError {
   /** The message's idempotency key (the messageId unless a key function was given). */
   public readonly key: string;
 
@@ -265,7 +162,7 @@ class IdempotencyInProgressError extends RetryFunctionError {
  * The idempotency store could not be reached or refused a read or write, so the guard cannot tell a
  * duplicate from a first run; the handler was not called, and the message must be retried later.
  */
-class IdempotencyStoreError extends RetryFunctionError {
+class IdempotencyStoreError extends BoomerangError {
   /** The store, with any password redacted (`redis://cache:6379`, `dynamodb:boomerang-idempotency`). */
   public readonly store: string;
 
@@ -292,26 +189,39 @@ class UsageError extends Error {
   }
 }
 
+/**
+ * The old name of {@link BoomerangError}, kept so that existing `catch` code compiles.
+ * @deprecated Use `BoomerangError`.
+ */
+const RetryFunctionError = BoomerangError;
+/** @deprecated Use `BoomerangError`. */
+type RetryFunctionError = BoomerangError;
+
+/**
+ * Whether `error` is an error named `name`: the one way Boomerang tells errors apart, since `name` is a
+ * string literal set by each class (so it survives minification and a second copy of this module in
+ * another bundle), where `instanceof` would not. `T` is the class the name stands for.
+ * @example if (isNamedError<PublishError>(error, 'PublishError') && error.reason === 'returned') ...
+ */
+function isNamedError<T extends Error = Error>(error: unknown, name: string): error is T {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === name;
+}
+
 export {
+  BoomerangError,
   BrokerConnectionError,
-  EventBatchError,
-  EventShapeError,
-  ParkedCommandError,
-  ParkingLotBusyError,
-  PullAbortedError,
-  SecretFetchError,
-  UsageError,
-  CrashLoopError,
   ConfigError,
-  HandlerCutOffError,
+  EventShapeError,
   IdempotencyInProgressError,
   IdempotencyStoreError,
-  MessageTooLargeError,
+  isNamedError,
+  ParkedCommandError,
+  ParkingLotBusyError,
   PublishError,
   RetryableError,
   RetryFunctionError,
-  TopologyDriftError,
-  TopologyMismatchError,
+  SecretFetchError,
   UnrecoverableError,
+  UsageError,
 };
 export type { BrokerFailureReason };

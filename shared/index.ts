@@ -1,7 +1,7 @@
 /**
  * Boomerang's public entry point: `import { … } from 'boomerang'` (the package's `exports`). A team's
  * function file needs nothing else: `defineQueue` (one queue: its handler, options and deploy), the factories, the error classes a handler throws or a caller
- * catches, and the types of a handler, a message, a rule and a summary.
+ * catches (exactly those: see docs/architecture.md, "Errors"), and the types of a handler, a message, a rule and a summary.
  */
 export { defineQueue } from './queues/define-queue.js';
 export type { QueueDefinition, QueueOptions } from './queues/define-queue.js';
@@ -11,25 +11,26 @@ export type { PullContext } from './pull/pull-function.js';
 export { createEventFunction } from './event/event-function.js';
 export type { EventContext } from './event/event-function.js';
 export {
+  BoomerangError,
   BrokerConnectionError,
   ConfigError,
-  CrashLoopError,
-  HandlerCutOffError,
-  IdempotencyInProgressError,
-  IdempotencyStoreError,
-  MessageTooLargeError,
+  EventShapeError,
+  isNamedError,
   PublishError,
   RetryableError,
   RetryFunctionError,
-  TopologyDriftError,
-  TopologyMismatchError,
+  SecretFetchError,
   UnrecoverableError,
 } from './errors.js';
+export { TopologyDriftError } from './core/topology-drift-error.js';
+export { TopologyMismatchError } from './topology/mismatch.js';
+export { PullAbortedError } from './pull/pull-aborted-error.js';
+export { EventBatchError } from './event/event-batch-error.js';
 export type { BoomerangMessage, Handler, HandlerContext } from './message/message.js';
 export type { RetryRule, RetryRuleMatch } from './retry/retry-rules.js';
 export type { RetryPolicy } from './retry/retry-policy.js';
 export type { AckOrder, Config } from './config/config.js';
 export type { DelayMode, QueueType } from './topology/types.js';
-export type { Summary, StopReason } from './core/summary.js';
+export type { Summary, StopReason } from './observability/summary.js';
 export type { IdempotencyInCode } from './idempotency/in-code.js';
 export type { IdempotencyStoreSpec } from './idempotency/options.js';

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from '../errors.js';
-import { GuardedOutput } from './guarded-output.js';
+import { isNamedError, UsageError } from '../errors.js';
+import { GuardedOutput } from '../observability/guarded-output.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -44,7 +44,7 @@ async function runCli(usage: string, main: () => Promise<number>): Promise<void>
     process.exitCode = await main();
   } catch (error) {
     const e = error as Error;
-    if (e instanceof UsageError) {
+    if (isNamedError(error, 'UsageError')) {
       GuardedOutput.of(process.stderr).write(`error: ${e.message}\n\n${usage}\n`);
       process.exitCode = 2;
       return;
@@ -55,5 +55,3 @@ async function runCli(usage: string, main: () => Promise<number>): Promise<void>
 }
 
 export { asUsage, intFlag, parseCli, runCli };
-// Errors live in shared/errors.ts; the CLIs (and infra/synth.ts) import UsageError from here as before.
-export { UsageError } from '../errors.js';

@@ -7,8 +7,9 @@ import { type Config, loadConfig } from '../config/config.js';
 import type { Env } from '../config/env.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
 import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
-import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
-import { GuardedOutput } from './guarded-output.js';
+import { asUsage, intFlag, parseCli, runCli } from './args.js';
+import { UsageError } from '../errors.js';
+import { GuardedOutput } from '../observability/guarded-output.js';
 
 const USAGE = `Usage: npm run console -- [--function <name>]... | [--queue <work-queue>]... [--host <address>] [--port <n>] [--rate <n/s>]
 

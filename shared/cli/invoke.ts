@@ -6,8 +6,9 @@ import { DEFAULTS } from '../config/config.js';
 import { ConfigError } from '../errors.js';
 import { loadHandler } from './load-handler.js';
 import { singleTarget } from './queue-flags.js';
-import type { Summary } from '../core/summary.js';
-import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
+import type { Summary } from '../observability/summary.js';
+import { asUsage, intFlag, parseCli, runCli } from './args.js';
+import { UsageError } from '../errors.js';
 
 const USAGE = `Usage: npm run invoke -- pull  --function <name> [--budget-ms <n>]
        npm run invoke -- event --function <name> --event <file.json> [--budget-ms <n>]

@@ -3,18 +3,20 @@ import { createPullFunction } from '../pull/pull-function.js';
 import { connectBroker } from '../amqp/connection.js';
 import { connectManaged } from '../amqp/managed-connection.js';
 import { publishDemoMessages } from '../demo/demo-publisher.js';
-import { PullAbortedError } from '../errors.js';
-import { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE } from '../demo/demo-options.js';
+import { isNamedError } from '../errors.js';
+import type { PullAbortedError } from '../pull/pull-aborted-error.js';
+import { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE } from './demo-options.js';
 import { ensureBroker } from '../demo/ensure-broker.js';
 import { startFlakyProvider, type FlakyProvider } from '../demo/flaky-provider.js';
 import { StatusLine } from '../demo/status-line.js';
 import { createLogger, logLevelFrom } from '../observability/logger.js';
-import { emptySummary, SUMMARY_COUNTS, type Summary } from '../core/summary.js';
+import { emptySummary, SUMMARY_COUNTS, type Summary } from '../observability/summary.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
 import { applyTopology } from '../topology/apply.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';
 import { buildTopologyPlan } from '../topology/plan.js';
-import { parseCli, runCli, UsageError } from './args.js';
+import { parseCli, runCli } from './args.js';
+import { UsageError } from '../errors.js';
 
 const USAGE = `Usage: npm run local [-- --function <name>] [--messages <n>] [--failure-rate <0..0.98>] [--interval-ms <n>] [--queue <name>]
 
@@ -128,7 +130,7 @@ async function invokeOnce(invoke: ReturnType<typeof createPullFunction>, interva
   try {
     return await invoke({}, { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() });
   } catch (error) {
-    if (error instanceof PullAbortedError) {
+    if (isNamedError<PullAbortedError>(error, 'PullAbortedError')) {
       process.stderr.write(`\ninvocation failed: ${error.message}\n`);
       return error.summary;
     }

@@ -10,8 +10,9 @@ import { askYes, withParkingLot } from '../parked/session.js';
 import { showParked } from '../parked/show.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
 import { loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
-import { asUsage, intFlag, parseCli, runCli, UsageError } from './args.js';
-import { GuardedOutput } from './guarded-output.js';
+import { asUsage, intFlag, parseCli, runCli } from './args.js';
+import { UsageError } from '../errors.js';
+import { GuardedOutput } from '../observability/guarded-output.js';
 
 const QUEUE_USAGE = `  --function <name>       the parking lot of this queue declared in functions/ (as its file and the
                           environment configure it)

@@ -3,7 +3,8 @@ import type { Env } from '../config/env.js';
 import type { Handler } from '../message/message.js';
 import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
 import type { Mode } from '../queues/deploy-options.js';
-import { asUsage, UsageError } from './args.js';
+import { asUsage } from './args.js';
+import { UsageError } from '../errors.js';
 
 /** What a CLI acts on: a declared queue (its handler and config), or a work queue from the environment alone. */
 type QueueTarget = {

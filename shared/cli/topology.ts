@@ -4,16 +4,18 @@ import { vhostOfUrl } from '../amqp/broker-endpoints.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { type Config, topologyOptionsFromConfig } from '../config/config.js';
 import { createLogger, logLevelFrom } from '../observability/logger.js';
-import { TopologyMismatchError } from '../errors.js';
+import { isNamedError } from '../errors.js';
 import { formatVerifyAdvice, formatWarnings } from '../topology/advice.js';
 import { applyTopology } from '../topology/apply.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';
 import { topologyDefinitions } from '../topology/definitions.js';
 import { buildTopologyPlan } from '../topology/plan.js';
+import type { TopologyMismatchError } from '../topology/mismatch.js';
 import { formatReport } from '../topology/report.js';
 import type { TopologyPlan } from '../topology/types.js';
 import { verifyTopology } from '../topology/verify.js';
-import { parseCli, runCli, UsageError } from './args.js';
+import { parseCli, runCli } from './args.js';
+import { UsageError } from '../errors.js';
 import { mergeDefinitions } from './merge-definitions.js';
 import { type QueueTarget, queueTargets } from './queue-flags.js';
 
@@ -105,7 +107,7 @@ async function apply(connection: ChannelModel, plan: TopologyPlan, config: Confi
     process.stdout.write(`${formatReport(report)}\n${said(formatWarnings(report.warnings, vhost))}${summary}\n`);
     return 0;
   } catch (error) {
-    if (!(error instanceof TopologyMismatchError)) throw error;
+    if (!isNamedError<TopologyMismatchError>(error, 'TopologyMismatchError')) throw error;
     process.stderr.write(`${error.name}: ${error.message}\n${said(formatWarnings(error.warnings, vhost))}`);
     return 1;
   }

@@ -64,5 +64,5 @@ const OPTIONS = {
 /** The value an option's range stands for: its words for a choice, else a number. */
 type OptionValue<S extends OptionSpec> = S['range'] extends { readonly type: 'choice'; readonly choices: readonly (infer C)[] } ? C : number;
 
-export { ACK_ORDERS, OPTIONS };
+export { OPTIONS };
 export type { AckOrder, OptionSpec, OptionValue };

@@ -76,5 +76,5 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export { checkAccess, CSRF_HEADER, tokenCookie };
+export { checkAccess, tokenCookie };
 export type { AccessDecision, AccessOptions, AccessRequest };

@@ -48,5 +48,5 @@ function configBroker(config: Config): ConsoleBroker {
   };
 }
 
-export { configBroker, countsProgress };
+export { configBroker };
 export type { ConsoleBroker };

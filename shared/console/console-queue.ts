@@ -46,5 +46,5 @@ function consoleQueuesFromConfig(config: Config, workQueues: readonly string[] =
   });
 }
 
-export { consoleQueueOf, consoleQueuesFromConfig, consoleQueuesFromDeclared };
+export { consoleQueuesFromConfig, consoleQueuesFromDeclared };
 export type { ConsoleQueue };

@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/args.js';
+import { isNamedError, type UsageError } from '../errors.js';
 import { filterFromFlags, type FilterValues } from '../parked/filter-flags.js';
 import type { ParkedFilter } from '../parked/filters.js';
 import { ConsoleInputError } from './errors.js';
@@ -26,7 +26,7 @@ function filterFromRequest(input: URLSearchParams | Readonly<Record<string, unkn
   try {
     return filterFromFlags(values as FilterValues);
   } catch (error) {
-    if (error instanceof UsageError) throw new ConsoleInputError(error.message.replace(/--/g, ''), { cause: error });
+    if (isNamedError<UsageError>(error, 'UsageError')) throw new ConsoleInputError(error.message.replace(/--/g, ''), { cause: error });
     throw error;
   }
 }

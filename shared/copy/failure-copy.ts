@@ -6,7 +6,7 @@
  * fails the batch) is left to each mode.
  */
 import type { Publisher } from '../amqp/confirm-publisher.js';
-import { PublishError } from '../errors.js';
+import { isNamedError, type PublishError } from '../errors.js';
 import { buildParkedCopy, buildRetryCopy, type Copy, type Delivery } from '../message/copy-message.js';
 import { BoomerangHeader } from '../message/headers.js';
 import type { LogFields, Logger } from '../observability/logger.js';
@@ -116,7 +116,7 @@ async function publishFailureCopy(ctx: CopyContext, failure: Failure): Promise<T
   try {
     await publishCopy(ctx, target);
   } catch (error) {
-    if (!(error instanceof PublishError && error.reason === 'rejected-locally')) throw error;
+    if (!(isNamedError<PublishError>(error, 'PublishError') && error.reason === 'rejected-locally')) throw error;
     const park = asPark(failure);
     const lean = planCopy(ctx, park, LEAN_TOO_LARGE);
     if (!(await tryPublishCopy(ctx, lean))) throw error;

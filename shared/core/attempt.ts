@@ -9,9 +9,8 @@
  * hard stop cuts off: their attempts count, and whatever they return later settles nothing.
  */
 import type { Config } from '../config/config.js';
-import { HandlerCutOffError } from '../errors.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
-import { type GuardRefusal, guardRefusalOf, refusalFields, STORE_DOWN, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
+import { type GuardRefusal, guardRefusalOf, refusalFields, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
 import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Delivery } from '../message/copy-message.js';
 import { readRetryNo } from '../message/headers.js';
@@ -24,6 +23,7 @@ import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-break
 import { checkCrashLoop, crashLoopError } from './crash-loop.js';
 import type { ModeSettings } from './mode-settings.js';
 import type { Tally } from './tally.js';
+import { cutOff, NOT_TRIED, RECORDED_FAILURE, OUT_OF_TIME, STORE_DOWN } from './recorded-failures.js';
 import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
 
 /** Where a delivery came from: its queue and, for an event record, what could not be decoded. */
@@ -54,12 +54,6 @@ type LifecycleOptions = {
 
 /** Why no more messages should go to the handler in this invocation, if any. */
 type Stop = 'breaker-open' | 'idempotency-store-down';
-
-/** What a message not yet settled "failed" with when the breaker opened before it was tried. */
-const NOT_TRIED: ErrorFacts = { name: 'CircuitBreakerOpen', message: 'not tried: the circuit breaker opened in this invocation', retryable: true, retryAfterMs: undefined };
-
-/** What a message the invocation had no time for "failed" with, should its deferred copy ever be parked. */
-const OUT_OF_TIME: ErrorFacts = { name: 'OutOfTime', message: 'not tried: the invocation ran out of time before its turn', retryable: true, retryAfterMs: undefined };
 
 type Running = { readonly message: BoomerangMessage; readonly origin: Origin };
 
@@ -120,7 +114,7 @@ class Lifecycle {
     }
     const { retryNo } = reading;
     if (origin.problem !== undefined) {
-      const error: ErrorFacts = { name: 'EventDecodeError', message: origin.problem, retryable: false, retryAfterMs: undefined };
+      const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
       return this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined);
     }
     const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked);
@@ -153,7 +147,7 @@ class Lifecycle {
       if (refusal !== undefined) return this.refused(delivery, origin, retryNo, refusal, thrown);
       // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
       // would come back first in every invocation and stall the queue behind it.
-      if (this.abort.signal.aborted) return this.failed(delivery, message, HandlerCutOffError.of('aborted by the budget', thrown), thrown);
+      if (this.abort.signal.aborted) return this.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown);
       const error = errorFacts(thrown);
       const wasOpen = this.breaker.state === 'open';
       this.breaker = recordOutcome(this.breaker, error.retryable ? 'retryable-failure' : 'other-failure');
@@ -186,7 +180,7 @@ class Lifecycle {
     const verdicts: Array<[Delivery, Verdict]> = [];
     for (const [delivery, { message }] of this.running) {
       this.running.delete(delivery);
-      verdicts.push([delivery, this.failed(delivery, message, HandlerCutOffError.of('still running at the hard stop', undefined), undefined)]);
+      verdicts.push([delivery, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)]);
     }
     return verdicts;
   }
@@ -246,5 +240,5 @@ class Lifecycle {
   }
 }
 
-export { Lifecycle, NOT_TRIED, OUT_OF_TIME };
+export { Lifecycle };
 export type { LifecycleOptions, Origin, Stop };

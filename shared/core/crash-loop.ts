@@ -1,5 +1,5 @@
-import { errorFacts, type ErrorFacts } from '../retry/decide-retry.js';
-import { CrashLoopError } from '../errors.js';
+import type { ErrorFacts } from '../retry/decide-retry.js';
+import { RECORDED_FAILURE } from './recorded-failures.js';
 import { BrokerHeader, LAST_DELIVERY_COUNT, readBrokerCount } from '../message/headers.js';
 
 /**
@@ -56,8 +56,8 @@ function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, 
 
 /** The error a crash-loop park records. */
 function crashLoopError(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, limit: number): ErrorFacts {
-  return errorFacts(new CrashLoopError(`handed out ${verdict.deliveries} times unsettled (CRASH_LOOP_LIMIT=${limit}); handler not called`));
+  return { name: RECORDED_FAILURE.crashLoop, message: `handed out ${verdict.deliveries} times unsettled (CRASH_LOOP_LIMIT=${limit}); handler not called`, retryable: false, retryAfterMs: undefined };
 }
 
-export { checkCrashLoop, crashLoopError, LAST_DELIVERY_COUNT };
+export { checkCrashLoop, crashLoopError };
 export type { CrashLoopVerdict };

@@ -11,7 +11,7 @@ import { createLogger, logLevelFrom, type LogFields, type Logger } from '../obse
 import { noMetrics, type InvocationMetrics } from '../observability/metrics.js';
 import { createLambdaLogger, type LambdaLogger } from '../observability/powertools-logger.js';
 import { PowertoolsMetrics } from '../observability/powertools-metrics.js';
-import { emptySummary, type StopReason, type Summary } from './summary.js';
+import { emptySummary, type StopReason, type Summary } from '../observability/summary.js';
 
 /** What a team may pass to `createPullFunction` or `createEventFunction` (tests pass fakes). */
 type FunctionOptions = {
@@ -155,5 +155,5 @@ function stopReasonOf(error: unknown): StopReason {
   return (typeof name === 'string' && Object.hasOwn(STOP_REASONS, name) && STOP_REASONS[name]) || 'failed';
 }
 
-export { createLambdaFunction, stopReasonOf };
+export { createLambdaFunction };
 export type { FunctionOptions, FunctionSpec, Invocation, LambdaContext };

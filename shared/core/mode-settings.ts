@@ -66,5 +66,5 @@ function parseBrokerVersion(version: string | undefined): BrokerVersion | undefi
   return match === null ? undefined : { major: Number(match[1]), minor: Number(match[2]) };
 }
 
-export { parseBrokerVersion, eventSettings, hasDelayPath, nackCounts, pullSettings };
+export { parseBrokerVersion, eventSettings, nackCounts, pullSettings };
 export type { BrokerVersion, ModeSettings };

@@ -1,4 +1,4 @@
-import { emptySummary, type Outcome, type StopReason, type Summary } from './summary.js';
+import { emptySummary, type Outcome, type StopReason, type Summary } from '../observability/summary.js';
 
 /** Stop reasons that end an invocation by failure: they replace the reason the loop stopped taking for. */
 type FailureReason = Extract<StopReason, 'connection-lost' | 'channel-closed' | 'publish-failed'>;

@@ -42,4 +42,4 @@ async function ensureBroker(urls: readonly string[], say: (line: string) => void
   throw new BrokerConnectionError(`Started rabbitmq-server, but no broker answered at ${where} within 90 s; see /var/log/rabbitmq/.`);
 }
 
-export { brokerAnswers, ensureBroker };
+export { ensureBroker };

@@ -1,6 +1,6 @@
 import type { Publisher } from '../amqp/confirm-publisher.js';
 import { buildRetryCopy } from '../message/copy-message.js';
-import type { Outcome } from '../core/summary.js';
+import type { Outcome } from '../observability/summary.js';
 import type { Verdict } from '../core/verdict.js';
 import { readRetryNo } from '../message/headers.js';
 import type { Logger } from '../observability/logger.js';

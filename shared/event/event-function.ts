@@ -2,7 +2,7 @@ import type { ChannelModel } from 'amqplib';
 import { DEFAULTS, loadConfig } from '../config/config.js';
 import { createLambdaFunction, type FunctionOptions, type LambdaContext } from '../core/lambda-function.js';
 import type { Handler } from '../message/message.js';
-import { checkDelayPath } from '../topology/delay-path-check.js';
+import { checkDelayPath } from '../copy/delay-path-check.js';
 import type { TopologyOptions } from '../topology/types.js';
 import { runEvent } from './run-event.js';
 

@@ -2,13 +2,15 @@ import { vhostOfUrl } from '../amqp/broker-endpoints.js';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { topologyOptionsFromConfig, type Config } from '../config/config.js';
-import { ConfigError, EventBatchError, TopologyDriftError } from '../errors.js';
+import { ConfigError, isNamedError } from '../errors.js';
+import { EventBatchError } from './event-batch-error.js';
+import { TopologyDriftError } from '../core/topology-drift-error.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { Handler } from '../message/message.js';
 import type { SecretStore } from '../amqp/secrets.js';
-import type { Summary } from '../core/summary.js';
+import type { Summary } from '../observability/summary.js';
 import { Tally } from '../core/tally.js';
 import { eventSettings } from '../core/mode-settings.js';
 import type { TopologyOptions } from '../topology/types.js';
@@ -74,7 +76,7 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
       await options.beforeHandlers?.(broker.connection, [...topologyOf.values()]);
     } catch (error) {
       await opening.then((channel) => channel.close(), () => undefined).catch(() => undefined);
-      if (!(error instanceof TopologyDriftError)) throw error;
+      if (!isNamedError<TopologyDriftError>(error, 'TopologyDriftError')) throw error;
       tally.stop('topology-drift');
       throw new TopologyDriftError(error.message, { missing: error.missing, summary: tally.finish(startedAt) }, { cause: error.cause });
     }

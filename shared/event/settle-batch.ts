@@ -2,7 +2,7 @@ import type { Config } from '../config/config.js';
 import { Lifecycle } from '../core/attempt.js';
 import { InFlight, unlessAborted } from '../core/in-flight.js';
 import type { ModeSettings } from '../core/mode-settings.js';
-import type { Outcome } from '../core/summary.js';
+import type { Outcome } from '../observability/summary.js';
 import type { Tally } from '../core/tally.js';
 import type { Verdict } from '../core/verdict.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';

@@ -1,6 +1,6 @@
 import { type Env, envOption } from '../config/env.js';
 import { OPTIONS } from '../config/option-table.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, isNamedError } from '../errors.js';
 import { idempotencyFromEnv, parseStore, STORE_FORMS } from './from-env.js';
 import { type IdempotencyOptions, type IdempotencyStoreSpec, type ResolvedIdempotencyOptions, resolveIdempotencyOptions } from './options.js';
 
@@ -91,7 +91,7 @@ function withSource<T>(at: string, check: () => T): T {
   try {
     return check();
   } catch (error) {
-    if (!(error instanceof ConfigError) || error.message.includes(at)) throw error;
+    if (!isNamedError<ConfigError>(error, 'ConfigError') || error.message.includes(at)) throw error;
     throw new ConfigError(`${at}: ${error.message}`, { cause: error });
   }
 }

@@ -94,5 +94,5 @@ function describeStore(store: IdempotencyStoreSpec): string {
   return store.kind === 'redis' ? redactUrl(store.url) : `dynamodb:${store.table}`;
 }
 
-export { DEFAULT_IDEMPOTENCY, describeStore, resolveIdempotencyOptions };
+export { describeStore, resolveIdempotencyOptions };
 export type { IdempotencyOptions, IdempotencyStoreSpec, ResolvedIdempotencyOptions };

@@ -3,8 +3,6 @@
  * so neither is an attempt, nor a reason to open the circuit breaker or to park.
  */
 
-import type { ErrorFacts } from '../retry/decide-retry.js';
-
 /** `in-progress`: another run holds the key; `store-down`: the store failed (the guard cannot tell a duplicate). */
 type GuardRefusal = 'in-progress' | 'store-down';
 
@@ -14,9 +12,6 @@ type GuardRefusal = 'in-progress' | 'store-down';
  * down for the next, and each message would only wait for the store's timeout to be deferred anyway.
  */
 const STORE_FAILURES_TO_STOP = 3;
-
-/** What a message deferred untried after the store failed in a row "failed" with (its copy's record, should it ever be parked). */
-const STORE_DOWN: ErrorFacts = { name: 'IdempotencyStoreError', message: 'not tried: the idempotency store failed for several messages in a row in this invocation', retryable: true, retryAfterMs: undefined };
 
 /**
  * The refusal `thrown` is, by `name` (a bundle may hold a second copy of the error classes), or undefined
@@ -36,5 +31,5 @@ function refusalFields(thrown: unknown): Record<string, unknown> {
   return { ...(key === undefined ? {} : { key }), ...(store === undefined ? {} : { store }), reason: message };
 }
 
-export { guardRefusalOf, refusalFields, STORE_DOWN, STORE_FAILURES_TO_STOP };
+export { guardRefusalOf, refusalFields, STORE_FAILURES_TO_STOP };
 export type { GuardRefusal };

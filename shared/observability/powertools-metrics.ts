@@ -1,5 +1,5 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Summary } from '../core/summary.js';
+import type { Summary } from './summary.js';
 import { dimensionValue, invocationCounts, METRICS_NAMESPACE, MetricsRecorder, unitOf } from './metrics.js';
 
 /** Options of {@link PowertoolsMetrics}. */
@@ -12,7 +12,7 @@ type PowertoolsMetricsOptions = {
 
 /**
  * One invocation's metrics through Powertools for AWS Lambda's Metrics (EMF on stdout, which Lambda
- * sends to CloudWatch Logs): the same names, units and dimensions as {@link EmfMetrics}, so the
+ * sends to CloudWatch Logs): the same names, units and dimensions as the EMF oracle in test/helpers/emf-metrics.ts, so the
  * alarms read either. One document with the invocation's counts and retry delays (dimension
  * `service`), then one per handler error name and one for the invocation's own error (dimensions
  * `service` and `errorName`).

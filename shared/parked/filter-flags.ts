@@ -1,5 +1,6 @@
-import { UsageError } from '../cli/args.js';
-import { parseDurationMs, parseHeaderMatch, type ParkedFilter } from './filters.js';
+import { UsageError } from '../errors.js';
+import { parseDurationMs } from '../config/duration.js';
+import { parseHeaderMatch, type ParkedFilter } from './filters.js';
 
 /** The filter flags shared by `list`, `replay` and `purge` (node:util parseArgs options). */
 const FILTER_OPTIONS = {

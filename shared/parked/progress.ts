@@ -1,5 +1,5 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
-import { GuardedOutput } from '../cli/guarded-output.js';
+import { GuardedOutput } from '../observability/guarded-output.js';
 import type { WalkCounts } from './walk.js';
 
 /** Reports a walk as it goes, and prints result lines (table rows) without breaking the report. */

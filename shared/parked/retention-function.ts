@@ -73,5 +73,5 @@ function createRetentionFunction(queue: RetentionQueue, options: RetentionFuncti
   };
 }
 
-export { createRetentionFunction, STOP_BEFORE_TIMEOUT_MS };
+export { createRetentionFunction };
 export type { RetentionContext, RetentionFunctionOptions, RetentionQueue };

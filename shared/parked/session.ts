@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { ChannelModel } from 'amqplib';
 import { brokerUrlsFromConfig } from '../amqp/connect-from-config.js';
 import { connectManaged } from '../amqp/managed-connection.js';
-import { GuardedOutput } from '../cli/guarded-output.js';
+import { GuardedOutput } from '../observability/guarded-output.js';
 import type { Config } from '../config/config.js';
 import type { CommandContext } from './context.js';
 import { ParkedCommandError } from '../errors.js';

@@ -2,7 +2,7 @@ import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
 import type { Copy } from '../message/copy-message.js';
-import { PublishError } from '../errors.js';
+import { isNamedError, type PublishError } from '../errors.js';
 import { keepCopy } from './copies.js';
 import { ParkedCommandError, ParkingLotBusyError } from '../errors.js';
 
@@ -115,7 +115,7 @@ async function walkParkingLot(channel: ConfirmChannel, options: WalkOptions): Pr
       counts.moved++;
       return true;
     } catch (error) {
-      if (!(error instanceof PublishError && error.reason === 'returned')) throw error;
+      if (!(isNamedError<PublishError>(error, 'PublishError') && error.reason === 'returned')) throw error;
       counts.notMoved++;
       options.onNotMoved?.(message, verdict.queue, error);
       return false;

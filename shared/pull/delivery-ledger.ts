@@ -1,5 +1,5 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
-import type { Outcome } from '../core/summary.js';
+import type { Outcome } from '../observability/summary.js';
 import type { Tally } from '../core/tally.js';
 
 /** Runs `send` soon, after the work of the current event-loop turn (tests pass their own). */

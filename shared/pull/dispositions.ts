@@ -2,12 +2,10 @@ import type { ConsumeMessage } from 'amqplib';
 import { tooLargeError } from '../amqp/confirm-publisher.js';
 import type { AckOrder } from '../config/config.js';
 import { PublishError } from '../errors.js';
-import type { ErrorFacts, RetryDecision } from '../retry/decide-retry.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import {
   asPark,
   type CopyContext,
-  describeDelivery,
   describeFailure,
   type Failure,
   LEAN_LAST_RESORT,
@@ -38,20 +36,6 @@ type DispositionDeps = Omit<CopyContext, 'queue' | 'logFields'> & {
 
 /** A pull-mode failure: the delivery is amqplib's, for the ledger. */
 type PullFailure = Failure & { readonly delivery: ConsumeMessage };
-
-/** What a deferred message "failed" with, should ack-then-publish have to park it. */
-const NOT_TRIED = { name: 'CircuitBreakerOpen', message: 'not tried: the circuit breaker opened in this invocation', retryable: true, retryAfterMs: undefined };
-
-/**
- * Sends a delivery that was never tried (the breaker opened, or the idempotency guard refused it:
- * `why`) to the delay path with the retry count it came with, then acks it (or the reverse with
- * ack-then-publish), counted as `deferred`. It comes back after `delayMs`, to an invocation that
- * probes the partner first.
- */
-function deferUntried(deps: DispositionDeps, delivery: ConsumeMessage, retryNo: number, delayMs: number, why: ErrorFacts = NOT_TRIED): Promise<void> {
-  const decision: RetryDecision = { kind: 'retry', retryNo, delayMs };
-  return disposeOfFailure(deps, { delivery, retryNo, error: why, stack: undefined, decision, deferred: true });
-}
 
 /**
  * Carries out a retry or park decision. Publish-then-ack (default): the original is acked only after
@@ -114,5 +98,5 @@ function describeTarget(target: Target): string {
   return target.exchange === '' ? `queue "${target.routingKey}"` : `exchange "${target.exchange}" with key "${target.routingKey}"`;
 }
 
-export { deferUntried, describeDelivery, disposeOfFailure };
+export { disposeOfFailure };
 export type { DispositionDeps, PullFailure as Failure };

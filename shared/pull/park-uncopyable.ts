@@ -80,4 +80,4 @@ async function withUnlimitedPublisher<T>(deps: UncopyableDeps, use: (ctx: CopyCo
   }
 }
 
-export { createUncopyablePark, deadLettersToParkingLot };
+export { createUncopyablePark };

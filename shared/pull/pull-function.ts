@@ -1,7 +1,8 @@
 import type { ChannelModel } from 'amqplib';
 import { DEFAULTS, loadConfig, topologyOptionsFromConfig } from '../config/config.js';
 import type { Handler } from '../message/message.js';
-import { checkDelayPath } from '../topology/delay-path-check.js';
+import { isNamedError } from '../errors.js';
+import { checkDelayPath } from '../copy/delay-path-check.js';
 import { createLambdaFunction, type FunctionOptions, type LambdaContext } from '../core/lambda-function.js';
 import { runPull } from './pull.js';
 
@@ -34,7 +35,7 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
         return await runPull({ config, handler, budgetMs, log, metrics, beforeConsume, idempotency });
       } catch (error) {
         // A copy came back unroutable mid-run: check each destination next time, so that it fails at once.
-        if ((error as Error).name === 'TopologyDriftError') {
+        if (isNamedError(error, 'TopologyDriftError')) {
           if (delayPathChecked) trustMarker = false;
           delayPathChecked = false;
         }

@@ -5,13 +5,13 @@ import { topologyOptionsFromConfig } from '../config/config.js';
 import { Lifecycle, type Origin } from '../core/attempt.js';
 import { allFinishedBy, InFlight, unlessAborted } from '../core/in-flight.js';
 import { type BrokerVersion, pullSettings } from '../core/mode-settings.js';
-import type { StopReason } from '../core/summary.js';
+import type { StopReason } from '../observability/summary.js';
 import type { Tally } from '../core/tally.js';
 import type { Verdict } from '../core/verdict.js';
 import { noMetrics } from '../observability/metrics.js';
 import { createDelayRouter } from '../topology/plan.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
-import type { PullOptions } from './pull.js';
+import type { PullOptions } from './pull-options.js';
 import { type PullSettleDeps, settleVerdict } from './settle-verdict.js';
 
 const NEVER = new AbortController().signal;

@@ -1,42 +1,19 @@
-import type { ChannelModel, ConfirmChannel } from 'amqplib';
+import type { ConfirmChannel } from 'amqplib';
 import { amqplibTextFailure } from '../amqp/amqplib-text.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { type Config, topologyOptionsFromConfig } from '../config/config.js';
 import { readParkedDepth } from '../amqp/parked-depth.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { consumeUntilDone } from './pull-loop.js';
-import { BrokerConnectionError, MessageTooLargeError, PublishError, PullAbortedError, TopologyDriftError } from '../errors.js';
-import type { IdempotencyGuard } from '../idempotency/guard.js';
-import type { Logger } from '../observability/logger.js';
-import type { Handler } from '../message/message.js';
-import type { InvocationMetrics } from '../observability/metrics.js';
-import type { Summary } from '../core/summary.js';
+import { BrokerConnectionError, isNamedError, type PublishError } from '../errors.js';
+import { PullAbortedError } from './pull-aborted-error.js';
+import type { PullOptions } from './pull-options.js';
+import { TopologyDriftError } from '../core/topology-drift-error.js';
+import type { Summary } from '../observability/summary.js';
 import { Tally } from '../core/tally.js';
 import { parseBrokerVersion } from '../core/mode-settings.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';
-import { DRIFT_REMEDY, forgetDelayPathMarker } from '../topology/delay-path-check.js';
-
-type PullOptions = {
-  readonly config: Config;
-  readonly handler: Handler;
-  /** Time this invocation may take, all included (Lambda: `getRemainingTimeInMillis()`). */
-  readonly budgetMs: number;
-  readonly log: Logger;
-  /** @default Math.random */
-  readonly random?: () => number;
-  /** Told each handler error and retry delay; the caller flushes it with the summary. @default noMetrics */
-  readonly metrics?: InvocationMetrics;
-  /**
-   * Runs once connected, before any message is taken; a throw ends the invocation with that error
-   * (the wrapper checks the delay path here, once per container). @default none
-   */
-  readonly beforeConsume?: (connection: ChannelModel) => Promise<void>;
-  /**
-   * Runs each handler call at most once per idempotency key (the wrapper's guard when
-   * `config.idempotency` is set). @default none: every message runs the handler
-   */
-  readonly idempotency?: IdempotencyGuard;
-};
+import { DRIFT_REMEDY, forgetDelayPathMarker } from '../copy/delay-path-check.js';
 
 /**
  * One invocation of the scheduled pull function: connect, consume the work queue with a short-lived
@@ -123,23 +100,18 @@ function lostWhat(error: Error): 'channel-closed' | 'connection-lost' {
 
 /** A copy the broker returned as unroutable (`mandatory`): a destination of the delay path is gone. */
 function isReturned(copyFailure: Error | undefined): boolean {
-  return copyFailure instanceof PublishError && copyFailure.reason === 'returned';
+  return isNamedError<PublishError>(copyFailure, 'PublishError') && copyFailure.reason === 'returned';
 }
 
 /**
- * A copy failure that the next invocation would meet again (an unroutable copy, a body over
- * MAX_MESSAGE_BYTES) fails the invocation, so that it shows as an error and not as a quiet
- * `publish-failed` every run. The original is back in the work queue either way.
+ * A copy failure that the next invocation would meet again (an unroutable copy) fails the invocation,
+ * so that it shows as an error and not as a quiet `publish-failed` every run. The original is back in
+ * the work queue. (A body over MAX_MESSAGE_BYTES never gets here: park-uncopyable.ts parks it.)
  */
 function throwIfNeverHeals(copyFailure: Error, summary: Summary, workQueue: string): void {
-  if (!(copyFailure instanceof PublishError)) return;
   if (isReturned(copyFailure)) {
     throw new TopologyDriftError(`A copy came back ${copyFailure.message}. Its original is back in ${workQueue}: ${DRIFT_REMEDY}`, { missing: [], summary }, { cause: copyFailure });
-  }
-  if (copyFailure.reason === 'too-large') {
-    throw new MessageTooLargeError(`No copy can be made: ${copyFailure.message}. It stays in ${workQueue}: raise MAX_MESSAGE_BYTES (if the broker allows) or move it out by hand`, summary, { cause: copyFailure });
   }
 }
 
 export { runPull };
-export type { PullOptions };

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { parseDurationMs } from '../parked/filters.js';
+import { parseDurationMs } from '../config/duration.js';
 
 /** How a queue is served: `pull`, the scheduled function; `event`, the Amazon MQ event source mapping and its function. */
 type Mode = 'pull' | 'event';
@@ -200,5 +200,5 @@ function refuseUnknown(value: object, known: readonly string[], path: string, so
   if (unknown !== undefined) throw new ConfigError(`Unknown option ${path}.${unknown} in ${source}; expected one of ${known.join(', ')}`);
 }
 
-export { DEPLOY_DEFAULTS, MODES, resolveDeploy };
+export { resolveDeploy };
 export type { DeployOptions, FunctionSizing, Mode, ResolvedDeploy, ResolvedRetention };

@@ -5,7 +5,7 @@
  */
 import { describeDifferences } from './mismatch.js';
 import { policyCommand } from './policy-fix.js';
-import type { TopologyWarning } from './queue-checks.js';
+import type { TopologyWarning } from './types.js';
 import type { ReportItem } from './report.js';
 
 /** One paragraph per warning, each followed by its fix command when there is one. */

@@ -24,10 +24,10 @@ import {
 } from './broker-ops.js';
 import { brokerMajor } from './delivery-limit.js';
 import { examineExisting } from './examine.js';
-import { type ArgumentDifference, topologyMismatchError } from './mismatch.js';
-import { assertPlanFitsBroker, parkingLotCheck, type TopologyWarning } from './queue-checks.js';
+import { topologyMismatchError } from './mismatch.js';
+import { assertPlanFitsBroker, parkingLotCheck } from './queue-checks.js';
 import { type ApplyReport, type ApplyStatus, entityItem, type ReportItem } from './report.js';
-import type { TopologyPlan } from './types.js';
+import type { ArgumentDifference, TopologyPlan, TopologyWarning } from './types.js';
 
 type Applied = { readonly item: ReportItem<ApplyStatus>; readonly warning?: TopologyWarning };
 

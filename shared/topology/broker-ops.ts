@@ -4,9 +4,9 @@
  * after any error; the connection itself is never at risk.
  */
 import type { Channel, ChannelModel } from 'amqplib';
-import { RetryFunctionError } from '../errors.js';
-import { type ArgumentDifference, parseInequivalentArg } from './mismatch.js';
-import type { BindingSpec, ExchangeSpec, QueueSpec } from './types.js';
+import { BoomerangError } from '../errors.js';
+import { parseInequivalentArg } from './mismatch.js';
+import type { ArgumentDifference, BindingSpec, ExchangeSpec, QueueSpec } from './types.js';
 import { markerExchanges } from './plan.js';
 
 /** A planned exchange or queue, tagged with its kind. */
@@ -100,7 +100,7 @@ async function declare(
   if (failure === undefined) return { equal: true };
   const difference = parseInequivalentArg(failure.error.message);
   if (difference) return { equal: false, difference };
-  throw new RetryFunctionError(`Declaring ${entity.kind} '${name}' failed: ${failure.error.message}`, {
+  throw new BoomerangError(`Declaring ${entity.kind} '${name}' failed: ${failure.error.message}`, {
     cause: failure.error,
   });
 }
@@ -114,7 +114,7 @@ async function bind(lender: ChannelLender, binding: BindingSpec): Promise<void> 
       : ch.bindExchange(destination, source, pattern),
   );
   if (failure !== undefined) {
-    throw new RetryFunctionError(`Binding ${describeBinding(binding)} failed: ${failure.error.message}`, {
+    throw new BoomerangError(`Binding ${describeBinding(binding)} failed: ${failure.error.message}`, {
       cause: failure.error,
     });
   }
@@ -143,5 +143,5 @@ function markerEntities(plan: { readonly marker?: string }): PlannedEntity[] {
   return markerExchanges(plan).map((spec) => ({ kind: 'exchange' as const, spec }));
 }
 
-export { bind, brokerVersionOf, declare, describeBinding, exists, inspect, lendChannels, markerEntities, plannedEntities };
+export { bind, brokerVersionOf, declare, describeBinding, inspect, lendChannels, markerEntities, plannedEntities };
 export type { ChannelLender, Comparison, PlannedEntity };

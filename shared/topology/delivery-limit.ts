@@ -6,7 +6,7 @@
  * one is set. On 4.3.6 a policy's `delivery-limit` of -1 lifts the default, and a positive limit from
  * either a policy or an argument wins over -1. Pure: AMQP cannot read policies, so callers say so.
  */
-import type { ArgumentTable } from './read-arguments.js';
+import type { ArgumentTable } from './types.js';
 
 /** RabbitMQ 4.0+ gives quorum queues this delivery limit when none is set. */
 const DEFAULT_DELIVERY_LIMIT_4X = 20;
@@ -43,5 +43,5 @@ function hasDeadLetterTarget(args: ArgumentTable): boolean {
   return typeof args['x-dead-letter-exchange'] === 'string';
 }
 
-export { brokerMajor, DEFAULT_DELIVERY_LIMIT_4X, deliveryLimitOf, hasDeadLetterTarget };
+export { brokerMajor, deliveryLimitOf, hasDeadLetterTarget };
 export type { DeliveryLimit };

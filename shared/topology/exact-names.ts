@@ -49,11 +49,5 @@ function exactUnroutableName(options: ExactOptions): string {
   return `${options.exactNamePrefix ?? DEFAULT_EXACT_NAME_PREFIX}.unroutable`;
 }
 
-export {
-  DEFAULT_EXACT_NAME_PREFIX,
-  exactDeliveryExchangeName,
-  exactLevelCount,
-  exactLevelName,
-  exactUnroutableName,
-};
+export { exactDeliveryExchangeName, exactLevelCount, exactLevelName, exactUnroutableName };
 export type { ExactOptions };

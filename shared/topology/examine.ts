@@ -4,7 +4,7 @@
  * queue whether their delivery limit can drop messages.
  */
 import { type ChannelLender, type PlannedEntity } from './broker-ops.js';
-import type { ArgumentDifference } from './mismatch.js';
+import type { ArgumentDifference } from './types.js';
 import { isTolerated, parkingLotCheck, type QueueCheck, workQueueCheck } from './queue-checks.js';
 import { readArguments } from './read-arguments.js';
 

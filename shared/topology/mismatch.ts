@@ -7,21 +7,33 @@
  *   ... received the value 'zz' of type 'longstr' but current is none
  * and on other versions: received the value '2000' of type 'signedint' but current value is '1000' of type 'long'.
  */
-import { TopologyMismatchError } from '../errors.js';
-import type { TopologyWarning } from './queue-checks.js';
+import { BoomerangError } from '../errors.js';
+import type { ArgumentDifference, TopologyWarning } from './types.js';
 
-/** One argument that differs between the plan and an existing entity (`undefined` = not set). */
-type ArgumentDifference = {
-  readonly kind: 'queue' | 'exchange';
-  readonly name: string;
-  readonly argument: string;
-  /** What the plan declares (the broker's "received"). */
-  readonly expected: string | undefined;
-  /** What the existing entity has (the broker's "current"). */
-  readonly actual: string | undefined;
-  /** The AMQP type of `actual` when the broker names it (`long`, `longstr`, `bool`...). */
-  readonly actualType?: string;
-};
+/**
+ * An existing queue or exchange differs from what the topology expects. It lives with the topology, not
+ * on the ground floor, because it carries the topology's warnings.
+ */
+class TopologyMismatchError extends BoomerangError {
+  public readonly kind: 'queue' | 'exchange';
+  public readonly entity: string;
+  public readonly argument: string | undefined;
+  /** Where messages can be dropped, found by the same run (apply reports them even when it throws). */
+  public readonly warnings: readonly TopologyWarning[];
+
+  public constructor(
+    message: string,
+    details: { kind: 'queue' | 'exchange'; entity: string; argument?: string; warnings?: readonly TopologyWarning[] },
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'TopologyMismatchError';
+    this.kind = details.kind;
+    this.entity = details.entity;
+    this.argument = details.argument;
+    this.warnings = details.warnings ?? [];
+  }
+}
 
 const INEQUIVALENT = new RegExp(
   "inequivalent arg '([^']+)' for (queue|exchange) '(.*)' in vhost '.*': " +
@@ -109,5 +121,4 @@ function topologyMismatchError(
   return new TopologyMismatchError(message, { kind: first.kind, entity: first.name, argument: first.argument, warnings });
 }
 
-export { describeDifference, describeDifferences, parseInequivalentArg, topologyMismatchError };
-export type { ArgumentDifference };
+export { describeDifference, describeDifferences, parseInequivalentArg, topologyMismatchError, TopologyMismatchError };

@@ -51,5 +51,5 @@ function policyCommand(fix: PolicyFix, vhost = '/'): string {
   return ['rabbitmqctl', ...policyArgv(fix, vhost)].map(shellWord).join(' ');
 }
 
-export { deadLetterPolicy, exactPattern, noDeliveryLimitPolicy, policyArgv, policyCommand };
+export { deadLetterPolicy, noDeliveryLimitPolicy, policyArgv, policyCommand };
 export type { PolicyFix };

@@ -26,4 +26,4 @@ function assertDelayQueueBudget(options: TopologyOptions): void {
   throw new ConfigError(`The retry policy would plan ${count} delay queues for '${options.workQueue}', over the limit of ${MAX_DELAY_QUEUES}: ${remedy}`);
 }
 
-export { assertDelayQueueBudget, MAX_DELAY_QUEUES, plannedDelayQueueCount };
+export { assertDelayQueueBudget, plannedDelayQueueCount };

@@ -5,13 +5,8 @@
  */
 import { ConfigError } from '../errors.js';
 import { type DeliveryLimit, deliveryLimitOf, hasDeadLetterTarget } from './delivery-limit.js';
-import type { ArgumentDifference } from './mismatch.js';
 import { deadLetterPolicy, noDeliveryLimitPolicy, type PolicyFix } from './policy-fix.js';
-import type { ArgumentTable } from './read-arguments.js';
-import type { QueueRole, TopologyPlan } from './types.js';
-
-/** Something that can lose messages and that Boomerang cannot change over AMQP; `fix` is the policy it offers. */
-type TopologyWarning = { readonly queue: string; readonly message: string; readonly fix?: PolicyFix };
+import type { ArgumentDifference, ArgumentTable, QueueRole, TopologyPlan, TopologyWarning } from './types.js';
 
 /** The report detail for one queue, and its warning when messages can be dropped. */
 type QueueCheck = { readonly detail?: string; readonly warning?: TopologyWarning };
@@ -91,4 +86,4 @@ function assertPlanFitsBroker(plan: TopologyPlan, major: number | undefined): vo
 }
 
 export { assertPlanFitsBroker, isTolerated, parkingLotCheck, workQueueCheck };
-export type { QueueCheck, TopologyWarning };
+export type { QueueCheck };

@@ -7,10 +7,7 @@
  * Policies are not arguments: AMQP cannot read them, and nothing here claims to.
  */
 import { type ChannelLender, declare, type PlannedEntity } from './broker-ops.js';
-import type { ArgumentDifference } from './mismatch.js';
-
-type ArgumentValue = string | number | boolean;
-type ArgumentTable = Readonly<Record<string, ArgumentValue>>;
+import type { ArgumentDifference, ArgumentTable, ArgumentValue } from './types.js';
 
 type ArgumentReading = {
   /** Every difference found, in the broker's order; empty when the entity matches the declaration. */
@@ -64,4 +61,4 @@ async function readArguments(lender: ChannelLender, entity: PlannedEntity): Prom
 }
 
 export { adoptedValue, readArguments };
-export type { ArgumentReading, ArgumentTable, ArgumentValue };
+export type { ArgumentReading };

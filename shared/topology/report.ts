@@ -1,6 +1,5 @@
 /** What `applyTopology` and `verifyTopology` report, one item per exchange, queue and binding. */
-import type { ArgumentDifference } from './mismatch.js';
-import type { TopologyWarning } from './queue-checks.js';
+import type { ArgumentDifference, TopologyWarning } from './types.js';
 
 type EntityKind = 'exchange' | 'queue' | 'binding';
 

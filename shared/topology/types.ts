@@ -1,4 +1,5 @@
 /** Plain data that describes the broker-side topology; built by pure functions, applied by `apply.ts`. */
+import type { PolicyFix } from './policy-fix.js';
 
 /** Queue type for the delay and parking queues (and a work queue Boomerang creates). */
 type QueueType = 'quorum' | 'classic';
@@ -79,7 +80,31 @@ type DelayRoute = {
   readonly delayMs: number;
 };
 
+/** A queue or exchange argument value as AMQP carries it. */
+type ArgumentValue = string | number | boolean;
+/** An entity's arguments, by name. */
+type ArgumentTable = Readonly<Record<string, ArgumentValue>>;
+
+/** One argument that differs between the plan and an existing entity (`undefined` = not set). */
+type ArgumentDifference = {
+  readonly kind: 'queue' | 'exchange';
+  readonly name: string;
+  readonly argument: string;
+  /** What the plan declares (the broker's "received"). */
+  readonly expected: string | undefined;
+  /** What the existing entity has (the broker's "current"). */
+  readonly actual: string | undefined;
+  /** The AMQP type of `actual` when the broker names it (`long`, `longstr`, `bool`...). */
+  readonly actualType?: string;
+};
+
+/** Something that can lose messages and that Boomerang cannot change over AMQP; `fix` is the policy it offers. */
+type TopologyWarning = { readonly queue: string; readonly message: string; readonly fix?: PolicyFix };
+
 export type {
+  ArgumentDifference,
+  ArgumentTable,
+  ArgumentValue,
   BindingSpec,
   DelayMode,
   DelayRoute,
@@ -89,4 +114,5 @@ export type {
   QueueType,
   TopologyOptions,
   TopologyPlan,
+  TopologyWarning,
 };

@@ -20,9 +20,9 @@ import {
 } from './broker-ops.js';
 import { brokerMajor } from './delivery-limit.js';
 import { examineExisting } from './examine.js';
-import { assertPlanFitsBroker, type TopologyWarning } from './queue-checks.js';
+import { assertPlanFitsBroker } from './queue-checks.js';
 import { entityItem, type ReportItem, type VerifyReport, type VerifyStatus } from './report.js';
-import type { TopologyPlan } from './types.js';
+import type { TopologyPlan, TopologyWarning } from './types.js';
 
 const BINDINGS_NOT_READABLE = 'AMQP 0.9.1 cannot read bindings: see `rabbitmqctl list_bindings` or the management API';
 

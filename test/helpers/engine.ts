@@ -3,7 +3,7 @@ import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
 import { runPull } from '../../shared/pull/pull.js';
-import { SUMMARY_COUNTS, type Summary } from '../../shared/core/summary.js';
+import { SUMMARY_COUNTS, type Summary } from '../../shared/observability/summary.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { allExchanges, buildTopologyPlan } from '../../shared/topology/plan.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from './broker.js';

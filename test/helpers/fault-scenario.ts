@@ -6,7 +6,7 @@ import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared
 import { silentLogger } from '../../shared/observability/logger.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { createIdempotencyGuard, type IdempotencyGuard } from '../../shared/idempotency/guard.js';
-import type { Summary } from '../../shared/core/summary.js';
+import type { Summary } from '../../shared/observability/summary.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { allExchanges, buildTopologyPlan } from '../../shared/topology/plan.js';
 import type { TopologyPlan } from '../../shared/topology/types.js';

@@ -4,7 +4,7 @@ import { topologyOptionsFromConfig, type Config } from '../../shared/config/conf
 import { startFlakyProvider, type FlakyProvider } from '../../shared/demo/flaky-provider.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import type { Handler } from '../../shared/message/message.js';
-import type { Summary } from '../../shared/core/summary.js';
+import type { Summary } from '../../shared/observability/summary.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { sleep, TestBroker } from '../helpers/broker.js';
 import { publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';

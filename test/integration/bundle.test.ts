@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Summary } from '../../shared/core/summary.js';
+import type { Summary } from '../../shared/observability/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { type Bundle, buildBundles, functionEntries } from '../../infra/bundles.js';
 import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';

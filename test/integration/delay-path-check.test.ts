@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { TopologyDriftError } from '../../shared/errors.js';
+import type { TopologyDriftError } from '../../shared/core/topology-drift-error.js';
 import { applyTopology } from '../../shared/topology/apply.js';
-import { checkDelayPath } from '../../shared/topology/delay-path-check.js';
+import { checkDelayPath } from '../../shared/copy/delay-path-check.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { verifyTopology } from '../../shared/topology/verify.js';

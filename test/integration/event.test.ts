@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createEventFunction } from '../../shared/event/event-function.js';
 import type { Config } from '../../shared/config/config.js';
-import { EventBatchError } from '../../shared/errors.js';
+import { EventBatchError } from '../../shared/event/event-batch-error.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import { UnrecoverableError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
-import type { Summary } from '../../shared/core/summary.js';
+import type { Summary } from '../../shared/observability/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { uniqueName } from '../helpers/broker.js';
 import { setUpTopology, testConfig } from '../helpers/engine.js';

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { demoOptions } from '../../shared/demo/demo-options.js';
+import { demoOptions } from '../../shared/cli/demo-options.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
 

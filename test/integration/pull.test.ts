@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RetryableError, type TopologyDriftError, UnrecoverableError } from '../../shared/errors.js';
+import { RetryableError, UnrecoverableError } from '../../shared/errors.js';
+import { type TopologyDriftError } from '../../shared/core/topology-drift-error.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { emptySummary } from '../../shared/core/summary.js';
+import { emptySummary } from '../../shared/observability/summary.js';
 import type { BoomerangMessage, Handler } from '../../shared/message/message.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { TestBroker, uniqueName } from '../helpers/broker.js';

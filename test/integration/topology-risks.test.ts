@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TopologyMismatchError } from '../../shared/errors.js';
+import { TopologyMismatchError } from '../../shared/topology/mismatch.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { brokerVersionOf } from '../../shared/topology/broker-ops.js';
 import { brokerMajor } from '../../shared/topology/delivery-limit.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TopologyMismatchError } from '../../shared/errors.js';
+import { TopologyMismatchError } from '../../shared/topology/mismatch.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { exactDeliveryExchangeName, exactLevelName } from '../../shared/topology/exact-names.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';

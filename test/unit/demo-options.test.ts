@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../shared/cli/args.js';
-import { type DemoFlags, demoOptions } from '../../shared/demo/demo-options.js';
+import { UsageError } from '../../shared/errors.js';
+import { type DemoFlags, demoOptions } from '../../shared/cli/demo-options.js';
 import { defineQueue } from '../../shared/queues/define-queue.js';
 
 const ENV = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672' };

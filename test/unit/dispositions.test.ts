@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AckOrder } from '../../shared/config/config.js';
 import type { RetryDecision } from '../../shared/retry/decide-retry.js';
 import { DeliveryLedger } from '../../shared/pull/delivery-ledger.js';
-import { deferUntried, disposeOfFailure, type DispositionDeps, type Failure } from '../../shared/pull/dispositions.js';
+import { disposeOfFailure, type DispositionDeps, type Failure } from '../../shared/pull/dispositions.js';
+import { NOT_TRIED } from '../../shared/core/recorded-failures.js';
 import { PublishError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { Tally } from '../../shared/core/tally.js';
@@ -11,6 +12,11 @@ import { FakeChannel, fakeDelivery, FakePublisher, recordingLogger, type Publish
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 const RETRY: RetryDecision = { kind: 'retry', retryNo: 3, delayMs: 4000 };
 const PARK: RetryDecision = { kind: 'park', reason: 'retries exhausted: 5 of 5 made' };
+
+/** A `defer` verdict as pull settles it (settle-verdict.ts): a never-tried delivery to the delay path with the count it came with. */
+function deferUntried(deps: DispositionDeps, delivery: Failure['delivery'], retryNo: number, delayMs: number): Promise<void> {
+  return disposeOfFailure(deps, { delivery, retryNo, error: NOT_TRIED, stack: undefined, decision: { kind: 'retry', retryNo, delayMs }, deferred: true });
+}
 
 /** A ledger holding one open delivery, and deps whose publisher follows `script`. */
 function setUp(options: { ackOrder?: AckOrder; script?: PublishOutcome[]; headers?: Record<string, unknown> } = {}) {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { GuardedOutput, isClosedPipe } from '../../shared/cli/guarded-output.js';
+import { GuardedOutput, isClosedPipe } from '../../shared/observability/guarded-output.js';
 
 /** A pipe whose reader is gone after `accepted` writes: the next write fails with EPIPE, as a real pipe does. */
 function pipeClosingAfter(accepted: number): Writable & { received: string[] } {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 import { ConfigError } from '../../shared/errors.js';
 import { createLambdaFunction } from '../../shared/core/lambda-function.js';
-import { emptySummary, type Summary } from '../../shared/core/summary.js';
+import { emptySummary, type Summary } from '../../shared/observability/summary.js';
 import type { InvocationMetrics } from '../../shared/observability/metrics.js';
 import { recordingLogger } from '../helpers/fakes.js';
 

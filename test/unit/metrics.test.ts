@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EmfMetrics, emfDocuments, MAX_ERROR_NAMES, noMetrics, type EmfDocument } from '../../shared/observability/metrics.js';
-import { emptySummary, type Summary } from '../../shared/core/summary.js';
+import { MAX_ERROR_NAMES, noMetrics } from '../../shared/observability/metrics.js';
+import { EmfMetrics, emfDocuments, type EmfDocument } from '../helpers/emf-metrics.js';
+import { emptySummary, type Summary } from '../../shared/observability/summary.js';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
 

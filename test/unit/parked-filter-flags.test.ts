@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../shared/cli/args.js';
+import { UsageError } from '../../shared/errors.js';
 import { filterFromFlags, type FilterValues } from '../../shared/parked/filter-flags.js';
 
 describe('filterFromFlags', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeFilter, EVERYTHING, formatDuration, matchesFilter, parseDurationMs, parseHeaderMatch, type ParkedFilter } from '../../shared/parked/filters.js';
+import { describeFilter, EVERYTHING, formatDuration, matchesFilter, parseHeaderMatch, type ParkedFilter } from '../../shared/parked/filters.js';
+import { parseDurationMs } from '../../shared/config/duration.js';
 import type { ParkedView } from '../../shared/parked/parked-view.js';
 import { fakeParkedView } from '../helpers/fakes.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { emptySummary } from '../../shared/core/summary.js';
-import { EmfMetrics, type EmfDocument } from '../../shared/observability/metrics.js';
+import { emptySummary } from '../../shared/observability/summary.js';
+import { EmfMetrics, type EmfDocument } from '../helpers/emf-metrics.js';
 import { createLambdaLogger } from '../../shared/observability/powertools-logger.js';
 import { PowertoolsMetrics } from '../../shared/observability/powertools-metrics.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exactLevelName } from '../../shared/topology/exact-names.js';
-import { destinations } from '../../shared/topology/delay-path-check.js';
+import { destinations } from '../../shared/copy/delay-path-check.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { topologyOptions } from '../helpers/topology.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TopologyMismatchError } from '../../shared/errors.js';
+import { TopologyMismatchError } from '../../shared/topology/mismatch.js';
 import { describeDifference, describeDifferences, parseInequivalentArg, topologyMismatchError } from '../../shared/topology/mismatch.js';
 
 /** amqplib's wrapper around the broker's text, as thrown by `assertQueue`. */

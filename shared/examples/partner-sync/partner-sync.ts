@@ -78,5 +78,5 @@ function createPartnerSync(options: PartnerSyncOptions = {}): Handler {
   };
 }
 
-export { createPartnerSync, toRecord };
+export { createPartnerSync };
 export type { PartnerSyncOptions, RecordMessage };

@@ -5,9 +5,9 @@
  * `publish-failed`, and the next one does the same, forever and quietly.
  */
 import type { Channel, ChannelModel } from 'amqplib';
-import { TopologyDriftError } from '../errors.js';
-import { delayPathMarker, type Destination, destinations } from './plan.js';
-import type { TopologyOptions } from './types.js';
+import { TopologyDriftError } from '../core/topology-drift-error.js';
+import { delayPathMarker, type Destination, destinations } from '../topology/plan.js';
+import type { TopologyOptions } from '../topology/types.js';
 
 /** What every drift message ends with: the one command that mends it. */
 const DRIFT_REMEDY = 'run topology apply with the current config';

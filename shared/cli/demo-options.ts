@@ -1,4 +1,5 @@
-import { asUsage, intFlag, UsageError } from '../cli/args.js';
+import { asUsage, intFlag } from './args.js';
+import { UsageError } from '../errors.js';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../config/config.js';
 import type { Handler } from '../message/message.js';
 import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
@@ -104,5 +105,5 @@ function fractionFlag(name: string, value: string | undefined, max: number): num
   return parsed;
 }
 
-export { DEFAULT_DEMO_FUNCTION, DEMO_FEEDS, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE };
+export { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE };
 export type { DemoFeed, DemoFlags, DemoOptions };
