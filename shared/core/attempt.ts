@@ -108,10 +108,8 @@ class Lifecycle {
   public async attempt(delivery: Delivery, origin: Origin): Promise<Verdict | undefined> {
     const { config, log } = this.options;
     const reading = readRetryNo(delivery.properties.headers, config.retryHeader);
-    if (reading.warning !== undefined || (origin.notes !== undefined && origin.notes.length > 0)) {
-      const warnings = [...(origin.notes ?? []), ...(reading.warning === undefined ? [] : [reading.warning])];
-      log.warn('message has unusable fields', { messageId: delivery.properties.messageId, queue: origin.queue, warnings });
-    }
+    if (reading.warning !== undefined) log.warn(reading.warning, { messageId: delivery.properties.messageId, queue: origin.queue });
+    if (origin.notes !== undefined && origin.notes.length > 0) log.warn('event message has unusable fields', { messageId: delivery.properties.messageId, queue: origin.queue, warnings: origin.notes });
     const { retryNo } = reading;
     if (origin.problem !== undefined) {
       const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
