@@ -3,10 +3,8 @@ import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { ConfigError } from '../errors.js';
 import type { BoomerangMessage } from '../message/message.js';
 import { createLogger, type Logger } from '../observability/logger.js';
-import { createDynamoDbStore } from './dynamodb-store.js';
 import { claimKey } from './claim-key.js';
 import { describeStore, type IdempotencyOptions, type ResolvedIdempotencyOptions, resolveIdempotencyOptions } from './options.js';
-import { createRedisStore } from './redis-store.js';
 import type { StoreHandle } from './store-handle.js';
 import { classifyGuardFailure } from './store-failure.js';
 
@@ -48,11 +46,16 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
   if (!config.isEnabled()) {
     throw new ConfigError('POWERTOOLS_IDEMPOTENCY_DISABLED is set while idempotency is configured: unset it, or turn idempotency off (unset IDEMPOTENCY_STORE or the `idempotency` option)');
   }
-  const store = openStore(resolved, deps);
-  const persistence = store.persistence;
-  // Once per guard, not per message: Powertools' IdempotencyHandler configures the layer in the same
-  // way (the first call wins); each run's time left goes to saveInProgress as an argument.
-  persistence.configure({ config, keyPrefix: resolved.keyPrefix });
+  let store: StoreHandle | undefined;
+  const opening = openStore(resolved, deps).then((opened) => {
+    // Once per guard, not per message: Powertools' IdempotencyHandler configures the layer in the same
+    // way (the first call wins); each run's time left goes to saveInProgress as an argument.
+    opened.persistence.configure({ config, keyPrefix: resolved.keyPrefix });
+    store = opened;
+    return opened;
+  });
+  // A store that cannot be loaded fails each run as a store failure; the promise itself is not news.
+  opening.catch(() => undefined);
   const storeName = describeStore(resolved.store);
   const logger = deps.logger ?? createLogger();
 
@@ -64,7 +67,9 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
       return 'no-key';
     }
     const key = String(raw);
+    let persistence: StoreHandle['persistence'];
     try {
+      persistence = (store ?? (await opening)).persistence;
       if ((await claimKey(persistence, key, Date.now() + remainingMs)) === 'completed') return 'duplicate';
     } catch (error) {
       throw classifyGuardFailure(error, key, storeName);
@@ -94,13 +99,20 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
     return 'ran';
   };
 
-  return { run, close: () => store.close() };
+  return { run, close: async () => { await (await opening.catch(() => undefined))?.close(); } };
 }
 
-function openStore(options: ResolvedIdempotencyOptions, deps: IdempotencyGuardDeps): StoreHandle {
-  return options.store.kind === 'redis'
-    ? createRedisStore(options.store.url)
-    : createDynamoDbStore(options.store.table, options.store.endpoint, deps.dynamoDbClientConfig);
+/**
+ * The store's client, loaded on demand: the DynamoDB SDK alone costs about 200 ms of CPU to load
+ * (measured), which a function on Redis should not pay, and the other way round.
+ */
+async function openStore(options: ResolvedIdempotencyOptions, deps: IdempotencyGuardDeps): Promise<StoreHandle> {
+  if (options.store.kind === 'redis') {
+    const { createRedisStore } = await import('./redis-store.js');
+    return createRedisStore(options.store.url);
+  }
+  const { createDynamoDbStore } = await import('./dynamodb-store.js');
+  return createDynamoDbStore(options.store.table, options.store.endpoint, deps.dynamoDbClientConfig);
 }
 
 export { createIdempotencyGuard };
