@@ -121,11 +121,22 @@ function describeBundle(name: string, file: string, metafile: Metafile): Bundle 
   const accounted = [...bySource.values()].reduce((sum, bytes) => sum + bytes, 0);
   bySource.set('(esbuild glue)', output.bytes - accounted);
   const costs = [...bySource].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
-  // A chunk index.mjs imports statically (esbuild's shared helpers) loads with it; one reached only
-  // through import() loads at its first use.
-  const chunks = output.imports
-    .filter((imported) => imported.path.includes('/chunks/'))
-    .map((imported) => ({ file: join(dirname(file), 'chunks', basename(imported.path)), bytes: metafile.outputs[imported.path]?.bytes ?? 0, lazy: imported.kind === 'dynamic-import' }));
+  // A chunk reached from index.mjs by static imports only (esbuild's shared helpers) loads with it; one
+  // reached only through an import() somewhere on the way loads at its first use. Followed to any depth:
+  // a lazy chunk may itself load another one on demand (the guard, then its store's client).
+  const lazyOf = new Map<string, boolean>();
+  const walk = (imports: typeof output.imports, lazy: boolean): void => {
+    for (const imported of imports) {
+      if (!imported.path.includes('/chunks/')) continue;
+      const isLazy = lazy || imported.kind === 'dynamic-import';
+      const known = lazyOf.get(imported.path);
+      if (known !== undefined && (known === isLazy || !known)) continue;
+      lazyOf.set(imported.path, isLazy);
+      walk(metafile.outputs[imported.path]?.imports ?? [], isLazy);
+    }
+  };
+  walk(output.imports, false);
+  const chunks = [...lazyOf].map(([path, lazy]) => ({ file: join(dirname(file), 'chunks', basename(path)), bytes: metafile.outputs[path]?.bytes ?? 0, lazy }));
   return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs, chunks };
 }
 
