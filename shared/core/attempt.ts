@@ -55,7 +55,7 @@ type LifecycleOptions = {
 /** Why no more messages should go to the handler in this invocation, if any. */
 type Stop = 'breaker-open' | 'idempotency-store-down';
 
-type Running = { readonly message: BoomerangMessage; readonly origin: Origin };
+type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
 
 /**
  * The lifecycle of the messages of one invocation.
@@ -63,13 +63,13 @@ type Running = { readonly message: BoomerangMessage; readonly origin: Origin };
  * const lifecycle = new Lifecycle({ config, handler, settings, log, metrics, random: Math.random, tally, stopAt, hardStopAt });
  * const verdict = await lifecycle.attempt(delivery, { queue: config.workQueue });
  */
-class Lifecycle {
+class Lifecycle<O extends Origin = Origin> {
   private breaker;
   private crashLoopsParked = 0;
   private storeFailuresInARow = 0;
   /** The store failed STORE_FAILURES_TO_STOP times in a row: final for the invocation, as an open breaker. */
   private storeDown = false;
-  private readonly running = new Map<Delivery, Running>();
+  private readonly running = new Map<Delivery, Running<O>>();
   private readonly abort = new AbortController();
   private readonly abortTimer: NodeJS.Timeout;
   /** One context for every call: AbortController#signal is a checked getter, too slow to read per message. */
@@ -105,7 +105,7 @@ class Lifecycle {
    * Everything that happens to one delivery, up to its verdict. Resolves with `undefined` when the
    * hard stop cut the handler off first (`cutOffRunning` gave its verdict then).
    */
-  public async attempt(delivery: Delivery, origin: Origin): Promise<Verdict | undefined> {
+  public async attempt(delivery: Delivery, origin: O): Promise<Verdict | undefined> {
     const { config, log } = this.options;
     const reading = readRetryNo(delivery.properties.headers, config.retryHeader);
     if (reading.warning !== undefined) log.warn(reading.warning, { messageId: delivery.properties.messageId, queue: origin.queue });
@@ -172,13 +172,14 @@ class Lifecycle {
 
   /**
    * The verdicts of the handlers still running at the hard stop (they ignored their signal): each
-   * made an attempt. Their late outcomes resolve `attempt` with `undefined`.
+   * made an attempt. Each comes with the origin it was attempted with (an event record), so a mode
+   * need not keep its own map of what is running. Their late outcomes resolve `attempt` with `undefined`.
    */
-  public cutOffRunning(): Array<[Delivery, Verdict]> {
-    const verdicts: Array<[Delivery, Verdict]> = [];
-    for (const [delivery, { message }] of this.running) {
+  public cutOffRunning(): Array<[Delivery, Verdict, O]> {
+    const verdicts: Array<[Delivery, Verdict, O]> = [];
+    for (const [delivery, { message, origin }] of this.running) {
       this.running.delete(delivery);
-      verdicts.push([delivery, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)]);
+      verdicts.push([delivery, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined), origin]);
     }
     return verdicts;
   }

@@ -48,7 +48,7 @@ type SettleBatchResult = {
  */
 async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResult> {
   const { records, deps, tally } = options;
-  const lifecycle = new Lifecycle({
+  const lifecycle = new Lifecycle<EventRecord>({
     config: options.config,
     handler: options.handler,
     guard: options.idempotency,
@@ -81,7 +81,6 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
   const hardStop = new AbortController();
   const hardStopTimer = setTimeout(() => hardStop.abort(), Math.max(0, options.hardStopAt - Date.now()));
   const handling = new InFlight();
-  const running = new Map<unknown, EventRecord>();
   for (const record of records) {
     if (failure !== undefined || hardStop.signal.aborted) break;
     while (lifecycle.stop === undefined && !lifecycle.signal.aborted && handling.size >= lifecycle.concurrency) {
@@ -94,7 +93,6 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
     }
     // Untried records wait for the end: they go back to the tail of their queue.
     if (lifecycle.signal.aborted) break;
-    running.set(record.delivery, record);
     // A record holds its turn until its copy is confirmed: a failed copy then starts no further handler.
     handling.add(lifecycle.attempt(record.delivery, record).then((verdict) => settle(record, verdict)));
   }
@@ -104,7 +102,7 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
   // Untried records go back to their queue, and the attempts still running count, so the batch can
   // still succeed; after a failure it comes back whole anyway.
   if (failure === undefined) {
-    for (const [delivery, verdict] of lifecycle.cutOffRunning()) void settle(running.get(delivery) as EventRecord, verdict);
+    for (const [, verdict, record] of lifecycle.cutOffRunning()) void settle(record, verdict);
     for (const record of records) if (!settled.has(record)) void settle(record, lifecycle.untried(record.delivery, true));
   }
   await publishing.allFinished();
