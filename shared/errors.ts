@@ -48,6 +48,21 @@ type BrokerFailureReason =
   /** Connected, then the broker closed the channel (a channel error: 404, 406, ...). */
   | 'channel-closed';
 
+/**
+ * The connected broker cannot do what the configuration asks: `DELAY_MODE=native` on a RabbitMQ older
+ * than 4.3. The message names the broker's version and the modes that work there.
+ */
+class UnsupportedBrokerError extends BoomerangError {
+  /** The version the broker announced, when it announced one. */
+  public readonly brokerVersion: string | undefined;
+
+  public constructor(message: string, options?: ErrorOptions & { brokerVersion?: string }) {
+    super(message, options);
+    this.name = 'UnsupportedBrokerError';
+    this.brokerVersion = options?.brokerVersion;
+  }
+}
+
 /** The broker could not be reached, refused the login, or the connection broke mid-invocation. */
 class BrokerConnectionError extends BoomerangError {
   /** What went wrong, when known: why opening failed, or what was lost later. */
@@ -222,6 +237,7 @@ export {
   RetryFunctionError,
   SecretFetchError,
   UnrecoverableError,
+  UnsupportedBrokerError,
   UsageError,
 };
 export type { BrokerFailureReason };

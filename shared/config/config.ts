@@ -162,9 +162,22 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     const names = code.parkingQueue === undefined && code.workQueue === undefined ? 'PARKING_QUEUE must differ from WORK_QUEUE' : `the parking queue must differ from the work queue in ${code.source}`;
     throw new ConfigError(`${names} (both are ${JSON.stringify(workQueue)})`);
   }
+  if (config.delayMode === 'native' && config.queueType !== 'quorum') {
+    // The broker's delayed retry, and the dead-lettering of a park, are features of quorum queues.
+    const names = code.delayMode === undefined ? 'DELAY_MODE=native needs QUEUE_TYPE=quorum' : `delayMode 'native' in ${code.source} needs queueType 'quorum'`;
+    throw new ConfigError(`${names}: RabbitMQ 4.3 delays a failed message only on a quorum queue; got ${JSON.stringify(config.queueType)}`);
+  }
   assertDelayQueueBudget(topologyOptionsFromConfig(config));
   return Object.freeze(config);
 }
+
+/**
+ * Why event mode refuses a native queue: the event source mapping acks whole batches over AMQP 0-9-1,
+ * so it cannot settle one message with a delay (docs/topology.md#native).
+ */
+const NATIVE_EVENT_REFUSAL =
+  "delayMode 'native' is served by the pull function only: the event source mapping acks whole batches over AMQP 0-9-1 and cannot " +
+  "settle a message with a delay. Deploy the queue with deploy.modes ['pull'], or use delayMode 'tiers' or 'exact' for event mode";
 
 /** The builders' view of the config. Tiers cover the base policy and every rule's policy. */
 function topologyOptionsFromConfig(config: Config): TopologyOptions {
@@ -225,5 +238,5 @@ function retryHeader(env: Env): string {
   return name;
 }
 
-export { DEFAULTS, functionNameFrom, loadConfig, topologyOptionsFromConfig };
+export { DEFAULTS, functionNameFrom, loadConfig, NATIVE_EVENT_REFUSAL, topologyOptionsFromConfig };
 export type { AckOrder, AmqpSecretConfig, Config, ConfigInCode };

@@ -28,7 +28,7 @@ const MAX_TTL_MS = 2 ** 31 - 1;
  * test/unit/option-table.test.ts checks each row through both sources and against docs/configuration.md.
  */
 const OPTIONS = {
-  delayMode: { variable: 'DELAY_MODE', code: 'delayMode', range: { type: 'choice', choices: ['tiers', 'exact'] }, default: 'tiers', doc: 'per-tier delay queues, or exact delays on shared level queues' },
+  delayMode: { variable: 'DELAY_MODE', code: 'delayMode', range: { type: 'choice', choices: ['tiers', 'exact', 'native'] }, default: 'tiers', doc: 'per-tier delay queues, exact delays on shared level queues, or (RabbitMQ 4.3+, pull only, quorum work queue) the broker\'s own delayed retry' },
   delayResolutionMs: { variable: 'DELAY_RESOLUTION_MS', code: 'delayResolutionMs', range: { type: 'integer', min: 10, max: 3_600_000 }, default: 1000, doc: '`exact` mode: one time unit' },
   queueType: { variable: 'QUEUE_TYPE', code: 'queueType', range: { type: 'choice', choices: ['quorum', 'classic'] }, default: 'quorum', doc: 'type of the delay and parking queues' },
   ackOrder: { variable: 'ACK_ORDER', code: 'ackOrder', range: { type: 'choice', choices: ACK_ORDERS }, default: 'publish-then-ack', doc: 'which step comes first when a message is retried or parked' },

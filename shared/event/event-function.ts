@@ -1,5 +1,6 @@
 import type { ChannelModel } from 'amqplib';
-import { DEFAULTS, loadConfig } from '../config/config.js';
+import { type Config, DEFAULTS, loadConfig, NATIVE_EVENT_REFUSAL } from '../config/config.js';
+import { ConfigError } from '../errors.js';
 import { createLambdaFunction, type FunctionOptions, type LambdaContext } from '../core/lambda-function.js';
 import type { Handler } from '../message/message.js';
 import { checkDelayPath } from '../copy/delay-path-check.js';
@@ -33,6 +34,7 @@ function createEventFunction(handler: Handler, given: FunctionOptions = {}) {
     defaultName: DEFAULTS.eventFunctionName,
     loadConfig: (env) => loadConfig(env, DEFAULTS.eventFunctionName),
     async run({ config, event, budgetMs, log, metrics, idempotency }) {
+      refuseNative(config);
       try {
         return await runEvent({ config, handler, event, budgetMs, log, metrics, idempotency, beforeHandlers });
       } catch (error) {
@@ -45,6 +47,14 @@ function createEventFunction(handler: Handler, given: FunctionOptions = {}) {
       }
     },
   });
+}
+
+/**
+ * The event source mapping acks a whole batch over AMQP 0-9-1: it cannot settle one message with a
+ * delay, and a native queue has no delay queues to copy a retry to. A native queue is served by pull.
+ */
+function refuseNative(config: Config): void {
+  if (config.delayMode === 'native') throw new ConfigError(NATIVE_EVENT_REFUSAL);
 }
 
 /** The batch failed on a copy the broker returned as unroutable (`mandatory`). */

@@ -1,4 +1,4 @@
-import { type Config, type ConfigInCode, loadConfig } from '../config/config.js';
+import { type Config, type ConfigInCode, loadConfig, NATIVE_EVENT_REFUSAL } from '../config/config.js';
 import type { Env } from '../config/env.js';
 import { createEventFunction } from '../event/event-function.js';
 import { createPullFunction } from '../pull/pull-function.js';
@@ -80,6 +80,7 @@ function defineQueue(options: QueueOptions) {
   // Every option in code checked now, against an empty environment: the variables are read at the first
   // invocation (idempotency was checked above: its store may be one only the deployed environment names).
   const checked = loadConfig({}, `boomerang-${name}-pull`, { ...code, idempotency: undefined });
+  if (checked.delayMode === 'native' && deploy.modes.includes('event')) throw new ConfigError(`${source}: ${NATIVE_EVENT_REFUSAL}`);
   const queue: QueueDefinition = Object.freeze({ name, workQueue: checked.workQueue, handler, options: Object.freeze({ ...options }), deploy, code, loadConfig: load, [DEFINITION]: true });
   return {
     queue,

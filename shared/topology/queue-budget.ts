@@ -12,6 +12,7 @@ const MAX_DELAY_QUEUES = 100;
 
 /** The delay queues `options` plan: one per tier, or the exact levels plus the unroutable keeper. */
 function plannedDelayQueueCount(options: TopologyOptions): number {
+  if (options.delayMode === 'native') return 0;
   return options.delayMode === 'tiers' ? options.tierDelaysMs.length : exactLevelCount(options) + 1;
 }
 

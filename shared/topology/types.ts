@@ -4,8 +4,12 @@ import type { PolicyFix } from './policy-fix.js';
 /** Queue type for the delay and parking queues (and a work queue Boomerang creates). */
 type QueueType = 'quorum' | 'classic';
 
-/** How the delay path is built: one queue per backoff tier, or binary levels for arbitrary delays. */
-type DelayMode = 'tiers' | 'exact';
+/**
+ * How the delay path is built: one queue per backoff tier, binary levels for arbitrary delays, or
+ * none at all (`native`: RabbitMQ 4.3's quorum queue holds a failed message until the time its
+ * settlement names, and dead-letters a parked one; see docs/topology.md#native).
+ */
+type DelayMode = 'tiers' | 'exact' | 'native';
 
 /** What the builders need to know; derived from `Config` by `topologyOptionsFromConfig`. */
 type TopologyOptions = {

@@ -196,6 +196,20 @@ describe('the event function: one lifecycle with pull', () => {
     expect(error?.summary).toMatchObject({ received: 2, acked: 0, stoppedBecause: 'topology-drift' });
   });
 
+  it('refuses a native queue before it connects or calls a handler: the event source cannot settle a message with a delay', async () => {
+    // Prepare: nothing on the broker; a connection would not even be tried.
+    const config = testConfig({ WORK_QUEUE: uniqueName('native-event'), DELAY_MODE: 'native', AMQP_URL: 'amqp://guest:guest@127.0.0.1:1' });
+    let calls = 0;
+    const invokeFunction = createEventFunction(() => { calls++; }, { config, log: silentLogger });
+    const event = eventFor({ [config.workQueue]: [rmqMessage('ok')] });
+    // Act
+    const error = await invokeFunction(event, { awsRequestId: 'req-native', getRemainingTimeInMillis: () => 5000 }).then(() => undefined, (e: unknown) => e as Error);
+    // Assess
+    expect(calls).toBe(0);
+    expect(error?.name).toBe('ConfigError');
+    expect(error?.message).toContain("delayMode 'native' is served by the pull function only");
+  });
+
   it('copies a message over MAX_MESSAGE_BYTES whole: event mode does not use the limit (the broker took this very body)', async () => {
     // Prepare
     const broker = testBroker();

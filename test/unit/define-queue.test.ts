@@ -55,7 +55,7 @@ describe('defineQueue', () => {
     ['a batch size out of range', { batchSize: 0 }, 'batchSize in defineQueue("orders") must be an integer from 1 to 2000; got 0'],
     ['a batch size that is not whole', { batchSize: 1.5 }, 'batchSize in defineQueue("orders") must be an integer from 1 to 2000; got 1.5'],
     ['a concurrency that is not a number', { concurrency: '8' }, 'concurrency in defineQueue("orders") must be a number; got "8"'],
-    ['a bad delay mode', { delayMode: 'later' }, 'delayMode in defineQueue("orders") must be one of tiers, exact; got "later"'],
+    ['a bad delay mode', { delayMode: 'later' }, 'delayMode in defineQueue("orders") must be one of tiers, exact, native; got "later"'],
     ['a bad ack order', { ackOrder: 'whenever' }, 'ackOrder in defineQueue("orders") must be one of publish-then-ack, ack-then-publish'],
     ['a reserved queue name', { workQueue: 'amq.orders' }, 'workQueue in defineQueue("orders") must not start with "amq."'],
     ['a parking lot equal to the work queue', { parkingQueue: 'orders' }, 'the parking queue must differ from the work queue in defineQueue("orders")'],
@@ -66,6 +66,9 @@ describe('defineQueue', () => {
     ['options for a mode not deployed', { deploy: { event: { batchSize: 5 } } }, "deploy.event in defineQueue(\"orders\") is set, but deploy.modes does not include 'event'"],
     ['a schedule out of range', { deploy: { pull: { rateMinutes: 0 } } }, 'deploy.pull.rateMinutes in defineQueue("orders") must be an integer from 1 to 1440; got 0'],
     ['an unknown deploy option', { deploy: { pull: { rate: 1 } } }, 'Unknown option deploy.pull.rate in defineQueue("orders")'],
+    ['native delays on classic queues', { delayMode: 'native', queueType: 'classic' }, 'delayMode \'native\' in defineQueue("orders") needs queueType \'quorum\''],
+    ['native delays in event mode', { delayMode: 'native', deploy: { modes: ['event'] } }, 'defineQueue("orders"): delayMode \'native\' is served by the pull function only'],
+    ['native delays in both modes', { delayMode: 'native', deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true } }, 'deploy.modes [\'pull\'], or use delayMode \'tiers\' or \'exact\' for event mode'],
   ])('refuses %s at once, naming the option and the queue', (_what, change, message) => {
     // Act
     const error = configError(() => defineQueue({ ...BASE, ...change } as QueueOptions));
