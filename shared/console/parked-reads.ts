@@ -1,8 +1,8 @@
 import type { ConsumeMessage } from 'amqplib';
-import { BoomerangHeader } from '../message/headers.js';
 import { READ_WINDOW, Selection, walkReported, type CommandContext, type WalkResult } from '../parked/context.js';
 import type { ParkedFilter } from '../parked/filters.js';
 import { showEntry, valueText } from '../parked/message-format.js';
+import { NATIVE_RETRY_NO, parkField, type BoomerangField } from '../parked/park-fields.js';
 import { toParkedView } from '../parked/parked-view.js';
 import { listEntry } from '../parked/table.js';
 
@@ -32,24 +32,28 @@ type HistoryStep = { readonly at: string | null; readonly event: string };
 
 /**
  * What happened to a message, read from its headers: first and last failure, retries and attempts,
- * the park, and each dead-lettering the broker recorded (`x-death`).
+ * the park, and each dead-lettering the broker recorded (`x-death`). A native park's fields are its
+ * `x-opt-boomerang-*` annotations, and its retries were the broker's, not trips through a delay queue.
  */
 function attemptHistory(headers: Readonly<Record<string, unknown>>, retryHeader: string): HistoryStep[] {
-  const at = (name: string): string | null => (headers[name] === undefined ? null : valueText(headers[name]));
+  const field = (name: BoomerangField): unknown => parkField(headers, name);
+  const at = (name: BoomerangField): string | null => (field(name) === undefined ? null : valueText(field(name)));
   const steps: HistoryStep[] = [];
-  if (headers[BoomerangHeader.firstFailureAt] !== undefined) steps.push({ at: at(BoomerangHeader.firstFailureAt), event: 'first failure' });
+  if (field('firstFailureAt') !== undefined) steps.push({ at: at('firstFailureAt'), event: 'first failure' });
   const retries = headers[retryHeader];
+  const nativeRetries = headers[NATIVE_RETRY_NO];
   if (retries !== undefined) steps.push({ at: null, event: `retried ${valueText(retries)} time(s) through the delay path` });
-  if (headers[BoomerangHeader.lastFailureAt] !== undefined) steps.push({ at: at(BoomerangHeader.lastFailureAt), event: 'last failure' });
+  else if (nativeRetries !== undefined) steps.push({ at: null, event: `retried ${valueText(nativeRetries)} time(s) by the broker (native delayed retry)` });
+  if (field('lastFailureAt') !== undefined) steps.push({ at: at('lastFailureAt'), event: 'last failure' });
   const deaths = Array.isArray(headers['x-death']) ? (headers['x-death'] as Record<string, unknown>[]) : [];
   for (const death of [...deaths].reverse()) {
     const time = death.time as { value?: unknown } | undefined;
     const when = typeof time?.value === 'number' ? new Date(time.value * 1000).toISOString() : null;
     steps.push({ at: when, event: `dead-lettered by the broker from ${valueText(death.queue)} (${valueText(death.reason)}), ${valueText(death.count)} time(s)` });
   }
-  if (headers[BoomerangHeader.parkedAt] !== undefined) {
-    const attempts = headers[BoomerangHeader.attempts];
-    steps.push({ at: at(BoomerangHeader.parkedAt), event: `parked after ${attempts === undefined ? 'an unknown number of' : valueText(attempts)} attempt(s): ${valueText(headers[BoomerangHeader.parkReason] ?? 'no reason recorded')}` });
+  if (field('parkedAt') !== undefined) {
+    const attempts = field('attempts');
+    steps.push({ at: at('parkedAt'), event: `parked after ${attempts === undefined ? 'an unknown number of' : valueText(attempts)} attempt(s): ${valueText(field('parkReason') ?? 'no reason recorded')}` });
   }
   return steps;
 }
@@ -72,7 +76,7 @@ async function readMessageDetail(ctx: CommandContext, messageId: string, retryHe
   });
   if (found === undefined) return { ...result, message: null };
   const headers = found.properties.headers ?? {};
-  const stack = headers[BoomerangHeader.errorStack];
+  const stack = parkField(headers, 'errorStack');
   return {
     ...result,
     message: { ...showEntry(found, DETAIL_BODY_CHARS), stack: stack === undefined ? null : valueText(stack), history: attemptHistory(headers, retryHeader) },

@@ -1,6 +1,7 @@
 import type { MessageProperties, Options } from 'amqplib';
 import type { Copy } from '../message/copy-message.js';
 import { BoomerangHeader, STRIPPED_HEADERS } from '../message/headers.js';
+import { annotationOf, isNativeBookkeeping, NATIVE_RETRY_NO } from './park-fields.js';
 import type { Parked } from './parked-view.js';
 
 /** Headers the broker sets on a delivery, or that would route a copy to other queues (`CC`, `BCC`). */
@@ -8,8 +9,18 @@ const DELIVERY_HEADERS: ReadonlySet<string> = new Set(['x-delivery-count', 'x-ac
 
 /** Boomerang headers a replayed message keeps: where it was first published (rules and handlers read them). */
 const KEPT_ON_REPLAY: ReadonlySet<string> = new Set([BoomerangHeader.originalExchange, BoomerangHeader.originalRoutingKey]);
-/** Kept too with `--keep-count`: the message carries on with its retry history. */
-const KEPT_WITH_COUNT: ReadonlySet<string> = new Set([BoomerangHeader.firstFailureAt, BoomerangHeader.lastFailureAt]);
+/**
+ * Kept too with `--keep-count`: the message carries on with its retry history, a native park's
+ * (annotations) as well as a copy's. Never its failed-settlement count: that is checked against the
+ * broker's `x-delivery-count`, which starts over on the replayed message.
+ */
+const KEPT_WITH_COUNT: ReadonlySet<string> = new Set([
+  BoomerangHeader.firstFailureAt,
+  BoomerangHeader.lastFailureAt,
+  NATIVE_RETRY_NO,
+  annotationOf(BoomerangHeader.firstFailureAt),
+  annotationOf(BoomerangHeader.lastFailureAt),
+]);
 
 /**
  * The same message again, for the tail of the parking lot (a non-destructive read republishes each
@@ -31,12 +42,15 @@ type ReplayOptions = {
 /**
  * A parked message made ready for its work queue again: persistent, the park headers (`boomerang-*`
  * error, attempts, reason, times...) and the broker's dead-letter headers removed, the retry count
- * removed unless `keepCount`. Trace context and the team's headers travel unchanged.
+ * removed unless `keepCount`. A native park's bookkeeping goes too (`x-opt-boomerang-*`,
+ * `x-opt-delivery-time`): on RabbitMQ 4.3 a 0-9-1 `x-` header reaches an AMQP 1.0 consumer as a
+ * message annotation, so native mode would read the old retry count back. Trace context and the
+ * team's headers (other `x-opt-` ones included) travel unchanged.
  */
 function replayCopy(message: Parked, options: ReplayOptions): Copy {
   const headers = withoutHeaders(message.properties.headers, (name) => {
     if (options.keepCount && (name === options.retryHeader || KEPT_WITH_COUNT.has(name))) return false;
-    if (name === options.retryHeader || STRIPPED_HEADERS.has(name) || DELIVERY_HEADERS.has(name)) return true;
+    if (name === options.retryHeader || STRIPPED_HEADERS.has(name) || DELIVERY_HEADERS.has(name) || isNativeBookkeeping(name)) return true;
     return name.startsWith('boomerang-') && !KEPT_ON_REPLAY.has(name);
   });
   return { content: message.content, options: { ...properties(message.properties), persistent: true, headers } };

@@ -1,14 +1,15 @@
 import type { Message } from 'amqplib';
 import { BoomerangHeader } from '../message/headers.js';
+import { parkField } from './park-fields.js';
 
 /** What the parking-lot commands read of one parked message (pure, from its headers). */
 type ParkedView = {
   readonly messageId: string | undefined;
   /** When it was parked: Boomerang's header, else the broker's dead-letter time (safety net). */
   readonly parkedAt: Date | undefined;
-  /** Attempts made (retries + the last one), when Boomerang parked it. */
+  /** Attempts made (retries + the last one), when Boomerang parked it (as a copy or natively). */
   readonly attempts: number | undefined;
-  /** The handler's error name; for a message the broker dead-lettered, the reason in brackets. */
+  /** The handler's error name; for a message the broker dead-lettered without Boomerang, the reason in brackets. */
   readonly errorName: string | undefined;
   readonly errorMessage: string | undefined;
   /** Why it was parked: Boomerang's header, else the broker's last dead-lettering in words. */
@@ -25,19 +26,21 @@ type ParkedView = {
 type Parked = Pick<Message, 'content' | 'fields' | 'properties'>;
 
 /**
- * Reads a parked message: Boomerang's `boomerang-*` headers when Boomerang parked it, else the
- * broker's record of its last dead-lettering (the work queue's safety net).
+ * Reads a parked message: Boomerang's fields when Boomerang parked it (`boomerang-*` headers on a
+ * parked copy, `x-opt-boomerang-*` annotations on a native park: see `parkField`), else the broker's
+ * record of its last dead-lettering (the work queue's safety net). The source queue comes from that
+ * record whenever Boomerang did not write one, as on every native park.
  */
 function toParkedView(message: Parked): ParkedView {
   const headers: Record<string, unknown> = message.properties.headers ?? {};
   const death = lastDeath(headers);
   return {
     messageId: text(message.properties.messageId),
-    parkedAt: isoDate(headers[BoomerangHeader.parkedAt]) ?? death.time,
-    attempts: count(headers[BoomerangHeader.attempts]),
-    errorName: text(headers[BoomerangHeader.errorName]) ?? (death.reason === undefined ? undefined : `(${death.reason})`),
-    errorMessage: text(headers[BoomerangHeader.errorMessage]),
-    parkReason: text(headers[BoomerangHeader.parkReason]) ?? deathInWords(death),
+    parkedAt: isoDate(parkField(headers, 'parkedAt')) ?? death.time,
+    attempts: count(parkField(headers, 'attempts')),
+    errorName: text(parkField(headers, 'errorName')) ?? (death.reason === undefined ? undefined : `(${death.reason})`),
+    errorMessage: text(parkField(headers, 'errorMessage')),
+    parkReason: text(parkField(headers, 'parkReason')) ?? deathInWords(death),
     sourceQueue: text(headers[BoomerangHeader.sourceQueue]) ?? death.queue,
     routingKey: text(headers[BoomerangHeader.originalRoutingKey]) ?? message.fields.routingKey,
     headers,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EDITED_HEADER, editedCopy, parseMessageEdit } from '../../shared/console/edit-replay.js';
 import { fakeDelivery } from '../helpers/fakes.js';
+import { NATIVE_ANNOTATIONS, nativeParkHeaders } from '../helpers/native-park.js';
 
 describe('parseMessageEdit', () => {
   it('accepts a text body and a flat header table', () => {
@@ -32,5 +33,14 @@ describe('editedCopy', () => {
     expect(copy.content.toString()).toBe('{"amount":12}');
     expect(copy.options.headers).toEqual({ tenant: 'globex', [EDITED_HEADER]: `edited-at=2026-11-24T00:00:00.000Z; original-body-sha256=${hash}` });
     expect(copy.options).toMatchObject({ messageId: 'm-1', persistent: true });
+  });
+
+  it('drops a native park\'s annotations the edit form sent back (x-opt-boomerang-*, x-opt-delivery-time), as a replay does', () => {
+    // Prepare: the form starts from the parked message's headers, annotations included
+    const original = fakeDelivery({ headers: nativeParkHeaders() });
+    // Act
+    const copy = editedCopy(original, { body: '{}', headers: { tenant: 'globex', ...NATIVE_ANNOTATIONS } }, { retryHeader: 'x-retry-no', nowMs: 0 });
+    // Assess
+    expect(Object.keys(copy.options.headers ?? {}).sort()).toEqual([EDITED_HEADER, 'tenant']);
   });
 });

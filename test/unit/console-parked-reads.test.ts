@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attemptHistory } from '../../shared/console/parked-reads.js';
+import { nativeParkHeaders } from '../helpers/native-park.js';
 
 describe('attemptHistory', () => {
   it('lists first failure, retries, last failure, broker dead-letterings (oldest first) and the park', () => {
@@ -27,5 +28,18 @@ describe('attemptHistory', () => {
 
   it('is empty for a message without history headers', () => {
     expect(attemptHistory({ tenant: 'acme' }, 'x-retry-no')).toEqual([]);
+  });
+
+  it('reads a native park from its annotations: failures, the broker\'s delayed retries, the park and its dead-lettering', () => {
+    // Act
+    const history = attemptHistory(nativeParkHeaders(), 'x-retry-no');
+    // Assess
+    expect(history).toEqual([
+      { at: '2026-11-22T08:00:00.000Z', event: 'first failure' },
+      { at: null, event: 'retried 2 time(s) by the broker (native delayed retry)' },
+      { at: '2026-11-22T08:59:00.000Z', event: 'last failure' },
+      { at: new Date(1_795_334_400_000).toISOString(), event: 'dead-lettered by the broker from orders (rejected), 1 time(s)' },
+      { at: '2026-11-22T09:00:00.000Z', event: 'parked after 3 attempt(s): retries exhausted: 2 of 2 made' },
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { keepCopy, replayCopy } from '../../shared/parked/copies.js';
 import { fakeDelivery } from '../helpers/fakes.js';
+import { nativeParkHeaders, TEAM_HEADERS } from '../helpers/native-park.js';
 
 const TRACE = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=1', tenant: 'acme' };
 
@@ -81,5 +82,39 @@ describe('replayCopy', () => {
     const copy = replayCopy(message, { retryHeader: 'retry-count', keepCount: false });
     // Assess
     expect(copy.options.headers).toEqual({ 'x-retry-no': 'a team header' });
+  });
+});
+
+describe('replayCopy of a native park', () => {
+  /** A native park with the team's own header types (amqplib decodes them so). */
+  const teamTyped = { ...TEAM_HEADERS, count: 7, big: 2n ** 60n, when: { '!': 'timestamp', value: 1_795_334_400 }, raw: Buffer.from([0xff, 0x00]), nested: { a: [1, 'two'] }, 'x-team-flag': true };
+  const native = () => fakeDelivery({ routingKey: 'orders', headers: { ...nativeParkHeaders(), ...teamTyped } });
+
+  it('starts fresh: every x-opt-boomerang-* annotation, x-opt-delivery-time and the broker headers removed, the team\'s headers kept as they were', () => {
+    // Act
+    const copy = replayCopy(native(), { retryHeader: 'x-retry-no', keepCount: false });
+    // Assess
+    expect(copy.options.headers).toEqual(teamTyped);
+    expect(copy.options.headers?.raw).toBe(teamTyped.raw);
+    expect(copy.options.headers?.nested).toBe(teamTyped.nested);
+  });
+
+  it('keeps the native retry count and failure times with keepCount, never the failed-settlement count nor the delivery time', () => {
+    // Act
+    const copy = replayCopy(native(), { retryHeader: 'x-retry-no', keepCount: true });
+    // Assess: x-delivery-count starts over on the new message, so the old settlement count would no longer add up
+    expect(copy.options.headers).toEqual({
+      ...teamTyped,
+      'x-opt-boomerang-retry-no': 2,
+      'x-opt-boomerang-first-failure-at': '2026-11-22T08:00:00.000Z',
+      'x-opt-boomerang-last-failure-at': '2026-11-22T08:59:00.000Z',
+    });
+  });
+
+  it('keeps an x-opt- annotation that is not Boomerang\'s', () => {
+    // Act
+    const copy = replayCopy(fakeDelivery({ headers: { ...nativeParkHeaders(), 'x-opt-partner-trace': 'p-1' } }), { retryHeader: 'x-retry-no', keepCount: false });
+    // Assess
+    expect(copy.options.headers).toEqual({ ...TEAM_HEADERS, 'x-opt-partner-trace': 'p-1' });
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { toParkedView } from '../../shared/parked/parked-view.js';
 import { fakeDelivery } from '../helpers/fakes.js';
+import { nativeParkHeaders } from '../helpers/native-park.js';
 
 describe('toParkedView', () => {
   it('reads what Boomerang wrote on a parked copy', () => {
@@ -90,5 +91,48 @@ describe('toParkedView', () => {
     ['no headers at all', {}, { errorName: undefined, sourceQueue: undefined, routingKey: 'orders.created' }],
   ])('copes with %s', (_what, headers, expected) => {
     expect(toParkedView(fakeDelivery({ headers }))).toMatchObject(expected);
+  });
+
+  describe('a native park (RabbitMQ 4.3: the broker dead-lettered it, Boomerang\'s fields are x-opt- annotations)', () => {
+    it('reads the error, reason, attempts and time from the annotations, and the source queue from x-death', () => {
+      // Act
+      const view = toParkedView(fakeDelivery({ routingKey: 'orders', headers: nativeParkHeaders() }));
+      // Assess: not '(rejected)' nor the death in words, though x-death says rejected
+      expect(view).toMatchObject({
+        errorName: 'PartnerDown',
+        errorMessage: 'HTTP 503 for order 42',
+        parkReason: 'retries exhausted: 2 of 2 made',
+        attempts: 3,
+        parkedAt: new Date('2026-11-22T09:00:00.000Z'),
+        sourceQueue: 'orders',
+        routingKey: 'orders',
+      });
+    });
+
+    const { 'x-last-death-queue': _q, 'x-last-death-reason': _r, 'x-last-death-exchange': _x, ...withoutLastDeath } = nativeParkHeaders();
+    it.each([
+      ['x-death and x-last-death-*', nativeParkHeaders(), 'orders'],
+      ['x-death alone (3.10-style, as a walk on 3.10 republishes it)', withoutLastDeath, 'orders'],
+      ['a Boomerang source-queue header too (it wins)', { ...nativeParkHeaders(), [BoomerangHeader.sourceQueue]: 'orders.v2' }, 'orders.v2'],
+    ])('takes the source queue from %s', (_what, headers, sourceQueue) => {
+      expect(toParkedView(fakeDelivery({ headers })).sourceQueue).toBe(sourceQueue);
+    });
+
+    it.each([
+      ['errorName', { [BoomerangHeader.errorName]: 'Timeout' }, 'Timeout'],
+      ['errorMessage', { [BoomerangHeader.errorMessage]: 'took 3000ms' }, 'took 3000ms'],
+      ['parkReason', { [BoomerangHeader.parkReason]: 'unrecoverable' }, 'unrecoverable'],
+      ['attempts', { [BoomerangHeader.attempts]: 9 }, 9],
+    ] as const)('prefers a boomerang- header over its annotation (%s)', (field, header, expected) => {
+      expect(toParkedView(fakeDelivery({ headers: { ...nativeParkHeaders(), ...header } }))[field]).toBe(expected);
+    });
+
+    it.each([
+      ['a bigint attempts count (int64 on the wire)', { 'x-opt-boomerang-attempts': 3n }, { attempts: 3 }],
+      ['a byte-array error name', { 'x-opt-boomerang-error-name': Buffer.from('PartnerDown') }, { errorName: 'PartnerDown' }],
+      ['no park annotations (a reject from elsewhere): the death in words', { 'x-opt-boomerang-error-name': undefined, 'x-opt-boomerang-park-reason': undefined }, { errorName: '(rejected)', parkReason: 'dead-lettered by the broker from orders (rejected)' }],
+    ])('copes with %s', (_what, headers, expected) => {
+      expect(toParkedView(fakeDelivery({ headers: { ...nativeParkHeaders(), ...headers } }))).toMatchObject(expected);
+    });
   });
 });
