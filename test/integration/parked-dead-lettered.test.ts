@@ -1,7 +1,6 @@
-import type { ConfirmChannel, GetMessage } from 'amqplib';
+import type { GetMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
-import type { CommandContext } from '../../shared/parked/context.js';
 import { EVERYTHING } from '../../shared/parked/filters.js';
 import { listParked } from '../../shared/parked/list.js';
 import { replayParked } from '../../shared/parked/replay.js';
@@ -9,7 +8,7 @@ import { showParked } from '../../shared/parked/show.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { sleep, type TestBroker } from '../helpers/broker.js';
 import { publishJson, pullOnce, setUpTopology, testConfig } from '../helpers/engine.js';
-import { RecordingProgress } from '../helpers/fakes.js';
+import { runParkedCommand } from '../helpers/parked-command.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 const broker = useTestBroker();
@@ -42,26 +41,15 @@ async function rejectedAfterADelay(b: TestBroker): Promise<{ config: Config; del
   return { config, delayQueue: firstDeath };
 }
 
-async function run<T>(b: TestBroker, queue: string, command: (ctx: CommandContext) => Promise<T>): Promise<{ result: T; printed: string[] }> {
-  const channel: ConfirmChannel = await b.connection.createConfirmChannel();
-  const progress = new RecordingProgress();
-  try {
-    const result = await command({ channel, queue, publishTimeoutMs: 5000, progress: () => progress });
-    return { result, printed: progress.printed };
-  } finally {
-    await channel.close().catch(() => undefined);
-  }
-}
-
 describe('a message the broker dead-lettered into the parking lot after it came back from a delay queue', () => {
   it('is listed and shown with its last queue and reason, and replayed to its work queue', async () => {
     // Prepare
     const b = broker();
     const { config, delayQueue } = await rejectedAfterADelay(b);
     // Act
-    const listed = await run(b, config.parkingQueue, (ctx) => listParked(ctx, { filter: EVERYTHING, json: true }));
-    const shown = await run(b, config.parkingQueue, (ctx) => showParked(ctx, { messageId: 'order-7', json: true }));
-    const replayed = await run(b, config.parkingQueue, (ctx) => replayParked(ctx, { filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: config.retryHeader }));
+    const listed = await runParkedCommand(b, config.parkingQueue, (ctx) => listParked(ctx, { filter: EVERYTHING, json: true }));
+    const shown = await runParkedCommand(b, config.parkingQueue, (ctx) => showParked(ctx, { messageId: 'order-7', json: true }));
+    const replayed = await runParkedCommand(b, config.parkingQueue, (ctx) => replayParked(ctx, { filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: config.retryHeader }));
     // Assess
     expect(JSON.parse(listed.printed[0] as string)).toMatchObject({
       messageId: 'order-7',

@@ -1,0 +1,18 @@
+import type { ConfirmChannel } from 'amqplib';
+import type { CommandContext } from '../../shared/parked/context.js';
+import type { TestBroker } from './broker.js';
+import { RecordingProgress } from './fakes.js';
+
+/** Runs a parking-lot command the way the CLI does: its own confirm channel, closed (waiting for close-ok) afterwards; returns what it printed. */
+async function runParkedCommand<T>(b: TestBroker, queue: string, command: (ctx: CommandContext) => Promise<T>): Promise<{ result: T; printed: string[] }> {
+  const channel: ConfirmChannel = await b.connection.createConfirmChannel();
+  const progress = new RecordingProgress();
+  try {
+    const result = await command({ channel, queue, publishTimeoutMs: 5000, progress: () => progress });
+    return { result, printed: progress.printed };
+  } finally {
+    await channel.close().catch(() => undefined);
+  }
+}
+
+export { runParkedCommand };
