@@ -23,23 +23,24 @@ import {
   plannedEntities,
 } from './broker-ops.js';
 import { brokerMajor } from './delivery-limit.js';
-import { examineExisting } from './examine.js';
+import { assertNativeBroker } from './native-broker.js';
+import { type ExamineContext, examineExisting } from './examine.js';
 import { topologyMismatchError } from './mismatch.js';
 import { assertPlanFitsBroker, parkingLotCheck } from './queue-checks.js';
 import { type ApplyReport, type ApplyStatus, entityItem, type ReportItem } from './report.js';
-import type { ArgumentDifference, TopologyPlan, TopologyWarning } from './types.js';
+import type { ArgumentDifference, PolicyReader, TopologyPlan, TopologyWarning } from './types.js';
 
 type Applied = { readonly item: ReportItem<ApplyStatus>; readonly warning?: TopologyWarning };
 
-async function applyEntity(lender: ChannelLender, entity: PlannedEntity, major: number | undefined, parkingQueue: string): Promise<Applied> {
+async function applyEntity(lender: ChannelLender, entity: PlannedEntity, context: ExamineContext): Promise<Applied> {
   const { kind, spec } = entity;
   const messageCount = await inspect(lender, entity);
   const created = messageCount === undefined && (await declare(lender, entity)).equal;
   if (created) {
-    const { detail, warning } = kind === 'queue' && spec.role === 'parking' ? parkingLotCheck(spec.name, spec.arguments, major) : {};
+    const { detail, warning } = kind === 'queue' && spec.role === 'parking' ? parkingLotCheck(spec.name, spec.arguments, context.major) : {};
     return { item: { ...entityItem(kind, spec.name, 'created'), ...(detail === undefined ? {} : { detail }) }, warning };
   }
-  const { differences, detail, warning } = await examineExisting(lender, entity, major, parkingQueue);
+  const { differences, detail, warning } = await examineExisting(lender, entity, context);
   const status = kind === 'queue' && spec.onlyIfMissing ? 'exists' : differences.length > 0 ? 'mismatch' : 'unchanged';
   const item = { ...entityItem(kind, spec.name, status, differences), ...(messageCount === undefined ? {} : { messageCount }), ...(detail === undefined ? {} : { detail }) };
   return { item, warning };
@@ -53,16 +54,19 @@ async function applyEntity(lender: ChannelLender, entity: PlannedEntity, major: 
  * const report = await applyTopology(connection, plan);
  * console.log(formatReport(report));
  */
-async function applyTopology(connection: ChannelModel, plan: TopologyPlan): Promise<ApplyReport> {
-  const major = brokerMajor(brokerVersionOf(connection));
+async function applyTopology(connection: ChannelModel, plan: TopologyPlan, options: { readonly readPolicy?: PolicyReader } = {}): Promise<ApplyReport> {
+  const version = brokerVersionOf(connection);
+  assertNativeBroker(plan, version);
+  const major = brokerMajor(version);
   assertPlanFitsBroker(plan, major);
   const parkingQueue = plan.queues.find((q) => q.role === 'parking')?.name ?? '';
+  const context: ExamineContext = { major, parkingQueue, readPolicy: options.readPolicy };
   const lender = lendChannels(connection);
   const items: ReportItem<ApplyStatus>[] = [];
   const warnings: TopologyWarning[] = [];
   try {
     for (const entity of plannedEntities(plan)) {
-      const { item, warning } = await applyEntity(lender, entity, major, parkingQueue);
+      const { item, warning } = await applyEntity(lender, entity, context);
       items.push(item);
       if (warning) warnings.push(warning);
     }
@@ -76,7 +80,7 @@ async function applyTopology(connection: ChannelModel, plan: TopologyPlan): Prom
       throw topologyMismatchError(differences, counts, warnings);
     }
     // Last, and only once everything above matched: the marker vouches for the whole delay path.
-    for (const entity of markerEntities(plan)) items.push((await applyEntity(lender, entity, major, parkingQueue)).item);
+    for (const entity of markerEntities(plan)) items.push((await applyEntity(lender, entity, context)).item);
   } finally {
     await lender.close();
   }

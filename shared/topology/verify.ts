@@ -19,20 +19,21 @@ import {
   plannedEntities,
 } from './broker-ops.js';
 import { brokerMajor } from './delivery-limit.js';
-import { examineExisting } from './examine.js';
+import { assertNativeBroker } from './native-broker.js';
+import { type ExamineContext, examineExisting } from './examine.js';
 import { assertPlanFitsBroker } from './queue-checks.js';
 import { entityItem, type ReportItem, type VerifyReport, type VerifyStatus } from './report.js';
-import type { TopologyPlan, TopologyWarning } from './types.js';
+import type { PolicyReader, TopologyPlan, TopologyWarning } from './types.js';
 
 const BINDINGS_NOT_READABLE = 'AMQP 0.9.1 cannot read bindings: see `rabbitmqctl list_bindings` or the management API';
 
 type Verified = { readonly item: ReportItem<VerifyStatus>; readonly warning?: TopologyWarning };
 
-async function verifyEntity(lender: ChannelLender, entity: PlannedEntity, major: number | undefined, parkingQueue: string): Promise<Verified> {
+async function verifyEntity(lender: ChannelLender, entity: PlannedEntity, context: ExamineContext): Promise<Verified> {
   const { kind, spec } = entity;
   const messageCount = await inspect(lender, entity);
   if (messageCount === undefined) return { item: entityItem(kind, spec.name, 'missing') };
-  const { differences, detail, warning } = await examineExisting(lender, entity, major, parkingQueue);
+  const { differences, detail, warning } = await examineExisting(lender, entity, context);
   const item = {
     ...entityItem(kind, spec.name, differences.length > 0 ? 'different' : 'ok', differences),
     ...(kind === 'queue' ? { messageCount } : {}),
@@ -48,16 +49,19 @@ async function verifyEntity(lender: ChannelLender, entity: PlannedEntity, major:
  * const report = await verifyTopology(connection, buildTopologyPlan({ ...options, brokerVersion: brokerVersionOf(connection) }));
  * if (!report.ok) console.error(formatReport(report));
  */
-async function verifyTopology(connection: ChannelModel, plan: TopologyPlan): Promise<VerifyReport> {
-  const major = brokerMajor(brokerVersionOf(connection));
+async function verifyTopology(connection: ChannelModel, plan: TopologyPlan, options: { readonly readPolicy?: PolicyReader } = {}): Promise<VerifyReport> {
+  const version = brokerVersionOf(connection);
+  assertNativeBroker(plan, version);
+  const major = brokerMajor(version);
   assertPlanFitsBroker(plan, major);
   const parkingQueue = plan.queues.find((q) => q.role === 'parking')?.name ?? '';
+  const context: ExamineContext = { major, parkingQueue, readPolicy: options.readPolicy };
   const lender = lendChannels(connection);
   const items: ReportItem<VerifyStatus>[] = [];
   const warnings: TopologyWarning[] = [];
   try {
     for (const entity of [...plannedEntities(plan), ...markerEntities(plan)]) {
-      const { item, warning } = await verifyEntity(lender, entity, major, parkingQueue);
+      const { item, warning } = await verifyEntity(lender, entity, context);
       items.push(item);
       if (warning) warnings.push(warning);
     }
