@@ -8,6 +8,8 @@
  * made, so a second run after fixing the listed entities completes the topology. Other broker failures
  * are rethrown at once. Where messages can be dropped and only a policy or the team can change it (the
  * work queue's or an older parking lot's delivery limit), the report carries a warning, not an error.
+ * A native plan (`x-delayed-retry-type`) is refused on a broker older than 4.3 (`UnsupportedBrokerError`)
+ * before anything is declared; its existing work queue is checked like the others (native-check.ts).
  */
 import type { ChannelModel } from 'amqplib';
 import {
@@ -49,6 +51,7 @@ async function applyEntity(lender: ChannelLender, entity: PlannedEntity, context
 /**
  * Creates what is missing and checks what exists; see the module comment for how it fails.
  * Takes the connection, not a channel: a 404 or 406 closes the channel it happens on.
+ * `options.readPolicy` reads a native work queue's policy (AMQP cannot); without it, its arguments alone are judged.
  * @example
  * const plan = buildTopologyPlan({ ...options, brokerVersion: brokerVersionOf(connection) });
  * const report = await applyTopology(connection, plan);

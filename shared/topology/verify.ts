@@ -5,7 +5,9 @@
  * The work queue's arguments are its team's: read only to warn when its delivery limit drops messages.
  * Bindings and policies cannot be read over AMQP 0.9.1, so bindings are reported `not-checked`, and
  * warnings say what a policy could change. (An entity deleted between the check and the declare would
- * be re-created; the window is one round trip.)
+ * be re-created; the window is one round trip.) A native plan is refused on a broker older than 4.3
+ * (`UnsupportedBrokerError`), and its work queue is checked from its arguments and, given a
+ * `readPolicy`, its effective policy (native-check.ts).
  */
 import type { ChannelModel } from 'amqplib';
 import {
@@ -44,7 +46,7 @@ async function verifyEntity(lender: ChannelLender, entity: PlannedEntity, contex
 
 /**
  * Reports, per entity, whether the broker matches the plan, and where messages can be dropped;
- * never creates anything.
+ * never creates anything. `options.readPolicy` reads a native work queue's policy (AMQP cannot).
  * @example
  * const report = await verifyTopology(connection, buildTopologyPlan({ ...options, brokerVersion: brokerVersionOf(connection) }));
  * if (!report.ok) console.error(formatReport(report));
