@@ -12,7 +12,9 @@ import { topologyDefinitions } from '../topology/definitions.js';
 import { buildTopologyPlan } from '../topology/plan.js';
 import type { TopologyMismatchError } from '../topology/mismatch.js';
 import { formatReport } from '../topology/report.js';
-import type { TopologyPlan } from '../topology/types.js';
+import { nativeBrokerRefusal } from '../topology/native-broker.js';
+import { rabbitmqctlPolicyReader } from '../topology/rabbitmqctl-policies.js';
+import type { PolicyReader, TopologyPlan } from '../topology/types.js';
 import { verifyTopology } from '../topology/verify.js';
 import { parseCli, runCli } from './args.js';
 import { UsageError } from '../errors.js';
@@ -20,6 +22,7 @@ import { mergeDefinitions } from './merge-definitions.js';
 import { type QueueTarget, queueTargets } from './queue-flags.js';
 
 const USAGE = `Usage: npm run topology -- <apply|verify|export> [--function <name> | --queue <name>] [--out <file>] [--vhost <name>] [--broker-version <x.y.z>]
+       [--rabbitmqctl <command>]
 
 Covers every queue declared in functions/ (each file exporting \`queue\` made by defineQueue; the folder
 is BOOMERANG_FUNCTIONS_DIR when set), each with its own options, in one command.
@@ -42,15 +45,21 @@ is BOOMERANG_FUNCTIONS_DIR when set), each with its own options, in one command.
                    the vhost of the first AMQP_URL, else /)
   --broker-version <x.y.z>  export: the RabbitMQ version the definitions are for; 4.x gives a quorum
                    parking lot x-delivery-limit -1 (no limit). Without it: none, right for 3.x only
+                   (DELAY_MODE=native assumes 4.3 or later, and refuses an older version)
+  --rabbitmqctl <command>  apply and verify: how to run rabbitmqctl against the broker (e.g.
+                   'rabbitmqctl -n rabbit@host'), to read a DELAY_MODE=native work queue's policy,
+                   which AMQP cannot; without it, that queue's arguments alone are judged
   -h, --help       this text
 
 Reads the same environment as the functions (AMQP_URL or AMQP_SECRET_ID, and the variables a queue's
 file leaves to the environment: DELAY_MODE, MAX_RETRIES, BACKOFF_*, RETRY_RULES...): the delay queues
 follow each queue's retry policy and rules.
-Exit codes: 0 in order, 1 missing or different (or the broker failed), 2 bad usage.`;
+DELAY_MODE=native needs RabbitMQ 4.3 or later: apply and verify refuse an older broker, naming its
+version and the modes that work there.
+Exit codes: 0 in order, 1 missing or different (or the broker failed or was refused), 2 bad usage.`;
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseCli(process.argv.slice(2), { function: { type: 'string' }, queue: { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' } });
+  const { values, positionals } = parseCli(process.argv.slice(2), { function: { type: 'string' }, queue: { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' }, rabbitmqctl: { type: 'string' } });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -63,8 +72,11 @@ async function main(): Promise<number> {
   if (command !== 'export' && (values.out !== undefined || values.vhost !== undefined || values['broker-version'] !== undefined)) {
     throw new UsageError('--out, --vhost and --broker-version are for export only');
   }
+  if (command === 'export' && values.rabbitmqctl !== undefined) throw new UsageError('--rabbitmqctl is for apply and verify only');
   const targets = await queueTargets({ function: values.function, queue: values.queue }, process.env);
   if (command === 'export') {
+    const refused = values['broker-version'] !== undefined && targets.some((t) => t.config.delayMode === 'native') ? nativeBrokerRefusal(values['broker-version']) : undefined;
+    if (refused !== undefined) throw refused;
     const plans = targets.map((t) => ({ ...t, plan: buildTopologyPlan({ ...topologyOptionsFromConfig(t.config), brokerVersion: values['broker-version'] }) }));
     return exportDefinitions(plans, values.out, values.vhost);
   }
@@ -75,12 +87,14 @@ async function main(): Promise<number> {
   const broker = await connectFromConfig(first.config, { connectionName: 'boomerang-topology', log });
   const brokerVersion = brokerVersionOf(broker.connection);
   const vhost = first.config.amqpSecret?.vhost ?? vhostOfUrl(first.config.amqpUrls[0] ?? '');
+  const ctl = values.rabbitmqctl?.split(/\s+/).filter((word) => word !== '');
+  const readPolicy = ctl === undefined || ctl.length === 0 ? undefined : rabbitmqctlPolicyReader(ctl, vhost);
   try {
     let code = 0;
     for (const { label, config } of targets) {
       const plan = buildTopologyPlan({ ...topologyOptionsFromConfig(config), brokerVersion });
       if (targets.length > 1) process.stdout.write(`== ${label} (${config.workQueue})\n`);
-      code = Math.max(code, command === 'apply' ? await apply(broker.connection, plan, config, vhost, brokerVersion) : await verify(broker.connection, plan, vhost));
+      code = Math.max(code, command === 'apply' ? await apply(broker.connection, plan, config, { vhost, brokerVersion, readPolicy }) : await verify(broker.connection, plan, vhost, readPolicy));
     }
     return code;
   } finally {
@@ -88,8 +102,8 @@ async function main(): Promise<number> {
   }
 }
 
-async function verify(connection: ChannelModel, plan: TopologyPlan, vhost: string): Promise<number> {
-  const report = await verifyTopology(connection, plan);
+async function verify(connection: ChannelModel, plan: TopologyPlan, vhost: string, readPolicy: PolicyReader | undefined): Promise<number> {
+  const report = await verifyTopology(connection, plan, { readPolicy });
   const verdict = report.ok ? 'topology is in order' : 'topology is NOT in order: see above';
   process.stdout.write(`${formatReport(report)}\n${said(formatVerifyAdvice(report, vhost))}${verdict}${report.warnings.length > 0 ? `, with ${report.warnings.length} warning(s)` : ''}\n`);
   return report.ok ? 0 : 1;
@@ -100,9 +114,11 @@ function said(lines: readonly string[]): string {
   return lines.map((line) => `${line}\n`).join('');
 }
 
-async function apply(connection: ChannelModel, plan: TopologyPlan, config: Config, vhost: string, brokerVersion: string | undefined): Promise<number> {
+type BrokerSide = { readonly vhost: string; readonly brokerVersion: string | undefined; readonly readPolicy: PolicyReader | undefined };
+
+async function apply(connection: ChannelModel, plan: TopologyPlan, config: Config, { vhost, brokerVersion, readPolicy }: BrokerSide): Promise<number> {
   try {
-    const report = await applyTopology(connection, plan);
+    const report = await applyTopology(connection, plan, { readPolicy });
     const summary = `topology applied for ${config.workQueue} (${config.delayMode} mode, ${config.queueType} queues, RabbitMQ ${brokerVersion ?? 'of unknown version'})`;
     process.stdout.write(`${formatReport(report)}\n${said(formatWarnings(report.warnings, vhost))}${summary}\n`);
     return 0;

@@ -1,4 +1,4 @@
-import { tierDelaysMs } from '../retry/backoff.js';
+import { backoffDelayMs, tierDelaysMs } from '../retry/backoff.js';
 import { envJson, envOption, envQueueName, envString, envValue, type Env } from './env.js';
 import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
 import { type AckOrder, OPTIONS } from './option-table.js';
@@ -10,7 +10,7 @@ import { redactUrl } from '../observability/redact.js';
 import type { RetryPolicy } from '../retry/retry-policy.js';
 import { resolveRetryRules, type ResolvedRetryRule } from '../retry/retry-rules.js';
 import { assertDelayQueueBudget } from '../topology/queue-budget.js';
-import type { DelayMode, QueueType, TopologyOptions } from '../topology/types.js';
+import type { DelayMode, NativeRetryOptions, QueueType, TopologyOptions } from '../topology/types.js';
 
 /** Everything Boomerang reads from the environment, parsed and validated once at start. */
 type Config = {
@@ -179,9 +179,13 @@ const NATIVE_EVENT_REFUSAL =
   "delayMode 'native' is served by the pull function only: the event source mapping acks whole batches over AMQP 0-9-1 and cannot " +
   "settle a message with a delay. Deploy the queue with deploy.modes ['pull'], or use delayMode 'tiers' or 'exact' for event mode";
 
-/** The builders' view of the config. Tiers cover the base policy and every rule's policy. */
+/**
+ * The builders' view of the config. Tiers cover the base policy and every rule's policy; a native
+ * queue also gets the retry limits its work queue's arguments are made of.
+ */
 function topologyOptionsFromConfig(config: Config): TopologyOptions {
   return {
+    ...(config.delayMode === 'native' ? { native: nativeRetryOptions(config) } : {}),
     workQueue: config.workQueue,
     parkingQueue: config.parkingQueue,
     delayMode: config.delayMode,
@@ -190,6 +194,17 @@ function topologyOptionsFromConfig(config: Config): TopologyOptions {
     delayResolutionMs: config.delayResolutionMs,
     exactNamePrefix: config.exactDelayPrefix,
     maxDelayMs: Math.max(config.policy.maxDelayMs, ...config.rules.map((r) => r.policy.maxDelayMs)),
+  };
+}
+
+/** What a native work queue needs from the policies that can retry: the most retries, the shortest delay. */
+function nativeRetryOptions(config: Config): NativeRetryOptions {
+  const policies = [config.policy, ...config.rules.filter((r) => r.retry).map((r) => r.policy)];
+  return {
+    maxRetries: Math.max(...policies.map((p) => p.maxRetries)),
+    crashLoopLimit: config.crashLoopLimit,
+    // The first retry at full negative jitter (random() = 0): no delay a policy asks for is shorter.
+    minDelayMs: Math.min(...policies.map((p) => backoffDelayMs(1, p, () => 0))),
   };
 }
 

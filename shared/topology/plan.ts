@@ -4,8 +4,10 @@
  */
 import { brokerMajor } from './delivery-limit.js';
 import { exactLevelCount } from './exact-names.js';
+import { ConfigError } from '../errors.js';
 import { assertQueueName, DEFAULT_EXCHANGE, deadLetterArguments, type QueueArguments, queueTypeArguments } from './queues.js';
 import { exactRouter, exactSharedTopology, exactWorkBinding } from './exact.js';
+import { nativeWorkQueue } from './native-queue.js';
 import { tierDelayQueues, tierRouter } from './tiers.js';
 import type { DelayRoute, ExchangeSpec, QueueSpec, TopologyOptions, TopologyPlan } from './types.js';
 
@@ -14,7 +16,8 @@ import type { DelayRoute, ExchangeSpec, QueueSpec, TopologyOptions, TopologyPlan
  * and so with no delivery limit, since past one a message with nowhere to be dead-lettered is dropped.
  */
 function parkingQueue(options: TopologyOptions): QueueSpec {
-  const major = brokerMajor(options.brokerVersion);
+  // Native mode runs on 4.3 or later only: without a version (an export), plan for that.
+  const major = brokerMajor(options.brokerVersion) ?? (options.delayMode === 'native' ? 4 : undefined);
   const unlimited: QueueArguments =
     options.queueType === 'quorum' && major !== undefined && major >= 4
       ? {
@@ -32,9 +35,11 @@ function parkingQueue(options: TopologyOptions): QueueSpec {
 
 /**
  * The work queue belongs to its team: declared only when missing, never checked. When Boomerang
- * creates it, a rejected message dead-letters to the parking lot as a safety net.
+ * creates it, a rejected message dead-letters to the parking lot as a safety net. In `native` mode its
+ * arguments are the delay path itself, so they are checked (native-queue.ts).
  */
 function workQueueSpec(options: TopologyOptions): QueueSpec {
+  if (options.delayMode === 'native') return nativeWorkQueue(options);
   return {
     name: options.workQueue,
     role: 'work',
@@ -56,6 +61,8 @@ type Destination = `${'queue' | 'exchange'} ${string}`;
  */
 function destinations(options: TopologyOptions): Destination[] {
   const out = new Set<Destination>([`queue ${options.workQueue}`, `queue ${options.parkingQueue}`]);
+  // Native: nothing is published; the work queue itself delays, and dead-letters to the parking lot.
+  if (options.delayMode === 'native') return [...out];
   const tiers = options.delayMode === 'tiers';
   // No tier: MAX_RETRIES=0 without retrying rules has no delay path (and the router would refuse).
   if (tiers && options.tierDelaysMs.length === 0) return [...out];
@@ -83,6 +90,8 @@ const MAX_EXCHANGE_NAME_BYTES = 255;
  * @example delayPathMarker(options); // 'orders.delay-path.5f0e2c1d9a7b3e64'
  */
 function delayPathMarker(options: TopologyOptions): string | undefined {
+  // Native has no delay path to vouch for: the check looks at the work queue and the parking lot.
+  if (options.delayMode === 'native') return undefined;
   const text = destinations(options).join('\n');
   const name = `${options.workQueue}.delay-path.${fnv1a(text, 0x811c9dc5)}${fnv1a(text, 0x01000193)}`;
   return Buffer.byteLength(name) <= MAX_EXCHANGE_NAME_BYTES ? name : undefined;
@@ -110,7 +119,8 @@ function allExchanges(plan: Pick<TopologyPlan, 'exchanges' | 'marker'>): Exchang
 
 /**
  * Everything one work queue needs, in declaration order: exchanges (exact mode only), queues
- * (parking lot, work queue, delay queues), then bindings, and last the delay-path marker. Throws a `ConfigError` on unusable names.
+ * (parking lot, work queue, delay queues), then bindings, and last the delay-path marker. Native mode:
+ * the parking lot and the work queue only. Throws a `ConfigError` on unusable names.
  * @example
  * const plan = buildTopologyPlan({ workQueue: 'orders', parkingQueue: 'orders.parking', delayMode: 'tiers',
  *   queueType: 'quorum', tierDelaysMs: [1000, 5000], delayResolutionMs: 1000, maxDelayMs: 5000 });
@@ -121,6 +131,7 @@ function buildTopologyPlan(options: TopologyOptions): TopologyPlan {
   assertQueueName(options.parkingQueue, '`parkingQueue`');
   const own = [parkingQueue(options), workQueueSpec(options)];
   const marker = delayPathMarker(options);
+  if (options.delayMode === 'native') return { exchanges: [], queues: own, bindings: [] };
   if (options.delayMode === 'tiers') {
     return { exchanges: [], queues: [...own, ...tierDelayQueues(options)], bindings: [], marker };
   }
@@ -143,6 +154,9 @@ function delayRoute(options: TopologyOptions, requestedDelayMs: number): DelayRo
  * Throws a `ConfigError` at once when the options cannot route (no tiers, an unusable queue name).
  */
 function createDelayRouter(options: TopologyOptions): (requestedDelayMs: number) => DelayRoute {
+  if (options.delayMode === 'native') {
+    throw new ConfigError("delayMode 'native' has no delay path: the work queue holds a failed message itself until its settlement's delivery time, so nothing is published");
+  }
   return options.delayMode === 'exact' ? exactRouter(options) : tierRouter(options);
 }
 

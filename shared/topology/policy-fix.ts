@@ -31,6 +31,15 @@ function noDeliveryLimitPolicy(parkingQueue: string): PolicyFix {
   return { name: `boomerang-no-delivery-limit-${parkingQueue}`, pattern: exactPattern(parkingQueue), definition: { 'delivery-limit': -1 } };
 }
 
+/**
+ * Gives an existing work queue what `native` mode needs (`definition`: the planned `x-*` arguments
+ * as policy keys, without the `x-`). A policy cannot set the queue type, and cannot override every
+ * argument (see native-check.ts): the check offers this only when it would work.
+ */
+function nativePolicy(workQueue: string, definition: PolicyFix['definition']): PolicyFix {
+  return { name: `boomerang-native-${workQueue}`, pattern: exactPattern(workQueue), definition };
+}
+
 /** The `rabbitmqctl` arguments that set `fix` in `vhost`. */
 function policyArgv(fix: PolicyFix, vhost = '/'): string[] {
   const where = vhost === '/' ? [] : ['-p', vhost];
@@ -51,5 +60,5 @@ function policyCommand(fix: PolicyFix, vhost = '/'): string {
   return ['rabbitmqctl', ...policyArgv(fix, vhost)].map(shellWord).join(' ');
 }
 
-export { deadLetterPolicy, noDeliveryLimitPolicy, policyArgv, policyCommand };
+export { deadLetterPolicy, nativePolicy, noDeliveryLimitPolicy, policyArgv, policyCommand };
 export type { PolicyFix };

@@ -85,5 +85,5 @@ function assertPlanFitsBroker(plan: TopologyPlan, major: number | undefined): vo
   );
 }
 
-export { assertPlanFitsBroker, isTolerated, parkingLotCheck, workQueueCheck };
+export { assertPlanFitsBroker, isTolerated, ONE_POLICY, parkingLotCheck, POLICIES_UNREADABLE, workQueueCheck };
 export type { QueueCheck };

@@ -35,6 +35,22 @@ type TopologyOptions = {
    * @default undefined: no `x-delivery-limit` (right for 3.x; on 4.x verify then warns of the default 20)
    */
   readonly brokerVersion?: string;
+  /**
+   * `native` mode: what the work queue's delayed-retry range and delivery limit are made of (see
+   * native-queue.ts). Required in that mode, ignored in the others.
+   * @default undefined
+   */
+  readonly native?: NativeRetryOptions;
+};
+
+/** What a `native` work queue's arguments are derived from; `topologyOptionsFromConfig` fills it in. */
+type NativeRetryOptions = {
+  /** The highest `maxRetries` of the policy and its retrying rules. */
+  readonly maxRetries: number;
+  /** `CRASH_LOOP_LIMIT`: returns counted at which the crash-loop guard parks a delivery untried; 0 = off. */
+  readonly crashLoopLimit: number;
+  /** The shortest delay the policy and its retrying rules can ask for (the first retry, at full negative jitter). */
+  readonly minDelayMs: number;
 };
 
 type QueueRole = 'work' | 'parking' | 'delay' | 'unroutable';
@@ -44,7 +60,10 @@ type QueueSpec = {
   readonly role: QueueRole;
   /** AMQP `x-*` arguments, exactly as declared. */
   readonly arguments: Readonly<Record<string, string | number>>;
-  /** The work queue belongs to the team: declared only when missing, its arguments never checked. */
+  /**
+   * The work queue belongs to the team: declared only when missing, its arguments never checked.
+   * Not in `native` mode, where its arguments (or a policy) are what makes the mode work: checked.
+   */
   readonly onlyIfMissing: boolean;
 };
 
@@ -105,6 +124,16 @@ type ArgumentDifference = {
 /** Something that can lose messages and that Boomerang cannot change over AMQP; `fix` is the policy it offers. */
 type TopologyWarning = { readonly queue: string; readonly message: string; readonly fix?: PolicyFix };
 
+/**
+ * A queue's effective policy: the policy's name (empty when none applies) and its definition merged
+ * with any operator policy, as `rabbitmqctl list_queues name policy effective_policy_definition` and
+ * the management API give them. AMQP cannot read policies.
+ */
+type QueuePolicy = { readonly name: string; readonly definition: Readonly<Record<string, unknown>> };
+
+/** A port: reads the effective policy of a queue of the vhost; `undefined` when the queue is not listed. */
+type PolicyReader = (queue: string) => Promise<QueuePolicy | undefined>;
+
 export type {
   ArgumentDifference,
   ArgumentTable,
@@ -113,6 +142,9 @@ export type {
   DelayMode,
   DelayRoute,
   ExchangeSpec,
+  NativeRetryOptions,
+  PolicyReader,
+  QueuePolicy,
   QueueRole,
   QueueSpec,
   QueueType,
