@@ -5,6 +5,7 @@ import type { BrokerConnectionError } from '../../shared/errors.js';
 import { connectAmqp10 } from '../../shared/native/amqp10-connection.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { BrokerCtl } from '../helpers/broker-ctl.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 // The broker under test, asked over AMQP 0-9-1 (which every version speaks): CI runs this file on 3.10 and on 4.3.
 const probe = await amqp.connect(AMQP_URL);
@@ -106,6 +107,21 @@ describe.runIf(NATIVE)(`Function: connectAmqp10 on RabbitMQ ${VERSION}`, () => {
     expect(lost?.message).toContain('closed by amqp10-connection.test');
   });
 
+  it('resolves lost when the socket drops', async () => {
+    // Prepare
+    const proxy = await TcpProxy.start(Number(new URL(AMQP_URL).port || 5672));
+    const broker = await connectAmqp10({ urls: [proxy.url(AMQP_URL)], connectTimeoutMs: 5000, connectionName: uniqueName('amqp10-cut') });
+
+    // Act
+    proxy.cutAll();
+    const lost = await Promise.race([broker.lost, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000))]);
+
+    // Assess
+    await broker.close();
+    await proxy.close();
+    expect((lost as BrokerConnectionError | undefined)?.reason).toBe('connection-lost');
+  });
+
   it('closes idempotently, and lost never resolves for a connection closed on purpose', async () => {
     // Prepare
     const broker = await connectAmqp10({ urls: [AMQP_URL], connectTimeoutMs: 5000, connectionName: uniqueName('amqp10') });
@@ -120,6 +136,24 @@ describe.runIf(NATIVE)(`Function: connectAmqp10 on RabbitMQ ${VERSION}`, () => {
     // Assess
     expect(broker.connection.is_open()).toBe(false);
     expect(lost).toBe(false);
+  });
+});
+
+describe(`Function: connectAmqp10 against a silent endpoint (RabbitMQ ${VERSION} behind it)`, () => {
+  it('gives timeout after connectTimeoutMs when nothing answers', async () => {
+    // Prepare
+    const proxy = await TcpProxy.start(Number(new URL(AMQP_URL).port || 5672));
+    proxy.silence();
+
+    // Act
+    const { error, elapsedMs } = await refusal([proxy.url(AMQP_URL)], 1000);
+
+    // Assess
+    await proxy.close();
+    expect(error.reason).toBe('timeout');
+    expect(error.message).toContain('did not open an AMQP 1.0 connection within');
+    expect(elapsedMs).toBeGreaterThanOrEqual(1000);
+    expect(elapsedMs).toBeLessThan(2000);
   });
 });
 
