@@ -3,7 +3,7 @@
  * (esbuild's minifier mangles `constructor.name`), and errors are told apart by that `name`
  * ({@link isNamedError}) or the duck-typed fields (`retryable`, `retryAfterMs`), never by `instanceof`:
  * a handler may throw errors from another copy of this module (another bundle), or its own.
- * An error that carries a summary lives with its mode or in core (`pull/pull-aborted-error.ts`,
+ * An error that carries a summary lives with its mode or in core (`core/pull-aborted-error.ts`,
  * `event/event-batch-error.ts`, `core/topology-drift-error.ts`); one that carries topology findings
  * lives with the topology (`topology/mismatch.ts`). See docs/architecture.md, "Errors".
  */

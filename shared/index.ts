@@ -24,7 +24,7 @@ export {
 } from './errors.js';
 export { TopologyDriftError } from './core/topology-drift-error.js';
 export { TopologyMismatchError } from './topology/mismatch.js';
-export { PullAbortedError } from './pull/pull-aborted-error.js';
+export { PullAbortedError } from './core/pull-aborted-error.js';
 export { EventBatchError } from './event/event-batch-error.js';
 export type { BoomerangMessage, Handler, HandlerContext } from './message/message.js';
 export type { RetryRule, RetryRuleMatch } from './retry/retry-rules.js';

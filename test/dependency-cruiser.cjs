@@ -61,10 +61,17 @@ module.exports = {
     },
     {
       name: 'modes-side-by-side',
-      comment: 'A mode imports no other mode, nothing from the assembly or the tools.',
+      comment: 'A mode imports no other mode, nothing from the assembly or the tools. The one exception: the pull function loads native/native-pull.ts for a native queue (below).',
       severity: 'error',
-      from: { path: '^shared/(pull|event|native)/' },
+      from: { path: '^shared/(pull|event|native)/', pathNot: '^shared/pull/pull-function[.]ts$' },
       to: { path: '^shared/', pathNot: [GROUND, SERVICES, '^shared/(core|copy)/', '^shared/$1/'] },
+    },
+    {
+      name: 'pull-function-loads-native-only',
+      comment: 'The pull function serves a native queue (delayMode native) with native/native-pull.ts; it imports no other mode.',
+      severity: 'error',
+      from: { path: '^shared/pull/pull-function[.]ts$' },
+      to: { path: '^shared/', pathNot: [GROUND, SERVICES, '^shared/(core|copy|pull)/', '^shared/native/native-pull[.]ts$'] },
     },
     {
       name: 'assembly-below-tools',

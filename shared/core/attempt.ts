@@ -13,7 +13,7 @@ import type { IdempotencyGuard } from '../idempotency/guard.js';
 import { type GuardRefusal, guardRefusalOf, refusalFields, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
 import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Delivery } from '../message/copy-message.js';
-import { readRetryNo } from '../message/headers.js';
+import { readBrokerCount, readRetryNo } from '../message/headers.js';
 import type { BoomerangMessage, Handler, HandlerContext } from '../message/message.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
@@ -115,7 +115,9 @@ class Lifecycle<O extends Origin = Origin> {
       const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
       return this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined);
     }
-    const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked);
+    const { ownReturnsHeader } = this.options.settings;
+    const ownReturns = ownReturnsHeader === undefined ? 0 : readBrokerCount(delivery.properties.headers, ownReturnsHeader) ?? 0;
+    const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked, ownReturns);
     if (crashLoop.kind === 'park') {
       this.crashLoopsParked++;
       return this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined);

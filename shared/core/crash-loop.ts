@@ -31,6 +31,14 @@ import { BrokerHeader, LAST_DELIVERY_COUNT, readBrokerCount } from '../message/h
  * | 10                 | absent             | 10    | 1                                | handle                                 |
  * | 20                 | absent             | 10    | 1                                | park: `crash loop: delivered 21 times` |
  * | 50                 | any                | 0     | 0                                | handle (guard disabled)                |
+ *
+ * `ownReturns` (native mode) is how many of `x-delivery-count`'s returns were Boomerang's own failed
+ * settlements (retries and deferrals, counted in an annotation): the crashes are the rest.
+ *
+ * | `x-delivery-count` | own returns | limit | verdict                              |
+ * |--------------------|-------------|-------|--------------------------------------|
+ * | 15                 | 6           | 10    | handle (9 crashes)                   |
+ * | 16                 | 6           | 10    | park: `crash loop: delivered 17 times` (10 crashes) |
  */
 type CrashLoopVerdict =
   | { readonly kind: 'handle' }
@@ -44,13 +52,15 @@ const HANDLE: CrashLoopVerdict = { kind: 'handle' };
  * the guard) and how many crash-loop parks this invocation made already. A missing or malformed count never parks.
  * @example checkCrashLoop({ 'x-delivery-count': 10 }, 10, 0) // { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' }
  */
-function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, limit: number, parkedBefore: number): CrashLoopVerdict {
+function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, limit: number, parkedBefore: number, ownReturns = 0): CrashLoopVerdict {
   if (limit <= 0 || headers === undefined) return HANDLE;
-  const returned = readBrokerCount(headers, BrokerHeader.deliveryCount);
+  const counted = readBrokerCount(headers, BrokerHeader.deliveryCount);
+  // Native mode's retries are returns too (failed settlements): only the rest are crashes.
+  const returned = counted === undefined ? undefined : counted - ownReturns;
   if (returned === undefined || returned < limit) return HANDLE;
   if (parkedBefore > 0 && returned < LAST_DELIVERY_COUNT) return HANDLE;
   const acquired = readBrokerCount(headers, BrokerHeader.acquiredCount);
-  const deliveries = Math.max(returned, acquired ?? 0) + 1;
+  const deliveries = Math.max(counted ?? 0, acquired ?? 0) + 1;
   return { kind: 'park', deliveries, reason: `crash loop: delivered ${deliveries} times` };
 }
 

@@ -8,6 +8,11 @@
  * | `copyLimitBytes` | `MAX_MESSAGE_BYTES`                         | none: the broker took this very body from the producer, and it counts the body alone |
  * | `canDefer`       | a delay path exists                         | the same                                        |
  * | `giveBackCounts` | the broker raises `x-delivery-count` on a requeueing nack (3.x, 4.0-4.2) | false: a give-back is a fresh copy at the tail of its queue |
+ * | `ownReturnsHeader` | none: a retry is a fresh copy, its count starts at 0 | none                                   |
+ *
+ * Native pull (`delayMode: 'native'`, 4.3+): no copy limit (nothing is copied), `canDefer` true (the
+ * queue itself delays), `giveBackCounts` false (`released` is not counted), and `ownReturnsHeader`
+ * names the annotation counting its own failed settlements, which raise `x-delivery-count` too.
  */
 import type { Config } from '../config/config.js';
 
@@ -29,6 +34,11 @@ type ModeSettings = {
    * so that only deliveries that reached a handler (or died with the process) count.
    */
   readonly giveBackCounts: boolean;
+  /**
+   * The header counting the returns the mode made itself (native: each retry and deferral is a failed
+   * settlement, which raises `x-delivery-count`): the crash-loop guard counts only the rest. Undefined: none.
+   */
+  readonly ownReturnsHeader?: string;
 };
 
 type DelayPathConfig = Pick<Config, 'delayMode' | 'policy' | 'rules'> & { readonly tierDelaysMs: readonly number[] };
@@ -52,6 +62,11 @@ function eventSettings(topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelays
   return { copyLimitBytes: undefined, canDefer: hasDelayPath(topology), giveBackCounts: false };
 }
 
+/** Native pull's settings: see the table above. */
+function nativeSettings(ownReturnsHeader: string): ModeSettings {
+  return { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, ownReturnsHeader };
+}
+
 type BrokerVersion = { readonly major: number; readonly minor: number };
 
 /** 3.x and 4.0-4.2 count a requeueing nack; an unknown version is taken to count (the safe side). */
@@ -66,5 +81,5 @@ function parseBrokerVersion(version: string | undefined): BrokerVersion | undefi
   return match === null ? undefined : { major: Number(match[1]), minor: Number(match[2]) };
 }
 
-export { parseBrokerVersion, eventSettings, nackCounts, pullSettings };
+export { eventSettings, nackCounts, nativeSettings, parseBrokerVersion, pullSettings };
 export type { BrokerVersion, ModeSettings };

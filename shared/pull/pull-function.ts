@@ -15,7 +15,8 @@ type PullContext = LambdaContext;
  * (again after a copy came back unroutable); the connection is opened and closed inside each
  * invocation, because a connection cached across a freeze dies of missed heartbeats. Each invocation
  * logs one summary line and writes its metrics, also when it fails (bad config, broker unreachable,
- * delay path missing), and then throws so that Lambda records the error.
+ * delay path missing), and then throws so that Lambda records the error. A native queue
+ * (`delayMode: 'native'`) is served by native/native-pull.ts instead: no delay path to check.
  * @example export const handler = createPullFunction(myHandler);
  */
 function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
@@ -27,6 +28,11 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
     loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
     fields: (config) => ({ queue: config.workQueue }),
     async run({ config, budgetMs, log, metrics, idempotency }) {
+      if (config.delayMode === 'native') {
+        // Loaded on first use: rhea and the native loop cost a cold start of the other modes nothing.
+        const { runNativePull } = await import('../native/native-pull.js');
+        return runNativePull({ config, handler, budgetMs, log, metrics, idempotency });
+      }
       const beforeConsume = delayPathChecked ? undefined : async (connection: ChannelModel) => {
         await checkDelayPath(connection, topologyOptionsFromConfig(config), trustMarker);
         delayPathChecked = true;

@@ -3,7 +3,8 @@ import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
 import { Lifecycle, type Origin } from '../core/attempt.js';
-import { allFinishedBy, InFlight, unlessAborted } from '../core/in-flight.js';
+import { allFinishedBy, InFlight } from '../core/in-flight.js';
+import { takeUntilStop } from '../core/take-loop.js';
 import { type BrokerVersion, pullSettings } from '../core/mode-settings.js';
 import type { StopReason } from '../observability/summary.js';
 import type { Tally } from '../core/tally.js';
@@ -11,7 +12,7 @@ import type { Verdict } from '../core/verdict.js';
 import { noMetrics } from '../observability/metrics.js';
 import { createDelayRouter } from '../topology/plan.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
-import type { PullOptions } from './pull-options.js';
+import type { PullOptions } from '../core/pull-options.js';
 import { type PullSettleDeps, settleVerdict } from './settle-verdict.js';
 
 const NEVER = new AbortController().signal;
@@ -57,8 +58,6 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
     stopAt: state.stopTakingAt,
     hardStopAt: state.hardStopAt,
   });
-  // A handler that ignores its signal must not hold the loop past the stop: waits end on either.
-  const stopWaiting = AbortSignal.any([state.broken, lifecycle.signal]);
   let copyFailure: Error | undefined;
   // Built on the first retry: with MAX_RETRIES=0 there is no delay path, and none is ever asked for.
   let route: ReturnType<typeof createDelayRouter> | undefined;
@@ -96,32 +95,25 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   };
   const handle = (delivery: ConsumeMessage): Promise<void> => lifecycle.attempt(delivery, origin).then((verdict) => settle(delivery, verdict));
 
-  let stoppedBecause: StopReason = 'idle';
-  for (;;) {
-    if (state.broken.aborted) { stoppedBecause = 'connection-lost'; break; }
-    if (copyFailure) { stoppedBecause = 'publish-failed'; break; }
-    const stop = lifecycle.stop;
-    if (stop !== undefined) { stoppedBecause = stop; break; }
-    if (tally.received >= config.maxMessages) { stoppedBecause = 'max-messages'; break; }
-    const untilStop = state.stopTakingAt - Date.now();
-    if (untilStop <= 0 || lifecycle.signal.aborted) { stoppedBecause = 'budget'; break; }
-    if (handling.size >= lifecycle.concurrency) {
-      await unlessAborted(handling.oneFinished(), stopWaiting);
-      continue;
-    }
-    const waitMs = Math.min(config.idleTimeoutMs, untilStop);
-    const delivery = await consumer.take(waitMs);
-    if (delivery === undefined) {
-      if (consumer.cancelledByBroker) { stoppedBecause = 'consumer-cancelled'; break; }
-      // Nothing came although the prefetch window had room: the queue is idle.
-      if (waitMs === config.idleTimeoutMs && ledger.outstanding < config.batchSize && !state.broken.aborted) { stoppedBecause = 'idle'; break; }
-      continue;
-    }
-    ledger.received(delivery);
-    // A delivery that raced the stop signal is given back untried.
-    if (copyFailure) { ledger.requeue(delivery); stoppedBecause = 'publish-failed'; break; }
-    handling.add(handle(delivery));
-  }
+  const stoppedBecause = await takeUntilStop<ConsumeMessage>({
+    config, lifecycle, tally, handling,
+    stopTakingAt: state.stopTakingAt,
+    broken: state.broken,
+    take: (waitMs) => consumer.take(waitMs),
+    outstanding: () => ledger.outstanding,
+    cancelledByBroker: () => consumer.cancelledByBroker,
+    stopFor: () => (copyFailure === undefined ? undefined : 'publish-failed'),
+    handle: (delivery) => {
+      ledger.received(delivery);
+      // A delivery that raced the stop signal is given back untried.
+      if (copyFailure) {
+        ledger.requeue(delivery);
+        return 'publish-failed';
+      }
+      handling.add(handle(delivery));
+      return undefined;
+    },
+  });
   tally.stop(stoppedBecause);
   // What the prefetch brought and no handler saw: deferred untried when the breaker opened or the
   // store is down, and (where a give-back would count toward the crash-loop limit) when time or

@@ -6,10 +6,11 @@ import { readParkedDepth } from '../amqp/parked-depth.js';
 import { DeliveryLedger } from './delivery-ledger.js';
 import { consumeUntilDone } from './pull-loop.js';
 import { BrokerConnectionError, isNamedError, type PublishError } from '../errors.js';
-import { PullAbortedError } from './pull-aborted-error.js';
-import type { PullOptions } from './pull-options.js';
+import { PullAbortedError } from '../core/pull-aborted-error.js';
+import type { PullOptions } from '../core/pull-options.js';
 import { TopologyDriftError } from '../core/topology-drift-error.js';
 import type { Summary } from '../observability/summary.js';
+import { invocationDeadlines } from '../core/deadlines.js';
 import { Tally } from '../core/tally.js';
 import { parseBrokerVersion } from '../core/mode-settings.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';
@@ -26,11 +27,7 @@ import { DRIFT_REMEDY, forgetDelayPathMarker } from '../copy/delay-path-check.js
 async function runPull(options: PullOptions): Promise<Summary> {
   const { config, log } = options;
   const startedAt = Date.now();
-  // Keep the margin inside the budget even when a caller passes a tiny budget.
-  const marginMs = Math.min(config.safetyMarginMs, options.budgetMs / 2);
-  const stopTakingAt = startedAt + options.budgetMs - marginMs;
-  const hardStopAt = startedAt + options.budgetMs - marginMs / 2;
-  const settleBy = startedAt + options.budgetMs - marginMs / 4;
+  const { stopTakingAt, hardStopAt, settleBy } = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
   const tally = new Tally();
   const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
   // The check and the opening of the channel (open, confirm.select) wait on the broker at the same

@@ -20,11 +20,13 @@ import { DEFAULT_EXCHANGE, deadLetterArguments, queueTypeArguments } from './que
 import type { NativeRetryOptions, QueueSpec, TopologyOptions } from './types.js';
 
 /**
- * Failed settlements a native message may take on top of its retries and crashes without being
- * counted as one: untried messages deferred when the breaker opens are settled `modified` too, and
- * each raises `x-delivery-count`, so the broker's limit must leave room for them.
+ * Returns a native message may take on top of its retries and the crashes the guard allows, before
+ * the broker's limit parks it: returns no Boomerang code ever sees, such as another 0-9-1 consumer's
+ * `basic.reject`, or an AMQP 1.0 session the broker ends because it cannot convert the message.
+ * (A deferral does not count: it is settled with `delivery_failed: false`, which leaves
+ * `x-delivery-count` alone, measured on 4.3.6.)
  */
-const NATIVE_DEFER_ALLOWANCE = 100;
+const NATIVE_SPARE_RETURNS = 100;
 
 /**
  * The crashes a native message may take when the crash-loop guard is off (`CRASH_LOOP_LIMIT=0`): the
@@ -34,15 +36,15 @@ const NATIVE_DEFER_ALLOWANCE = 100;
 const NATIVE_UNGUARDED_CRASH_ALLOWANCE = LAST_DELIVERY_COUNT;
 
 /**
- * The native work queue's `x-delivery-limit`: every retry, every crash the guard allows, every
- * deferral, plus one. Our own code (the retry decision, the crash-loop guard) therefore always parks
+ * The native work queue's `x-delivery-limit`: every retry, every crash the guard allows, the spare
+ * returns, plus one. Our own code (the retry decision, the crash-loop guard) therefore always parks
  * first; the broker's limit catches only a message that never reached it, and dead-letters it to the
  * parking lot (never drops it: the queue dead-letters at least once).
  * @example nativeDeliveryLimit({ maxRetries: 5, crashLoopLimit: 10 }) // 116 = 5 + 10 + 100 + 1
  */
 function nativeDeliveryLimit(options: Pick<NativeRetryOptions, 'maxRetries' | 'crashLoopLimit'>): number {
   const crashes = options.crashLoopLimit > 0 ? options.crashLoopLimit : NATIVE_UNGUARDED_CRASH_ALLOWANCE;
-  return options.maxRetries + crashes + NATIVE_DEFER_ALLOWANCE + 1;
+  return options.maxRetries + crashes + NATIVE_SPARE_RETURNS + 1;
 }
 
 /**
@@ -89,4 +91,4 @@ function nativeWorkQueue(options: TopologyOptions): QueueSpec {
   };
 }
 
-export { NATIVE_DEFER_ALLOWANCE, NATIVE_UNGUARDED_CRASH_ALLOWANCE, nativeDeliveryLimit, nativeRetryRangeMs, nativeWorkQueue };
+export { NATIVE_SPARE_RETURNS, NATIVE_UNGUARDED_CRASH_ALLOWANCE, nativeDeliveryLimit, nativeRetryRangeMs, nativeWorkQueue };

@@ -2,6 +2,7 @@ import type { Options } from 'amqplib';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
+import { runNativePull } from '../../shared/native/native-pull.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { SUMMARY_COUNTS, type Summary } from '../../shared/observability/summary.js';
 import { applyTopology } from '../../shared/topology/apply.js';
@@ -39,23 +40,24 @@ function publishJson(broker: TestBroker, queue: string, body: unknown, options: 
   broker.channel.sendToQueue(queue, Buffer.from(JSON.stringify(body)), { persistent: true, contentType: 'application/json', ...options });
 }
 
-/** Runs one invocation with a short budget and a silent log. */
+/** Runs one invocation with a short budget and a silent log (a native queue's, for `delayMode: 'native'`). */
 function pullOnce(config: Config, handler: Handler, budgetMs = 5000): Promise<Summary> {
-  return runPull({ config, handler, budgetMs, log: silentLogger });
+  const run = config.delayMode === 'native' ? runNativePull : runPull;
+  return run({ config, handler, budgetMs, log: silentLogger });
 }
 
 /**
  * Invokes the pull function again and again, as a scheduler would, until `done()` says so or the
  * time runs out; returns every summary.
  */
-async function pullUntil(config: Config, handler: Handler, done: () => boolean, timeoutMs = 15_000): Promise<Summary[]> {
+async function pullUntil(config: Config, handler: Handler, done: (summaries: readonly Summary[]) => boolean, timeoutMs = 15_000): Promise<Summary[]> {
   const summaries: Summary[] = [];
   const deadline = Date.now() + timeoutMs;
-  while (!done() && Date.now() < deadline) {
+  while (!done(summaries) && Date.now() < deadline) {
     summaries.push(await pullOnce(config, handler, 3000));
-    if (!done()) await sleep(50);
+    if (!done(summaries)) await sleep(50);
   }
-  if (!done()) throw new Error(`pullUntil: condition not met within ${timeoutMs} ms; summaries: ${JSON.stringify(summaries)}`);
+  if (!done(summaries)) throw new Error(`pullUntil: condition not met within ${timeoutMs} ms; summaries: ${JSON.stringify(summaries)}`);
   return summaries;
 }
 

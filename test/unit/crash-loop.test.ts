@@ -24,6 +24,18 @@ describe('checkCrashLoop', () => {
     // Assess
     expect(verdict).toEqual(expected);
   });
+
+  it.each([
+    { count: 15, own: 6, expected: { kind: 'handle' } },
+    { count: 16, own: 6, expected: { kind: 'park', deliveries: 17, reason: 'crash loop: delivered 17 times' } },
+    { count: 16, own: 0, expected: { kind: 'park', deliveries: 17, reason: 'crash loop: delivered 17 times' } },
+    { count: 9, own: 20, expected: { kind: 'handle' } },
+  ])('native: x-delivery-count $count of which $own own failed settlements: $expected.kind', ({ count, own, expected }) => {
+    // Act
+    const verdict = checkCrashLoop({ 'x-delivery-count': count }, 10, 0, own);
+    // Assess
+    expect(verdict).toEqual(expected);
+  });
 });
 
 describe('crashLoopError', () => {

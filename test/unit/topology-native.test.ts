@@ -3,7 +3,7 @@ import { loadConfig, topologyOptionsFromConfig } from '../../shared/config/confi
 import { ConfigError } from '../../shared/errors.js';
 import { topologyDefinitions } from '../../shared/topology/definitions.js';
 import { needsNativeBroker, nativeBrokerRefusal } from '../../shared/topology/native-broker.js';
-import { NATIVE_DEFER_ALLOWANCE, NATIVE_UNGUARDED_CRASH_ALLOWANCE, nativeDeliveryLimit } from '../../shared/topology/native-queue.js';
+import { NATIVE_SPARE_RETURNS, NATIVE_UNGUARDED_CRASH_ALLOWANCE, nativeDeliveryLimit } from '../../shared/topology/native-queue.js';
 import { buildTopologyPlan, createDelayRouter, delayPathMarker, destinations } from '../../shared/topology/plan.js';
 import { topologyOptions } from '../helpers/topology.js';
 
@@ -82,10 +82,10 @@ describe('buildTopologyPlan in native mode', () => {
 describe('nativeDeliveryLimit', () => {
   it.each([
     // maxRetries, crashLoopLimit, limit
-    [5, 10, 5 + 10 + NATIVE_DEFER_ALLOWANCE + 1],
-    [0, 10, 0 + 10 + NATIVE_DEFER_ALLOWANCE + 1],
-    [1000, 20, 1000 + 20 + NATIVE_DEFER_ALLOWANCE + 1],
-    [5, 0, 5 + NATIVE_UNGUARDED_CRASH_ALLOWANCE + NATIVE_DEFER_ALLOWANCE + 1],
+    [5, 10, 5 + 10 + NATIVE_SPARE_RETURNS + 1],
+    [0, 10, 0 + 10 + NATIVE_SPARE_RETURNS + 1],
+    [1000, 20, 1000 + 20 + NATIVE_SPARE_RETURNS + 1],
+    [5, 0, 5 + NATIVE_UNGUARDED_CRASH_ALLOWANCE + NATIVE_SPARE_RETURNS + 1],
   ])('maxRetries %i with CRASH_LOOP_LIMIT %i gives %i', (maxRetries, crashLoopLimit, limit) => {
     // Act & Assess
     expect(nativeDeliveryLimit({ maxRetries, crashLoopLimit })).toBe(limit);
@@ -97,7 +97,7 @@ describe('nativeDeliveryLimit', () => {
     // Act
     const limit = nativeDeliveryLimit(options);
     // Assess: all retries, all allowed crashes and all deferrals still leave a delivery for our park.
-    expect(limit).toBeGreaterThan(options.maxRetries + options.crashLoopLimit + NATIVE_DEFER_ALLOWANCE);
+    expect(limit).toBeGreaterThan(options.maxRetries + options.crashLoopLimit + NATIVE_SPARE_RETURNS);
   });
 });
 

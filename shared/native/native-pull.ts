@@ -1,0 +1,72 @@
+import { connectFromConfig } from '../amqp/connect-from-config.js';
+import type { Config } from '../config/config.js';
+import { invocationDeadlines } from '../core/deadlines.js';
+import { Tally } from '../core/tally.js';
+import { brokerVersionOf } from '../topology/broker-ops.js';
+import { PullAbortedError } from '../core/pull-aborted-error.js';
+import type { PullOptions } from '../core/pull-options.js';
+import type { Summary } from '../observability/summary.js';
+import { nativeBrokerRefusal } from '../topology/native-broker.js';
+import { connectAmqp10FromConfig } from './amqp10-from-config.js';
+import { settleUntilDone } from './native-loop.js';
+import { NativeReceiver } from './native-receiver.js';
+import { SettlementWriter } from './settlement-writer.js';
+
+/**
+ * One invocation of the pull function on a native queue (`delayMode: 'native'`, RabbitMQ 4.3+):
+ * connect over AMQP 1.0, refuse a broker older than 4.3 before anything is taken, take up to
+ * BATCH_SIZE unsettled deliveries at a time and settle each one with the outcome its verdict asks
+ * for; the broker delays, dead-letters or drops each as told. Whatever is not settled when the
+ * connection closes goes back to the queue.
+ */
+async function runNativePull(options: PullOptions): Promise<Summary> {
+  const { config, log } = options;
+  const startedAt = Date.now();
+  const { stopTakingAt, hardStopAt } = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
+  const tally = new Tally();
+  const broker = await connectAmqp10FromConfig(config, { connectionName: config.functionName, log }).catch((error: unknown) => refuseOlderBroker(config, error));
+  let receiver: NativeReceiver;
+  try {
+    const refusal = nativeBrokerRefusal(broker.brokerVersion);
+    if (refusal !== undefined) throw refusal;
+    receiver = await NativeReceiver.open(broker.connection, config.workQueue, config.batchSize);
+  } catch (error) {
+    await broker.close();
+    throw error;
+  }
+  let failure: Error | undefined;
+  try {
+    const broken = new AbortController();
+    broker.lost.then((error) => {
+      failure ??= error;
+      broken.abort(error);
+    }, () => undefined);
+    await settleUntilDone({ options, receiver, writer: new SettlementWriter(), tally, stopTakingAt, hardStopAt, broken: broken.signal });
+    receiver.close();
+  } catch (error) {
+    failure ??= error as Error;
+  } finally {
+    await broker.close();
+  }
+  if (failure === undefined) return tally.finish(startedAt);
+  tally.fail('connection-lost');
+  const summary = tally.finish(startedAt);
+  throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`, summary, { cause: failure, reason: 'connection-lost' });
+}
+
+/**
+ * A broker that would not speak AMQP 1.0 may simply be too old (3.x has it only as a plugin, and no
+ * delayed retry): asked over 0-9-1, it names its version, and the refusal says what works there.
+ * Anything else fails with the AMQP 1.0 connection's own error.
+ */
+async function refuseOlderBroker(config: Config, error: unknown): Promise<never> {
+  const broker = await connectFromConfig(config, { connectionName: config.functionName }).catch(() => undefined);
+  if (broker !== undefined) {
+    const refusal = nativeBrokerRefusal(brokerVersionOf(broker.connection));
+    await broker.close();
+    if (refusal !== undefined) throw refusal;
+  }
+  throw error;
+}
+
+export { runNativePull };
