@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import rhea, { type Connection, type EventContext } from 'rhea';
+import type { Connection, EventContext } from 'rhea';
 import type { Amqp10AttemptOutcome } from './amqp10-failure.js';
 import { type RheaConnectOptions, rheaConnectOptions } from './rhea-connect-options.js';
 
@@ -25,7 +25,10 @@ const AMQP_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 0x00, 0x01, 0x00, 0x00]
  * const attempt = await attemptAmqp10('amqp://guest:guest@127.0.0.1:5674', 'orders-retry', 5000);
  * if (attempt.kind === 'open') attempt.connection.open_receiver('/queues/orders');
  */
-function attemptAmqp10(url: string, connectionName: string, timeoutMs: number): Promise<Amqp10Attempt> {
+async function attemptAmqp10(url: string, connectionName: string, timeoutMs: number): Promise<Amqp10Attempt> {
+  // Loaded on first use: a bundle's other modes (and its cold start) never pay for rhea. rhea shares
+  // no module with the rest of the bundle, so its chunk is the only one the bundler splits off for it.
+  const { default: rhea } = await import('rhea');
   return new Promise((resolve) => {
     let socket: Socket | undefined;
     let loginAccepted = false;

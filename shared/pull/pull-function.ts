@@ -4,6 +4,7 @@ import type { Handler } from '../message/message.js';
 import { isNamedError } from '../errors.js';
 import { checkDelayPath } from '../copy/delay-path-check.js';
 import { createLambdaFunction, type FunctionOptions, type LambdaContext } from '../core/lambda-function.js';
+import { runNativePull } from '../native/native-pull.js';
 import { runPull } from './pull.js';
 
 /** The part of the Lambda context the pull function reads. */
@@ -28,11 +29,9 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
     loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
     fields: (config) => ({ queue: config.workQueue }),
     async run({ config, budgetMs, log, metrics, idempotency }) {
-      if (config.delayMode === 'native') {
-        // Loaded on first use: rhea and the native loop cost a cold start of the other modes nothing.
-        const { runNativePull } = await import('../native/native-pull.js');
-        return runNativePull({ config, handler, budgetMs, log, metrics, idempotency });
-      }
+      // rhea itself is loaded at the first native connection (native/amqp10-attempt.ts): importing
+      // the native engine here lazily would make the bundler split every module it shares with this one.
+      if (config.delayMode === 'native') return runNativePull({ config, handler, budgetMs, log, metrics, idempotency });
       const beforeConsume = delayPathChecked ? undefined : async (connection: ChannelModel) => {
         await checkDelayPath(connection, topologyOptionsFromConfig(config), trustMarker);
         delayPathChecked = true;

@@ -1,3 +1,4 @@
+import { BROKER_VERSION } from '../helpers/broker-version.js';
 import amqp from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { parseBrokerVersion } from '../../shared/core/mode-settings.js';
@@ -8,9 +9,7 @@ import { BrokerCtl } from '../helpers/broker-ctl.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 // The broker under test, asked over AMQP 0-9-1 (which every version speaks): CI runs this file on 3.10 and on 4.3.
-const probe = await amqp.connect(AMQP_URL);
-const VERSION = String(probe.connection.serverProperties.version);
-await probe.close();
+const VERSION = BROKER_VERSION;
 const { major = 0, minor = 0 } = parseBrokerVersion(VERSION) ?? {};
 const NATIVE = major > 4 || (major === 4 && minor >= 3);
 

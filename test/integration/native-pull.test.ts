@@ -1,26 +1,18 @@
 import amqp from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { parseBrokerVersion } from '../../shared/core/mode-settings.js';
 import { RetryableError } from '../../shared/errors.js';
 import type { BoomerangMessage, Handler } from '../../shared/message/message.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
 import { createPullFunction } from '../../shared/pull/pull-function.js';
 import { silentLogger } from '../../shared/observability/logger.js';
-import { AMQP_URL, sleep, uniqueName } from '../helpers/broker.js';
+import { sleep, uniqueName } from '../helpers/broker.js';
 import { pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
+import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 /** The broker under test: native delays need 4.3 or later. */
-const version = await (async () => {
-  const connection = await amqp.connect(AMQP_URL);
-  try {
-    return String(connection.connection.serverProperties.version);
-  } finally {
-    await connection.close();
-  }
-})();
-const parsed = parseBrokerVersion(version);
-const NATIVE = parsed !== undefined && (parsed.major > 4 || (parsed.major === 4 && parsed.minor >= 3));
+const version = BROKER_VERSION;
+const NATIVE = NATIVE_BROKER;
 
 const testBroker = useTestBroker();
 

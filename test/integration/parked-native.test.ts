@@ -1,7 +1,7 @@
+import { NATIVE_BROKER } from '../helpers/broker-version.js';
 import amqp, { type GetMessage } from 'amqplib';
 import rhea, { type EventContext } from 'rhea';
 import { describe, expect, it } from 'vitest';
-import { nackCounts, parseBrokerVersion } from '../../shared/core/mode-settings.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { EVERYTHING } from '../../shared/parked/filters.js';
 import { groupParked } from '../../shared/parked/groups.js';
@@ -15,10 +15,7 @@ import { tapRawHeaders } from '../helpers/raw-headers.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 // Native parks need RabbitMQ 4.3 (AMQP 1.0 `modified` with annotations); CI also runs 3.10, where the unit tests cover the reading.
-const probe = await amqp.connect(AMQP_URL);
-const version = parseBrokerVersion(String(probe.connection.serverProperties.version));
-await probe.close();
-const nativeBroker = version !== undefined && !nackCounts(version);
+const nativeBroker = NATIVE_BROKER;
 
 const broker = useTestBroker();
 

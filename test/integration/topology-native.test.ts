@@ -6,13 +6,11 @@
  * by design: each broker proves its own half.
  */
 import { execFile } from 'node:child_process';
-import amqp from 'amqplib';
 import rhea from 'rhea';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isNamedError, type UnsupportedBrokerError } from '../../shared/errors.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { brokerVersionOf } from '../../shared/topology/broker-ops.js';
-import { nativeBrokerRefusal } from '../../shared/topology/native-broker.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { policyArgv } from '../../shared/topology/policy-fix.js';
 import { listArgs, policyFromListing } from '../../shared/topology/rabbitmqctl-policies.js';
@@ -20,12 +18,11 @@ import type { PolicyReader, TopologyOptions, TopologyPlan } from '../../shared/t
 import { verifyTopology } from '../../shared/topology/verify.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { BrokerCtl } from '../helpers/broker-ctl.js';
+import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { publishConfirmed, topologyOptions, trackPlan, useTestBroker } from '../helpers/topology.js';
 
-const probe = await amqp.connect(AMQP_URL);
-const version = probe.connection.serverProperties.version;
-await probe.close();
-const canRunNative = nativeBrokerRefusal(version) === undefined;
+const version = BROKER_VERSION;
+const canRunNative = NATIVE_BROKER;
 
 const testBroker = useTestBroker();
 const policiesSet: string[] = [];
