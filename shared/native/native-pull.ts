@@ -9,6 +9,7 @@ import type { Summary } from '../observability/summary.js';
 import { nativeBrokerRefusal } from '../topology/native-broker.js';
 import { connectAmqp10FromConfig } from './amqp10-from-config.js';
 import { settleUntilDone } from './native-loop.js';
+import { isUnconvertible, sweepUnconvertible } from './unconvertible-sweep.js';
 import { NativeReceiver } from './native-receiver.js';
 import { SettlementWriter } from './settlement-writer.js';
 
@@ -49,9 +50,24 @@ async function runNativePull(options: PullOptions): Promise<Summary> {
     await broker.close();
   }
   if (failure === undefined) return tally.finish(startedAt);
+  const swept = isUnconvertible(failure) ? await sweep(options, tally) : '';
   tally.fail('connection-lost');
   const summary = tally.finish(startedAt);
-  throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`, summary, { cause: failure, reason: 'connection-lost' });
+  throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.${swept}`, summary, { cause: failure, reason: 'connection-lost' });
+}
+
+/** Parks what the broker could not convert (see unconvertible-sweep.ts); says what it did, for the error. */
+async function sweep(options: PullOptions, tally: Tally): Promise<string> {
+  const { config, log } = options;
+  try {
+    const parked = await sweepUnconvertible(config, log, config.batchSize);
+    tally.receive(parked);
+    for (let i = 0; i < parked; i++) tally.settle('parked');
+    return ` The broker ended the session over a message it cannot convert to AMQP 1.0; ${parked} such message(s) at the head of ${config.workQueue} went to ${config.parkingQueue} as they were.`;
+  } catch (error) {
+    log.error('could not look for a message AMQP 1.0 cannot carry', { reason: (error as Error).message });
+    return '';
+  }
 }
 
 /**
