@@ -1,13 +1,15 @@
 import amqp from 'amqplib';
+import rhea from 'rhea';
 import { describe, expect, it } from 'vitest';
 import { RetryableError } from '../../shared/errors.js';
 import type { BoomerangMessage, Handler } from '../../shared/message/message.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
 import { createPullFunction } from '../../shared/pull/pull-function.js';
 import { silentLogger } from '../../shared/observability/logger.js';
-import { sleep, uniqueName } from '../helpers/broker.js';
+import { AMQP_URL, sleep, uniqueName } from '../helpers/broker.js';
 import { pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
+import { tapRawHeaders } from '../helpers/raw-headers.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 /** The broker under test: native delays need 4.3 or later. */
@@ -58,8 +60,14 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     expect(attempts.map((a) => a.retryNo)).toEqual([0, 1, 2]);
     expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(300);
     expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(600);
+    const raw = tapRawHeaders(broker.connection);
     const [parked] = await broker.drain(config.parkingQueue, 1);
+    const parkedRaw = raw.last();
     const reference = await asPublishedByAmqplib(broker, Buffer.from('{"fail":true}'), published);
+    const referenceRaw = raw.last();
+    // Byte for byte, each header as the publisher's client encoded it: type tag and value.
+    expect(referenceRaw.size).toBe(Object.keys(ODD_HEADERS).length);
+    for (const [name, bytes] of referenceRaw) expect(parkedRaw.get(name)?.toString('hex'), name).toBe(bytes.toString('hex'));
     expect(parked!.content.equals(reference.content)).toBe(true);
     const { headers, ...properties } = parked!.properties;
     const { headers: referenceHeaders, ...referenceProperties } = reference.properties;
@@ -75,6 +83,39 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     });
     expect(String(headers?.[NativeAnnotation.parkReason])).toContain('retries');
     expect(await broker.messageCount(config.workQueue)).toBe(0);
+  });
+
+  it('parks a message an AMQP 1.0 client published with every typed application property and several data sections, each as it was', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = nativeConfig({ MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '100' });
+    await setUpTopology(broker, config);
+    const reference = uniqueName('reference');
+    broker.trackQueue(reference);
+    await broker.channel.assertQueue(reference, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    const message = {
+      message_id: 'amqp10-1', content_type: 'application/octet-stream', subject: 'order', durable: true,
+      application_properties: {
+        ub: rhea.types.wrap_ubyte(200), us: rhea.types.wrap_ushort(60000), ui: rhea.types.wrap_uint(4_000_000_000), ul: rhea.types.wrap_ulong(2 ** 53 - 1),
+        b: rhea.types.wrap_byte(-100), s: rhea.types.wrap_short(-30000), i: rhea.types.wrap_int(-2_000_000_000), l: rhea.types.wrap_long(-(2 ** 40)),
+        f: rhea.types.wrap_float(1.5), d: rhea.types.wrap_double(2.25), ts: rhea.types.wrap_timestamp(1_700_000_000_123),
+        sym: rhea.types.wrap_symbol('a-symbol'), str: 'Zürich', bin: Buffer.from([0xff, 0x00, 0xc3]), yes: true, none: null,
+      },
+      body: rhea.message.data_sections([Buffer.from([0x00, 0xff]), Buffer.from('tail')]),
+    };
+    await publishAmqp10([config.workQueue, reference], message);
+    // Act
+    let calls = 0;
+    await pullUntil(config, () => { calls++; throw new Error('partner down'); }, (so) => total(so).parked === 1);
+    const [parked] = await receiveAmqp10(config.parkingQueue, 1);
+    const [original] = await receiveAmqp10(reference, 1);
+    // Assess
+    expect(calls).toBe(2);
+    expect(parked!.application_properties).toEqual(original!.application_properties);
+    expect(Buffer.concat(parked!.body.content as Buffer[]).toString('hex')).toBe('00ff7461696c');
+    expect(parked!.body).toEqual(original!.body);
+    expect([parked!.message_id, parked!.content_type, parked!.subject]).toEqual(['amqp10-1', 'application/octet-stream', 'order']);
+    expect(parked!.message_annotations).toMatchObject({ [NativeAnnotation.errorMessage]: 'partner down', 'x-first-death-queue': config.workQueue });
   });
 
   it('gives the handler the headers a 0-9-1 consumer sees, except tables and arrays, which RabbitMQ does not deliver over AMQP 1.0, and a boolean, which arrives as a number', async () => {
@@ -209,6 +250,45 @@ describe.runIf(!NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     expect(error?.message).toMatch(/tiers.*exact|exact.*tiers/);
   });
 });
+
+/** An AMQP 1.0 connection to the broker under test (its 0-9-1 URL's host, port and credentials). */
+function amqp10(): Promise<rhea.Connection> {
+  const url = new URL(AMQP_URL);
+  const connection = rhea.create_container().connect({ host: url.hostname, port: Number(url.port), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), hostname: 'vhost:/', reconnect: false });
+  return new Promise((resolve, reject) => {
+    connection.once('connection_open', () => resolve(connection));
+    connection.once('connection_error', () => reject(new Error('AMQP 1.0 connection refused')));
+  });
+}
+
+/** Publishes `message` to each queue over AMQP 1.0, waiting for each to be accepted. */
+async function publishAmqp10(queues: readonly string[], message: rhea.Message): Promise<void> {
+  const connection = await amqp10();
+  for (const queue of queues) {
+    const sender = connection.open_sender({ target: { address: `/queues/${encodeURIComponent(queue)}` } });
+    await new Promise<void>((resolve, reject) => {
+      sender.once('sendable', () => sender.send(message));
+      sender.once('accepted', () => resolve());
+      sender.once('rejected', () => reject(new Error(`${queue} rejected the message`)));
+    });
+  }
+  connection.close();
+}
+
+/** Takes `count` messages from a queue over AMQP 1.0, accepting each: the decoded messages, in order. */
+async function receiveAmqp10(queue: string, count: number): Promise<rhea.Message[]> {
+  const connection = await amqp10();
+  const received: rhea.Message[] = [];
+  await new Promise<void>((resolve) => {
+    const receiver = connection.open_receiver({ source: { address: `/queues/${encodeURIComponent(queue)}` }, credit_window: count });
+    receiver.on('message', (context: rhea.EventContext) => {
+      received.push(context.message as rhea.Message);
+      if (received.length === count) resolve();
+    });
+  });
+  connection.close();
+  return received;
+}
 
 /** The message as amqplib decodes it after the broker took it: published to a queue of its own and fetched back. */
 async function asPublishedByAmqplib(broker: ReturnType<typeof testBroker>, body: Buffer, options: amqp.Options.Publish): Promise<amqp.GetMessage> {
