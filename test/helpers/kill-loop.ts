@@ -17,8 +17,9 @@ const HANDLER = 'test/faults/handlers/flaky-recorder.ts';
  */
 type KillKnobs = { readonly seed: number; readonly kills: number; readonly messages: number };
 
+/** The knobs read from `env`; the seed is drawn at random when FAULT_SEED is not set. */
 function killKnobs(env: NodeJS.ProcessEnv = process.env): KillKnobs {
-  return { seed: seedFromEnv('FAULT_SEED'), kills: Number(env.FAULT_KILLS ?? '25'), messages: Number(env.FAULT_MESSAGES ?? '600') };
+  return { seed: seedFromEnv('FAULT_SEED', env), kills: Number(env.FAULT_KILLS ?? '25'), messages: Number(env.FAULT_MESSAGES ?? '600') };
 }
 
 /**
