@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { nackCounts, parseBrokerVersion } from '../../shared/core/mode-settings.js';
+import { nativeBrokerRefusal } from '../../shared/topology/native-broker.js';
 
 /** The broker the integration tests use; they fail loudly (never skip) when it does not answer. */
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -100,8 +101,30 @@ class TestBroker {
   }
 }
 
+/** The version the broker at `url` announces (its `version` server property), e.g. `4.3.6`. */
+async function brokerVersion(url = AMQP_URL): Promise<string> {
+  const connection = await amqp.connect(url);
+  try {
+    return String(connection.connection.serverProperties.version);
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * The version of the broker at `url` and whether it can run native mode (4.3+). When it cannot, says
+ * so on the log with `what`, the cases that therefore skip.
+ * @example const { version, native } = await nativeSupport('native SIGKILL cases');
+ */
+async function nativeSupport(what: string, url = AMQP_URL): Promise<{ version: string; native: boolean }> {
+  const version = await brokerVersion(url);
+  const native = nativeBrokerRefusal(version) === undefined;
+  if (!native) console.log(`[skip] ${what} skipped: RabbitMQ ${version} has no delayed retry on quorum queues (4.3 or later)`);
+  return { version, native };
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export { AMQP_URL, sleep, TestBroker, uniqueName };
+export { AMQP_URL, brokerVersion, nativeSupport, sleep, TestBroker, uniqueName };

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Options } from 'amqplib';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import { silentLogger } from '../../shared/observability/logger.js';
+import { runNativePull } from '../../shared/native/native-pull.js';
+import { NativeAnnotation } from '../../shared/native/native-annotations.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { createIdempotencyGuard, type IdempotencyGuard } from '../../shared/idempotency/guard.js';
 import type { Summary } from '../../shared/observability/summary.js';
@@ -89,7 +91,10 @@ class FaultScenario {
     });
   }
 
-  /** Messages in the work queue and the delay queues right now. */
+  /**
+   * Messages ready in the work queue and the delay queues right now. A native work queue leaves out
+   * of its count the messages it holds until their delivery time (measured on 4.3.6).
+   */
   public async inFlight(url = this.config.amqpUrls[0] as string): Promise<number> {
     return withChannel(url, async (_connection, channel) => {
       let total = 0;
@@ -100,7 +105,8 @@ class FaultScenario {
 
   /**
    * Invokes the function in-process with a handler that always succeeds (and records), again and
-   * again, until the work and delay queues stay empty for `quietMs`. Invocations that fail (a broker
+   * again, until the work and delay queues stay empty for `quietMs` (longer than any delay the
+   * scenarios ask for, so that a native queue holds nothing either). Invocations that fail (a broker
    * still recovering) are retried, as a scheduler would.
    */
   public async drainUntilQuiet(options: { quietMs?: number; timeoutMs?: number; budgetMs?: number } = {}): Promise<Summary[]> {
@@ -108,10 +114,11 @@ class FaultScenario {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     const handler = createFlakyRecorder({ recordFile: this.recordFile, failPercent: 0, seed: 'drain' });
     const summaries: Summary[] = [];
+    const run = this.config.delayMode === 'native' ? runNativePull : runPull;
     let quietSince: number | undefined;
     while (Date.now() < deadline) {
       try {
-        summaries.push(await runPull({ config: this.config, handler, budgetMs: options.budgetMs ?? 5000, log: silentLogger, idempotency: this.idempotency }));
+        summaries.push(await run({ config: this.config, handler, budgetMs: options.budgetMs ?? 5000, log: silentLogger, idempotency: this.idempotency }));
         const left = await this.inFlight();
         if (left > 0) quietSince = undefined;
         else quietSince ??= Date.now();
@@ -133,7 +140,7 @@ class FaultScenario {
       const parked = await drainQueue(channel, this.config.parkingQueue);
       const queued = [];
       for (const queue of [this.config.workQueue, ...this.delayQueues]) queued.push(...(await drainQueue(channel, queue)));
-      const parkReasons = new Map(parked.map((m) => [keyOf(m), String(m.properties.headers?.['boomerang-park-reason'])]));
+      const parkReasons = new Map(parked.map((m) => [keyOf(m), parkReason(m.properties.headers)]));
       const parkedHeaders = new Map(parked.map((m) => [keyOf(m), (m.properties.headers ?? {}) as Record<string, unknown>]));
       const account = accountFor(this.ids, { records: readRecords(this.recordFile), parkedIds: parked.map(keyOf), queuedIds: queued.map(keyOf) });
       return { ...account, parkReasons, parkedHeaders };
@@ -162,6 +169,11 @@ class FaultScenario {
     copyFileSync(this.recordFile, kept);
     console.log(`[fault] record file kept at ${kept}`);
   }
+}
+
+/** A parked copy's reason; a natively parked message carries it as an annotation (`x-opt-…`). */
+function parkReason(headers: Record<string, unknown> | undefined): string {
+  return String(headers?.['boomerang-park-reason'] ?? headers?.[NativeAnnotation.parkReason]);
 }
 
 async function withChannel<T>(url: string, work: (connection: ChannelModel, channel: Channel) => Promise<T>): Promise<T> {

@@ -4,11 +4,13 @@ import type { Handler } from '../../shared/message/message.js';
 
 type FlakyRecorderOptions = {
   /**
-   * Every attempt is appended here as one line, `F|S <id> <retryNo> <copyId> <pid> <epochMs>`: F
-   * failed, S handled; copyId is the `boomerang-copy-id` of the copy delivered (`-` for a message as
-   * first published), which tells a redelivery of the same message from a second copy of it. The pid
-   * and the time say which process did it, and when: against a kill's time, whether a repeated
-   * effect was inside the killed run's window.
+   * Every attempt is appended here as one line, `F|S <id> <retryNo> <copyId> <pid> <epochMs>
+   * <deliveryCount>`: F failed, S handled; copyId is the `boomerang-copy-id` of the copy delivered
+   * (`-` for a message as first published), which tells a redelivery of the same message from a
+   * second copy of it. The pid and the time say which process did it, and when: against a kill's
+   * time, whether a repeated effect was inside the killed run's window. deliveryCount is the
+   * delivery's `x-delivery-count` (`-` when the broker set none): on a native queue, its retries and
+   * crashes together.
    */
   readonly recordFile: string;
   /** Percentage of attempts that throw, chosen per (seed, messageId, retryNo) so a rerun repeats it. */
@@ -30,12 +32,14 @@ function createFlakyRecorder(options: FlakyRecorderOptions): Handler {
     const id = messageKey(message.properties.messageId, message.body);
     const copy = message.headers['boomerang-copy-id'];
     const copyId = typeof copy === 'string' ? copy : '-';
+    const count = message.headers['x-delivery-count'];
     if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
+    const line = `${id} ${message.retryNo} ${copyId} ${process.pid} ${Date.now()} ${typeof count === 'number' ? count : '-'}`;
     if (failsAt(options.seed, id, message.retryNo, options.failPercent)) {
-      appendFileSync(options.recordFile, `F ${id} ${message.retryNo} ${copyId} ${process.pid} ${Date.now()}\n`);
+      appendFileSync(options.recordFile, `F ${line}\n`);
       throw new Error(`flaky failure of ${id} at retry ${message.retryNo}`);
     }
-    appendFileSync(options.recordFile, `S ${id} ${message.retryNo} ${copyId} ${process.pid} ${Date.now()}\n`);
+    appendFileSync(options.recordFile, `S ${line}\n`);
   };
 }
 
