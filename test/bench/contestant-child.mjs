@@ -1,7 +1,7 @@
 // One timed throughput run, in a fresh plain-node process (no loader, no source maps: as Lambda runs
 // the bundle). argv[2] is a JSON object:
-//   { who: 'boomerang' | 'raw' | 'rascal', mode: 'success' | 'retry', url, queue, messages, prefetch,
-//     delayQueue, delayQueueArguments, module }
+//   { who: 'boomerang' | 'raw' | 'rhea' | 'rascal', mode: 'success' | 'retry', url, queue, messages, prefetch,
+//     delayQueue, delayQueueArguments, delayMs, module }
 // Boomerang is the pull function from `module` (dist/bench/boomerang/index.mjs: createPullFunction of the
 // public entry point, bundled like the Lambda bundles), configured from the environment
 // as the deployed function is; the others are the anchors, written as a careful engineer would write
@@ -10,6 +10,14 @@
 // - raw retry: consume with prefetch, call the handler (it throws, as Boomerang's does), publish a copy
 //   (persistent, mandatory, retry header + 1) to the same delay queue with a streamed confirm, ack the
 //   original in its confirm callback (many in flight, never one awaited at a time);
+// - rhea (a native queue, RabbitMQ 4.3+: AMQP 1.0): a receiver granting `prefetch` credit by hand
+//   (rhea's own credit window tops up on arrival, not on settlement). Success: accept each message.
+//   Retry: settle each `modified` (delivery failed) with its own `x-opt-delivery-time` (now + the
+//   delay queue's TTL) and one annotation, its retry count + 1, so the broker holds it. rhea 3.0.5
+//   merges the settlements of consecutive delivery ids written in one event-loop pass and may send the
+//   second with the first one's outcome (docs: rabbitmq-4 notes), so a careful consumer never settles
+//   two neighbours in one pass: each pass (a setImmediate) settles what it can, the rest wait for the next;
+//   credit is given back for what was settled;
 // - rascal: Rascal 21's `forward` recovery to a TTL delay queue, set up as its README's advanced
 //   example (a `delay` exchange, a queue with a queue-level TTL dead-lettering back), its defaults
 //   (withDefaultConfig) otherwise.
@@ -125,7 +133,88 @@ async function rascal() {
   return { ms, detail: { settled, delayQueue, delayExchange } };
 }
 
-const contestants = { boomerang, raw, rascal };
+// rhea's connect options from an amqp:// URL: RabbitMQ 4.x reads the vhost from the open frame's hostname.
+function rheaConnect() {
+  const url = new URL(run.url);
+  const vhost = decodeURIComponent(url.pathname.slice(1)) || '/';
+  const rhea = require('rhea');
+  return rhea.create_container({ id: `bench-rhea-${process.pid}` }).connect({
+    host: url.hostname, port: Number(url.port || 5672), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password),
+    hostname: `vhost:${vhost}`, reconnect: false,
+  });
+}
+
+async function rheaAnchor() {
+  const startedAt = performance.now();
+  const connection = rheaConnect();
+  let settled = 0;
+  const receiver = connection.open_receiver({ source: { address: `/queues/${encodeURIComponent(run.queue)}` }, autoaccept: false, credit_window: 0 });
+  await new Promise((resolve, reject) => {
+    connection.on('connection_error', (context) => reject(context.connection.error ?? new Error('connection error')));
+    connection.on('disconnected', (context) => reject(context.error ?? new Error('disconnected')));
+    receiver.on('receiver_error', (context) => reject(context.receiver.error ?? new Error('receiver error')));
+    receiver.once('receiver_open', () => receiver.add_credit(run.prefetch));
+    // Retry: settlements wait for the end of the pass, then go out neighbour-free (see the header).
+    let pending = [];
+    let scheduled = false;
+    const pass = () => {
+      scheduled = false;
+      const written = new Set();
+      const held = [];
+      for (const item of pending) {
+        const id = item.delivery.id;
+        if (written.has(id - 1) || written.has(id + 1)) {
+          held.push(item);
+          continue;
+        }
+        written.add(id);
+        item.delivery.modified({ delivery_failed: true, undeliverable_here: false, message_annotations: item.annotations });
+      }
+      pending = held;
+      settled += written.size;
+      receiver.add_credit(written.size);
+      if (pending.length > 0) schedule();
+      else if (settled === run.messages) setImmediate(resolve);
+    };
+    const schedule = () => {
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(pass);
+    };
+    // Success: accepted outcomes merge correctly; the credit goes back a quarter of the window at a time.
+    let owed = 0;
+    const quarter = Math.max(1, Math.floor(run.prefetch / 4));
+    receiver.on('message', (context) => {
+      try {
+        handler(context.message);
+      } catch {
+        const retryNo = Number(context.message.message_annotations?.['x-opt-retry-no'] ?? 0) + 1;
+        pending.push({ delivery: context.delivery, annotations: { 'x-opt-delivery-time': Date.now() + run.delayMs, 'x-opt-retry-no': retryNo } });
+        schedule();
+        return;
+      }
+      context.delivery.accept();
+      if (++settled === run.messages) return setImmediate(resolve);
+      if (++owed >= quarter) {
+        receiver.add_credit(owed);
+        owed = 0;
+      }
+    });
+  });
+  await new Promise((resolve) => {
+    receiver.once('receiver_close', () => resolve());
+    receiver.close();
+    setTimeout(resolve, 1000);
+  });
+  await new Promise((resolve) => {
+    connection.once('connection_close', () => resolve());
+    connection.close();
+    setTimeout(resolve, 1000);
+  });
+  return { ms: performance.now() - startedAt, detail: { settled } };
+}
+
+const contestants = { boomerang, raw, rhea: rheaAnchor, rascal };
 try {
   // CPU used by this client process over the run (connect included): per message, it is far less
   // noisy than the wall clock on a shared machine, and it is what the client leaves to the broker.

@@ -6,6 +6,8 @@ type BenchReport = {
   readonly machine: Machine;
   readonly rows: readonly Row[];
   readonly options?: { readonly sections?: readonly string[] };
+  /** Each section's last run, when the file keeps sections of several runs (test/bench/results-merge.ts). */
+  readonly sectionRuns?: Readonly<Record<string, { readonly startedAt: string; readonly rabbitmq: string }>>;
 };
 
 /** What a fault scenario writes (test/helpers/fault-report.ts): a few fixed fields, then its own figures. */
@@ -39,12 +41,32 @@ function describeMachine(m: Machine): string {
   return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB RAM, Node ${m.node}`;
 }
 
+/** `2026-11-25 11:27 UTC` */
+function runTime(startedAt: string): string {
+  return `${startedAt.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The heading's first line: one run, or the sections of each run the file keeps (with its broker). */
+function benchHeading(report: BenchReport): string {
+  const where = `${describeMachine(report.machine)}; the broker local and shared with the client.`;
+  const runs = Object.entries(report.sectionRuns ?? {});
+  const starts = [...new Set(runs.map(([, run]) => run.startedAt))].sort();
+  if (starts.length <= 1) {
+    const sections = report.options?.sections?.join(', ') ?? 'all';
+    return `\`npm run bench\` of ${report.startedAt.slice(0, 10)} on **${report.machine.rabbitmq}**: ${where} Sections: ${sections}.`;
+  }
+  const byRun = starts.map((start) => {
+    const of = runs.filter(([, run]) => run.startedAt === start);
+    return `${of.map(([section]) => section).join(', ')} (run of ${runTime(start)} on ${of[0]?.[1].rabbitmq})`;
+  });
+  return `\`npm run bench\` on **${report.machine.rabbitmq}**: ${where} Each section from its last run: ${byRun.join('; ')}.`;
+}
+
 /** The bench table of one broker version, headed by the broker, the date and the machine. */
 function renderBench(report: BenchReport | undefined): string {
   if (report === undefined) return NO_BENCH_RESULTS;
-  const sections = report.options?.sections?.join(', ') ?? 'all';
   const lines = [
-    `\`npm run bench\` of ${report.startedAt.slice(0, 10)} on **${report.machine.rabbitmq}**: ${describeMachine(report.machine)}; the broker local and shared with the client. Sections: ${sections}.`,
+    benchHeading(report),
     '',
     '| section | what | Boomerang | anchor (same run) | ratio | target | verdict |',
     '|---|---|---|---|---|---|---|',

@@ -11,6 +11,8 @@ type Row = {
   readonly ratio: string;
   readonly target: string;
   readonly verdict: 'meets' | 'misses' | 'info' | 'not measured';
+  /** The `npm run bench` section that wrote it (run.ts sets it), so a partial run can replace its own rows. */
+  readonly benchSection?: string;
 };
 
 type Machine = { readonly cpu: string; readonly cores: number; readonly memoryGiB: number; readonly node: string; readonly rabbitmq: string };

@@ -2,33 +2,38 @@
  * `npm run bench`: Boomerang's figures, each next to its anchor measured in the same run on the same
  * broker. Prints a markdown table on stdout (progress goes to stderr) and writes
  * bench-results/latest.json, plus bench-results/bench-rabbitmq-<x.y.z>.json: the last run on each broker
- * version, which is committed and which `npm run docs:figures` turns into the docs' tables. Ratios are what
+ * version, which is committed and which `npm run docs:figures` turns into the docs' tables. A run of some
+ * sections replaces only those in it: the others stay as they were recorded, each with its own date. Ratios are what
  * count: this machine is shared and noisy.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedFromEnv } from '../helpers/seeded-random.js';
 import { BenchBroker } from './bench-broker.js';
 import { delayAccuracy } from './delay-accuracy.js';
 import { memory } from './memory.js';
+import { nativeSection } from './native.js';
 import { machineInfo, markdownTable, type Row } from './report.js';
 import { RESULTS_DIR, benchResultsFile } from './results-files.js';
+import { type BenchFile, mergeBenchReports } from './results-merge.js';
 import { serverlessCost } from './serverless.js';
 import { idempotencyPaths } from './idempotency-throughput.js';
 import { retryPath, successPath } from './throughput.js';
 
-const SECTIONS = ['success', 'retry', 'idempotency', 'delay', 'serverless', 'memory'] as const;
+const SECTIONS = ['success', 'retry', 'idempotency', 'delay', 'serverless', 'memory', 'native'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const USAGE = `Usage: npm run bench [-- options]
 
 Runs the benchmark sections against the broker in AMQP_URL (default amqp://guest:***@127.0.0.1:5672)
 and prints a markdown table; the full results go to bench-results/latest.json and to
-bench-results/bench-rabbitmq-<version>.json (the docs' figures: then run npm run docs:figures).
+bench-results/bench-rabbitmq-<version>.json (the docs' figures: then run npm run docs:figures), where
+the sections run replace their earlier figures and the others are kept.
 
   --section <name>       run only this section (repeatable, or comma-separated):
-                         ${SECTIONS.join(', ')} (default: all; about 5 minutes)
+                         ${SECTIONS.join(', ')} (default: all; about 7 minutes);
+                         native needs RabbitMQ 4.3+ (on older brokers its rows say why not)
   --messages <n>         messages per throughput run (default 20000)
   --rounds <n>           throughput rounds; the order rotates, medians count (default 5)
   --queue-type <t>       quorum or classic, for the throughput queues (default quorum)
@@ -115,11 +120,11 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     try {
       const { rows: sectionRows, result } = await run();
-      rows.push(...sectionRows);
+      rows.push(...sectionRows.map((row) => ({ ...row, benchSection: name })));
       results[name] = result;
     } catch (error) {
       progress(`  ${name} failed: ${(error as Error).stack ?? String(error)}`);
-      rows.push({ section: name, metric: 'the section failed', boomerang: (error as Error).message.slice(0, 200), anchor: '-', ratio: '-', target: '-', verdict: 'not measured' });
+      rows.push({ section: name, benchSection: name, metric: 'the section failed', boomerang: (error as Error).message.slice(0, 200), anchor: '-', ratio: '-', target: '-', verdict: 'not measured' });
       results[name] = { error: (error as Error).message };
     }
     durations[name] = Date.now() - t0;
@@ -135,6 +140,7 @@ async function main(): Promise<void> {
     });
     await timed('serverless', () => serverlessCost({ broker, runs: options.coldStarts, progress }));
     await timed('memory', () => memory({ broker, sizes: options.memorySizes, modes: ['success', 'retry'], progress }));
+    await timed('native', () => nativeSection({ ...throughput, delayMessages: options.delayMessages, delayMaxMs: options.delayMaxMs, seed: options.seed, coldStarts: options.coldStarts }));
   } finally {
     await broker.close();
   }
@@ -145,8 +151,10 @@ async function main(): Promise<void> {
   writeFileSync(options.out, json);
   const written = [options.out];
   if (options.keepForDocs) {
-    written.push(benchResultsFile(machine.rabbitmq));
-    writeFileSync(benchResultsFile(machine.rabbitmq), json);
+    const file = benchResultsFile(machine.rabbitmq);
+    const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as BenchFile) : undefined;
+    written.push(file);
+    writeFileSync(file, `${JSON.stringify(mergeBenchReports(previous, report, SECTIONS), null, 2)}\n`);
   }
   const header = `Boomerang bench, ${startedAt.toISOString().slice(0, 10)}: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, ${machine.rabbitmq} (local, shared)`;
   process.stdout.write(`${header}\n\n${markdownTable(rows)}\n\nFull results: ${written.join(' and ')}\n`);

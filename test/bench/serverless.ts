@@ -41,6 +41,24 @@ const COLD_START_TARGET_RATIO = 1.3;
 /** The event bundle has no anchor (no hand-written event consumer): an absolute bound instead. */
 const EVENT_COLD_START_TARGET_MS = 150;
 
+/**
+ * Run as Lambda runs a deployed function: the node options and Powertools variables the stack sets,
+ * and AWS_LAMBDA_FUNCTION_NAME, which makes the function log and write metrics with Powertools. Both
+ * children (the bundle and the anchor) get the same environment; the anchor reads none of it.
+ */
+function coldStartEnv(url: string): Record<string, string> {
+  const deployed = functionEnvironment({ virtualHost: '/', secretArn: 'bench', brokerHost: 'bench', functionName: 'boomerang-webhooks' }, {});
+  return {
+    AMQP_URL: url,
+    IDLE_TIMEOUT_MS: '100',
+    LOG_LEVEL: 'silent',
+    NODE_OPTIONS: deployed.NODE_OPTIONS ?? '',
+    AWS_LAMBDA_FUNCTION_NAME: 'boomerang-webhooks',
+    POWERTOOLS_SERVICE_NAME: deployed.POWERTOOLS_SERVICE_NAME ?? '',
+    POWERTOOLS_METRICS_NAMESPACE: deployed.POWERTOOLS_METRICS_NAMESPACE ?? '',
+  };
+}
+
 /** A local partner that answers 200 and notes when each request arrived (wall clock, ms). */
 async function startPartner(): Promise<{ server: Server; url: string; arrivals: number[] }> {
   const arrivals: number[] = [];
@@ -79,19 +97,7 @@ async function serverlessCost(options: ServerlessOptions): Promise<{ result: Rec
   const partner = await startPartner();
   // The real webhooks bundles consume the work queue functions/webhooks.ts names: the bench uses it, empty.
   const webhooks = pickQueue(await loadDeclaredQueues(), 'webhooks');
-  // Run as Lambda runs a deployed function: the node options and Powertools variables the stack sets,
-  // and AWS_LAMBDA_FUNCTION_NAME, which makes the function log and write metrics with Powertools. Both
-  // children get the same environment; the anchor reads none of it.
-  const deployed = functionEnvironment({ virtualHost: '/', secretArn: 'bench', brokerHost: 'bench', functionName: 'boomerang-webhooks' }, {});
-  const env = {
-    AMQP_URL: options.broker.url,
-    IDLE_TIMEOUT_MS: '100',
-    LOG_LEVEL: 'silent',
-    NODE_OPTIONS: deployed.NODE_OPTIONS ?? '',
-    AWS_LAMBDA_FUNCTION_NAME: 'boomerang-webhooks',
-    POWERTOOLS_SERVICE_NAME: deployed.POWERTOOLS_SERVICE_NAME ?? '',
-    POWERTOOLS_METRICS_NAMESPACE: deployed.POWERTOOLS_METRICS_NAMESPACE ?? '',
-  };
+  const env = coldStartEnv(options.broker.url);
   const config = webhooks.loadConfig(env);
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   await applyTopology(options.broker.connection, plan);
@@ -195,5 +201,5 @@ function rowsFor(result: Record<string, BundleResult>): Row[] {
   return rows;
 }
 
-export { serverlessCost };
+export { COLD_START_TARGET_RATIO, coldStartEnv, runChild, serverlessCost, startPartner };
 export type { BundleResult };

@@ -49,7 +49,7 @@ const PARKED_DELAY_MS = 600_000;
 
 type Setup = { config: Config; env: Record<string, string>; delayQueue: string; delayArguments: Record<string, string | number>; names: string[]; exchanges: string[] };
 
-async function setUp(options: ThroughputOptions, label: 'success' | 'retry'): Promise<Setup> {
+async function setUp(options: ThroughputOptions, label: 'success' | 'retry' | 'native', overrides: Readonly<Record<string, string>> = {}): Promise<Setup> {
   const env: Record<string, string> = {
     AMQP_URL: options.broker.url,
     WORK_QUEUE: `bench-${label}-${randomUUID().slice(0, 8)}`,
@@ -60,7 +60,8 @@ async function setUp(options: ThroughputOptions, label: 'success' | 'retry'): Pr
     MAX_MESSAGES: String(options.messages),
     LOG_LEVEL: 'silent',
     // Every message fails on purpose in the retry path: the breaker must not stop the invocation.
-    ...(label === 'retry' ? { BREAKER_THRESHOLD: '0' } : {}),
+    ...(label === 'success' ? {} : { BREAKER_THRESHOLD: '0' }),
+    ...overrides,
   };
   const config = loadConfig(env);
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
@@ -71,7 +72,7 @@ async function setUp(options: ThroughputOptions, label: 'success' | 'retry'): Pr
 }
 
 type ChildRun = {
-  readonly who: 'boomerang' | 'raw' | 'rascal';
+  readonly who: 'boomerang' | 'raw' | 'rhea' | 'rascal';
   readonly mode: 'success' | 'retry';
   readonly setup: Setup;
   readonly options: ThroughputOptions;
@@ -85,7 +86,7 @@ function runContestant({ who, mode, setup, options, env }: ChildRun): Promise<Ti
   const bundled = existsSync(LIBRARY_BUNDLE);
   const args = {
     who, mode, url: options.broker.url, queue: setup.config.workQueue, messages: options.messages, prefetch: setup.config.batchSize,
-    delayQueue: setup.delayQueue, delayQueueArguments: setup.delayArguments, module: bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts'),
+    delayQueue: setup.delayQueue, delayQueueArguments: setup.delayArguments, delayMs: PARKED_DELAY_MS, module: bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts'),
   };
   const node = bundled ? [] : ['--import', 'tsx'];
   return new Promise((resolve, reject) => {
@@ -229,5 +230,5 @@ function rateAndCpu(result: ContestResult, name: string): string {
   return `${fmt(r?.medianPerSecond ?? 0)} (client CPU ${fmt(r?.medianCpuMicrosPerMessage ?? 0)} µs/msg)`;
 }
 
-export { contest, ratioOf, rateAndCpu, retryPath, runContestant, setUp, successPath };
+export { contest, PARKED_DELAY_MS, ratioOf, rateAndCpu, retryPath, runContestant, setUp, successPath };
 export type { Contestant, ContestResult, Setup, ThroughputOptions };

@@ -62,6 +62,20 @@ describe('renderBench', () => {
     expect(text).toContain('Sections: success, retry.');
     expect(text).toContain('| success | msg/s \\| 20 000 | 29 895 | 22 475 | 131 % | ≥ 90 % | meets |');
   });
+
+  it('names the run of each section when the file keeps sections of several runs', () => {
+    // Prepare
+    const sectionRuns = {
+      success: { startedAt: '2026-11-24T01:02:03.000Z', rabbitmq: 'RabbitMQ 4.3.6' },
+      retry: { startedAt: '2026-11-24T01:02:03.000Z', rabbitmq: 'RabbitMQ 4.3.6' },
+      native: { startedAt: '2026-11-25T13:26:00.000Z', rabbitmq: 'RabbitMQ 4.3.6' },
+    };
+    // Act
+    const text = renderBench({ ...REPORT, machine: { ...MACHINE, rabbitmq: 'RabbitMQ 4.3.6' }, sectionRuns });
+    // Assess
+    expect(text).toContain('`npm run bench` on **RabbitMQ 4.3.6**: AMD EPYC');
+    expect(text).toContain('Each section from its last run: success, retry (run of 2026-11-24 01:02 UTC on RabbitMQ 4.3.6); native (run of 2026-11-25 13:26 UTC on RabbitMQ 4.3.6).');
+  });
 });
 
 describe('renderFaults', () => {

@@ -1,0 +1,25 @@
+/**
+ * The native cold start's bundle (test/bench/bundles.ts): the webhooks queue of functions/webhooks.ts
+ * as a native queue (`delayMode: 'native'`, RabbitMQ 4.3+), its pull function as `handler`, bundled
+ * like the functions. The native engine (rhea, the native loop) sits behind the pull function's
+ * dynamic import, so esbuild puts it in a chunk that loads at the first invocation: the cold start
+ * counts it.
+ */
+import { defineQueue } from 'boomerang';
+import { createWebhookDelivery, httpTimeoutMsFromEnv } from '../../shared/examples/webhooks/webhook-delivery.js';
+
+/** The bench's own work queue, so that the cold starts never touch the webhooks queue. */
+const NATIVE_COLD_START_QUEUE = 'boomerang.bench.webhooks-native';
+
+const { queue, pull } = defineQueue({
+  name: 'webhooks-native',
+  handler: createWebhookDelivery({ httpTimeoutMs: httpTimeoutMsFromEnv() }),
+  workQueue: NATIVE_COLD_START_QUEUE,
+  retry: { maxRetries: 8, initialDelayMs: 1000, multiplier: 2, maxDelayMs: 3_600_000, jitter: 0.1 },
+  delayMode: 'native',
+  batchSize: 100,
+  concurrency: 8,
+  deploy: { modes: ['pull'], pull: { rateMinutes: 1 } },
+});
+
+export { pull as handler, NATIVE_COLD_START_QUEUE, queue };

@@ -1,0 +1,116 @@
+/**
+ * The native bundle's cold start (RabbitMQ 4.3+): the time from `import()` of the bundle in a fresh
+ * process to its first handled message, next to the serverless section's anchor (a hand-written amqplib
+ * consumer with the same handler, bundled alike) on the same queue and partner, the order alternating
+ * run by run. The bundle (test/bench/cold-start-native-entry.ts) loads the native engine through the
+ * pull function's dynamic import: the row says whether esbuild split it into a chunk of its own.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { topologyOptionsFromConfig } from '../../shared/config/config.js';
+import { applyTopology } from '../../shared/topology/apply.js';
+import { allExchanges, buildTopologyPlan } from '../../shared/topology/plan.js';
+import { REPO_ROOT } from '../helpers/invoke-child.js';
+import type { BenchBroker } from './bench-broker.js';
+import { ANCHOR_BUNDLE, ensureBundles, NATIVE_BUNDLE } from './bundles.js';
+import { queue } from './cold-start-native-entry.js';
+import { fmt, pct, type Row } from './report.js';
+import { COLD_START_TARGET_RATIO, coldStartEnv, runChild, startPartner } from './serverless.js';
+import { median } from './stats.js';
+
+type NativeColdStart = {
+  readonly bundle: string;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  /** The chunk the native engine went to, loaded at the first invocation (undefined: not split). */
+  readonly nativeChunkBytes?: number;
+  readonly firstHandledMs: number[];
+  readonly importMs: number[];
+  readonly anchorFirstHandledMs: number[];
+};
+
+/** The chunk of the bundle that holds rhea's receiver, if esbuild split the dynamic import off. */
+function nativeChunk(bundle: string): number | undefined {
+  if (readFileSync(bundle, 'utf8').includes('open_receiver')) return undefined;
+  const dir = join(dirname(bundle), 'chunks');
+  const found = readdirSync(dir).filter((f) => f.endsWith('.mjs')).find((f) => readFileSync(join(dir, f), 'utf8').includes('open_receiver'));
+  return found === undefined ? undefined : statSync(join(dir, found)).size;
+}
+
+async function nativeColdStart(options: { readonly broker: BenchBroker; readonly runs: number; readonly progress: (line: string) => void }): Promise<{ result: NativeColdStart; rows: Row[] }> {
+  const missing = await ensureBundles(options.progress);
+  if (missing) throw new Error(missing);
+  const env = coldStartEnv(options.broker.url);
+  const config = queue.loadConfig(env);
+  const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
+  await applyTopology(options.broker.connection, plan);
+  const partner = await startPartner();
+  const publish = async (run: number, who: string): Promise<void> => {
+    const channel = await options.broker.connection.createConfirmChannel();
+    const body = JSON.stringify({ url: partner.url, body: { run } });
+    channel.sendToQueue(config.workQueue, Buffer.from(body), { persistent: true, messageId: `cold-${who}-${run}`, contentType: 'application/json' });
+    await channel.waitForConfirms();
+    await channel.close();
+  };
+  const timed = async (run: number, who: 'native' | 'anchor'): Promise<{ first: number; imported: number }> => {
+    partner.arrivals.length = 0;
+    await publish(run, who);
+    const args = who === 'native' ? ['test/bench/cold-start-child.mjs', NATIVE_BUNDLE, 'pull'] : ['test/bench/cold-start-anchor.mjs', ANCHOR_BUNDLE, config.workQueue];
+    const child = await runChild([join(REPO_ROOT, args[0] as string), ...args.slice(1)], env);
+    const arrivedAt = partner.arrivals[0];
+    if (child.error || arrivedAt === undefined) throw new Error(`${who} cold start: no handled message (${child.error ?? 'the partner got no request'})`);
+    return { first: arrivedAt - child.startedAt, imported: child.importedAt - child.startedAt };
+  };
+  const firstHandledMs: number[] = [];
+  const importMs: number[] = [];
+  const anchorFirstHandledMs: number[] = [];
+  try {
+    await options.broker.purge(config.workQueue);
+    for (let run = 0; run < options.runs; run++) {
+      for (const who of run % 2 === 0 ? (['native', 'anchor'] as const) : (['anchor', 'native'] as const)) {
+        const { first, imported } = await timed(run, who);
+        if (who === 'anchor') anchorFirstHandledMs.push(first);
+        else (firstHandledMs.push(first), importMs.push(imported));
+      }
+    }
+  } finally {
+    partner.server.close();
+    for (const q of plan.queues) await options.broker.deleteQueue(q.name);
+    for (const x of allExchanges(plan)) await options.broker.deleteExchange(x.name);
+  }
+  const content = readFileSync(NATIVE_BUNDLE);
+  const chunk = nativeChunk(NATIVE_BUNDLE);
+  const result = { bundle: NATIVE_BUNDLE, bytes: content.length, gzipBytes: gzipSync(content).length, ...(chunk === undefined ? {} : { nativeChunkBytes: chunk }), firstHandledMs, importMs, anchorFirstHandledMs };
+  options.progress(`  native bundle: first handled message after ${fmt(median(firstHandledMs))} ms, anchor ${fmt(median(anchorFirstHandledMs))} ms (medians of ${options.runs})`);
+  return { result, rows: rowsFor(result) };
+}
+
+function rowsFor(r: NativeColdStart): Row[] {
+  const first = median(r.firstHandledMs);
+  const anchor = median(r.anchorFirstHandledMs);
+  const split = r.nativeChunkBytes === undefined ? 'NOT split: the native engine is in index.mjs' : `the native engine in a chunk of ${fmt(r.nativeChunkBytes / 1000, 1)} kB loaded at the first invocation`;
+  return [
+    {
+      section: 'native',
+      metric: 'native pull bundle size (webhooks as a native queue, minified, without its map)',
+      boomerang: `${fmt(r.bytes / 1000, 1)} kB (${fmt(r.gzipBytes / 1000, 1)} kB gzipped); ${split}`,
+      anchor: '-',
+      ratio: '-',
+      target: '-',
+      verdict: 'info',
+    },
+    {
+      section: 'native',
+      metric: `native: import() of the bundle in a fresh node process → first handled message, native chunk included (median of ${r.firstHandledMs.length}, order alternating)`,
+      boomerang: `${fmt(first)} ms (import alone ${fmt(median(r.importMs))} ms; range ${fmt(Math.min(...r.firstHandledMs))}-${fmt(Math.max(...r.firstHandledMs))} ms)`,
+      anchor: `${fmt(anchor)} ms (hand-written amqplib consumer, same handler, bundled alike, same queue: import, connect, consume, handle, ack)`,
+      ratio: pct(first / anchor),
+      target: `≤ ${pct(COLD_START_TARGET_RATIO)} of the anchor`,
+      verdict: first / anchor <= COLD_START_TARGET_RATIO ? 'meets' : 'misses',
+    },
+  ];
+}
+
+export { nativeColdStart };
+export type { NativeColdStart };
