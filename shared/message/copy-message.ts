@@ -127,5 +127,5 @@ function originalExchange(delivery: Delivery): string {
   return typeof kept === 'string' ? kept : delivery.fields.exchange;
 }
 
-export { buildParkedCopy, buildRetryCopy, cutUtf8, originalExchange, originalRoutingKey };
+export { buildParkedCopy, buildRetryCopy, cutUtf8, isoTime, originalExchange, originalRoutingKey };
 export type { Copy, CopyInput, Delivery, ParkInput };

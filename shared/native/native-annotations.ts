@@ -5,7 +5,7 @@
  * (the parking-lot tools) sees them as headers of the same names. Nothing else of the message changes.
  */
 import type { Verdict } from '../core/verdict.js';
-import { cutUtf8, type Delivery } from '../message/copy-message.js';
+import { cutUtf8, type Delivery, isoTime } from '../message/copy-message.js';
 import { BoomerangHeader, readBrokerCount } from '../message/headers.js';
 import type { Outcome } from './settlement-writer.js';
 
@@ -64,7 +64,7 @@ function nativeOutcome(verdict: Verdict, delivery: Delivery, context: NativeOutc
     case 'give-back':
       return RELEASED;
     case 'retry': {
-      const at = new Date(context.now).toISOString();
+      const at = isoTime(new Date(context.now));
       return failed(context.now + verdict.delayMs, {
         [NativeAnnotation.retryNo]: verdict.nextRetryNo,
         [NativeAnnotation.failedSettlements]: ownReturns(delivery) + 1,
@@ -84,7 +84,7 @@ function nativeOutcome(verdict: Verdict, delivery: Delivery, context: NativeOutc
         [NativeAnnotation.errorMessage]: cutUtf8(verdict.error.message, ERROR_MESSAGE_MAX_BYTES),
         [NativeAnnotation.parkReason]: verdict.reason,
         [NativeAnnotation.attempts]: verdict.retryNo + 1,
-        [NativeAnnotation.parkedAt]: new Date(context.now).toISOString(),
+        [NativeAnnotation.parkedAt]: isoTime(new Date(context.now)),
         [NativeAnnotation.functionName]: context.functionName,
       };
       if (verdict.stack !== undefined) annotations[NativeAnnotation.errorStack] = cutUtf8(verdict.stack, ERROR_STACK_MAX_BYTES);
