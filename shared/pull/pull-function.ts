@@ -16,7 +16,8 @@ type PullContext = LambdaContext;
  * invocation, because a connection cached across a freeze dies of missed heartbeats. Each invocation
  * logs one summary line and writes its metrics, also when it fails (bad config, broker unreachable,
  * delay path missing), and then throws so that Lambda records the error. A native queue
- * (`delayMode: 'native'`) is served by native/native-pull.ts instead: no delay path to check.
+ * (`delayMode: 'native'`) is served by native/native-pull.ts instead, which checks the work queue's
+ * settings and the parking lot at the first invocation (until one succeeds).
  * @example export const handler = createPullFunction(myHandler);
  */
 function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
@@ -31,7 +32,10 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
       if (config.delayMode === 'native') {
         // Loaded on first use: rhea and the native loop cost a cold start of the other modes nothing.
         const { runNativePull } = await import('../native/native-pull.js');
-        return runNativePull({ config, handler, budgetMs, log, metrics, idempotency });
+        // Its work queue and parking lot are checked at the first invocation, and again after one that failed.
+        const summary = await runNativePull({ config, handler, budgetMs, log, metrics, idempotency }, { checkTopology: !delayPathChecked });
+        delayPathChecked = true;
+        return summary;
       }
       const beforeConsume = delayPathChecked ? undefined : async (connection: ChannelModel) => {
         await checkDelayPath(connection, topologyOptionsFromConfig(config), trustMarker);
