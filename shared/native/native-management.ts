@@ -36,12 +36,18 @@ async function openNativeManagement(connection: Connection, options: { config: C
   }
   return {
     async parkedDepth(waitMs) {
-      const waitUntil = Date.now() + waitMs;
-      const management = await opened;
-      const leftMs = waitUntil - Date.now();
-      if (management === undefined || leftMs <= 0) return undefined;
-      const lot = await management.getQueue(config.parkingQueue, leftMs).catch(() => undefined);
-      return lot?.messageCount;
+      const read = async (): Promise<number | undefined> => {
+        const lot = await (await opened)?.getQueue(config.parkingQueue, waitMs).catch(() => undefined);
+        return lot?.messageCount;
+      };
+      // The link pair may still be attaching (or never answer): the wait covers that too.
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<undefined>((resolve) => { timer = setTimeout(resolve, waitMs, undefined); });
+      try {
+        return await Promise.race([read(), waited]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
