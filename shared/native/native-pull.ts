@@ -9,27 +9,35 @@ import type { Summary } from '../observability/summary.js';
 import { nativeBrokerRefusal } from '../topology/native-broker.js';
 import { connectAmqp10FromConfig } from './amqp10-from-config.js';
 import { settleUntilDone } from './native-loop.js';
+import { type NativeManagement, openNativeManagement } from './native-management.js';
 import { isUnconvertible, sweepUnconvertible } from './unconvertible-sweep.js';
 import { NativeReceiver } from './native-receiver.js';
 import { SettlementWriter } from './settlement-writer.js';
+
+/** The longest the parking lot's depth is waited for at the end (one request takes about 1 ms). */
+const PARKED_DEPTH_WAIT_MS = 1_000;
 
 /**
  * One invocation of the pull function on a native queue (`delayMode: 'native'`, RabbitMQ 4.3+):
  * connect over AMQP 1.0, refuse a broker older than 4.3 before anything is taken, take up to
  * BATCH_SIZE unsettled deliveries at a time and settle each one with the outcome its verdict asks
  * for; the broker delays, dead-letters or drops each as told. Whatever is not settled when the
- * connection closes goes back to the queue.
+ * connection closes goes back to the queue. With `checkTopology` (the default; the pull function asks
+ * for it at a container's first invocation) the work queue and the parking lot are checked before the
+ * receiver attaches (native-topology-check.ts); the parking lot's depth is read at the end.
  */
-async function runNativePull(options: PullOptions): Promise<Summary> {
+async function runNativePull(options: PullOptions, checks: { readonly checkTopology?: boolean } = {}): Promise<Summary> {
   const { config, log } = options;
   const startedAt = Date.now();
   const { stopTakingAt, hardStopAt } = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
   const tally = new Tally();
   const broker = await connectAmqp10FromConfig(config, { connectionName: config.functionName, log }).catch((error: unknown) => refuseOlderBroker(config, error));
   let receiver: NativeReceiver;
+  let management: NativeManagement;
   try {
     const refusal = nativeBrokerRefusal(broker.brokerVersion);
     if (refusal !== undefined) throw refusal;
+    management = await openNativeManagement(broker.connection, { config, log, checkTopology: checks.checkTopology ?? true });
     receiver = await NativeReceiver.open(broker.connection, config.workQueue, config.batchSize);
   } catch (error) {
     await broker.close();
@@ -44,6 +52,7 @@ async function runNativePull(options: PullOptions): Promise<Summary> {
     }, () => undefined);
     await settleUntilDone({ options, receiver, writer: new SettlementWriter(), tally, stopTakingAt, hardStopAt, broken: broken.signal });
     receiver.close();
+    tally.parkedDepth(await management.parkedDepth(Math.min(PARKED_DEPTH_WAIT_MS, hardStopAt - Date.now())));
   } catch (error) {
     failure ??= error as Error;
   } finally {

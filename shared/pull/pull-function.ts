@@ -17,7 +17,8 @@ type PullContext = LambdaContext;
  * invocation, because a connection cached across a freeze dies of missed heartbeats. Each invocation
  * logs one summary line and writes its metrics, also when it fails (bad config, broker unreachable,
  * delay path missing), and then throws so that Lambda records the error. A native queue
- * (`delayMode: 'native'`) is served by native/native-pull.ts instead: no delay path to check.
+ * (`delayMode: 'native'`) is served by native/native-pull.ts instead, which checks the work queue's
+ * settings and the parking lot at the first invocation (until one succeeds).
  * @example export const handler = createPullFunction(myHandler);
  */
 function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
@@ -29,9 +30,14 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
     loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
     fields: (config) => ({ queue: config.workQueue }),
     async run({ config, budgetMs, log, metrics, idempotency }) {
-      // rhea itself is loaded at the first native connection (native/amqp10-attempt.ts): importing
-      // the native engine here lazily would make the bundler split every module it shares with this one.
-      if (config.delayMode === 'native') return runNativePull({ config, handler, budgetMs, log, metrics, idempotency });
+      if (config.delayMode === 'native') {
+        // rhea itself is loaded at the first native connection (native/amqp10-attempt.ts): importing
+        // the native engine here lazily would make the bundler split every module it shares with this one.
+        // Its work queue and parking lot are checked at the first invocation, and again after one that failed.
+        const summary = await runNativePull({ config, handler, budgetMs, log, metrics, idempotency }, { checkTopology: !delayPathChecked });
+        delayPathChecked = true;
+        return summary;
+      }
       const beforeConsume = delayPathChecked ? undefined : async (connection: ChannelModel) => {
         await checkDelayPath(connection, topologyOptionsFromConfig(config), trustMarker);
         delayPathChecked = true;

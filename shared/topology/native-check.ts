@@ -53,18 +53,15 @@ function effective(argument: string, fromArgument: Value, fromPolicy: Value): Va
   }
 }
 
-/** Whether a policy with the planned value would make the effective value the planned one. */
+/**
+ * Whether a policy with the planned value would mend the queue for good. Only the pacing and the
+ * limit (`lower` keys) qualify: the pull function checks the retry type and the dead-lettering in the
+ * queue's own arguments at its first invocation (native/native-topology-check.ts), since AMQP cannot
+ * read policies and a park without them would be dropped; a queue that has them only from a policy
+ * is refused there.
+ */
 function policyCanSet(argument: string, planned: Value, fromArgument: Value): boolean {
-  switch (precedenceOf(argument)) {
-    case 'argument-only':
-      return false;
-    case 'policy':
-      return true;
-    case 'lower':
-      return effective(argument, fromArgument, planned) === planned;
-    default:
-      return fromArgument === undefined;
-  }
+  return precedenceOf(argument) === 'lower' && effective(argument, fromArgument, planned) === planned;
 }
 
 function policyValue(policy: QueuePolicy | undefined, argument: string): Value {
@@ -111,11 +108,11 @@ function nativeWorkQueueCheck(
   const detail = `native settings differ (from ${source})`;
   const lacks = `work queue '${spec.name}' lacks what delayMode 'native' needs (${differences.map((d) => d.argument).join(', ')}), and apply cannot change an existing queue's arguments.`;
   if (!fixable) {
-    const message = `${lacks} Its own arguments set values a policy cannot override: move its messages elsewhere (e.g. a shovel), delete it and run \`npm run topology -- apply\`, which declares it with them.`;
+    const message = `${lacks} The pull function needs them among the queue's own arguments (it checks them at its first invocation, and cannot see a policy), so a policy cannot mend it: move its messages elsewhere (e.g. a shovel), delete it and run \`npm run topology -- apply\`, which declares it with them.`;
     return { differences, detail, warning: { queue: spec.name, message } };
   }
   const message =
-    `${lacks} This policy supplies them (a policy's delayed-retry-type wins over the argument, the lower delayed-retry-min, -max and delivery-limit wins). ` +
+    `${lacks} This policy supplies them (the lower delayed-retry-min, -max and delivery-limit wins). ` +
     `${ONE_POLICY} Then check with \`npm run topology -- verify --rabbitmqctl rabbitmqctl\`: AMQP cannot read policies.`;
   return { differences, detail, warning: { queue: spec.name, message, fix: nativePolicy(spec.name, policyDefinition(spec)) } };
 }

@@ -61,23 +61,18 @@ describe.runIf(canRunNative)(`native topology on RabbitMQ ${version}`, () => {
     expect(verified.items[1]?.detail).toMatch(/^native settings in order/);
   });
 
-  it('verify names every difference of a work queue declared by hand, and the policy it prints mends it', async () => {
-    // Prepare: the team's own plain quorum queue, with a delivery limit a policy can lower.
+  it('verify names every difference of a plain quorum work queue declared by hand, and says to declare it again (the pull function reads arguments, not policies)', async () => {
+    // Prepare: the team's own plain quorum queue.
     const options = nativeOptions();
     const plan = trackedPlan(options);
     await testBroker().channel.assertQueue(options.workQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 500 } });
-    // Apply refuses the work queue (see the next test) but makes the parking lot.
+    // Apply refuses the work queue (see below) but makes the parking lot.
     await applyTopology(testBroker().connection, plan).catch(() => undefined);
     // Act
-    const before = await verifyTopology(testBroker().connection, plan, { readPolicy });
-    const fix = before.warnings[0]?.fix;
-    if (fix === undefined) throw new Error(`verify offered no policy: ${JSON.stringify(before.warnings)}`);
-    policiesSet.push(fix.name);
-    await BrokerCtl.forUrl().ctl(policyArgv(fix));
-    const after = await verifyTopology(testBroker().connection, plan, { readPolicy });
+    const report = await verifyTopology(testBroker().connection, plan, { readPolicy });
     // Assess
-    const work = before.items.find((i) => i.name === options.workQueue);
-    expect(before.ok).toBe(false);
+    const work = report.items.find((i) => i.name === options.workQueue);
+    expect(report.ok).toBe(false);
     expect(work?.status).toBe('different');
     expect(work?.differences?.map((d) => [d.argument, d.actual])).toEqual([
       ['x-delayed-retry-type', undefined],
@@ -89,6 +84,26 @@ describe.runIf(canRunNative)(`native topology on RabbitMQ ${version}`, () => {
       ['x-overflow', undefined],
       ['x-delivery-limit', '500'],
     ]);
+    expect(report.warnings[0]?.fix).toBeUndefined();
+    expect(report.warnings[0]?.message).toContain('delete it and run `npm run topology -- apply`');
+  });
+
+  it('verify offers the policy that lowers the delivery limit of a native work queue declared with a higher one, and the policy mends it', async () => {
+    // Prepare: every native argument, but a delivery limit of 500.
+    const options = nativeOptions();
+    const plan = trackedPlan(options);
+    const spec = plan.queues.find((q) => q.role === 'work');
+    await testBroker().channel.assertQueue(options.workQueue, { durable: true, arguments: { ...spec?.arguments, 'x-delivery-limit': 500 } });
+    await applyTopology(testBroker().connection, plan).catch(() => undefined);
+    // Act
+    const before = await verifyTopology(testBroker().connection, plan, { readPolicy });
+    const fix = before.warnings[0]?.fix;
+    if (fix === undefined) throw new Error(`verify offered no policy: ${JSON.stringify(before.warnings)}`);
+    policiesSet.push(fix.name);
+    await BrokerCtl.forUrl().ctl(policyArgv(fix));
+    const after = await verifyTopology(testBroker().connection, plan, { readPolicy });
+    // Assess
+    expect(before.items.find((i) => i.name === options.workQueue)?.differences?.map((d) => [d.argument, d.actual])).toEqual([['x-delivery-limit', '500']]);
     expect(after.ok, JSON.stringify(after.items)).toBe(true);
     expect(after.items.find((i) => i.name === options.workQueue)?.detail).toBe(`native settings in order (from its arguments and policy ${fix.name})`);
   });

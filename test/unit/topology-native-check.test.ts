@@ -22,7 +22,7 @@ describe('nativeWorkQueueCheck', () => {
     expect(check.detail).toMatch(/^native settings in order \(from its arguments; its policy was not read/);
   });
 
-  it('names every missing setting of a plain quorum queue, and offers the policy that supplies them', () => {
+  it('names every missing setting of a plain quorum queue, and says to declare it again: the pull function reads its arguments, not a policy', () => {
     // Act
     const check = nativeWorkQueueCheck(spec, bare, noPolicy);
     // Assess
@@ -36,6 +36,15 @@ describe('nativeWorkQueueCheck', () => {
       ['x-overflow', 'reject-publish', undefined],
       ['x-delivery-limit', '116', undefined],
     ]);
+    expect(check.warning?.fix).toBeUndefined();
+    expect(check.warning?.message).toContain('The pull function needs them among the queue\'s own arguments');
+    expect(check.warning?.message).toContain('delete it and run `npm run topology -- apply`');
+  });
+
+  it('offers the policy that lowers the pacing and the limit of a queue with every native argument', () => {
+    // Act
+    const check = nativeWorkQueueCheck(spec, { ...planned, 'x-delayed-retry-min': 2000, 'x-delivery-limit': 500 }, noPolicy);
+    // Assess
     const fix = check.warning?.fix;
     expect(fix).toEqual({ name: 'boomerang-native-orders', pattern: '^orders$', definition: policyDefinition(spec) });
     expect(fix && policyCommand(fix)).toBe(
@@ -68,11 +77,12 @@ describe('nativeWorkQueueCheck', () => {
   });
 
   it.each<[string, ArgumentTable, boolean]>([
-    ['no native argument at all', bare, true],
+    ['no native argument at all', bare, false],
     ['a lower min argument, which a policy cannot raise', { ...bare, 'x-delayed-retry-min': 100 }, false],
     ['another dead-letter routing key argument, which wins over a policy', { ...bare, 'x-dead-letter-routing-key': 'elsewhere' }, false],
     ['a classic queue', { 'x-queue-type': 'classic' }, false],
-    ['a higher delivery limit argument, which a policy can lower', { ...bare, 'x-delivery-limit': 500 }, true],
+    ['a higher delivery limit argument, the others missing', { ...bare, 'x-delivery-limit': 500 }, false],
+    ['a higher delivery limit argument, the others in place: a policy can lower it', { ...planned, 'x-delivery-limit': 500 }, true],
   ])('offers the policy only when it would mend the queue: %s → %s', (_name, current, fixable) => {
     // Act
     const check = nativeWorkQueueCheck(spec, current, noPolicy);
