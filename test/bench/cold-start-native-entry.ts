@@ -1,8 +1,8 @@
 /**
  * The native cold start's bundle (test/bench/bundles.ts): the webhooks queue of functions/webhooks.ts
  * as a native queue (`delayMode: 'native'`, RabbitMQ 4.3+), its pull function as `handler`, bundled
- * like the functions. The native engine (rhea, the native loop) sits behind the pull function's
- * dynamic import, so esbuild puts it in a chunk that loads at the first invocation: the cold start
+ * like the functions. rhea sits behind a dynamic import at the first native connection
+ * (shared/native/amqp10-attempt.ts), so esbuild puts it in a chunk that loads then: the cold start
  * counts it.
  */
 import { defineQueue } from 'boomerang';

@@ -2,8 +2,8 @@
  * The native bundle's cold start (RabbitMQ 4.3+): the time from `import()` of the bundle in a fresh
  * process to its first handled message, next to the serverless section's anchor (a hand-written amqplib
  * consumer with the same handler, bundled alike) on the same queue and partner, the order alternating
- * run by run. The bundle (test/bench/cold-start-native-entry.ts) loads the native engine through the
- * pull function's dynamic import: the row says whether esbuild split it into a chunk of its own.
+ * run by run. The bundle (test/bench/cold-start-native-entry.ts) loads rhea through a dynamic import
+ * at the first native connection: the row says whether esbuild split it into a chunk of its own.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -23,18 +23,21 @@ type NativeColdStart = {
   readonly bundle: string;
   readonly bytes: number;
   readonly gzipBytes: number;
-  /** The chunk the native engine went to, loaded at the first invocation (undefined: not split). */
+  /** The chunk rhea went to, loaded at the first native connection (undefined: not split). */
   readonly nativeChunkBytes?: number;
   readonly firstHandledMs: number[];
   readonly importMs: number[];
   readonly anchorFirstHandledMs: number[];
 };
 
-/** The chunk of the bundle that holds rhea's receiver, if esbuild split the dynamic import off. */
+/**
+ * The chunk rhea went to, if esbuild split its dynamic import off (native/amqp10-attempt.ts): found by
+ * a function of rhea's own (`write_dispositions`, lib/session.js), which no code of Boomerang's names.
+ */
 function nativeChunk(bundle: string): number | undefined {
-  if (readFileSync(bundle, 'utf8').includes('open_receiver')) return undefined;
+  if (readFileSync(bundle, 'utf8').includes('write_dispositions')) return undefined;
   const dir = join(dirname(bundle), 'chunks');
-  const found = readdirSync(dir).filter((f) => f.endsWith('.mjs')).find((f) => readFileSync(join(dir, f), 'utf8').includes('open_receiver'));
+  const found = readdirSync(dir).filter((f) => f.endsWith('.mjs')).find((f) => readFileSync(join(dir, f), 'utf8').includes('write_dispositions'));
   return found === undefined ? undefined : statSync(join(dir, found)).size;
 }
 
@@ -89,7 +92,7 @@ async function nativeColdStart(options: { readonly broker: BenchBroker; readonly
 function rowsFor(r: NativeColdStart): Row[] {
   const first = median(r.firstHandledMs);
   const anchor = median(r.anchorFirstHandledMs);
-  const split = r.nativeChunkBytes === undefined ? 'NOT split: the native engine is in index.mjs' : `the native engine in a chunk of ${fmt(r.nativeChunkBytes / 1000, 1)} kB loaded at the first invocation`;
+  const split = r.nativeChunkBytes === undefined ? 'NOT split: rhea is in index.mjs' : `rhea in a chunk of ${fmt(r.nativeChunkBytes / 1000, 1)} kB loaded at the first native connection; the native engine's own code in index.mjs`;
   return [
     {
       section: 'native',
