@@ -156,7 +156,7 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     functionName: functionNameFrom(env, defaultFunctionName),
     breakerThreshold: envOption(env, OPTIONS.breakerThreshold),
     crashLoopLimit: crashLoopLimit(env),
-    idempotency: resolveIdempotencyConfig(env, code.idempotency, code.source),
+    idempotency: resolveIdempotencyConfig(env, code.idempotency, code.source, workQueue),
   };
   if (config.parkingQueue === config.workQueue) {
     const names = code.parkingQueue === undefined && code.workQueue === undefined ? 'PARKING_QUEUE must differ from WORK_QUEUE' : `the parking queue must differ from the work queue in ${code.source}`;

@@ -8,11 +8,12 @@ const STORE_FORMS = 'redis://host:6379, rediss://host:6379 or dynamodb:<table>';
 
 /**
  * The idempotency options the environment asks for, or undefined when `IDEMPOTENCY_STORE` is unset
- * (idempotency is opt-in). Options given in code take precedence; this is the fallback.
- * @example idempotencyFromEnv({ IDEMPOTENCY_STORE: 'dynamodb:orders-idempotency', IDEMPOTENCY_TTL_SECONDS: '86400' })
- * // { store: { kind: 'dynamodb', table: 'orders-idempotency' }, ttlSeconds: 86400 }
+ * (idempotency is opt-in). Options given in code take precedence; this is the fallback. `keyPrefix`
+ * is the work queue's name (no variable sets it).
+ * @example idempotencyFromEnv({ IDEMPOTENCY_STORE: 'dynamodb:orders-idempotency', IDEMPOTENCY_TTL_SECONDS: '86400' }, 'orders')
+ * // { store: { kind: 'dynamodb', table: 'orders-idempotency' }, ttlSeconds: 86400, keyPrefix: 'orders' }
  */
-function idempotencyFromEnv(env: Env): IdempotencyOptions | undefined {
+function idempotencyFromEnv(env: Env, keyPrefix: string): IdempotencyOptions | undefined {
   const raw = envString(env, 'IDEMPOTENCY_STORE');
   if (raw === undefined) {
     // A window with no store is a half-done setup: say so rather than run unguarded.
@@ -22,7 +23,7 @@ function idempotencyFromEnv(env: Env): IdempotencyOptions | undefined {
     return undefined;
   }
   const ttlSeconds = envOption(env, OPTIONS.idempotencyTtlSeconds);
-  const options = { store: parseStore(raw), ttlSeconds };
+  const options = { store: parseStore(raw), ttlSeconds, keyPrefix };
   try {
     // Validated here too, so the error names the variable rather than an option the team never wrote.
     resolveIdempotencyOptions(options);

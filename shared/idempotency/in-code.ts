@@ -19,7 +19,7 @@ type IdempotencyInCode = true | {
   readonly ttlSeconds?: number;
   /** @default the AMQP messageId */
   readonly key?: IdempotencyOptions['key'];
-  /** @default 'boomerang' */
+  /** @default the work queue's name: the queue's pull and event functions share its keys, two queues never do */
   readonly keyPrefix?: string;
 };
 
@@ -28,7 +28,7 @@ type CheckedInCode = {
   readonly store: IdempotencyStoreSpec | undefined;
   /** `store: 'dynamodb'`: the stack creates the table, and IDEMPOTENCY_STORE must name a DynamoDB table. */
   readonly stackTable: boolean;
-  readonly fields: Omit<IdempotencyOptions, 'store'>;
+  readonly fields: Omit<IdempotencyOptions, 'store' | 'keyPrefix'> & { readonly keyPrefix: string | undefined };
 };
 
 const KEYS = ['store', 'ttlSeconds', 'key', 'keyPrefix'];
@@ -47,25 +47,27 @@ function checkIdempotencyInCode(given: IdempotencyInCode, source: string): Check
   const store = options.store === undefined || stackTable ? undefined : storeOf(options.store, at);
   const fields = { ttlSeconds: options.ttlSeconds, key: options.key, keyPrefix: options.keyPrefix };
   // Checked with a stand-in store: the real one may only be known at the first invocation.
-  withSource(at, () => resolveIdempotencyOptions({ ...fields, store: store ?? { kind: 'redis', url: 'redis://check' } }));
+  withSource(at, () => resolveIdempotencyOptions({ ...fields, keyPrefix: fields.keyPrefix ?? 'check', store: store ?? { kind: 'redis', url: 'redis://check' } }));
   return { store, stackTable, fields };
 }
 
 /**
  * The idempotency a function runs with: the code's option first, IDEMPOTENCY_STORE and
- * IDEMPOTENCY_TTL_SECONDS as the fallback; undefined (off) when neither asks for it. Errors name their source.
- * @example resolveIdempotencyConfig({ IDEMPOTENCY_STORE: 'redis://cache:6379' }, undefined, 'code')?.store // { kind: 'redis', url: 'redis://cache:6379' }
+ * IDEMPOTENCY_TTL_SECONDS as the fallback; undefined (off) when neither asks for it. The keys are
+ * prefixed with `workQueue` unless the code gives a `keyPrefix`. Errors name their source.
+ * @example resolveIdempotencyConfig({ IDEMPOTENCY_STORE: 'redis://cache:6379' }, undefined, 'code', 'orders')?.keyPrefix // 'orders'
  */
-function resolveIdempotencyConfig(env: Env, given: IdempotencyInCode | undefined, source: string): ResolvedIdempotencyOptions | undefined {
+function resolveIdempotencyConfig(env: Env, given: IdempotencyInCode | undefined, source: string, workQueue: string): ResolvedIdempotencyOptions | undefined {
   if (given === undefined) {
-    const fromEnv = idempotencyFromEnv(env);
+    const fromEnv = idempotencyFromEnv(env, workQueue);
     return fromEnv === undefined ? undefined : resolveIdempotencyOptions(fromEnv);
   }
   const checked = checkIdempotencyInCode(given, source);
   const at = `idempotency in ${source}`;
   const store = checked.store ?? storeFromEnv(env, at, checked.stackTable);
   const ttlSeconds = checked.fields.ttlSeconds ?? envOption(env, OPTIONS.idempotencyTtlSeconds);
-  return withSource(at, () => resolveIdempotencyOptions({ ...checked.fields, ttlSeconds, store }));
+  const keyPrefix = checked.fields.keyPrefix ?? workQueue;
+  return withSource(at, () => resolveIdempotencyOptions({ ...checked.fields, ttlSeconds, keyPrefix, store }));
 }
 
 function storeFromEnv(env: Env, at: string, stackTable: boolean): IdempotencyStoreSpec {

@@ -33,17 +33,17 @@ type IdempotencyOptions = {
    */
   readonly key?: (message: BoomerangMessage) => string | undefined;
   /**
-   * Prefix of every key in the store: functions that share a store and a prefix share their keys, so
-   * give each function its own prefix when message ids can repeat across their queues.
-   * @default 'boomerang'
+   * Prefix of every key in the store: functions that share a store and a prefix share their keys.
+   * `loadConfig` gives the work queue's name when the code gives none, so the pull and event functions
+   * of one queue share its keys and two queues never do.
    */
-  readonly keyPrefix?: string;
+  readonly keyPrefix: string;
 };
 
 /** The options with their defaults applied and checked. */
 type ResolvedIdempotencyOptions = Required<IdempotencyOptions>;
 
-const DEFAULT_IDEMPOTENCY = { ttlSeconds: OPTIONS.idempotencyTtlSeconds.default, keyPrefix: 'boomerang' } as const;
+const DEFAULT_IDEMPOTENCY = { ttlSeconds: OPTIONS.idempotencyTtlSeconds.default } as const;
 
 /** DynamoDB's table-name rule, checked here so a typo fails at start rather than on the first message. */
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
@@ -52,15 +52,15 @@ const messageIdKey = (message: BoomerangMessage): string | undefined => message.
 
 /**
  * Applies the defaults and checks every field, so a bad option fails at start, naming itself.
- * @example resolveIdempotencyOptions({ store: { kind: 'redis', url: 'redis://cache:6379' } }).ttlSeconds // 3600
+ * @example resolveIdempotencyOptions({ store: { kind: 'redis', url: 'redis://cache:6379' }, keyPrefix: 'orders' }).ttlSeconds // 3600
  */
 function resolveIdempotencyOptions(options: IdempotencyOptions): ResolvedIdempotencyOptions {
   const ttlSeconds = options.ttlSeconds ?? DEFAULT_IDEMPOTENCY.ttlSeconds;
   if (!inRange(OPTIONS.idempotencyTtlSeconds.range, ttlSeconds)) {
     throw new ConfigError(`Expected \`ttlSeconds\` to be ${describeRange(OPTIONS.idempotencyTtlSeconds.range)} (seconds), got ${String(ttlSeconds)}`);
   }
-  const keyPrefix = options.keyPrefix ?? DEFAULT_IDEMPOTENCY.keyPrefix;
-  if (keyPrefix.trim() === '') throw new ConfigError('Expected `keyPrefix` to be a non-empty string, got an empty one');
+  const { keyPrefix } = options;
+  if (typeof keyPrefix !== 'string' || keyPrefix.trim() === '') throw new ConfigError(`Expected \`keyPrefix\` to be a non-empty string, got ${JSON.stringify(keyPrefix)}`);
   if (options.key !== undefined && typeof options.key !== 'function') {
     throw new ConfigError(`Expected \`key\` to be a function of the message, got ${typeof options.key}`);
   }

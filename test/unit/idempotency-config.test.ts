@@ -11,7 +11,7 @@ const byOrderId = (m: { body: Buffer }): string => String((JSON.parse(m.body.toS
 describe('Function: resolveIdempotencyConfig', () => {
   describe.each([
     { title: 'off when neither code nor environment asks', given: undefined, env: {}, expected: undefined },
-    { title: 'the environment alone', given: undefined, env: { IDEMPOTENCY_STORE: 'redis://cache:6379', IDEMPOTENCY_TTL_SECONDS: '600' }, expected: { store: { kind: 'redis', url: 'redis://cache:6379' }, ttlSeconds: 600, keyPrefix: 'boomerang' } },
+    { title: 'the environment alone', given: undefined, env: { IDEMPOTENCY_STORE: 'redis://cache:6379', IDEMPOTENCY_TTL_SECONDS: '600' }, expected: { store: { kind: 'redis', url: 'redis://cache:6379' }, ttlSeconds: 600, keyPrefix: 'orders' } },
     { title: 'true takes every field from the environment', given: true, env: { IDEMPOTENCY_STORE: 'dynamodb:orders-idem' }, expected: { store: { kind: 'dynamodb', table: 'orders-idem' }, ttlSeconds: 3600 } },
     { title: 'the store and window in code win over the variables', given: { store: 'rediss://cache:6380', ttlSeconds: 86_400 }, env: { IDEMPOTENCY_STORE: 'dynamodb:other', IDEMPOTENCY_TTL_SECONDS: '60' }, expected: { store: { kind: 'redis', url: 'rediss://cache:6380' }, ttlSeconds: 86_400 } },
     { title: "store 'dynamodb' takes the stack's table from IDEMPOTENCY_STORE", given: { store: 'dynamodb', keyPrefix: 'orders' }, env: { IDEMPOTENCY_STORE: 'dynamodb:Stack-OrdersIdem-1' }, expected: { store: { kind: 'dynamodb', table: 'Stack-OrdersIdem-1' }, keyPrefix: 'orders' } },
@@ -19,7 +19,7 @@ describe('Function: resolveIdempotencyConfig', () => {
   ] as const)('$title', ({ given, env, expected }) => {
     it('resolves to the expected options', () => {
       // Act
-      const resolved = resolveIdempotencyConfig(env, given as IdempotencyInCode | undefined, SOURCE);
+      const resolved = resolveIdempotencyConfig(env, given as IdempotencyInCode | undefined, SOURCE, 'orders');
       // Assess
       if (expected === undefined) expect(resolved).toBeUndefined();
       else expect(resolved).toMatchObject(expected);
@@ -39,7 +39,7 @@ describe('Function: resolveIdempotencyConfig', () => {
   ] as const)('$title', ({ given, env, error }) => {
     it('throws a ConfigError naming its source', () => {
       // Act
-      const act = () => resolveIdempotencyConfig(env, given as unknown as IdempotencyInCode, SOURCE);
+      const act = () => resolveIdempotencyConfig(env, given as unknown as IdempotencyInCode, SOURCE, 'orders');
       // Assess
       expect(act).toThrow(ConfigError);
       expect(act).toThrow(error);
@@ -60,6 +60,24 @@ describe('Function: loadConfig', () => {
     // Assess
     expect(off.idempotency).toBeUndefined();
     expect(on.idempotency?.key({ body: Buffer.from('{"orderId":7}') } as never)).toBe('7');
+  });
+
+  it.each([
+    { title: 'in code', env: {}, given: { store: 'redis://cache:6379' } },
+    { title: 'from IDEMPOTENCY_STORE alone', env: { IDEMPOTENCY_STORE: 'redis://cache:6379' }, given: undefined },
+    { title: 'under true', env: { IDEMPOTENCY_STORE: 'dynamodb:orders-idem' }, given: true },
+  ] as const)('prefixes the keys with the work queue by default ($title), so two queues never share a key', ({ env, given }) => {
+    // Act
+    const prefixes = ['orders', 'invoices'].map((workQueue) => loadConfig(env, `${workQueue}-pull`, { source: `defineQueue('${workQueue}')`, workQueue, idempotency: given }).idempotency?.keyPrefix);
+    // Assess
+    expect(prefixes).toEqual(['orders', 'invoices']);
+  });
+
+  it('keeps a keyPrefix given in code', () => {
+    // Act
+    const config = loadConfig({}, 'orders-pull', { source: SOURCE, workQueue: 'orders', idempotency: { store: 'redis://cache:6379', keyPrefix: 'shop' } });
+    // Assess
+    expect(config.idempotency?.keyPrefix).toBe('shop');
   });
 });
 

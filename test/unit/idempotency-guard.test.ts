@@ -16,7 +16,7 @@ describe('createIdempotencyGuard (without a store)', () => {
 
   it("runs a message without a key unguarded, answering 'no-key', and never opens the store", async () => {
     // Prepare
-    const guard = createIdempotencyGuard({ store: UNREACHABLE }, { logger: recordingLogger().log });
+    const guard = createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders' }, { logger: recordingLogger().log });
     guards.push(guard);
     const message = toBoomerangMessage(fakeDelivery({ properties: { messageId: undefined } }), 'orders', 0);
     let runs = 0;
@@ -31,7 +31,7 @@ describe('createIdempotencyGuard (without a store)', () => {
 
   it("treats a key function's empty answer as no key", async () => {
     // Prepare
-    const guard = createIdempotencyGuard({ store: UNREACHABLE, key: () => '' }, { logger: recordingLogger().log });
+    const guard = createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders', key: () => '' }, { logger: recordingLogger().log });
     guards.push(guard);
     // Act
     const outcome = await guard.run(toBoomerangMessage(fakeDelivery(), 'orders', 0), async () => undefined, 1_000);
@@ -41,7 +41,7 @@ describe('createIdempotencyGuard (without a store)', () => {
 
   it.each([Number.NaN, Number.POSITIVE_INFINITY])('rejects remainingMs %s before touching the store or the work', async (remainingMs) => {
     // Prepare
-    const guard = createIdempotencyGuard({ store: UNREACHABLE }, { logger: recordingLogger().log });
+    const guard = createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders' }, { logger: recordingLogger().log });
     guards.push(guard);
     const work = vi.fn(async () => undefined);
     // Act
@@ -55,12 +55,12 @@ describe('createIdempotencyGuard (without a store)', () => {
     // Prepare
     vi.stubEnv('POWERTOOLS_IDEMPOTENCY_DISABLED', 'true');
     // Act, Assess
-    expect(() => createIdempotencyGuard({ store: UNREACHABLE })).toThrow(ConfigError);
-    expect(() => createIdempotencyGuard({ store: UNREACHABLE })).toThrow(/POWERTOOLS_IDEMPOTENCY_DISABLED is set while idempotency is configured/);
+    expect(() => createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders' })).toThrow(ConfigError);
+    expect(() => createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders' })).toThrow(/POWERTOOLS_IDEMPOTENCY_DISABLED is set while idempotency is configured/);
   });
 
   it('checks its options at creation', () => {
     // Act, Assess
-    expect(() => createIdempotencyGuard({ store: UNREACHABLE, ttlSeconds: 0 })).toThrow('Expected `ttlSeconds` to be an integer from 1 to 31536000 (seconds), got 0');
+    expect(() => createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders', ttlSeconds: 0 })).toThrow('Expected `ttlSeconds` to be an integer from 1 to 31536000 (seconds), got 0');
   });
 });
