@@ -35,6 +35,50 @@ const STACK_VARIABLES: Readonly<Record<string, string>> = {
   POWERTOOLS_METRICS_NAMESPACE: `the stack sets it to ${METRICS_NAMESPACE}, the namespace the alarms watch`,
 };
 
+/** The one NODE_OPTIONS a function may get: file-and-line stack traces (docs/deploy.md, "The bundles"). */
+const SAFE_NODE_OPTIONS = '--enable-source-maps';
+
+/** A `password` query parameter of a Redis URL, up to the next parameter. */
+const QUERY_PASSWORD = /([?&]password=)[^&#]*/i;
+
+/**
+ * Refuses what would weaken every function of the stack, or put a password in the template: TLS
+ * verification turned off, NODE_OPTIONS other than source maps, a password in AMQP_URL or in a Redis
+ * IDEMPOTENCY_STORE. Passwords never appear in the error.
+ */
+function refuseUnsafe(extra: Readonly<Record<string, string>>): void {
+  if (extra.NODE_TLS_REJECT_UNAUTHORIZED !== undefined) {
+    throw new ConfigError(
+      'functionEnvironment must not set NODE_TLS_REJECT_UNAUTHORIZED: with 0, Node checks no TLS certificate on any connection of the functions ' +
+        "(the broker, Secrets Manager, the idempotency store, the handler's own calls), so anyone on the path can read and change what they send; " +
+        "1 is already Node's default. Give the server a certificate its clients can verify instead.",
+    );
+  }
+  const nodeOptions = extra.NODE_OPTIONS;
+  if (nodeOptions !== undefined && nodeOptions.trim() !== SAFE_NODE_OPTIONS) {
+    throw new ConfigError(
+      `functionEnvironment must not set NODE_OPTIONS to ${JSON.stringify(nodeOptions)}: it can load code into every function before its handler (--require, --import) ` +
+        `or weaken its TLS (--tls-min-v1.0, --tls-cipher-list). The one value accepted is ${SAFE_NODE_OPTIONS}, for file-and-line stack traces (docs/deploy.md, "The bundles").`,
+    );
+  }
+  const url = extra.AMQP_URL;
+  if (url !== undefined && url.split(',').some((one) => redactUrl(one.trim()) !== one.trim())) {
+    throw new ConfigError(
+      `functionEnvironment must not hold a password in AMQP_URL (${redactUrl(url)}): it would be readable in the template and the function configuration. ` +
+        'Put the credentials in the Secrets Manager secret (BrokerSecretArn) and remove AMQP_URL.',
+    );
+  }
+  const store = extra.IDEMPOTENCY_STORE;
+  // ioredis takes a password from the URL's credentials or from its `password` query parameter.
+  if (store !== undefined && (redactUrl(store) !== store || QUERY_PASSWORD.test(store))) {
+    throw new ConfigError(
+      `functionEnvironment must not hold a password in IDEMPOTENCY_STORE (${redactUrl(store).replace(new RegExp(QUERY_PASSWORD.source, 'gi'), '$1***')}): it would be readable in the template and the function configuration. ` +
+        "Boomerang takes no store password from a Secrets Manager secret yet (only the broker's): use the stack's DynamoDB table " +
+        "(idempotency: { store: 'dynamodb' } in the queue's functions/<name>.ts), or a Redis or Valkey server that asks for no password, reachable only from the functions' subnets.",
+    );
+  }
+}
+
 /** The whole environment of one function, the stack's variables first, then `extra` (functionEnvironment). */
 function functionEnvironment(values: StackValues, extra: Readonly<Record<string, string>>): Record<string, string> {
   return {
@@ -57,17 +101,11 @@ type FunctionTimings = { readonly httpTimeoutMs: number; readonly safetyMarginMs
 /**
  * Checks `extra` (functionEnvironment) the way one queue's functions will read it, on top of the options
  * in its definition. Throws `ConfigError` naming functionEnvironment and the queue: a variable the stack
- * or the definition sets, a password in AMQP_URL, or any value the functions' parsers refuse (`MAX_RETRIES=abc`...).
+ * or the definition sets, what `refuseUnsafe` refuses, or any value the functions' parsers refuse (`MAX_RETRIES=abc`...).
  * @example checkFunctionEnvironment(webhooksQueue, { HTTP_TIMEOUT_MS: '5000' })
  */
 function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadConfig' | 'deploy'>, extra: Readonly<Record<string, string>>): FunctionTimings {
-  const url = extra.AMQP_URL;
-  if (url !== undefined && url.split(',').some((one) => redactUrl(one.trim()) !== one.trim())) {
-    throw new ConfigError(
-      `functionEnvironment must not hold a password in AMQP_URL (${redactUrl(url)}): it would be readable in the template and the function configuration. ` +
-        'Put the credentials in the Secrets Manager secret (BrokerSecretArn) and remove AMQP_URL.',
-    );
-  }
+  refuseUnsafe(extra);
   const owned = Object.keys(extra).find((name) => Object.hasOwn(STACK_VARIABLES, name));
   if (owned !== undefined) throw new ConfigError(`functionEnvironment must not set ${owned}: ${STACK_VARIABLES[owned]}`);
   if (queue.deploy.idempotencyTable && extra.IDEMPOTENCY_STORE !== undefined) {

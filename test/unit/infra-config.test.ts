@@ -90,6 +90,13 @@ describe('stackConfigFromContext', () => {
     ['13.7', { functionEnvironment: '{"POWERTOOLS_SERVICE_NAME":"x"}' }, 'functionEnvironment must not set POWERTOOLS_SERVICE_NAME'],
     ['13.7', { functionEnvironment: '{"AMQP_URL":"amqps://app:s3cret@b-1.mq.eu-west-1.amazonaws.com:5671"}' }, 'functionEnvironment must not hold a password in AMQP_URL (amqps://app:***@b-1.mq.eu-west-1.amazonaws.com:5671)'],
     ['13.7', { functionEnvironment: '{"AMQP_URL":"amqps://b-1.mq.eu-west-1.amazonaws.com:5671"}' }, 'functionEnvironment must not set AMQP_URL: the deployed functions connect with the BrokerSecretArn secret'],
+    ['security', { functionEnvironment: '{"NODE_TLS_REJECT_UNAUTHORIZED":"0"}' }, 'functionEnvironment must not set NODE_TLS_REJECT_UNAUTHORIZED: with 0, Node checks no TLS certificate on any connection of the functions'],
+    ['security', { functionEnvironment: '{"NODE_TLS_REJECT_UNAUTHORIZED":"1"}' }, 'functionEnvironment must not set NODE_TLS_REJECT_UNAUTHORIZED'],
+    ['security', { functionEnvironment: '{"NODE_OPTIONS":"--require /tmp/hook.js"}' }, 'functionEnvironment must not set NODE_OPTIONS to "--require /tmp/hook.js": it can load code into every function before its handler (--require, --import) or weaken its TLS (--tls-min-v1.0, --tls-cipher-list). The one value accepted is --enable-source-maps'],
+    ['security', { functionEnvironment: '{"NODE_OPTIONS":"--enable-source-maps --import=./x.mjs"}' }, 'functionEnvironment must not set NODE_OPTIONS to "--enable-source-maps --import=./x.mjs"'],
+    ['security', { functionEnvironment: '{"IDEMPOTENCY_STORE":"redis://:s3cret@cache.internal:6379"}' }, 'functionEnvironment must not hold a password in IDEMPOTENCY_STORE (redis://:***@cache.internal:6379): it would be readable in the template and the function configuration'],
+    ['security', { functionEnvironment: '{"IDEMPOTENCY_STORE":"rediss://default:s3cret@cache.internal:6380"}' }, 'functionEnvironment must not hold a password in IDEMPOTENCY_STORE (rediss://default:***@cache.internal:6380)'],
+    ['security', { functionEnvironment: '{"IDEMPOTENCY_STORE":"redis://cache.internal:6379?password=s3cret"}' }, 'functionEnvironment must not hold a password in IDEMPOTENCY_STORE (redis://cache.internal:6379?password=***)'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.2' }, 'brokerInstanceType mq.t3.micro (the default brokerInstanceType) cannot run brokerEngineVersion 4.2: Amazon MQ runs RabbitMQ 4.2 on mq.m7g hosts only. Set brokerInstanceType to one of those (for example mq.m7g.medium), or choose another brokerEngineVersion (3.13).'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.3', brokerInstanceType: 'mq.t3.micro' }, 'brokerInstanceType mq.t3.micro cannot run brokerEngineVersion 4.3: Amazon MQ runs RabbitMQ 4.3 on mq.m7g hosts only'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.3', brokerInstanceType: 'mq.m5.large' }, 'brokerInstanceType mq.m5.large cannot run brokerEngineVersion 4.3'],
@@ -100,6 +107,33 @@ describe('stackConfigFromContext', () => {
     // Act & Assess
     expect(() => read(context)).toThrow(ConfigError);
     expect(() => read(context)).toThrow(message);
+  });
+
+  it.each([
+    ['NODE_OPTIONS=--enable-source-maps, the way docs/deploy.md gives for file-and-line traces', { NODE_OPTIONS: '--enable-source-maps' }],
+    ['NODE_OPTIONS=--enable-source-maps with spaces around it', { NODE_OPTIONS: ' --enable-source-maps ' }],
+    ['a Redis store without a password', { IDEMPOTENCY_STORE: 'rediss://cache.internal:6380' }],
+    ['a Redis store with a user and no password', { IDEMPOTENCY_STORE: 'redis://app@cache.internal:6379' }],
+  ])('accepts %s', (_name, functionEnvironment) => {
+    // Act & Assess
+    expect(read({ functionEnvironment }).environment).toEqual(functionEnvironment);
+  });
+
+  it('never repeats the password of an IDEMPOTENCY_STORE in its error', () => {
+    // Act
+    const messages = ['redis://:s3cret@cache:6379', 'redis://cache:6379?db=1&password=s3cret'].map((url) => {
+      try {
+        read({ functionEnvironment: { IDEMPOTENCY_STORE: url } });
+      } catch (caught) {
+        return (caught as Error).message;
+      }
+      return '';
+    });
+    // Assess
+    for (const message of messages) {
+      expect(message).toMatch(/password in IDEMPOTENCY_STORE/);
+      expect(message).not.toContain('s3cret');
+    }
   });
 
   it('never repeats the password of an AMQP_URL in its error', () => {

@@ -9,6 +9,8 @@ import { REPO_ROOT } from '../helpers/invoke-child.js';
  */
 const PRODUCT_FOLDERS = ['functions', 'shared', 'infra'];
 const SWITCHES = [/rejectUnauthorized/, /NODE_TLS_REJECT_UNAUTHORIZED/, /checkServerIdentity/];
+/** Files that name a switch only to refuse it: the synth check refuses NODE_TLS_REJECT_UNAUTHORIZED in functionEnvironment. */
+const REFUSERS: Readonly<Record<string, RegExp>> = { 'infra/function-environment.ts': /NODE_TLS_REJECT_UNAUTHORIZED/ };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -24,7 +26,7 @@ describe('TLS certificate verification', () => {
     const files = PRODUCT_FOLDERS.flatMap((folder) => sourceFiles(join(REPO_ROOT, folder)));
     // Act
     const hits = files.flatMap((file) =>
-      SWITCHES.filter((pattern) => pattern.test(readFileSync(file, 'utf8'))).map((pattern) => `${relative(REPO_ROOT, file)}: ${pattern}`),
+      SWITCHES.filter((pattern) => pattern.test(readFileSync(file, 'utf8')) && REFUSERS[relative(REPO_ROOT, file)]?.source !== pattern.source).map((pattern) => `${relative(REPO_ROOT, file)}: ${pattern}`),
     );
     // Assess
     expect(files.length).toBeGreaterThan(20);
