@@ -85,8 +85,9 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   if (decision.kind === 'deny') return send(response, decision.status, 'application/json', JSON.stringify({ error: decision.reason }));
   if (decision.tokenInUrl && method === 'GET' && !url.pathname.startsWith('/api/')) {
     // The token leaves the address bar (and the history) at once; the cookie carries it from now on.
-    url.searchParams.delete('token');
-    response.writeHead(303, { ...SECURITY_HEADERS, 'set-cookie': tokenCookie(access), location: `${url.pathname}${url.search}` });
+    // Always to the page itself (the views live in the #fragment, which the browser keeps): a path
+    // taken from the request could be `//elsewhere`, an open redirect.
+    response.writeHead(303, { ...SECURITY_HEADERS, 'set-cookie': tokenCookie(access), location: '/' });
     return void response.end();
   }
   if (url.pathname === '/' && method === 'GET') return send(response, 200, 'text/html; charset=utf-8', options.assets.html);

@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConsoleService } from '../../shared/console/console-service.js';
+import { startConsoleServer, type ConsoleServer } from '../../shared/console/server.js';
+
+/** The server alone: these requests never reach the service, so none is needed. */
+const NO_SERVICE = {} as ConsoleService;
+const ASSETS = { html: '<!doctype html><title>console</title>', js: '', css: '' };
+
+let server: ConsoleServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('startConsoleServer', () => {
+  it.each([
+    '//evil.example//evil.example/x',
+    '//evil.example/',
+    '/\\evil.example/x',
+    '/\\/evil.example/',
+    '/%2F%2Fevil.example/',
+    '/%5Cevil.example/',
+    '/x/..//evil.example/',
+    '/.//evil.example/',
+  ])('never sends the landing %s anywhere but a path of this console', async (path) => {
+    // Prepare
+    server = await startConsoleServer({ service: NO_SERVICE, assets: ASSETS, token: 't0ken' });
+    // Act
+    const response = await fetch(`${server.origin}${path}?token=t0ken`, { redirect: 'manual' });
+    // Assess
+    const location = response.headers.get('location');
+    if (location !== null) {
+      expect(location).toMatch(/^\/(?![/\\])/);
+      expect(new URL(location, server.origin).origin).toBe(server.origin);
+    }
+  });
+});
