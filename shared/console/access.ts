@@ -48,6 +48,26 @@ function checkAccess(request: AccessRequest, options: AccessOptions): AccessDeci
   return deny(401, 'the access token is missing or wrong: open the URL the console printed (it ends with ?token=...)');
 }
 
+/** What {@link allowedHosts} reads of `os.networkInterfaces()`. */
+type Interfaces = Readonly<Record<string, readonly { readonly address: string }[] | undefined>>;
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const EVERY_INTERFACE = new Set(['0.0.0.0', '::']);
+
+/**
+ * The `host:port` values a request's Host may hold: the address the console listens on; on loopback,
+ * `localhost` and `127.0.0.1` too; on every interface (`0.0.0.0`, `::`), each of this machine's own
+ * addresses and `localhost`: never a name a rebinding page could point here.
+ * @example allowedHosts('127.0.0.1', 8123, os.networkInterfaces()) // ['127.0.0.1:8123', 'localhost:8123']
+ */
+function allowedHosts(host: string, port: number, interfaces: Interfaces): string[] {
+  const addresses = EVERY_INTERFACE.has(host)
+    ? [...Object.values(interfaces).flatMap((list) => (list ?? []).map((i) => i.address)), 'localhost']
+    : [host, ...(LOOPBACK.has(host) ? ['localhost', '127.0.0.1'] : [])];
+  const hostPort = (address: string): string => `${address.includes(':') ? `[${address}]` : address}:${port}`.toLowerCase();
+  return [...new Set(addresses.map(hostPort))];
+}
+
 /** The cookie that carries the token: not readable by scripts, never sent by another site. */
 function tokenCookie(options: Pick<AccessOptions, 'token' | 'cookieName'>): string {
   return `${options.cookieName}=${options.token}; HttpOnly; SameSite=Strict; Path=/`;
@@ -76,5 +96,5 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export { checkAccess, tokenCookie };
+export { allowedHosts, checkAccess, tokenCookie };
 export type { AccessDecision, AccessOptions, AccessRequest };

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkAccess, tokenCookie, type AccessOptions } from './access.js';
+import { networkInterfaces } from 'node:os';
+import { allowedHosts, checkAccess, tokenCookie, type AccessOptions } from './access.js';
 import { answerApi } from './api.js';
 import type { ConsoleAssets } from './assets.js';
 import type { ConsoleService } from './console-service.js';
@@ -62,10 +63,10 @@ async function startConsoleServer(options: ConsoleServerOptions): Promise<Consol
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
-  const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
-  const allowedHosts = [`${hostPart}:${port}`, ...(loopback ? [`localhost:${port}`, `127.0.0.1:${port}`] : [])].map((h) => h.toLowerCase());
-  access = { token, cookieName: `boomerang_console_${port}`, allowedHosts };
+  // Bound to every interface, the printed URL names this machine the one way every browser accepts.
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const hostPart = shown.includes(':') ? `[${shown}]` : shown;
+  access = { token, cookieName: `boomerang_console_${port}`, allowedHosts: allowedHosts(host, port, networkInterfaces()) };
   const origin = `http://${hostPart}:${port}`;
   return {
     origin,

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleService } from '../../shared/console/console-service.js';
 import { startConsoleServer, type ConsoleServer } from '../../shared/console/server.js';
@@ -35,4 +36,24 @@ describe('startConsoleServer', () => {
       expect(new URL(location, server.origin).origin).toBe(server.origin);
     }
   });
+
+  it('bound to 0.0.0.0, answers the page at 127.0.0.1 and localhost, and still refuses a foreign Host', async () => {
+    // Prepare
+    server = await startConsoleServer({ service: NO_SERVICE, assets: ASSETS, host: '0.0.0.0', token: 't0ken' });
+    const { port } = new URL(server.origin);
+    // Act
+    const statuses = await Promise.all(['127.0.0.1', 'localhost', 'evil.example'].map((host) => statusWithHost(`http://127.0.0.1:${port}/?token=t0ken`, `${host}:${port}`)));
+    // Assess
+    expect(statuses).toEqual([303, 303, 403]);
+  });
 });
+
+/** fetch() will not send another Host header: node:http will. */
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }).on('error', reject).end();
+  });
+}

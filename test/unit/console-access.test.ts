@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkAccess, tokenCookie, type AccessOptions } from '../../shared/console/access.js';
+import { allowedHosts, checkAccess, tokenCookie, type AccessOptions } from '../../shared/console/access.js';
 
 const OPTIONS: AccessOptions = { token: 's3cret-token', cookieName: 'boomerang_console_8123', allowedHosts: ['127.0.0.1:8123', 'localhost:8123'] };
 const ORIGIN = 'http://127.0.0.1:8123';
@@ -40,5 +40,25 @@ describe('checkAccess', () => {
 describe('tokenCookie', () => {
   it('is HttpOnly and SameSite=Strict, for the whole site', () => {
     expect(tokenCookie(OPTIONS)).toBe('boomerang_console_8123=s3cret-token; HttpOnly; SameSite=Strict; Path=/');
+  });
+});
+
+describe('allowedHosts', () => {
+  const INTERFACES = {
+    lo: [{ address: '127.0.0.1', family: 'IPv4' }, { address: '::1', family: 'IPv6' }],
+    eth0: [{ address: '10.0.0.5', family: 'IPv4' }, { address: 'fe80::1', family: 'IPv6' }],
+  } as const;
+
+  it.each([
+    ['127.0.0.1', ['127.0.0.1:8123', 'localhost:8123']],
+    ['::1', ['[::1]:8123', 'localhost:8123', '127.0.0.1:8123']],
+    ['10.0.0.5', ['10.0.0.5:8123']],
+    ['0.0.0.0', ['127.0.0.1:8123', '[::1]:8123', '10.0.0.5:8123', '[fe80::1]:8123', 'localhost:8123']],
+    ['::', ['127.0.0.1:8123', '[::1]:8123', '10.0.0.5:8123', '[fe80::1]:8123', 'localhost:8123']],
+  ])('bound to %s, accepts the Host values %j', (host, expected) => {
+    // Act
+    const hosts = allowedHosts(host, 8123, INTERFACES);
+    // Assess
+    expect([...hosts].sort()).toEqual([...expected].sort());
   });
 });
