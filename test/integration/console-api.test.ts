@@ -96,7 +96,7 @@ describe('console API', () => {
     const groups = (await api(server, `${q}/groups`)).json.groups as { key: string; errorName: string }[];
     const key = (name: string): string => (groups.find((g) => g.errorName === name) as { key: string }).key;
     // Act
-    const replay = await api(server, `${q}/replay`, { group: key('PartnerDown') });
+    const replay = await api(server, `${q}/replay`, { group: key('PartnerDown'), expectedCount: 4 });
     const replayed = await finished(server, String(replay.json.id));
     const purge = await api(server, `${q}/purge`, { group: key('ValidationError'), expectedCount: 2 });
     const purged = await finished(server, String(purge.json.id));
@@ -117,6 +117,25 @@ describe('console API', () => {
     expect(await broker().messageCount(parked)).toBe(2);
   });
 
+  it('replays a group at most the count the operator confirmed, and refuses a replay without one', async () => {
+    // Prepare: the operator saw 2 PartnerDown messages; 2 more were parked since.
+    const { work, parked } = await parkThreeKinds(broker());
+    ({ server } = await startTestConsole(work, { rate: 500 }));
+    const q = `/api/queues/${encodeURIComponent(work)}`;
+    const groups = (await api(server, `${q}/groups`)).json.groups as { key: string; errorName: string }[];
+    const group = (groups.find((g) => g.errorName === 'PartnerDown') as { key: string }).key;
+    // Act
+    const unbounded = await api(server, `${q}/replay`, { group });
+    const replay = await api(server, `${q}/replay`, { group, expectedCount: 2 });
+    const replayed = await finished(server, String(replay.json.id));
+    // Assess
+    expect(unbounded.status).toBe(400);
+    expect(String(unbounded.json.error)).toContain('expectedCount');
+    expect(replayed).toMatchObject({ state: 'done', result: { selected: 2, byQueue: { [work]: 2 } } });
+    expect(await broker().messageCount(work)).toBe(2);
+    expect(await broker().messageCount(parked)).toBe(7);
+  });
+
   it('answers 400 naming the bad input, and keeps every message', async () => {
     const { work, parked } = await parkThreeKinds(broker());
     ({ server } = await startTestConsole(work));
@@ -124,7 +143,7 @@ describe('console API', () => {
     const answers = await Promise.all([
       api(server, `${q}/purge`, { group: 'x' }),
       api(server, `${q}/purge`, { expectedCount: 3 }),
-      api(server, `${q}/replay`, { 'older-than': 'soon' }),
+      api(server, `${q}/replay`, { 'older-than': 'soon', expectedCount: 1 }),
       api(server, `${q}/messages/m/edit-replay`, { body: 1, headers: {} }),
       api(server, '/api/queues/nope/groups'),
     ]);
