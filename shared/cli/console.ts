@@ -19,7 +19,7 @@ queue declared in functions/ (BOOMERANG_FUNCTIONS_DIR when set): its work queue,
 parking lot as its file and the environment configure them. It uses the broker of AMQP_URL (or
 AMQP_SECRET_ID) and the parked CLI's engine: reads leave the parking lot as it was, replays are
 confirmed and rate-limited. The last line it prints is the URL to open, with a random access token;
-nothing answers without it.
+no data and no action without it.
 
   --function <name>  show this declared queue only (repeatable; default: every declared queue)
   --queue <name>     show this work queue, configured by the environment alone (repeatable; WORK_QUEUE,

@@ -86,16 +86,21 @@ class ConsoleService {
     return (await this.walk(queue, (ctx) => readMessageDetail(ctx, messageId, this.options.retryHeader))).message;
   }
 
-  /** Replays the messages the body's filters select (a group: `{ group }`; one message: `{ "message-id" }`), rate-limited. */
+  /**
+   * Replays the messages the body's filters select (a group: `{ group }`; one message: `{ "message-id" }`),
+   * rate-limited, at most `expectedCount`: the count the operator confirmed, so messages parked since
+   * then are never replayed unseen.
+   */
   public replay(queueName: string, body: Readonly<Record<string, unknown>>): Job {
     const queue = this.queue(queueName);
     const filter = filterFromRequest(body);
+    const limit = confirmedCount(body);
     const ratePerSecond = body.ratePerSecond ?? this.options.defaultReplayRatePerSecond ?? 50;
     if (typeof ratePerSecond !== 'number' || !(ratePerSecond > 0 && ratePerSecond <= MAX_RATE_PER_SECOND)) {
       throw new ConsoleInputError(`ratePerSecond must be a number above 0 and at most ${MAX_RATE_PER_SECOND}; got ${JSON.stringify(ratePerSecond)}`);
     }
     return this.action('replay', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, (ctx) =>
-      replayParked(ctx, { filter, keepCount: false, dryRun: false, ratePerSecond, retryHeader: this.options.retryHeader }).then((r) => ({
+      replayParked(ctx, { filter, limit, keepCount: false, dryRun: false, ratePerSecond, retryHeader: this.options.retryHeader }).then((r) => ({
         selected: r.selected, noSource: r.noSource, byQueue: Object.fromEntries(r.byQueue), unroutable: Object.fromEntries(r.unroutable), ending: r.ending,
       })));
   }
@@ -107,10 +112,7 @@ class ConsoleService {
   public purge(queueName: string, body: Readonly<Record<string, unknown>>): Job {
     const queue = this.queue(queueName);
     const filter = filterFromRequest(body);
-    const expected = body.expectedCount;
-    if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) {
-      throw new ConsoleInputError(`expectedCount must be the number of messages the operator confirmed (a whole number of at least 1); got ${JSON.stringify(expected)}`);
-    }
+    const expected = confirmedCount(body);
     if (filter === EVERYTHING || describeFilter(filter) === 'all messages') throw new ConsoleInputError('purge needs a filter (a group, an error name...): the console never deletes a whole parking lot');
     return this.action('purge', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, (ctx) =>
       purgeParked(ctx, { filter, limit: expected, dryRun: false }).then((r) => ({ selected: r.selected, deleted: r.deleted, ending: r.ending })));
@@ -137,6 +139,15 @@ class ConsoleService {
     if (queue === undefined) throw new ConsoleInputError(`no queue ${JSON.stringify(name)} in this console; it shows ${this.options.queues.map((q) => q.name).join(', ')}`);
     return queue;
   }
+}
+
+/** The body's `expectedCount`: how many messages the operator saw and confirmed, the most an action may take. */
+function confirmedCount(body: Readonly<Record<string, unknown>>): number {
+  const expected = body.expectedCount;
+  if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) {
+    throw new ConsoleInputError(`expectedCount must be the number of messages the operator confirmed (a whole number of at least 1); got ${JSON.stringify(expected)}`);
+  }
+  return expected;
 }
 
 export { ConsoleService };

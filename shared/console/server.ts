@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkAccess, tokenCookie, type AccessOptions } from './access.js';
+import { networkInterfaces } from 'node:os';
+import { allowedHosts, checkAccess, type AccessOptions } from './access.js';
 import { answerApi } from './api.js';
 import type { ConsoleAssets } from './assets.js';
 import type { ConsoleService } from './console-service.js';
@@ -62,10 +63,10 @@ async function startConsoleServer(options: ConsoleServerOptions): Promise<Consol
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
-  const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
-  const allowedHosts = [`${hostPart}:${port}`, ...(loopback ? [`localhost:${port}`, `127.0.0.1:${port}`] : [])].map((h) => h.toLowerCase());
-  access = { token, cookieName: `boomerang_console_${port}`, allowedHosts };
+  // Bound to every interface, the printed URL names this machine the one way every browser accepts.
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const hostPart = shown.includes(':') ? `[${shown}]` : shown;
+  access = { token, allowedHosts: allowedHosts(host, port, networkInterfaces()) };
   const origin = `http://${hostPart}:${port}`;
   return {
     origin,
@@ -83,18 +84,22 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   const method = request.method ?? 'GET';
   const decision = checkAccess({ method, url, headers: request.headers }, access);
   if (decision.kind === 'deny') return send(response, decision.status, 'application/json', JSON.stringify({ error: decision.reason }));
-  if (decision.tokenInUrl && method === 'GET' && !url.pathname.startsWith('/api/')) {
-    // The token leaves the address bar (and the history) at once; the cookie carries it from now on.
-    url.searchParams.delete('token');
-    response.writeHead(303, { ...SECURITY_HEADERS, 'set-cookie': tokenCookie(access), location: `${url.pathname}${url.search}` });
-    return void response.end();
-  }
+  // The landing hands the token to the page, which keeps it in this tab (sessionStorage) and sends it
+  // in a header: no cookie, which the browser would send to every other server on this host. No
+  // redirect either: nothing taken from the request decides where the browser goes.
+  if (decision.landing && method === 'GET') return send(response, 200, 'text/html; charset=utf-8', withToken(options.assets.html, access.token));
   if (url.pathname === '/' && method === 'GET') return send(response, 200, 'text/html; charset=utf-8', options.assets.html);
   if (url.pathname === '/app.js' && method === 'GET') return send(response, 200, 'text/javascript; charset=utf-8', options.assets.js);
   if (url.pathname === '/app.css' && method === 'GET') return send(response, 200, 'text/css; charset=utf-8', options.assets.css);
   if (!url.pathname.startsWith('/api/')) return send(response, 404, 'application/json', JSON.stringify({ error: `nothing at ${url.pathname}` }));
   const answer = await answerApi(options.service, method, url, () => readJson(request));
   send(response, answer.status, 'application/json', JSON.stringify(answer.body));
+}
+
+/** The page with the token in a `<meta>` the front end reads once, then removes. */
+function withToken(html: string, token: string): string {
+  const attribute = token.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return html.replace('<head>', `<head>\n<meta name="boomerang-token" content="${attribute}">`);
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string): void {

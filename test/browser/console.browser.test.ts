@@ -66,6 +66,40 @@ describe('console in Chromium', () => {
     await page.screenshot({ path: `${IMAGES}console-overview.png`, fullPage: true });
   });
 
+  it('hands nothing that grants access to another server on 127.0.0.1, and works again after it', async () => {
+    // Prepare: another local listener, on another port, that records what the browser sends it.
+    const seen: Record<string, string | string[] | undefined>[] = [];
+    const other: Server = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(req.url === '/' ? '<img src="/pixel.png"><p>other</p>' : '');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      // Act: the console's tab goes there (a link, a bookmark).
+      await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      await page.waitForLoadState('networkidle');
+    } finally {
+      other.close();
+    }
+    // Assess: no header it received holds the token, and replaying with every one of them is refused.
+    expect(seen.length).toBeGreaterThan(0);
+    expect(JSON.stringify(seen)).not.toContain(server.token);
+    for (const headers of seen) {
+      const forwarded = Object.fromEntries(Object.entries(headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)).map(([name, value]) => [name, String(value)]));
+      const replay = await fetch(`${server.origin}/api/queues/${encodeURIComponent(work)}/replay`, {
+        method: 'POST',
+        body: JSON.stringify({ group: 'x', expectedCount: 1 }),
+        headers: { ...forwarded, origin: server.origin, 'sec-fetch-site': 'same-origin', 'x-boomerang-console': '1', 'content-type': 'application/json' },
+      });
+      expect(replay.status).toBe(401);
+    }
+    // The console still answers in this tab, without the token in its address.
+    await page.goto(`${server.origin}/`);
+    await page.getByRole('heading', { name: work }).waitFor();
+    expect(await page.locator(`[data-parked="${work}"]`).innerText()).toBe('9');
+  });
+
   it('shows three failure groups with the right counts, reached from the keyboard', async () => {
     await page.getByRole('link', { name: `Failure groups of ${work}` }).focus();
     await page.keyboard.press('Enter');

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 import { buildConsoleAssets } from '../../shared/console/assets.js';
 import { configBroker } from '../../shared/console/console-broker.js';
@@ -62,4 +63,14 @@ async function startTestConsole(work: string, options: { readonly rate?: number 
   return { server, service };
 }
 
-export { consoleTestConfig, KINDS, parkThreeKinds, startTestConsole };
+/** The status of a GET with this Host header: fetch() will not send another Host (a page on a rebinding domain would), node:http will. */
+function statusWithHost(url: string, host: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers: { ...headers, host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }).on('error', reject).end();
+  });
+}
+
+export { consoleTestConfig, KINDS, parkThreeKinds, startTestConsole, statusWithHost };

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleServer } from '../../shared/console/server.js';
-import { KINDS, parkThreeKinds, startTestConsole } from '../helpers/console-fixture.js';
+import { KINDS, parkThreeKinds, startTestConsole, statusWithHost } from '../helpers/console-fixture.js';
 import { runParkedCli } from '../helpers/parked-cli.js';
 import { useTestBroker } from '../helpers/topology.js';
 
@@ -15,22 +14,12 @@ afterEach(async () => {
 });
 
 
-/** A request as the console's own page makes it: the token cookie, and for a POST the same origin and the custom header. */
+/** A request as the console's own page makes it: the token header, and for a POST the same origin and the custom header. */
 async function api(s: ConsoleServer, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const cookie = `boomerang_console_${new URL(s.origin).port}=${s.token}`;
-  const post = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { cookie, origin: s.origin, 'sec-fetch-site': 'same-origin', 'x-boomerang-console': '1', 'content-type': 'application/json' } };
-  const response = await fetch(`${s.origin}${path}`, { headers: { cookie }, ...post });
+  const token = { 'x-boomerang-token': s.token };
+  const post = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { ...token, origin: s.origin, 'sec-fetch-site': 'same-origin', 'x-boomerang-console': '1', 'content-type': 'application/json' } };
+  const response = await fetch(`${s.origin}${path}`, { headers: token, ...post });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
-
-/** fetch() will not send another Host header (a page on a rebinding domain would): node:http will. */
-function statusWithHost(url: string, host: string, cookie: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    request(url, { headers: { host, cookie } }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    }).on('error', reject).end();
-  });
 }
 
 async function finished(s: ConsoleServer, jobId: string): Promise<Record<string, unknown>> {
@@ -58,25 +47,26 @@ describe('console API', () => {
     expect((fromConsole.groups as { count: number }[]).map((g) => g.count)).toEqual(KINDS.map((k) => k.count));
   });
 
-  it('answers 401 without the token, 403 to a cross-site or header-less POST and to a foreign Host', async () => {
+  it('answers 401 without the token or with it only in the URL, 403 to a cross-site or header-less POST and to a foreign Host', async () => {
     // Prepare
     const { work } = await parkThreeKinds(broker());
     ({ server } = await startTestConsole(work));
-    const cookie = `boomerang_console_${new URL(server.origin).port}=${server.token}`;
+    const token = { 'x-boomerang-token': server.token };
     const replay = `${server.origin}/api/queues/${encodeURIComponent(work)}/replay`;
     const body = JSON.stringify({ group: 'x' });
     // Act
     const noToken = await fetch(`${server.origin}/api/overview`);
     const wrongToken = await fetch(`${server.origin}/api/overview?token=nope`);
-    const crossSite = await fetch(replay, { method: 'POST', body, headers: { cookie, origin: 'http://evil.example', 'x-boomerang-console': '1' } });
-    const noHeader = await fetch(replay, { method: 'POST', body, headers: { cookie, origin: server.origin } });
-    const rebound = await statusWithHost(`${server.origin}/api/overview`, 'evil.example', cookie);
+    const crossSite = await fetch(replay, { method: 'POST', body, headers: { ...token, origin: 'http://evil.example', 'x-boomerang-console': '1' } });
+    const noHeader = await fetch(replay, { method: 'POST', body, headers: { ...token, origin: server.origin } });
+    const rebound = await statusWithHost(`${server.origin}/api/overview`, 'evil.example', token);
     const first = await fetch(server.url, { redirect: 'manual' });
     // Assess
     expect([noToken.status, wrongToken.status, crossSite.status, noHeader.status, rebound]).toEqual([401, 401, 403, 403, 403]);
-    expect(first.status).toBe(303);
-    expect(first.headers.get('location')).toBe('/');
-    expect(first.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Strict/);
+    // The landing answers with the page, the token in it for the tab to keep: no cookie, no redirect.
+    expect(first.status).toBe(200);
+    expect([first.headers.get('location'), first.headers.get('set-cookie')]).toEqual([null, null]);
+    expect(await first.text()).toContain(`<meta name="boomerang-token" content="${server.token}">`);
     expect(await broker().messageCount(`${work}.parked`)).toBe(9);
   });
 
@@ -96,7 +86,7 @@ describe('console API', () => {
     const groups = (await api(server, `${q}/groups`)).json.groups as { key: string; errorName: string }[];
     const key = (name: string): string => (groups.find((g) => g.errorName === name) as { key: string }).key;
     // Act
-    const replay = await api(server, `${q}/replay`, { group: key('PartnerDown') });
+    const replay = await api(server, `${q}/replay`, { group: key('PartnerDown'), expectedCount: 4 });
     const replayed = await finished(server, String(replay.json.id));
     const purge = await api(server, `${q}/purge`, { group: key('ValidationError'), expectedCount: 2 });
     const purged = await finished(server, String(purge.json.id));
@@ -117,6 +107,25 @@ describe('console API', () => {
     expect(await broker().messageCount(parked)).toBe(2);
   });
 
+  it('replays a group at most the count the operator confirmed, and refuses a replay without one', async () => {
+    // Prepare: the operator saw 2 PartnerDown messages; 2 more were parked since.
+    const { work, parked } = await parkThreeKinds(broker());
+    ({ server } = await startTestConsole(work, { rate: 500 }));
+    const q = `/api/queues/${encodeURIComponent(work)}`;
+    const groups = (await api(server, `${q}/groups`)).json.groups as { key: string; errorName: string }[];
+    const group = (groups.find((g) => g.errorName === 'PartnerDown') as { key: string }).key;
+    // Act
+    const unbounded = await api(server, `${q}/replay`, { group });
+    const replay = await api(server, `${q}/replay`, { group, expectedCount: 2 });
+    const replayed = await finished(server, String(replay.json.id));
+    // Assess
+    expect(unbounded.status).toBe(400);
+    expect(String(unbounded.json.error)).toContain('expectedCount');
+    expect(replayed).toMatchObject({ state: 'done', result: { selected: 2, byQueue: { [work]: 2 } } });
+    expect(await broker().messageCount(work)).toBe(2);
+    expect(await broker().messageCount(parked)).toBe(7);
+  });
+
   it('answers 400 naming the bad input, and keeps every message', async () => {
     const { work, parked } = await parkThreeKinds(broker());
     ({ server } = await startTestConsole(work));
@@ -124,7 +133,7 @@ describe('console API', () => {
     const answers = await Promise.all([
       api(server, `${q}/purge`, { group: 'x' }),
       api(server, `${q}/purge`, { expectedCount: 3 }),
-      api(server, `${q}/replay`, { 'older-than': 'soon' }),
+      api(server, `${q}/replay`, { 'older-than': 'soon', expectedCount: 1 }),
       api(server, `${q}/messages/m/edit-replay`, { body: 1, headers: {} }),
       api(server, '/api/queues/nope/groups'),
     ]);

@@ -1,4 +1,7 @@
-/** The console's JSON API, from the browser: the cookie carries the token, the custom header marks our own page. */
+/**
+ * The console's JSON API, from the browser: the token goes in a header on every call (no cookie: a
+ * browser sends a host's cookies to all its ports), the custom header marks our own page.
+ */
 
 type Json = Record<string, unknown>;
 
@@ -9,11 +12,30 @@ class ApiError extends Error {
   }
 }
 
+const TOKEN_KEY = 'boomerang-console-token';
+
+/**
+ * Keeps the token the landing page carries (`<meta name="boomerang-token">`) in this tab's
+ * sessionStorage, which no other origin (another port included) can read, and takes it out of the
+ * page and of the address bar (`?token=`), so it stays out of the history.
+ */
+function keepToken(): void {
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="boomerang-token"]');
+  if (meta !== null) {
+    sessionStorage.setItem(TOKEN_KEY, meta.content);
+    meta.remove();
+  }
+  if (new URLSearchParams(location.search).has('token')) history.replaceState(null, '', `${location.pathname}${location.hash}`);
+}
+
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
-    credentials: 'same-origin',
-    headers: method === 'POST' ? { 'content-type': 'application/json', 'x-boomerang-console': '1' } : {},
+    credentials: 'omit',
+    headers: {
+      'x-boomerang-token': sessionStorage.getItem(TOKEN_KEY) ?? '',
+      ...(method === 'POST' ? { 'content-type': 'application/json', 'x-boomerang-console': '1' } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = (await response.json().catch(() => ({}))) as Json;
@@ -50,5 +72,5 @@ const api = {
   job: (id: string) => call<Job>('GET', `/api/jobs/${encodeURIComponent(id)}`),
 };
 
-export { api, ApiError };
+export { api, ApiError, keepToken };
 export type { Group, GroupsReport, Job, ListEntry, MessageDetail, MessageList, Overview };

@@ -20,9 +20,9 @@ function GroupDetailView({ queue, group }: { queue: string; group: string }) {
   const [confirming, setConfirming] = useState(false);
   const [jobs, setJobs] = useState<Job[]>([]);
   const [failure, setFailure] = useState<string | undefined>();
-  const replay = (): void => {
+  const replay = (expectedCount: number): void => {
     setConfirming(false);
-    api.replay(queue, Object.fromEntries(params)).then((job) => setJobs((js) => [job, ...js]), (e: Error) => setFailure(e.message));
+    api.replay(queue, { ...Object.fromEntries(params), expectedCount }).then((job) => setJobs((js) => [job, ...js]), (e: Error) => setFailure(e.message));
   };
   return (
     <Page title={`Group ${group}`} crumbs={[[queue, href('q', queue)]]}>
@@ -41,7 +41,7 @@ function GroupDetailView({ queue, group }: { queue: string; group: string }) {
         <>
           <p>{data.matched} message(s) match ({data.filter}){data.shown < data.matched ? `, the first ${data.shown} shown` : ''}.{' '}
             {data.matched > 0 && <button type="button" onClick={() => setConfirming(true)}>Replay these {data.matched}</button>}</p>
-          {confirming && <Confirm question={`Replay the ${data.matched} message(s) that match (${data.filter})?`} action={`Replay ${data.matched}`} onConfirm={replay} onCancel={() => setConfirming(false)} />}
+          {confirming && <Confirm question={`Replay the ${data.matched} message(s) that match (${data.filter})?`} action={`Replay ${data.matched}`} onConfirm={() => replay(data.matched)} onCancel={() => setConfirming(false)} />}
           <table>
             <thead><tr><th scope="col">Message id</th><th scope="col">Parked</th><th scope="col" class="num">Attempts</th><th scope="col">Error</th><th scope="col">Message</th><th scope="col" class="num">Bytes</th></tr></thead>
             <tbody>

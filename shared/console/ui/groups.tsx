@@ -13,7 +13,7 @@ function GroupsView({ queue }: { queue: string }) {
   const [failure, setFailure] = useState<string | undefined>();
   const run = (p: Pending): void => {
     setPending(undefined);
-    const body = { group: p.group.key, ...(p.kind === 'purge' ? { expectedCount: p.group.count } : {}) };
+    const body = { group: p.group.key, expectedCount: p.group.count };
     (p.kind === 'replay' ? api.replay(queue, body) : api.purge(queue, body)).then((job) => setJobs((js) => [job, ...js]), (e: Error) => setFailure(e.message));
   };
   const title = `Failure groups of ${queue}`;

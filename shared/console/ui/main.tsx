@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { keepToken } from './api.js';
 import { GroupDetailView } from './group-detail.js';
 import { GroupsView } from './groups.js';
 import { MessageView } from './message.js';
@@ -28,6 +29,7 @@ function App() {
   return <OverviewView />;
 }
 
+keepToken();
 const root = document.getElementById('app') as HTMLElement;
 // The "Loading…" placeholder goes: render() adds to what the container holds.
 root.textContent = '';

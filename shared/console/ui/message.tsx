@@ -72,7 +72,7 @@ function MessageView({ queue, id }: { queue: string; id: string }) {
             <button type="button" onClick={() => setMode('confirm')}>Replay</button>{' '}
             <button type="button" onClick={() => setMode('edit')}>Edit and replay</button>
           </p>
-          {mode === 'confirm' && <Confirm question={`Replay message ${id} to ${String(data.parked.sourceQueue ?? 'its source queue')}?`} action="Replay 1" onConfirm={() => api.replay(queue, { 'message-id': id }).then(started, failed)} onCancel={() => setMode('view')} />}
+          {mode === 'confirm' && <Confirm question={`Replay message ${id} to ${String(data.parked.sourceQueue ?? 'its source queue')}?`} action="Replay 1" onConfirm={() => api.replay(queue, { 'message-id': id, expectedCount: 1 }).then(started, failed)} onCancel={() => setMode('view')} />}
           {mode === 'edit' && <EditForm message={data} onCancel={() => setMode('view')} onSubmit={(body, headers) => api.editReplay(queue, id, { body, headers }).then(started, failed)} />}
           <section><h2>Why it is parked</h2><Pairs entries={data.parked} /></section>
           <section><h2>Attempt history</h2>
