@@ -11,6 +11,7 @@
  * A native plan (`x-delayed-retry-type`) is refused on a broker older than 4.3 (`UnsupportedBrokerError`)
  * before anything is declared; its existing work queue is checked like the others (native-check.ts).
  */
+import { classicDelayWarning } from './classic-risk.js';
 import type { ChannelModel } from 'amqplib';
 import {
   bind,
@@ -66,7 +67,8 @@ async function applyTopology(connection: ChannelModel, plan: TopologyPlan, optio
   const context: ExamineContext = { major, parkingQueue, readPolicy: options.readPolicy };
   const lender = lendChannels(connection);
   const items: ReportItem<ApplyStatus>[] = [];
-  const warnings: TopologyWarning[] = [];
+  const classic = classicDelayWarning(plan);
+  const warnings: TopologyWarning[] = classic === undefined ? [] : [classic];
   try {
     for (const entity of plannedEntities(plan)) {
       const { item, warning } = await applyEntity(lender, entity, context);

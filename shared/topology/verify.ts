@@ -9,6 +9,7 @@
  * (`UnsupportedBrokerError`), and its work queue is checked from its arguments and, given a
  * `readPolicy`, its effective policy (native-check.ts).
  */
+import { classicDelayWarning } from './classic-risk.js';
 import type { ChannelModel } from 'amqplib';
 import {
   brokerVersionOf,
@@ -60,7 +61,8 @@ async function verifyTopology(connection: ChannelModel, plan: TopologyPlan, opti
   const context: ExamineContext = { major, parkingQueue, readPolicy: options.readPolicy };
   const lender = lendChannels(connection);
   const items: ReportItem<VerifyStatus>[] = [];
-  const warnings: TopologyWarning[] = [];
+  const classic = classicDelayWarning(plan);
+  const warnings: TopologyWarning[] = classic === undefined ? [] : [classic];
   try {
     for (const entity of [...plannedEntities(plan), ...markerEntities(plan)]) {
       const { item, warning } = await verifyEntity(lender, entity, context);

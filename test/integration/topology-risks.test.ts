@@ -209,3 +209,27 @@ describe('mismatches', () => {
     expect(message).not.toContain('topology -- apply');
   });
 });
+
+describe('classic queues', () => {
+  it('apply and verify warn that classic delay queues drop a retry whose delay ends while the work queue is missing, naming the window; quorum ones say nothing', async () => {
+    // Prepare
+    const broker = testBroker();
+    const [classicWork, quorumWork] = [uniqueName('classic-work'), uniqueName('quorum-work')];
+    const classic = buildTopologyPlan(topologyOptions({ workQueue: classicWork, parkingQueue: `${classicWork}.parked`, queueType: 'classic', tierDelaysMs: [200, 800] }));
+    const quorum = buildTopologyPlan(topologyOptions({ workQueue: quorumWork, parkingQueue: `${quorumWork}.parked`, tierDelaysMs: [200] }));
+    trackPlan(broker, classic);
+    trackPlan(broker, quorum);
+    // Act
+    const applied = await applyTopology(broker.connection, classic);
+    const verified = await verifyTopology(broker.connection, classic);
+    const quorumApplied = await applyTopology(broker.connection, quorum);
+    // Assess
+    const work = classic.queues.find((q) => q.role === 'work')?.name;
+    for (const report of [applied, verified]) {
+      const warning = report.warnings.find((w) => w.queue === work);
+      expect(warning?.message).toContain(`classic delay queues drop a retry whose delay ends while '${work}' is missing (up to 800 ms here`);
+      expect(warning?.message).toContain('CRASH_LOOP_LIMIT cannot see a crash loop');
+    }
+    expect(quorumApplied.warnings.filter((w) => w.message.includes('classic'))).toEqual([]);
+  });
+});
