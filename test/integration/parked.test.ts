@@ -55,6 +55,8 @@ async function parkingLot(broker: TestBroker, type: QueueType, count: number) {
 /** Runs a command the way the CLI does: its own confirm channel, closed (waiting for close-ok) afterwards. */
 async function run<T>(broker: TestBroker, queue: string, command: (ctx: CommandContext) => Promise<T>) {
   const channel = await broker.connection.createConfirmChannel();
+  // As the CLI's session does: a channel the broker closes (403 from a second reader) must not throw on the connection.
+  channel.on('error', () => undefined);
   const progress = new RecordingProgress();
   try {
     const result = await command({ channel, queue, publishTimeoutMs: 5000, progress: () => progress });
@@ -254,5 +256,22 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Assess
     await expect(reading).rejects.toThrow(ParkingLotBusyError);
     await other.close();
+  });
+
+  it('lets only one of two readers started at the same moment read: the other fails with ParkingLotBusyError, and nothing is duplicated', async () => {
+    // Prepare
+    const { parked } = await parkingLot(broker(), type, 300);
+    const read = () => run(broker(), parked, (ctx) => listParked(ctx, { filter: EVERYTHING, json: true }));
+    // Act
+    const outcomes = await Promise.allSettled([read(), read()]);
+    // Assess
+    const done = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const failed = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    expect(done).toHaveLength(1);
+    expect(done[0]?.result).toMatchObject({ total: 300, visited: 300, kept: 300 });
+    expect(new Set(done[0]?.progress.printed.map((line) => (JSON.parse(line) as { messageId: string }).messageId)).size).toBe(300);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toBeInstanceOf(ParkingLotBusyError);
+    expect(ids(await contents(broker(), parked, 300))).toEqual(range(0, 300));
   });
 });
