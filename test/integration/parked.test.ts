@@ -146,7 +146,7 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Prepare
     const { source, parked } = await parkingLot(broker(), type, 10);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ filter: filterOf({ errorNames: ['PartnerDown'] }) })));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, filter: filterOf({ errorNames: ['PartnerDown'] }) })));
     // Assess
     expect(result).toMatchObject({ selected: 5, moved: 5, kept: 5, noSource: 0 });
     expect([...result.byQueue]).toEqual([[source, 5]]);
@@ -179,7 +179,7 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Prepare
     const { source, parked } = await parkingLot(broker(), type, 12);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ limit: 3 })));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, limit: 3 })));
     // Assess
     expect(result).toMatchObject({ visited: 3, moved: 3, kept: 0, ending: 'early' });
     expect(ids(await contents(broker(), source, 3))).toEqual(range(0, 3));
@@ -191,7 +191,7 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     const { source, parked } = await parkingLot(broker(), type, 4);
     await broker().channel.deleteQueue(source);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({})));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source })));
     // Assess
     expect(result).toMatchObject({ moved: 0, notMoved: 4, kept: 4 });
     expect([...result.unroutable]).toEqual([[source, 4]]);
@@ -203,7 +203,7 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Prepare
     const { source, parked } = await parkingLot(broker(), type, 8);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ dryRun: true, filter: filterOf({ bodyContains: 'vip' }) })));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, dryRun: true, filter: filterOf({ bodyContains: 'vip' }) })));
     // Assess
     expect(result).toMatchObject({ selected: 3, moved: 0, kept: 8 });
     expect([...result.byQueue]).toEqual([[source, 3]]);
@@ -213,10 +213,10 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
 
   it('keeps to --rate', async () => {
     // Prepare
-    const { parked } = await parkingLot(broker(), type, 6);
+    const { source, parked } = await parkingLot(broker(), type, 6);
     // Act
     const started = Date.now();
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ ratePerSecond: 20 })));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, ratePerSecond: 20 })));
     // Assess: 6 publishes at 20/s are 5 gaps of 50 ms
     expect(result.moved).toBe(6);
     expect(Date.now() - started).toBeGreaterThanOrEqual(240);
