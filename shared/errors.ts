@@ -150,9 +150,12 @@ class ParkedCommandError extends BoomerangError {
 class ParkingLotBusyError extends ParkedCommandError {
   public constructor(
     public readonly queue: string,
-    public readonly consumers: number,
+    /** The consumers the queue had; undefined when the broker refused the read (another reader got there first). */
+    public readonly consumers: number | undefined,
+    options?: ErrorOptions,
   ) {
-    super(`${queue} has ${consumers} consumer(s): another parked command (or a stray consumer) is reading it. Wait for it to finish, or find it in the management UI (Queues > ${queue} > Consumers).`);
+    const who = consumers === undefined ? 'the broker refused an exclusive read (ACCESS_REFUSED)' : `${queue} has ${consumers} consumer(s)`;
+    super(`${who}: another parked command (or a stray consumer) is reading ${queue}. Wait for it to finish, or find it in the management UI (Queues > ${queue} > Consumers).`, options);
     this.name = 'ParkingLotBusyError';
   }
 }

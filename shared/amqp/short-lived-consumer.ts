@@ -1,5 +1,13 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 
+/** Options of {@link ShortLivedConsumer.start}. */
+type ConsumerOptions = {
+  /** Once it aborts, `take` hands out nothing more. */
+  readonly stopOn?: AbortSignal;
+  /** Be the queue's only consumer (`basic.consume` exclusive). @default false */
+  readonly exclusive?: boolean;
+};
+
 /**
  * A consumer that lives for one invocation: `basic.consume` with prefetch = batch size (not
  * `basic.get`, which RabbitMQ recommends against and which pays a round trip per message).
@@ -28,8 +36,11 @@ class ShortLivedConsumer {
   /**
    * Starts consuming `queue`. Once `stopOn` aborts (the connection broke, say), a waiting `take`
    * resolves with undefined and every later one at once: one listener for the whole invocation.
+   * With `exclusive`, the broker refuses the consume (ACCESS_REFUSED, 403, closing the channel)
+   * while the queue has another consumer, and any later consumer while this one lives.
    */
-  public static async start(channel: Channel, queue: string, prefetch: number, stopOn?: AbortSignal): Promise<ShortLivedConsumer> {
+  public static async start(channel: Channel, queue: string, prefetch: number, options: ConsumerOptions = {}): Promise<ShortLivedConsumer> {
+    const { stopOn, exclusive = false } = options;
     const consumer = new ShortLivedConsumer(channel);
     const abort = (): void => {
       consumer.aborted = true;
@@ -39,7 +50,7 @@ class ShortLivedConsumer {
     else stopOn?.addEventListener('abort', abort, { once: true });
     // global=false: per consumer; Amazon MQ's RabbitMQ 4.3 rejects global QoS.
     await channel.prefetch(prefetch, false);
-    const ok = await channel.consume(queue, (message) => consumer.onMessage(message), { noAck: false });
+    const ok = await channel.consume(queue, (message) => consumer.onMessage(message), { noAck: false, exclusive });
     consumer.consumerTag = ok.consumerTag;
     return consumer;
   }
@@ -115,3 +126,4 @@ class ShortLivedConsumer {
 }
 
 export { ShortLivedConsumer };
+export type { ConsumerOptions };

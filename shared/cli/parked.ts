@@ -67,7 +67,10 @@ ${QUEUE_USAGE}`;
 
 const REPLAY_USAGE = `Usage: npm run parked -- replay [filters] [--to <queue>] [--keep-count] [--limit <n>] [--rate <n/s>] [--dry-run] [--function <name> | --queue <name>]
 
-Puts parked messages back on their source queue (header boomerang-source-queue), one at a time: each
+Puts parked messages back on their source queue, one at a time: the boomerang-source-queue header
+when it names the work queue of this parking lot (or the queue the broker dead-lettered the message
+from), else the broker's own record (x-death). A header naming any other queue is not followed: that
+message stays parked and is named (use --to). Before sending, it says how many go to each queue. Each
 is published with a confirm before its parked copy is acked, so a crash duplicates at most one message
 and loses none. The park headers go; the original exchange and routing key headers, the trace context
 and the team's headers stay. Messages whose queue does not exist stay parked.
@@ -180,14 +183,20 @@ async function replay(argv: string[]): Promise<number> {
   if (values.to === '') throw new UsageError('--to needs a queue name');
   const { config, queue } = await setUp(values, positionals);
   const dryRun = values['dry-run'] ?? false;
-  const replaying = resumableReplay({ filter, to: values.to, keepCount: values['keep-count'] ?? false, limit, dryRun, ratePerSecond, retryHeader: config.retryHeader });
-  const result = await withParkingLot(config, queue, replaying, { resume: !dryRun });
+  const options = { filter, to: values.to, workQueue: config.workQueue, keepCount: values['keep-count'] ?? false, limit, ratePerSecond, retryHeader: config.retryHeader };
+  if (!dryRun) {
+    // Where each group goes, said before anything is sent (a read that leaves the lot as it was).
+    const plan = await withParkingLot(config, queue, resumableReplay({ ...options, dryRun: true }));
+    for (const [target, count] of plan.byQueue) say(`will replay ${count} to ${target}`);
+  }
+  const result = await withParkingLot(config, queue, resumableReplay({ ...options, dryRun }), { resume: !dryRun });
   for (const [target, count] of result.byQueue) say(`${dryRun ? 'would replay' : 'replayed'} ${count} to ${target}`);
+  for (const refusal of result.refused) note(`${JSON.stringify(refusal.messageId ?? '(no id)')} stayed parked: ${refusal.reason}; replay it with --to <queue> if that is where it belongs`);
   if (result.selected === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
   for (const [target, count] of result.unroutable) note(`${count} stayed parked: there is no queue ${JSON.stringify(target)} (create it, or use --to)`);
   if (result.noSource > 0) note(`${result.noSource} stayed parked: no boomerang-source-queue header says where they came from (use --to <queue>)`);
   explainEnding(result);
-  return result.unroutable.size > 0 || result.noSource > 0 ? 1 : 0;
+  return result.unroutable.size > 0 || result.noSource > 0 || result.refused.length > 0 ? 1 : 0;
 }
 
 async function purge(argv: string[]): Promise<number> {

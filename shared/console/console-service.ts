@@ -100,8 +100,8 @@ class ConsoleService {
       throw new ConsoleInputError(`ratePerSecond must be a number above 0 and at most ${MAX_RATE_PER_SECOND}; got ${JSON.stringify(ratePerSecond)}`);
     }
     return this.action('replay', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, (ctx) =>
-      replayParked(ctx, { filter, limit, keepCount: false, dryRun: false, ratePerSecond, retryHeader: this.options.retryHeader }).then((r) => ({
-        selected: r.selected, noSource: r.noSource, byQueue: Object.fromEntries(r.byQueue), unroutable: Object.fromEntries(r.unroutable), ending: r.ending,
+      replayParked(ctx, { filter, limit, workQueue: queue.workQueue, keepCount: false, dryRun: false, ratePerSecond, retryHeader: this.options.retryHeader }).then((r) => ({
+        selected: r.selected, noSource: r.noSource, byQueue: Object.fromEntries(r.byQueue), unroutable: Object.fromEntries(r.unroutable), refused: r.refused, ending: r.ending,
       })));
   }
 
@@ -123,7 +123,7 @@ class ConsoleService {
     const queue = this.queue(queueName);
     const edit = parseMessageEdit(body);
     return this.action('edit-replay', `message ${JSON.stringify(messageId)} of ${queue.parkingQueue}`, queue, (ctx) =>
-      editAndReplay(ctx, { messageId, edit, retryHeader: this.options.retryHeader }).then((r) => ({ found: r.found, replayedTo: r.replayedTo, ending: r.ending })));
+      editAndReplay(ctx, { messageId, edit, retryHeader: this.options.retryHeader, workQueue: queue.workQueue }).then((r) => ({ found: r.found, replayedTo: r.replayedTo, refused: r.refused, ending: r.ending })));
   }
 
   private action(kind: string, label: string, queue: ConsoleQueue, run: (ctx: CommandContext) => Promise<unknown>): Job {

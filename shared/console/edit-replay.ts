@@ -3,6 +3,7 @@ import type { ConsumeMessage } from 'amqplib';
 import type { Copy } from '../message/copy-message.js';
 import { walkReported, type CommandContext, type WalkResult } from '../parked/context.js';
 import { replayCopy } from '../parked/copies.js';
+import { replayDestination } from '../parked/replay.js';
 import { toParkedView, type Parked } from '../parked/parked-view.js';
 import { ConsoleInputError } from './errors.js';
 
@@ -49,8 +50,10 @@ function editedCopy(message: Parked, edit: MessageEdit, options: { readonly retr
 
 /** What {@link editAndReplay} did. */
 type EditReplayResult = WalkResult & {
-  /** The queue the edited message went to; null when it was not found, had no source queue, or its queue does not exist. */
+  /** The queue the edited message went to; null when it was not found, had no source queue, was refused, or its queue does not exist. */
   readonly replayedTo: string | null;
+  /** Why it stayed parked when its boomerang-source-queue header names a queue neither the work queue nor the broker does. */
+  readonly refused?: string;
   readonly found: boolean;
 };
 
@@ -58,8 +61,9 @@ type EditReplayResult = WalkResult & {
  * Replaces the first parked message with this id by its edited copy on its source queue (published
  * with a confirm before the parked original is acked), in one walk that keeps everything else in order.
  */
-async function editAndReplay(ctx: CommandContext, options: { readonly messageId: string; readonly edit: MessageEdit; readonly retryHeader: string }): Promise<EditReplayResult> {
+async function editAndReplay(ctx: CommandContext, options: { readonly messageId: string; readonly edit: MessageEdit; readonly retryHeader: string; readonly workQueue: string }): Promise<EditReplayResult> {
   let target: string | undefined;
+  let refused: string | undefined;
   let found = false;
   let unroutable = false;
   const progress = ctx.progress('edit and replay', () => (found ? 'found' : 'looking'));
@@ -69,12 +73,14 @@ async function editAndReplay(ctx: CommandContext, options: { readonly messageId:
     visit: (message: ConsumeMessage) => {
       if (found || message.properties.messageId !== options.messageId) return { kind: 'keep' };
       found = true;
-      target = toParkedView(message).sourceQueue;
-      if (target === undefined) return { kind: 'keep' };
+      const destination = replayDestination(toParkedView(message), { workQueue: options.workQueue });
+      if (destination.kind === 'refused') refused = destination.refusal.reason;
+      if (destination.kind !== 'queue') return { kind: 'keep' };
+      target = destination.queue;
       return { kind: 'move', queue: target, copy: editedCopy(message, options.edit, { retryHeader: options.retryHeader, nowMs: (ctx.now ?? Date.now)() }) };
     },
   });
-  return { ...result, found, replayedTo: unroutable ? null : target ?? null };
+  return { ...result, found, replayedTo: unroutable ? null : target ?? null, ...(refused === undefined ? {} : { refused }) };
 }
 
 export { EDITED_HEADER, editAndReplay, editedCopy, parseMessageEdit };

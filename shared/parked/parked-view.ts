@@ -14,8 +14,10 @@ type ParkedView = {
   readonly errorMessage: string | undefined;
   /** Why it was parked: Boomerang's header, else the broker's last dead-lettering in words. */
   readonly parkReason: string | undefined;
-  /** The queue it failed on last: where `replay` sends it back. */
+  /** The queue it failed on last, as its headers say (Boomerang's header first; shown by `list` and `show`). */
   readonly sourceQueue: string | undefined;
+  /** The queue the broker's own record (`x-last-death-queue`, `x-death`) says it was dead-lettered from; a producer cannot forge it on a dead-lettered message. */
+  readonly brokerSourceQueue: string | undefined;
   /** The routing key it was first published with. */
   readonly routingKey: string;
   readonly headers: Readonly<Record<string, unknown>>;
@@ -42,6 +44,7 @@ function toParkedView(message: Parked): ParkedView {
     errorMessage: text(parkField(headers, 'errorMessage')),
     parkReason: text(parkField(headers, 'parkReason')) ?? deathInWords(death),
     sourceQueue: text(headers[BoomerangHeader.sourceQueue]) ?? death.queue,
+    brokerSourceQueue: death.queue,
     routingKey: text(headers[BoomerangHeader.originalRoutingKey]) ?? message.fields.routingKey,
     headers,
     body: message.content,

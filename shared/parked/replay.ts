@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { READ_WINDOW, Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
 import { replayCopy } from './copies.js';
 import type { ParkedFilter } from './filters.js';
-import { toParkedView } from './parked-view.js';
+import { BoomerangHeader } from '../message/headers.js';
+import { toParkedView, type ParkedView } from './parked-view.js';
 import { TokenBucket } from './token-bucket.js';
 import type { Verdict } from './walk.js';
 
@@ -11,6 +12,12 @@ type ReplayOptions = {
   readonly filter: ParkedFilter;
   /** Send every selected message here instead of its source queue (`--to`). */
   readonly to?: string;
+  /**
+   * The work queue the parking lot belongs to (the declared configuration). A boomerang-source-queue
+   * header is followed only when it names this queue or the queue the broker dead-lettered the
+   * message from: anyone who can publish to the work queue can set the header. @default none
+   */
+  readonly workQueue?: string;
   /** Keep the retry count (and failure times) instead of starting over (`--keep-count`). */
   readonly keepCount: boolean;
   /** Replay at most this many. @default no limit */
@@ -33,7 +40,12 @@ type ReplayResult = WalkResult & {
   readonly byQueue: ReadonlyMap<string, number>;
   /** Per target queue that does not exist: left parked. */
   readonly unroutable: ReadonlyMap<string, number>;
+  /** Selected but left parked: their header names a queue neither the configuration nor the broker does (no `--to`). */
+  readonly refused: readonly Refusal[];
 };
+
+/** A message replay would not send where its header says, and why. */
+type Refusal = { readonly messageId: string | undefined; readonly claimed: string; readonly reason: string };
 
 const KEEP: Verdict = { kind: 'keep' };
 
@@ -43,10 +55,11 @@ type ReplayTally = {
   noSource: number;
   readonly sent: Map<string, number>;
   readonly unroutable: Map<string, number>;
+  readonly refused: Refusal[];
 };
 
 function newTally(): ReplayTally {
-  return { selected: 0, noSource: 0, sent: new Map(), unroutable: new Map() };
+  return { selected: 0, noSource: 0, sent: new Map(), unroutable: new Map(), refused: [] };
 }
 
 /**
@@ -80,11 +93,16 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions, tally: 
       const view = toParkedView(message);
       if (!selection.take(view)) return KEEP;
       tally.selected++;
-      const queue = options.to ?? view.sourceQueue;
-      if (queue === undefined) {
+      const target = replayDestination(view, options);
+      if (target.kind === 'none') {
         tally.noSource++;
         return KEEP;
       }
+      if (target.kind === 'refused') {
+        tally.refused.push(target.refusal);
+        return KEEP;
+      }
+      const { queue } = target;
       if (!options.dryRun) {
         const waitMs = bucket?.take(now()) ?? 0;
         // Ctrl-C during a long wait: this one stays parked and the walk stops after it.
@@ -96,7 +114,24 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions, tally: 
   });
   const byQueue = new Map(sent);
   for (const [queue, count] of unroutable) add(byQueue, queue, -count);
-  return { ...result, selected: tally.selected, noSource: tally.noSource, byQueue, unroutable: new Map(unroutable) };
+  return { ...result, selected: tally.selected, noSource: tally.noSource, byQueue, unroutable: new Map(unroutable), refused: [...tally.refused] };
+}
+
+/**
+ * Where a selected message goes: `--to`; else its boomerang-source-queue header when the lot's
+ * work queue or the broker's own record names that queue (a copy the function parked, or a message
+ * the broker dead-lettered from there); else, without a header, the broker's record. A header naming
+ * any other queue is refused: a producer may have set it to reach a queue with the operator's rights.
+ */
+function replayDestination(view: ParkedView, options: Pick<ReplayOptions, 'to' | 'workQueue'>): { kind: 'queue'; queue: string } | { kind: 'refused'; refusal: Refusal } | { kind: 'none' } {
+  if (options.to !== undefined) return { kind: 'queue', queue: options.to };
+  const claimed = view.headers[BoomerangHeader.sourceQueue] === undefined ? undefined : view.sourceQueue;
+  const known = claimed ?? view.brokerSourceQueue;
+  if (known === undefined) return { kind: 'none' };
+  if (claimed === undefined || claimed === options.workQueue || claimed === view.brokerSourceQueue) return { kind: 'queue', queue: known };
+  const broker = view.brokerSourceQueue === undefined ? 'the broker never dead-lettered it' : `the broker dead-lettered it from ${view.brokerSourceQueue}`;
+  const reason = `its boomerang-source-queue header names ${claimed}, which is not the parking lot's work queue (${options.workQueue ?? 'none given'}), and ${broker}`;
+  return { kind: 'refused', refusal: { messageId: view.messageId, claimed, reason } };
 }
 
 function add(counts: Map<string, number>, key: string, n: number): void {
@@ -109,5 +144,5 @@ function total(counts: ReadonlyMap<string, number>): number {
   return [...counts.values()].reduce((sum, n) => sum + n, 0);
 }
 
-export { replayParked, resumableReplay };
-export type { ReplayOptions, ReplayResult };
+export { replayDestination, replayParked, resumableReplay };
+export type { Refusal, ReplayOptions, ReplayResult };

@@ -4,6 +4,7 @@ import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
 import type { Copy } from '../message/copy-message.js';
 import { isNamedError, type PublishError } from '../errors.js';
 import { keepCopy } from './copies.js';
+import { lockReader, refusedAsBusy } from './reader-lock.js';
 import { ParkedCommandError, ParkingLotBusyError } from '../errors.js';
 
 /** What becomes of one parked message. */
@@ -64,13 +65,24 @@ type WalkOptions = {
  * (measured: every held ack lost, every one of those messages parked twice).
  */
 async function walkParkingLot(channel: ConfirmChannel, options: WalkOptions): Promise<WalkCounts & { ending: WalkEnding }> {
+  // Locked before counting: a reader that counted while another walked would count its copies twice.
+  const lock = await lockReader(channel, options.queue);
+  try {
+    return await walkLocked(channel, options);
+  } finally {
+    await lock.release().catch(() => undefined);
+  }
+}
+
+/** The walk itself, by the lot's only reader. */
+async function walkLocked(channel: ConfirmChannel, options: WalkOptions): Promise<WalkCounts & { ending: WalkEnding }> {
   const { messageCount: total, consumerCount } = await channel.checkQueue(options.queue);
   if (consumerCount > 0) throw new ParkingLotBusyError(options.queue, consumerCount);
   const counts: WalkCounts = { total, visited: 0, kept: 0, moved: 0, deleted: 0, notMoved: 0 };
   if (total === 0) return { ...counts, ending: 'done' };
   const window = Math.min(options.window ?? 1, total);
   const publisher = new ConfirmPublisher(channel, options.publishTimeoutMs);
-  const consumer = await ShortLivedConsumer.start(channel, options.queue, window);
+  const consumer = await refusedAsBusy(options.queue, () => ShortLivedConsumer.start(channel, options.queue, window, { exclusive: true }));
   let channelClosed = false;
   channel.once('close', () => { channelClosed = true; });
   // Not a race with one long-lived "closed" promise: each race would leave a reaction on it that

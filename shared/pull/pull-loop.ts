@@ -44,7 +44,7 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   const { options, channel, ledger, tally } = state;
   const { config, log } = options;
   const metrics = options.metrics ?? noMetrics;
-  const consumer = await ShortLivedConsumer.start(channel, config.workQueue, config.batchSize, state.broken);
+  const consumer = await ShortLivedConsumer.start(channel, config.workQueue, config.batchSize, { stopOn: state.broken });
   const topology = topologyOptionsFromConfig(config);
   const lifecycle = new Lifecycle({
     config,

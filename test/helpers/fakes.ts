@@ -117,6 +117,7 @@ function fakeParkedView(nowMs: number, overrides: Partial<ParkedView> = {}): Par
     errorMessage: 'HTTP 503',
     parkReason: 'retries exhausted: 5 of 5 made',
     sourceQueue: 'orders',
+    brokerSourceQueue: undefined,
     routingKey: 'orders.created',
     headers: { tenant: 'acme', 'x-retry-no': 5, region: Buffer.from('eu') },
     body: Buffer.from('{"orderId":1,"customer":"Ünal"}'),

@@ -42,7 +42,7 @@ describe('parked replay through a lost connection (amqp-connection-manager)', { 
     await sleep(300);
     const connectionName = uniqueName('test-parked-reconnect');
     const config = testConfig({ PARKING_QUEUE: parked });
-    const replaying = resumableReplay({ filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: config.retryHeader, ratePerSecond: 40 });
+    const replaying = resumableReplay({ filter: EVERYTHING, workQueue: source, keepCount: false, dryRun: false, retryHeader: config.retryHeader, ratePerSecond: 40 });
 
     // Act: cut the tool's connection once a quarter of the lot is back
     const done = withParkingLot(config, parked, replaying, { resume: true, connectionName });

@@ -55,6 +55,8 @@ async function parkingLot(broker: TestBroker, type: QueueType, count: number) {
 /** Runs a command the way the CLI does: its own confirm channel, closed (waiting for close-ok) afterwards. */
 async function run<T>(broker: TestBroker, queue: string, command: (ctx: CommandContext) => Promise<T>) {
   const channel = await broker.connection.createConfirmChannel();
+  // As the CLI's session does: a channel the broker closes (403 from a second reader) must not throw on the connection.
+  channel.on('error', () => undefined);
   const progress = new RecordingProgress();
   try {
     const result = await command({ channel, queue, publishTimeoutMs: 5000, progress: () => progress });
@@ -144,7 +146,7 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Prepare
     const { source, parked } = await parkingLot(broker(), type, 10);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ filter: filterOf({ errorNames: ['PartnerDown'] }) })));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, filter: filterOf({ errorNames: ['PartnerDown'] }) })));
     // Assess
     expect(result).toMatchObject({ selected: 5, moved: 5, kept: 5, noSource: 0 });
     expect([...result.byQueue]).toEqual([[source, 5]]);
@@ -177,7 +179,7 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Prepare
     const { source, parked } = await parkingLot(broker(), type, 12);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ limit: 3 })));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, limit: 3 })));
     // Assess
     expect(result).toMatchObject({ visited: 3, moved: 3, kept: 0, ending: 'early' });
     expect(ids(await contents(broker(), source, 3))).toEqual(range(0, 3));
@@ -189,7 +191,7 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     const { source, parked } = await parkingLot(broker(), type, 4);
     await broker().channel.deleteQueue(source);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({})));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source })));
     // Assess
     expect(result).toMatchObject({ moved: 0, notMoved: 4, kept: 4 });
     expect([...result.unroutable]).toEqual([[source, 4]]);
@@ -201,7 +203,7 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Prepare
     const { source, parked } = await parkingLot(broker(), type, 8);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ dryRun: true, filter: filterOf({ bodyContains: 'vip' }) })));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, dryRun: true, filter: filterOf({ bodyContains: 'vip' }) })));
     // Assess
     expect(result).toMatchObject({ selected: 3, moved: 0, kept: 8 });
     expect([...result.byQueue]).toEqual([[source, 3]]);
@@ -211,10 +213,10 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
 
   it('keeps to --rate', async () => {
     // Prepare
-    const { parked } = await parkingLot(broker(), type, 6);
+    const { source, parked } = await parkingLot(broker(), type, 6);
     // Act
     const started = Date.now();
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ ratePerSecond: 20 })));
+    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, ratePerSecond: 20 })));
     // Assess: 6 publishes at 20/s are 5 gaps of 50 ms
     expect(result.moved).toBe(6);
     expect(Date.now() - started).toBeGreaterThanOrEqual(240);
@@ -254,5 +256,22 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Assess
     await expect(reading).rejects.toThrow(ParkingLotBusyError);
     await other.close();
+  });
+
+  it('lets only one of two readers started at the same moment read: the other fails with ParkingLotBusyError, and nothing is duplicated', async () => {
+    // Prepare
+    const { parked } = await parkingLot(broker(), type, 300);
+    const read = () => run(broker(), parked, (ctx) => listParked(ctx, { filter: EVERYTHING, json: true }));
+    // Act
+    const outcomes = await Promise.allSettled([read(), read()]);
+    // Assess
+    const done = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const failed = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    expect(done).toHaveLength(1);
+    expect(done[0]?.result).toMatchObject({ total: 300, visited: 300, kept: 300 });
+    expect(new Set(done[0]?.progress.printed.map((line) => (JSON.parse(line) as { messageId: string }).messageId)).size).toBe(300);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toBeInstanceOf(ParkingLotBusyError);
+    expect(ids(await contents(broker(), parked, 300))).toEqual(range(0, 300));
   });
 });

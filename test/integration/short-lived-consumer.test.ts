@@ -61,7 +61,7 @@ describe('ShortLivedConsumer on the broker', () => {
   it('ends a waiting take at once when stopOn aborts, and every later one, without waiting for the timeout', async () => {
     // Prepare
     const stopOn = new AbortController();
-    const consumer = await ShortLivedConsumer.start(channel, queue, 10, stopOn.signal);
+    const consumer = await ShortLivedConsumer.start(channel, queue, 10, { stopOn: stopOn.signal });
     const waiting = consumer.take(60_000);
     // Act
     stopOn.abort(new Error('connection lost'));

@@ -5,7 +5,7 @@ import type { ParkedView } from '../../shared/parked/parked-view.js';
 function view(overrides: Partial<ParkedView>): ParkedView {
   return {
     messageId: 'm-1', parkedAt: new Date('2026-11-24T00:00:00Z'), attempts: 1, errorName: 'PartnerDown', errorMessage: 'HTTP 503',
-    parkReason: undefined, sourceQueue: 'orders', routingKey: 'orders', headers: {}, body: Buffer.from('{}'), ...overrides,
+    parkReason: undefined, sourceQueue: 'orders', brokerSourceQueue: undefined, routingKey: 'orders', headers: {}, body: Buffer.from('{}'), ...overrides,
   };
 }
 
