@@ -31,7 +31,7 @@ describe('parked CLI: retention and groups', () => {
     expect(groups.stdout).toMatch(/^COUNT\s+FIRST SEEN\s+LAST SEEN\s+ERROR\s+MESSAGE\s+SOURCE/);
     expect(groups.stdout).toContain(`--group ${JSON.stringify(key)}`);
     expect(groups.stdout).toContain(`--group ${JSON.stringify(`Invalid|field <n> missing|${work}`)}`);
-    expect(replay.stdout.trim()).toBe(`replayed 3 to ${work}`);
+    expect(replay.stdout.trim()).toBe(`will replay 3 to ${work}\nreplayed 3 to ${work}`);
     expect((await broker().drain(work, 3)).map((m) => m.properties.messageId)).toEqual(['m-0', 'm-2', 'm-4']);
     expect(await broker().messageCount(parked)).toBe(3);
   });
