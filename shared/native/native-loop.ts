@@ -1,4 +1,5 @@
-import { Lifecycle, type Origin } from '../core/attempt.js';
+import type { Origin } from '../core/attempt.js';
+import { pullLifecycle } from '../core/pull-lifecycle.js';
 import { allFinishedBy, InFlight } from '../core/in-flight.js';
 import { takeUntilStop } from '../core/take-loop.js';
 import { nativeSettings } from '../core/mode-settings.js';
@@ -37,17 +38,12 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
   const { options, receiver, writer, tally } = state;
   const { config, log } = options;
   const metrics = options.metrics ?? noMetrics;
-  const lifecycle = new Lifecycle({
-    // The retry count travels in an annotation (a header to the handler): RETRY_HEADER does not apply.
-    config: { ...config, retryHeader: NativeAnnotation.retryNo },
-    handler: options.handler,
-    guard: options.idempotency,
+  // The retry count travels in an annotation (a header to the handler): RETRY_HEADER does not apply.
+  const lifecycle = pullLifecycle(options, {
     settings: nativeSettings(NativeAnnotation.failedSettlements),
-    log,
-    metrics,
-    random: options.random ?? Math.random,
+    retryHeader: NativeAnnotation.retryNo,
     tally,
-    stopAt: state.stopTakingAt,
+    stopTakingAt: state.stopTakingAt,
     hardStopAt: state.hardStopAt,
   });
   const open = new Map<Delivery, Received>();

@@ -2,7 +2,8 @@ import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
-import { Lifecycle, type Origin } from '../core/attempt.js';
+import type { Origin } from '../core/attempt.js';
+import { pullLifecycle } from '../core/pull-lifecycle.js';
 import { allFinishedBy, InFlight } from '../core/in-flight.js';
 import { takeUntilStop } from '../core/take-loop.js';
 import { type BrokerVersion, pullSettings } from '../core/mode-settings.js';
@@ -46,18 +47,7 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   const metrics = options.metrics ?? noMetrics;
   const consumer = await ShortLivedConsumer.start(channel, config.workQueue, config.batchSize, { stopOn: state.broken });
   const topology = topologyOptionsFromConfig(config);
-  const lifecycle = new Lifecycle({
-    config,
-    handler: options.handler,
-    guard: options.idempotency,
-    settings: pullSettings(config, topology, state.broker),
-    log,
-    metrics,
-    random: options.random ?? Math.random,
-    tally,
-    stopAt: state.stopTakingAt,
-    hardStopAt: state.hardStopAt,
-  });
+  const lifecycle = pullLifecycle(options, { settings: pullSettings(config, topology, state.broker), tally, stopTakingAt: state.stopTakingAt, hardStopAt: state.hardStopAt });
   let copyFailure: Error | undefined;
   // Built on the first retry: with MAX_RETRIES=0 there is no delay path, and none is ever asked for.
   let route: ReturnType<typeof createDelayRouter> | undefined;
