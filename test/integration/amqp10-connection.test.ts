@@ -1,4 +1,4 @@
-import { BROKER_VERSION } from '../helpers/broker-version.js';
+import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import amqp from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { parseBrokerVersion } from '../../shared/core/mode-settings.js';
@@ -11,7 +11,7 @@ import { TcpProxy } from '../helpers/tcp-proxy.js';
 // The broker under test, asked over AMQP 0-9-1 (which every version speaks): CI runs this file on 3.10 and on 4.3.
 const VERSION = BROKER_VERSION;
 const { major = 0, minor = 0 } = parseBrokerVersion(VERSION) ?? {};
-const NATIVE = major > 4 || (major === 4 && minor >= 3);
+const NATIVE = NATIVE_BROKER;
 
 /** AMQP_URL with another password or vhost. */
 function variant(change: { password?: string; vhost?: string }): string {

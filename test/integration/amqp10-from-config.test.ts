@@ -1,4 +1,4 @@
-import { BROKER_VERSION } from '../helpers/broker-version.js';
+import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import amqp from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import type { SecretStore } from '../../shared/amqp/secrets.js';
@@ -34,7 +34,7 @@ function rotatingSecrets(): SecretStore & { reads: boolean[] } {
 
 const CONFIG = loadConfig({ AMQP_SECRET_ID: 'test/amqp10', CONNECT_TIMEOUT_MS: '8000', WORK_QUEUE: uniqueName('work') });
 
-describe.runIf(major > 4 || (major === 4 && minor >= 3))(`Function: connectAmqp10FromConfig on RabbitMQ ${VERSION}`, () => {
+describe.runIf(NATIVE_BROKER)(`Function: connectAmqp10FromConfig on RabbitMQ ${VERSION}`, () => {
   it('reads the secret again when the broker refuses the cached password, and connects', async () => {
     // Prepare
     const secrets = rotatingSecrets();

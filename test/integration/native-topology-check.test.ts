@@ -5,16 +5,14 @@ import { silentLogger } from '../../shared/observability/logger.js';
 import type { Summary } from '../../shared/observability/summary.js';
 import type { Config } from '../../shared/config/config.js';
 import type { Handler } from '../../shared/message/message.js';
-import { nativeBrokerRefusal } from '../../shared/topology/native-broker.js';
-import { TestBroker } from '../helpers/broker.js';
+import type { TestBroker } from '../helpers/broker.js';
 import { pullOnce, setUpTopology, testConfig } from '../helpers/engine.js';
+import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 /** The broker under test (amqplib's `serverProperties.version`): the check runs where native mode runs at all. */
-const probe = await TestBroker.open();
-const version = String(probe.connection.connection.serverProperties.version);
-await probe.close();
-const NATIVE = nativeBrokerRefusal(version) === undefined;
+const version = BROKER_VERSION;
+const NATIVE = NATIVE_BROKER;
 
 const testBroker = useTestBroker();
 
