@@ -107,5 +107,5 @@ function stringAnnotation(delivery: Delivery, name: string): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
-export { NativeAnnotation, nativeOutcome, ownReturns };
+export { NativeAnnotation, nativeOutcome };
 export type { NativeOutcomeContext };

@@ -45,4 +45,4 @@ function assertNativeBroker(plan: Pick<TopologyPlan, 'queues'>, version: string 
   if (refusal !== undefined) throw refusal;
 }
 
-export { assertNativeBroker, NATIVE_MIN_VERSION, nativeBrokerRefusal, needsNativeBroker };
+export { assertNativeBroker, nativeBrokerRefusal, needsNativeBroker };

@@ -91,4 +91,4 @@ function nativeWorkQueue(options: TopologyOptions): QueueSpec {
   };
 }
 
-export { NATIVE_SPARE_RETURNS, NATIVE_UNGUARDED_CRASH_ALLOWANCE, nativeDeliveryLimit, nativeRetryRangeMs, nativeWorkQueue };
+export { NATIVE_SPARE_RETURNS, NATIVE_UNGUARDED_CRASH_ALLOWANCE, nativeDeliveryLimit, nativeWorkQueue };
