@@ -1,39 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AMQP_URL } from '../helpers/broker.js';
+import { consoleUrl, startConsole, stopConsole as stop } from '../helpers/console-process.js';
 import { parkThreeKinds } from '../helpers/console-fixture.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
-const CLI = fileURLToPath(new URL('../../shared/cli/console.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
 const broker = useTestBroker();
-
-/** `npm run console -- <args>` with AMQP_URL and `env`, its stdout as it comes. */
-function startConsole(args: string[], env: Record<string, string> = {}): { child: ChildProcess; stdout: () => string; stderr: () => string } {
-  const child = spawn(process.execPath, [TSX, CLI, ...args], { env: { ...process.env, AMQP_URL, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  return { child, stdout: () => stdout, stderr: () => stderr };
-}
-
-/** Waits for the URL the console prints last; undefined when it exited first. */
-async function consoleUrl(run: ReturnType<typeof startConsole>): Promise<string | undefined> {
-  while (!/\?token=\S+\n$/.test(run.stdout()) && run.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
-  return run.child.exitCode === null ? run.stdout().trim().split('\n').at(-1) : undefined;
-}
-
-/** Ctrl-C, and the exit code. */
-async function stop(run: ReturnType<typeof startConsole>): Promise<number> {
-  if (run.child.exitCode !== null) return run.child.exitCode;
-  run.child.kill('SIGINT');
-  const [code] = await once(run.child, 'exit');
-  return code as number;
-}
 
 describe('npm run console', () => {
   it('prints the URL with its token as the last start-up line, never the password, and stops on Ctrl-C', async () => {

@@ -1,9 +1,9 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
+import { consoleUrl, startConsole, stopConsole } from '../helpers/console-process.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
@@ -57,7 +57,7 @@ describe(`a native queue in a functions folder, on RabbitMQ ${version}`, () => {
     const url = await consoleUrl(operator);
     const token = String(new URL(url as string).searchParams.get('token'));
     const groups = (await (await fetch(new URL('/api/queues/natorders/groups?refresh=1', url), { headers: { 'x-boomerang-token': token } })).json()) as { groups: { errorName: string; count: number }[] };
-    await stop(operator);
+    await stopConsole(operator);
     // Assess
     const sum = (key: string): number => summaries.reduce((n, s) => n + (s[key] ?? 0), 0);
     expect([sum('acked'), sum('retried'), sum('parked')]).toEqual([2, 2, 2]);
@@ -75,21 +75,3 @@ describe(`a native queue in a functions folder, on RabbitMQ ${version}`, () => {
     expect(await broker().exists('queue', workQueue)).toBe(false);
   });
 });
-
-function startConsole(args: string[], env: Record<string, string>): { child: ChildProcess; stdout: () => string } {
-  const child = spawn(process.execPath, [TSX, cli('console'), ...args], { env: { ...process.env, AMQP_URL, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  return { child, stdout: () => stdout };
-}
-
-async function consoleUrl(operator: ReturnType<typeof startConsole>): Promise<string | undefined> {
-  while (!/\?token=\S+\n$/.test(operator.stdout()) && operator.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
-  return operator.child.exitCode === null ? operator.stdout().trim().split('\n').at(-1) : undefined;
-}
-
-async function stop(operator: ReturnType<typeof startConsole>): Promise<void> {
-  if (operator.child.exitCode !== null) return;
-  operator.child.kill('SIGINT');
-  await once(operator.child, 'exit');
-}
