@@ -5,7 +5,7 @@ import { takeUntilStop } from '../core/take-loop.js';
 import { nativeSettings } from '../core/mode-settings.js';
 import type { Tally } from '../core/tally.js';
 import type { Verdict } from '../core/verdict.js';
-import { describeDelivery } from '../copy/failure-copy.js';
+import { describeFailure, failureOf } from '../copy/failure-copy.js';
 import type { Delivery } from '../message/copy-message.js';
 import { noMetrics } from '../observability/metrics.js';
 import type { Outcome as SummaryOutcome } from '../observability/summary.js';
@@ -57,7 +57,8 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
     receiver.settled();
     tally.settle(summaryOutcome(verdict));
     if (verdict.kind === 'retry') metrics.retryDelay(verdict.delayMs);
-    if (verdict.kind === 'park') log.warn('message parked', { ...describeDelivery(delivery), retryNo: verdict.retryNo, errorName: verdict.error.name, errorMessage: verdict.error.message.slice(0, 300), reason: verdict.reason, parkingQueue: config.parkingQueue });
+    // The same line the copy path writes for a park (copy/failure-copy.ts).
+    if (verdict.kind === 'park') log.warn('message parked', { ...describeFailure(failureOf(delivery, verdict)), reason: verdict.reason, parkingQueue: config.parkingQueue });
   };
   const admit = (received: Received): NativeMessage => {
     tally.receive();
