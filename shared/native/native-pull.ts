@@ -1,5 +1,6 @@
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { Config } from '../config/config.js';
+import { type BrokerConnectionError, isNamedError } from '../errors.js';
 import { invocationDeadlines } from '../core/deadlines.js';
 import { Tally } from '../core/tally.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';
@@ -82,9 +83,11 @@ async function sweep(options: PullOptions, tally: Tally): Promise<string> {
 /**
  * A broker that would not speak AMQP 1.0 may simply be too old (3.x has it only as a plugin, and no
  * delayed retry): asked over 0-9-1, it names its version, and the refusal says what works there.
- * Anything else fails with the AMQP 1.0 connection's own error.
+ * Anything else fails with the AMQP 1.0 connection's own error, at once: a timeout, a refused login or
+ * a certificate would only fail (or wait) again over 0-9-1.
  */
 async function refuseOlderBroker(config: Config, error: unknown): Promise<never> {
+  if (!isNamedError<BrokerConnectionError>(error, 'BrokerConnectionError') || error.reason !== 'unreachable') throw error;
   const broker = await connectFromConfig(config, { connectionName: config.functionName }).catch(() => undefined);
   if (broker !== undefined) {
     const refusal = nativeBrokerRefusal(brokerVersionOf(broker.connection));
