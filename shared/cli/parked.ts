@@ -22,8 +22,8 @@ const USAGE = `Usage: npm run parked -- <command> [options]      (installed: boo
 
 The parking lot of a work queue, on the broker in AMQP_URL: see what failed and why, put it back.
 --function <name> picks a queue declared in functions/; without it, the environment names the queue.
-Reading never loses or reorders a message: each one read goes back to the tail with a confirm, then
-is acked, and a read goes once round the whole queue.
+Reading never changes a message: each one read is held, unacked, and given back in its place when
+the read ends (nothing is re-published); see docs/operations.md for what the broker counts.
 
   list               parked messages as a table (or JSON lines), with filters
   groups             parked messages grouped by cause (error, normalised message, source queue)
@@ -37,7 +37,7 @@ parked that were asked for), 2 bad usage (a flag, or an environment variable suc
 const LIST_USAGE = `Usage: npm run parked -- list [filters] [--json] [--limit <n>] [--function <name> | --queue <name>]
 
 Prints the parked messages that match: message id, age, attempts, error name, error message (cut)
-and routing key. The whole parking lot is read once, whatever --limit says, so that it stays in order.
+and routing key. The whole parking lot is read once, whatever --limit says, so that every match is counted.
 
   --json                  one JSON object per line (full texts) instead of the table
   --limit <n>             print at most <n> rows
@@ -195,8 +195,9 @@ async function replay(argv: string[]): Promise<number> {
   if (result.selected === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
   for (const [target, count] of result.unroutable) note(`${count} stayed parked: there is no queue ${JSON.stringify(target)} (create it, or use --to)`);
   if (result.noSource > 0) note(`${result.noSource} stayed parked: no boomerang-source-queue header says where they came from (use --to <queue>)`);
+  for (const left of result.unsendable) note(`${JSON.stringify(left.messageId ?? '(no id)')} stayed parked: ${left.reason}; move it with a shovel or a client without that limit, or purge it`);
   explainEnding(result);
-  return result.unroutable.size > 0 || result.noSource > 0 || result.refused.length > 0 ? 1 : 0;
+  return result.unroutable.size > 0 || result.noSource > 0 || result.refused.length > 0 || result.unsendable.length > 0 ? 1 : 0;
 }
 
 async function purge(argv: string[]): Promise<number> {

@@ -101,7 +101,7 @@ class ConsoleService {
     }
     return this.action('replay', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, (ctx) =>
       replayParked(ctx, { filter, limit, workQueue: queue.workQueue, keepCount: false, dryRun: false, ratePerSecond, retryHeader: this.options.retryHeader }).then((r) => ({
-        selected: r.selected, noSource: r.noSource, byQueue: Object.fromEntries(r.byQueue), unroutable: Object.fromEntries(r.unroutable), refused: r.refused, ending: r.ending,
+        selected: r.selected, noSource: r.noSource, byQueue: Object.fromEntries(r.byQueue), unroutable: Object.fromEntries(r.unroutable), refused: r.refused, unsendable: r.unsendable, ending: r.ending,
       })));
   }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ConsumeMessage } from 'amqplib';
+import type { Message } from 'amqplib';
 import type { Copy } from '../message/copy-message.js';
 import { walkReported, type CommandContext, type WalkResult } from '../parked/context.js';
 import { replayCopy } from '../parked/copies.js';
@@ -68,9 +68,8 @@ async function editAndReplay(ctx: CommandContext, options: { readonly messageId:
   let unroutable = false;
   const progress = ctx.progress('edit and replay', () => (found ? 'found' : 'looking'));
   const result = await walkReported(ctx, progress, {
-    window: 1,
     onNotMoved: () => { unroutable = true; },
-    visit: (message: ConsumeMessage) => {
+    visit: (message: Message) => {
       if (found || message.properties.messageId !== options.messageId) return { kind: 'keep' };
       found = true;
       const destination = replayDestination(toParkedView(message), { workQueue: options.workQueue });

@@ -1,5 +1,5 @@
-import type { ConsumeMessage } from 'amqplib';
-import { READ_WINDOW, Selection, walkReported, type CommandContext, type WalkResult } from '../parked/context.js';
+import type { Message } from 'amqplib';
+import { Selection, walkReported, type CommandContext, type WalkResult } from '../parked/context.js';
 import type { ParkedFilter } from '../parked/filters.js';
 import { showEntry, valueText } from '../parked/message-format.js';
 import { NATIVE_RETRY_NO, parkField, type BoomerangField } from '../parked/park-fields.js';
@@ -17,7 +17,6 @@ async function readMessageList(ctx: CommandContext, filter: ParkedFilter, limit:
   const matching = new Selection(filter, Number.POSITIVE_INFINITY, nowMs);
   const messages: Record<string, unknown>[] = [];
   const result = await walkReported(ctx, ctx.progress('list', () => `${matching.selected} matched`), {
-    window: READ_WINDOW,
     visit: (message) => {
       const view = toParkedView(message);
       if (matching.take(view) && messages.length < limit) messages.push(listEntry(view, nowMs));
@@ -66,9 +65,8 @@ const DETAIL_BODY_CHARS = 256 * 1024;
  * plus the error stack and the attempt history; null when no parked message has the id.
  */
 async function readMessageDetail(ctx: CommandContext, messageId: string, retryHeader: string): Promise<WalkResult & { readonly message: Record<string, unknown> | null }> {
-  let found: ConsumeMessage | undefined;
+  let found: Message | undefined;
   const result = await walkReported(ctx, ctx.progress('show', () => (found ? 'found' : 'looking')), {
-    window: READ_WINDOW,
     visit: (message) => {
       if (found === undefined && message.properties.messageId === messageId) found = message;
       return KEEP;

@@ -21,15 +21,8 @@ type CommandContext = {
 /** A finished walk: its counts and how it ended. */
 type WalkResult = WalkCounts & { readonly ending: WalkEnding };
 
-/**
- * Messages read at once by the commands that only read (`list`, `show`, dry runs): a crash
- * (kill -9, lost connection) duplicates at most this many parked messages and loses none.
- * `replay` and `purge` read one at a time, so a crash duplicates at most one.
- */
-const READ_WINDOW = 64;
-
 /** Runs a walk of the context's queue with its progress report, which is stopped whatever happens. */
-async function walkReported(ctx: CommandContext, progress: Progress, options: Pick<WalkOptions, 'visit' | 'window' | 'stopEarly' | 'onNotMoved'>): Promise<WalkResult> {
+async function walkReported(ctx: CommandContext, progress: Progress, options: Pick<WalkOptions, 'visit' | 'stopEarly' | 'onNotMoved'>): Promise<WalkResult> {
   let last: Readonly<WalkCounts> = { total: 0, visited: 0, kept: 0, moved: 0, deleted: 0, notMoved: 0 };
   try {
     const result = await walkParkingLot(ctx.channel, {
@@ -71,5 +64,5 @@ class Selection {
   }
 }
 
-export { READ_WINDOW, Selection, walkReported };
+export { Selection, walkReported };
 export type { CommandContext, WalkResult };

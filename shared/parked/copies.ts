@@ -22,16 +22,6 @@ const KEPT_WITH_COUNT: ReadonlySet<string> = new Set([
   annotationOf(BoomerangHeader.lastFailureAt),
 ]);
 
-/**
- * The same message again, for the tail of the parking lot (a non-destructive read republishes each
- * message it looked at): body, properties and headers unchanged, minus what the broker set on the
- * delivery. `userId` is dropped: the broker refuses a user id other than the connection's.
- */
-function keepCopy(message: Parked): Copy {
-  const headers = withoutHeaders(message.properties.headers, (name) => DELIVERY_HEADERS.has(name));
-  return { content: message.content, options: { ...properties(message.properties), expiration: message.properties.expiration, headers } };
-}
-
 /** How {@link replayCopy} treats the retry count. */
 type ReplayOptions = {
   /** `RETRY_HEADER`: removed, so the message starts over with 0 retries, unless `keepCount`. */
@@ -70,5 +60,5 @@ function properties(p: MessageProperties): Options.Publish {
   return options as Options.Publish;
 }
 
-export { keepCopy, replayCopy };
+export { replayCopy };
 export type { ReplayOptions };

@@ -1,4 +1,4 @@
-import { READ_WINDOW, Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
+import { Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
 import { EVERYTHING, type ParkedFilter } from './filters.js';
 import { groupKeyOf, normaliseErrorMessage } from './normalise.js';
 import { toParkedView, type ParkedView } from './parked-view.js';
@@ -78,7 +78,6 @@ async function groupParked(ctx: CommandContext, filter: ParkedFilter = EVERYTHIN
   const matching = new Selection(filter, Number.POSITIVE_INFINITY, (ctx.now ?? Date.now)());
   const progress = ctx.progress('groups', () => `${matching.selected} grouped`);
   const result = await walkReported(ctx, progress, {
-    window: READ_WINDOW,
     visit: (message) => {
       const view = toParkedView(message);
       if (matching.take(view)) tally.add(view);

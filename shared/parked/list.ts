@@ -1,5 +1,5 @@
 import type { ParkedFilter } from './filters.js';
-import { READ_WINDOW, Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
+import { Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
 import { toParkedView } from './parked-view.js';
 import { listEntry, tableHeader, tableRow } from './table.js';
 
@@ -14,8 +14,8 @@ type ListOptions = {
 
 /**
  * `list`: prints the parked messages that match, as a table or JSON lines, while it reads the
- * whole parking lot once without changing it (each message goes back to the tail, in order).
- * Memory holds one window of messages, whatever the queue's length.
+ * whole parking lot once without changing it (see `walkParkingLot`). Memory holds the message in
+ * hand, whatever the queue's length.
  */
 async function listParked(ctx: CommandContext, options: ListOptions): Promise<WalkResult & { readonly matched: number }> {
   const nowMs = (ctx.now ?? Date.now)();
@@ -23,7 +23,6 @@ async function listParked(ctx: CommandContext, options: ListOptions): Promise<Wa
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const progress = ctx.progress('list', () => `${matching.selected} matched`);
   const result = await walkReported(ctx, progress, {
-    window: READ_WINDOW,
     visit: (message) => {
       const view = toParkedView(message);
       if (!matching.take(view) || matching.selected > limit) return KEEP;

@@ -1,4 +1,4 @@
-import { READ_WINDOW, Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
+import { Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
 import type { ParkedFilter } from './filters.js';
 import { toParkedView } from './parked-view.js';
 
@@ -20,7 +20,6 @@ async function purgeParked(ctx: CommandContext, options: PurgeOptions): Promise<
   const label = options.dryRun ? 'purge (dry run)' : 'purge';
   const progress = ctx.progress(label, (c) => (options.dryRun ? `${selection.selected} would be deleted` : `${c.deleted} deleted · ${c.kept} kept`));
   const result = await walkReported(ctx, progress, {
-    window: options.dryRun ? READ_WINDOW : 1,
     stopEarly: () => selection.full,
     visit: (message) => (selection.take(toParkedView(message)) && !options.dryRun ? { kind: 'delete' } : { kind: 'keep' }),
   });

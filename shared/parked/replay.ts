@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { READ_WINDOW, Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
+import { Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
 import { replayCopy } from './copies.js';
 import type { ParkedFilter } from './filters.js';
 import { BoomerangHeader } from '../message/headers.js';
@@ -42,7 +42,12 @@ type ReplayResult = WalkResult & {
   readonly unroutable: ReadonlyMap<string, number>;
   /** Selected but left parked: their header names a queue neither the configuration nor the broker does (no `--to`). */
   readonly refused: readonly Refusal[];
+  /** Selected but left parked: amqplib cannot send them (headers over its 64 KiB encoding buffer), by id, with why. */
+  readonly unsendable: readonly Unsendable[];
 };
+
+/** A message replay could not send at all, and why. */
+type Unsendable = { readonly messageId: string | undefined; readonly reason: string };
 
 /** A message replay would not send where its header says, and why. */
 type Refusal = { readonly messageId: string | undefined; readonly claimed: string; readonly reason: string };
@@ -56,10 +61,11 @@ type ReplayTally = {
   readonly sent: Map<string, number>;
   readonly unroutable: Map<string, number>;
   readonly refused: Refusal[];
+  readonly unsendable: Unsendable[];
 };
 
 function newTally(): ReplayTally {
-  return { selected: 0, noSource: 0, sent: new Map(), unroutable: new Map(), refused: [] };
+  return { selected: 0, noSource: 0, sent: new Map(), unroutable: new Map(), refused: [], unsendable: [] };
 }
 
 /**
@@ -86,9 +92,14 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions, tally: 
   const label = options.dryRun ? 'replay (dry run)' : 'replay';
   const progress = ctx.progress(label, (c) => (options.dryRun ? `${total(sent)} would be replayed` : `${c.moved} replayed · ${c.notMoved} unroutable`));
   const result = await walkReported(ctx, progress, {
-    window: options.dryRun ? READ_WINDOW : 1,
     stopEarly: () => selection.full,
-    onNotMoved: (_message, queue) => add(unroutable, queue, 1),
+    onNotMoved: (message, queue, error) => {
+      if (error.reason === 'returned') add(unroutable, queue, 1);
+      else {
+        add(sent, queue, -1);
+        tally.unsendable.push({ messageId: message.properties.messageId as string | undefined, reason: error.message });
+      }
+    },
     visit: async (message) => {
       const view = toParkedView(message);
       if (!selection.take(view)) return KEEP;
@@ -114,7 +125,7 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions, tally: 
   });
   const byQueue = new Map(sent);
   for (const [queue, count] of unroutable) add(byQueue, queue, -count);
-  return { ...result, selected: tally.selected, noSource: tally.noSource, byQueue, unroutable: new Map(unroutable), refused: [...tally.refused] };
+  return { ...result, selected: tally.selected, noSource: tally.noSource, byQueue, unroutable: new Map(unroutable), refused: [...tally.refused], unsendable: [...tally.unsendable] };
 }
 
 /**
@@ -145,4 +156,4 @@ function total(counts: ReadonlyMap<string, number>): number {
 }
 
 export { replayDestination, replayParked, resumableReplay };
-export type { Refusal, ReplayOptions, ReplayResult };
+export type { Refusal, ReplayOptions, ReplayResult, Unsendable };

@@ -1,5 +1,5 @@
-import type { ConsumeMessage } from 'amqplib';
-import { READ_WINDOW, walkReported, type CommandContext, type WalkResult } from './context.js';
+import type { Message } from 'amqplib';
+import { walkReported, type CommandContext, type WalkResult } from './context.js';
 import { formatShow, showEntry } from './message-format.js';
 
 /** Options of {@link showParked}. */
@@ -18,11 +18,10 @@ const MAX_SHOWN = 10;
  * found by one full read of the parking lot (which leaves it as it was).
  */
 async function showParked(ctx: CommandContext, options: ShowOptions): Promise<WalkResult & { readonly found: number }> {
-  const found: ConsumeMessage[] = [];
+  const found: Message[] = [];
   let count = 0;
   const progress = ctx.progress('show', () => `${count} found`);
   const result = await walkReported(ctx, progress, {
-    window: READ_WINDOW,
     visit: (message) => {
       if (message.properties.messageId === options.messageId && ++count <= MAX_SHOWN) found.push(message);
       return { kind: 'keep' };

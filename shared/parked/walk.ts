@@ -1,10 +1,9 @@
-import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
-import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
+import type { ConfirmChannel, GetMessage, Message } from 'amqplib';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LonePublisher } from '../amqp/lone-publisher.js';
 import type { Copy } from '../message/copy-message.js';
 import { isNamedError, type PublishError } from '../errors.js';
-import { keepCopy } from './copies.js';
-import { lockReader, refusedAsBusy } from './reader-lock.js';
+import { lockReader } from './reader-lock.js';
 import { ParkedCommandError, ParkingLotBusyError } from '../errors.js';
 
 /** What becomes of one parked message. */
@@ -18,54 +17,64 @@ type WalkCounts = {
   /** Messages in the queue when the walk started: it visits exactly these. */
   readonly total: number;
   visited: number;
-  /** Republished to the tail of the parking lot (including moves that could not be routed). */
+  /** Left in the parking lot, untouched (including moves that could not be sent). */
   kept: number;
   moved: number;
   deleted: number;
-  /** Moves the broker returned as unroutable (no such queue): kept parked instead. */
+  /** Moves the broker returned as unroutable (no such queue), or that could not be sent at all: kept parked instead. */
   notMoved: number;
 };
 
-/** `done`: all visited; `early`: stopped on request with nothing kept (order intact); `aborted`: Ctrl-C; `queue-shrank`: fewer came than counted. */
+/** `done`: all visited; `early`: stopped on request; `aborted`: Ctrl-C; `queue-shrank`: fewer came than counted. */
 type WalkEnding = 'done' | 'early' | 'aborted' | 'queue-shrank';
 
 /** Options of {@link walkParkingLot}. */
 type WalkOptions = {
   /** The parking queue. */
   readonly queue: string;
-  /**
-   * Messages in flight at once (the prefetch). With 1, each message is settled before the next is
-   * delivered, so a crash duplicates at most one message. @default 1
-   */
-  readonly window?: number;
   /** Decides each message's fate, called one message at a time, in queue order. */
-  readonly visit: (message: ConsumeMessage) => Verdict | Promise<Verdict>;
-  /** Asked after each message (window 1 only): stop here? Honoured only while nothing was kept, so the order stays intact. */
+  readonly visit: (message: Message) => Verdict | Promise<Verdict>;
+  /**
+   * Asked after each message: stop here? Honoured only while nothing is held: RabbitMQ 3.x quorum
+   * queues put a given-back message at the back, so stopping after a kept one would rotate the queue.
+   */
   readonly stopEarly?: () => boolean;
-  /** Stops after the message in hand; the messages already kept then sit behind the rest (nothing is lost). */
+  /** Stops after the message in hand. */
   readonly signal?: AbortSignal;
   readonly onProgress?: (counts: Readonly<WalkCounts>) => void;
-  readonly onNotMoved?: (message: ConsumeMessage, queue: string, error: PublishError) => void;
+  /** A move that stays parked: unroutable (`returned`), or one amqplib cannot send (`rejected-locally`: headers over its 64 KiB buffer). */
+  readonly onNotMoved?: (message: Message, queue: string, error: PublishError) => void;
   readonly publishTimeoutMs: number;
-  /** How long to wait for a delivery before deciding the queue holds fewer messages than counted. @default 5000 */
-  readonly idleTimeoutMs?: number;
 };
 
 /**
- * Walks a parking lot once, without losing or reordering anything: it counts the messages, consumes
- * exactly that many, and gives each a verdict. A kept message is republished to the tail with a
- * confirm, then acked; after a full walk the kept messages are back in their order (behind any that
- * arrived meanwhile). A moved one is published to its queue (mandatory, confirmed), then acked; one
- * the broker cannot route stays parked. Nothing is ever requeued: a requeue would count towards a
- * quorum queue's delivery limit (RabbitMQ 4.x drops the message after 20 without a dead-letter
- * exchange) and, on quorum queues, put the message at the back.
+ * Returns sent before waiting for the broker to apply them. RabbitMQ's quorum-queue client keeps 32
+ * commands in flight and stashes the rest in a map, which sends them in another order: 3 000 returns
+ * in one burst came back shuffled after the 33rd (3.10.8 and 4.3.6, measured); 32 at a time, each
+ * batch waited for, kept all 3 000 in order.
+ */
+const RETURN_BATCH = 16;
+/** How long to wait for one batch of returns to show in the queue's count; past it the walk goes on (the order may suffer, nothing is lost). */
+const RETURN_WAIT_MS = 10_000;
+
+/**
+ * Walks a parking lot once without changing what it keeps: it counts the messages, takes exactly that
+ * many one at a time (`basic.get`, unacked), and gives each a verdict. A deleted one is acked; a moved
+ * one is published to its queue (mandatory, confirmed, nothing added to it), then acked; one that
+ * cannot be sent stays parked. Every kept message is held unacked and given back (`basic.nack` with
+ * requeue) in its order when the walk ends, so it stays byte for byte as it was: nothing is
+ * re-published. Where it goes back (measured): to its place on classic queues and RabbitMQ 4.3 quorum
+ * queues; to the back on 3.x quorum queues, which after a whole walk is the same order, behind any
+ * message parked meanwhile. What a give-back changes is the broker's count, not the message: the
+ * `redelivered` flag, and on quorum queues `x-delivery-count` (3.x, 4.0-4.2) or `x-acquired-count`
+ * (4.3) rise by one.
  *
- * Close the channel (`await channel.close()`) before the connection: its close-ok proves the broker
- * processed the last acks, while closing the connection at once ended the channel before it had
- * (measured: every held ack lost, every one of those messages parked twice).
+ * One at a time, because holding every kept message needs no consumer credit (a quorum queue stops a
+ * consumer at 2 000 unacked even with an unlimited prefetch, measured), and only the message in hand
+ * is in memory. A crash, or a lost connection, gives back what the walk held: nothing is lost.
  */
 async function walkParkingLot(channel: ConfirmChannel, options: WalkOptions): Promise<WalkCounts & { ending: WalkEnding }> {
-  // Locked before counting: a reader that counted while another walked would count its copies twice.
+  // Locked before counting: a reader that counted while another walked would see the other's held messages missing.
   const lock = await lockReader(channel, options.queue);
   try {
     return await walkLocked(channel, options);
@@ -80,54 +89,19 @@ async function walkLocked(channel: ConfirmChannel, options: WalkOptions): Promis
   if (consumerCount > 0) throw new ParkingLotBusyError(options.queue, consumerCount);
   const counts: WalkCounts = { total, visited: 0, kept: 0, moved: 0, deleted: 0, notMoved: 0 };
   if (total === 0) return { ...counts, ending: 'done' };
-  const window = Math.min(options.window ?? 1, total);
-  const publisher = new ConfirmPublisher(channel, options.publishTimeoutMs);
-  const consumer = await refusedAsBusy(options.queue, () => ShortLivedConsumer.start(channel, options.queue, window, { exclusive: true }));
-  let channelClosed = false;
-  channel.once('close', () => { channelClosed = true; });
-  // Not a race with one long-lived "closed" promise: each race would leave a reaction on it that
-  // keeps its delivery alive, and a walk of 100 000 messages would hold them all.
-  const takeOrClosed = (timeoutMs: number): Promise<ConsumeMessage | undefined> => new Promise((resolve) => {
-    const onClose = (): void => resolve(undefined);
-    channel.once('close', onClose);
-    void consumer.take(timeoutMs).then((message) => {
-      channel.off('close', onClose);
-      resolve(message);
-    });
-  });
-  const held: ConsumeMessage[] = [];
-  const inFlight = new Set<Promise<void>>();
-  let acked = 0;
-  let stopping = false;
-  let failure: unknown;
-  // An ack lets the broker deliver one more. The last `window` acks wait until the consumer is
-  // cancelled, so the walk never receives a message past those it counted (its own copies at the tail).
-  const settle = (message: ConsumeMessage): void => {
-    // Decided before the ack, which would let the next message in; stopping after a kept one would reorder.
-    if (window === 1 && !stopping) stopping = counts.visited < total && counts.kept === 0 && (options.stopEarly?.() ?? false);
-    if (!stopping && acked < total - window) {
-      channel.ack(message);
-      acked++;
-    } else held.push(message);
-    options.onProgress?.(counts);
+  const publisher = new LonePublisher(channel, options.publishTimeoutMs);
+  // Only the delivery tags of what is given back at the end: 8 bytes a message, whatever its size.
+  const held: number[] = [];
+  const hold = (message: Message): void => {
+    counts.kept++;
+    held.push(message.fields.deliveryTag);
   };
-  const publish = (queue: string, copy: Copy): Promise<void> => publisher.publish('', queue, copy.content, copy.options);
-  const carryOut = async (message: ConsumeMessage, verdict: Verdict): Promise<void> => {
-    if (verdict.kind === 'delete') {
-      counts.deleted++;
-    } else if (verdict.kind === 'keep' || !(await moved(message, verdict))) {
-      counts.kept++;
-      await publish(options.queue, keepCopy(message));
-    }
-    settle(message);
-  };
-  const moved = async (message: ConsumeMessage, verdict: Extract<Verdict, { kind: 'move' }>): Promise<boolean> => {
+  const moved = async (message: Message, verdict: Extract<Verdict, { kind: 'move' }>): Promise<boolean> => {
     try {
-      await publish(verdict.queue, verdict.copy);
-      counts.moved++;
+      await publisher.publish(verdict.queue, verdict.copy.content, verdict.copy.options);
       return true;
     } catch (error) {
-      if (!(isNamedError<PublishError>(error, 'PublishError') && error.reason === 'returned')) throw error;
+      if (!(isNamedError<PublishError>(error, 'PublishError') && (error.reason === 'returned' || error.reason === 'rejected-locally'))) throw error;
       counts.notMoved++;
       options.onNotMoved?.(message, verdict.queue, error);
       return false;
@@ -135,52 +109,60 @@ async function walkLocked(channel: ConfirmChannel, options: WalkOptions): Promis
   };
   let ending: WalkEnding = 'done';
   try {
-    while (counts.visited < total && failure === undefined) {
+    while (counts.visited < total) {
       if (options.signal?.aborted) { ending = 'aborted'; break; }
-      const message = channelClosed ? undefined : await takeOrClosed(options.idleTimeoutMs ?? 5000);
-      if (message === undefined) {
-        if (channelClosed) throw new ParkedCommandError(`the channel closed after ${counts.visited} of ${total}; messages not yet acked stay parked`);
-        if (consumer.cancelledByBroker) throw new ParkedCommandError(`the broker cancelled the read of ${options.queue}: was the queue deleted?`);
-        ending = 'queue-shrank';
-        break;
-      }
+      const message = await nextMessage(channel, options.queue, counts);
+      if (message === false) { ending = 'queue-shrank'; break; }
       counts.visited++;
       const verdict = await options.visit(message);
-      const work = carryOut(message, verdict).catch((error: unknown) => { failure ??= error; });
-      inFlight.add(work);
-      void work.finally(() => inFlight.delete(work));
-      if (window === 1) await work;
-      if (stopping) { ending = 'early'; break; }
+      if (verdict.kind === 'delete') {
+        channel.ack(message);
+        counts.deleted++;
+      } else if (verdict.kind === 'move' && (await moved(message, verdict))) {
+        channel.ack(message);
+        counts.moved++;
+      } else hold(message);
+      options.onProgress?.(counts);
+      if (counts.visited < total && held.length === 0 && (options.stopEarly?.() ?? false)) { ending = 'early'; break; }
     }
   } finally {
-    stopping = true;
-    await consumer.stop().catch(() => undefined);
-    await Promise.allSettled([...inFlight]);
-    // Delivered but never visited (stopped with a window > 1): to the tail, like any kept message.
-    for (const message of consumer.takeBuffered()) {
-      if (failure === undefined) await carryOut(message, { kind: 'keep' }).catch((error: unknown) => { failure ??= error; });
-    }
-    ackHeld(channel, held, failure === undefined);
+    // After a failure the channel may be gone: then the broker gives back what it held when it closes.
+    await giveBack(channel, options.queue, held).catch(() => undefined);
   }
-  if (failure !== undefined) throw failure;
   return { ...counts, ending };
 }
 
-/**
- * Acks the originals whose copies were confirmed, after the consumer was cancelled. With nothing
- * unconfirmed, one `multiple` ack covers them all (every earlier delivery is settled): RabbitMQ's
- * quorum-queue client stashes settlements beyond 32 in flight and drops the stash when the channel
- * closes, so a burst of single acks right before the close comes back as duplicates (measured on
- * 3.10.8: 18-31 of the last 64). Unconfirmed ones stay unacked: the broker keeps them.
- */
-function ackHeld(channel: ConfirmChannel, held: readonly ConsumeMessage[], allConfirmed: boolean): void {
-  if (held.length === 0) return;
-  if (!allConfirmed) {
-    for (const message of held) channel.ack(message);
-    return;
+/** The next parked message, unacked; `false` when the queue is empty. A closed channel is a `ParkedCommandError`. */
+async function nextMessage(channel: ConfirmChannel, queue: string, counts: Readonly<WalkCounts>): Promise<GetMessage | false> {
+  try {
+    return await channel.get(queue, { noAck: false });
+  } catch (error) {
+    throw new ParkedCommandError(`the channel closed after ${counts.visited} of ${counts.total} (${(error as Error).message}); every message not yet moved or deleted stays parked`, { cause: error });
   }
-  const last = held.reduce((a, b) => (b.fields.deliveryTag > a.fields.deliveryTag ? b : a));
-  channel.ack(last, true);
+}
+
+/** What `nack` reads of a message: its delivery tag (amqplib takes a whole message for it). */
+function byTag(deliveryTag: number): Message {
+  return { fields: { deliveryTag } as Message['fields'], properties: {} as Message['properties'], content: EMPTY };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Gives the held messages back, in their order, a batch at a time, each batch waited for until the
+ * queue's ready count shows it (see {@link RETURN_BATCH}). A message parked meanwhile also raises the
+ * count, and can end a wait early: then at most the next batch may land out of order.
+ */
+async function giveBack(channel: ConfirmChannel, queue: string, held: readonly number[]): Promise<void> {
+  if (held.length === 0) return;
+  let expected = (await channel.checkQueue(queue)).messageCount;
+  for (let start = 0; start < held.length; start += RETURN_BATCH) {
+    const batch = held.slice(start, start + RETURN_BATCH);
+    for (const tag of batch) channel.nack(byTag(tag), false, true);
+    expected += batch.length;
+    const deadline = Date.now() + RETURN_WAIT_MS;
+    while ((await channel.checkQueue(queue)).messageCount < expected && Date.now() < deadline) await sleep(1);
+  }
 }
 
 export { walkParkingLot };

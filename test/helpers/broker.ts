@@ -25,7 +25,7 @@ class TestBroker {
   ) {}
 
   public static async open(): Promise<TestBroker> {
-    const connection = await amqp.connect(AMQP_URL);
+    const connection = await amqp.connect(AMQP_URL, { noDelay: true });
     const channel = await connection.createChannel();
     return new TestBroker(connection, channel);
   }

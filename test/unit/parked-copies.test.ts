@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { keepCopy, replayCopy } from '../../shared/parked/copies.js';
+import { replayCopy } from '../../shared/parked/copies.js';
 import { fakeDelivery } from '../helpers/fakes.js';
 import { nativeParkHeaders, TEAM_HEADERS } from '../helpers/native-park.js';
 
@@ -32,22 +32,6 @@ function parked() {
     },
   });
 }
-
-describe('keepCopy', () => {
-  it('republishes the same body, properties and headers, minus what the broker set on the delivery', () => {
-    // Prepare
-    const message = parked();
-    // Act
-    const copy = keepCopy(message);
-    // Assess
-    expect(copy.content).toBe(message.content);
-    expect(copy.options).toMatchObject({ messageId: 'order-7', correlationId: 'c-7', type: 'order.created', timestamp: 1_795_334_400, priority: 2, deliveryMode: 2, appId: 'shop' });
-    expect(copy.options.userId).toBeUndefined();
-    const headers = copy.options.headers ?? {};
-    expect(Object.keys(headers).sort()).toEqual(Object.keys(message.properties.headers ?? {}).filter((h) => !['x-delivery-count', 'CC', BoomerangHeader.copyId].includes(h)).sort());
-    expect(headers[BoomerangHeader.errorName]).toBe('PartnerDown');
-  });
-});
 
 describe('replayCopy', () => {
   it('removes the park headers and the retry count, and keeps trace context, team headers and the original route', () => {
