@@ -5,6 +5,7 @@ import type { SecretStore } from '../amqp/secrets.js';
 import type { Logger } from '../observability/logger.js';
 import { cacheClient } from './redis-cache-client.js';
 import { parseRedisSecret, type RedisCredentials } from './redis-secret.js';
+import { STORE_SECRET_VARIABLE } from './store-secret.js';
 import { STORE_CONNECT_TIMEOUT_MS, STORE_REQUEST_TIMEOUT_MS, type StoreHandle } from './store-handle.js';
 
 /** A client being opened, or open; `ready` settles when its connect does. */
@@ -102,7 +103,7 @@ function createRedisStore(url: string, login?: RedisLogin): StoreHandle {
   const connect = async (): Promise<Connection> => {
     if (login === undefined) {
       return start().catch((error: unknown) => {
-        throw isLoginRefused(error) ? new Error(`the Redis server refused the login (${(error as Error).message}): keep its password in a Secrets Manager secret and name it with IDEMPOTENCY_STORE_SECRET_ID (or idempotency.storeSecretId)`) : error;
+        throw isLoginRefused(error) ? new Error(`the Redis server refused the login (${(error as Error).message}): keep its password in a Secrets Manager secret and name it with ${STORE_SECRET_VARIABLE} (or idempotency.storeSecretId)`) : error;
       });
     }
     try {

@@ -103,6 +103,31 @@ describe('createIdempotencyGuard on a Redis server that asks for a password, the
     expect(reads(secretId)).toBe(2);
   });
 
+  it('fails a missing secret as a store failure naming the secret, without running the work', async () => {
+    // Prepare
+    const secretId = `test/redis-missing-${randomUUID()}`;
+    const guard = guardWithSecret(secretId);
+    const work = countedWork();
+    // Act
+    const error = await guard.run(message('m-1'), work.run, REMAINING_MS).then(() => undefined, (thrown: unknown) => thrown as Error);
+    // Assess
+    expect(error?.name).toBe('IdempotencyStoreError');
+    expect(error?.message).toContain(`(password from secret ${secretId}) failed (ResourceNotFoundException`);
+    expect(work.runs).toBe(0);
+  });
+
+  it('without a secret, says where the password of a server that asks for one belongs', async () => {
+    // Prepare
+    const guard = createIdempotencyGuard({ store: { kind: 'redis', url: server.url }, keyPrefix: `test-${randomUUID()}` }, { logger: recordingLogger().log });
+    guards.push(guard);
+    // Act
+    const error = await guard.run(message('m-1'), countedWork().run, REMAINING_MS).then(() => undefined, (thrown: unknown) => thrown as Error);
+    // Assess
+    expect(error?.name).toBe('IdempotencyStoreError');
+    expect(error?.message).toContain('the Redis server refused the login (NOAUTH');
+    expect(error?.message).toContain('keep its password in a Secrets Manager secret and name it with IDEMPOTENCY_STORE_SECRET_ID (or idempotency.storeSecretId)');
+  });
+
   it('picks up a rotated password: the refused login reads the secret again, bypassing the cache', async () => {
     // Prepare: a guard logged in with the first password, then the password rotated (secret and server)
     const secretId = storeSecret(PASSWORD);
