@@ -122,8 +122,11 @@ class BoomerangStack extends Stack {
       functionName: name,
       bundlePath: join(shared.bundleDir, bundleName(queue.name, kind)),
       environment: functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name, idempotencyStore }, shared.config.environment),
-      /** The guard's four item calls on the queue's own table, when it has one. */
-      tableStatements: table === undefined ? [] : [table.statement()],
+      /** The guard's four item calls on the queue's own table, and the read of its Redis password secret, when it has them. */
+      idempotencyStatements: [
+        ...(table === undefined ? [] : [table.statement()]),
+        ...(queue.storeSecretArn === undefined ? [] : [new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [queue.storeSecretArn] })]),
+      ],
       logRetention: shared.config.logRetentionDays,
       network: shared.config.network,
     };
@@ -133,7 +136,7 @@ class BoomerangStack extends Stack {
   private pullFunction(queue: StackQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
     const spec = { ...this.common(queue, 'pull', shared, table), sizing: queue.deploy.pull };
     const { rateMinutes, reservedConcurrency } = queue.deploy.pull;
-    const pull = boomerangFunction(this, { ...spec, statements: [shared.readSecret, ...spec.tableStatements], reservedConcurrency });
+    const pull = boomerangFunction(this, { ...spec, statements: [shared.readSecret, ...spec.idempotencyStatements], reservedConcurrency });
     // A tick that waited longer than the interval is stale: the next one does its work.
     const maxEventAge = Duration.seconds(Math.max(60, rateMinutes * 60));
     // No asynchronous retries: the next tick is the retry.
@@ -150,7 +153,7 @@ class BoomerangStack extends Stack {
     const spec = { ...this.common(queue, 'event', shared, table), sizing: queue.deploy.event };
     const event = boomerangFunction(this, {
       ...spec,
-      statements: [shared.readSecret, ...spec.tableStatements, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],
+      statements: [shared.readSecret, ...spec.idempotencyStatements, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],
     });
     const mapping = new CfnEventSourceMapping(this, `${spec.id}SourceMapping`, {
       functionName: event.fn.functionName,

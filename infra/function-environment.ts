@@ -6,6 +6,7 @@
  */
 import { httpTimeoutMsFromEnv } from '../shared/examples/webhooks/webhook-delivery.js';
 import { ConfigError, isNamedError } from '../shared/errors.js';
+import { describeUrl, redisUrlHasPassword } from '../shared/idempotency/options.js';
 import { METRICS_NAMESPACE } from '../shared/observability/metrics.js';
 import { redactUrl } from '../shared/observability/redact.js';
 import type { QueueDefinition } from '../shared/queues/define-queue.js';
@@ -38,8 +39,11 @@ const STACK_VARIABLES: Readonly<Record<string, string>> = {
 /** The one NODE_OPTIONS a function may get: file-and-line stack traces (docs/deploy.md, "The bundles"). */
 const SAFE_NODE_OPTIONS = '--enable-source-maps';
 
-/** A `password` query parameter of a Redis URL, up to the next parameter. */
-const QUERY_PASSWORD = /([?&]password=)[^&#]*/i;
+/**
+ * A complete secret ARN, with the six characters Secrets Manager adds to the name: the functions'
+ * grant names this one resource, and a partial ARN or a bare name would match no secret.
+ */
+const COMPLETE_SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+-[A-Za-z0-9]{6}$/;
 
 /**
  * Refuses what would weaken every function of the stack, or put a password in the template: TLS
@@ -70,11 +74,12 @@ function refuseUnsafe(extra: Readonly<Record<string, string>>): void {
   }
   const store = extra.IDEMPOTENCY_STORE;
   // ioredis takes a password from the URL's credentials or from its `password` query parameter.
-  if (store !== undefined && (redactUrl(store) !== store || QUERY_PASSWORD.test(store))) {
+  if (store !== undefined && redisUrlHasPassword(store)) {
     throw new ConfigError(
-      `functionEnvironment must not hold a password in IDEMPOTENCY_STORE (${redactUrl(store).replace(new RegExp(QUERY_PASSWORD.source, 'gi'), '$1***')}): it would be readable in the template and the function configuration. ` +
-        "Boomerang takes no store password from a Secrets Manager secret yet (only the broker's): use the stack's DynamoDB table " +
-        "(idempotency: { store: 'dynamodb' } in the queue's functions/<name>.ts), or a Redis or Valkey server that asks for no password, reachable only from the functions' subnets.",
+      `functionEnvironment must not hold a password in IDEMPOTENCY_STORE (${describeUrl(store)}): it would be readable in the template and the function configuration. ` +
+        'Put the password in a Secrets Manager secret (the password alone, or {"password": "...", "username": "..."}), name it by its complete ARN with ' +
+        "IDEMPOTENCY_STORE_SECRET_ID in functionEnvironment (or idempotency.storeSecretId in the queue's functions/<name>.ts), and remove the password from IDEMPOTENCY_STORE: " +
+        'the stack lets the functions read that one secret.',
     );
   }
 }
@@ -98,13 +103,21 @@ function functionEnvironment(values: StackValues, extra: Readonly<Record<string,
 /** What the checks after the parse need from the functions' view of their environment. */
 type FunctionTimings = { readonly httpTimeoutMs: number; readonly safetyMarginMs: number };
 
+/** What the stack needs from the functions' view of their environment. */
+type FunctionReading = {
+  readonly timings: FunctionTimings;
+  /** The complete ARN of the secret holding the Redis store's password, which the functions may read; undefined: none. */
+  readonly storeSecretArn: string | undefined;
+};
+
 /**
  * Checks `extra` (functionEnvironment) the way one queue's functions will read it, on top of the options
  * in its definition. Throws `ConfigError` naming functionEnvironment and the queue: a variable the stack
- * or the definition sets, what `refuseUnsafe` refuses, or any value the functions' parsers refuse (`MAX_RETRIES=abc`...).
- * @example checkFunctionEnvironment(webhooksQueue, { HTTP_TIMEOUT_MS: '5000' })
+ * or the definition sets, what `refuseUnsafe` refuses, or any value the functions' parsers refuse (`MAX_RETRIES=abc`...),
+ * and a Redis password secret not named by its complete ARN.
+ * @example checkFunctionEnvironment(webhooksQueue, { HTTP_TIMEOUT_MS: '5000' }).timings.httpTimeoutMs // 5000
  */
-function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadConfig' | 'deploy'>, extra: Readonly<Record<string, string>>): FunctionTimings {
+function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadConfig' | 'deploy'>, extra: Readonly<Record<string, string>>): FunctionReading {
   refuseUnsafe(extra);
   const owned = Object.keys(extra).find((name) => Object.hasOwn(STACK_VARIABLES, name));
   if (owned !== undefined) throw new ConfigError(`functionEnvironment must not set ${owned}: ${STACK_VARIABLES[owned]}`);
@@ -113,14 +126,25 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
   }
   // Placeholders for the values only known at deploy; the parsers read them as plain strings.
   const env = functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:synth-check', brokerHost: 'broker.synth-check.invalid', functionName: 'synth-check', idempotencyStore: queue.deploy.idempotencyTable ? 'dynamodb:synth-check-table' : undefined }, extra);
+  let reading: FunctionReading;
   try {
     const config = queue.loadConfig(env);
-    return { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs };
+    const store = config.idempotency?.store;
+    reading = { timings: { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs }, storeSecretArn: store?.kind === 'redis' ? store.secretId : undefined };
   } catch (error) {
     if (!isNamedError<ConfigError>(error, 'ConfigError')) throw error;
     throw new ConfigError(`functionEnvironment: ${error.message} (the functions of ${queue.name} would refuse to start with it)`, { cause: error });
   }
+  const arn = reading.storeSecretArn;
+  if (arn !== undefined && !COMPLETE_SECRET_ARN.test(arn)) {
+    throw new ConfigError(
+      `The Redis password secret of ${queue.name} is ${JSON.stringify(arn)}; deployed, it must be the secret's complete ARN ` +
+        '(arn:aws:secretsmanager:<region>:<account>:secret:<name>-AbCdEf, as `aws secretsmanager describe-secret` prints it): the stack grants the functions ' +
+        `secretsmanager:GetSecretValue on that one secret. Give it as idempotency.storeSecretId in functions/${queue.name}.ts or IDEMPOTENCY_STORE_SECRET_ID in functionEnvironment`,
+    );
+  }
+  return reading;
 }
 
 export { checkFunctionEnvironment, functionEnvironment };
-export type { FunctionTimings, StackValues };
+export type { FunctionReading, FunctionTimings, StackValues };

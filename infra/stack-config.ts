@@ -24,6 +24,8 @@ type StackQueue = {
   readonly deploy: ResolvedDeploy;
   /** What the functions read from their environment about time, for the synth's timeout warnings. */
   readonly timings: FunctionTimings;
+  /** The complete ARN of the Redis store's password secret (code or functionEnvironment): the pull and event functions may read it. */
+  readonly storeSecretArn: string | undefined;
 };
 
 /** Everything the stack reads from context and the declared queues, validated; see `CONTEXT_DEFAULTS` for the defaults. */
@@ -71,7 +73,7 @@ function stackConfigFromContext(context: Readonly<Record<string, unknown>>, queu
       workQueue: queue.workQueue,
       file: relative(process.cwd(), queue.file) || queue.file,
       deploy: queue.deploy,
-      timings: checkFunctionEnvironment(queue, environment),
+      ...checkFunctionEnvironment(queue, environment),
     })),
     logRetentionDays: retention as RetentionDays,
     alarmTopicArn: envString(env, 'alarmTopicArn'),

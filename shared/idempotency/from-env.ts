@@ -3,27 +3,31 @@ import { OPTIONS } from '../config/option-table.js';
 import { ConfigError } from '../errors.js';
 import { redactUrl } from '../observability/redact.js';
 import { type IdempotencyOptions, type IdempotencyStoreSpec, resolveIdempotencyOptions } from './options.js';
+import { STORE_SECRET_VARIABLE, withStoreSecret } from './store-secret.js';
 
 const STORE_FORMS = 'redis://host:6379, rediss://host:6379 or dynamodb:<table>';
 
 /**
  * The idempotency options the environment asks for, or undefined when `IDEMPOTENCY_STORE` is unset
  * (idempotency is opt-in). Options given in code take precedence; this is the fallback. `keyPrefix`
- * is the work queue's name (no variable sets it).
+ * is the work queue's name (no variable sets it). IDEMPOTENCY_STORE_SECRET_ID names the secret
+ * holding a Redis store's password.
  * @example idempotencyFromEnv({ IDEMPOTENCY_STORE: 'dynamodb:orders-idempotency', IDEMPOTENCY_TTL_SECONDS: '86400' }, 'orders')
  * // { store: { kind: 'dynamodb', table: 'orders-idempotency' }, ttlSeconds: 86400, keyPrefix: 'orders' }
  */
 function idempotencyFromEnv(env: Env, keyPrefix: string): IdempotencyOptions | undefined {
   const raw = envString(env, 'IDEMPOTENCY_STORE');
   if (raw === undefined) {
-    // A window with no store is a half-done setup: say so rather than run unguarded.
-    if (envString(env, 'IDEMPOTENCY_TTL_SECONDS') !== undefined) {
-      throw new ConfigError(`IDEMPOTENCY_TTL_SECONDS is set but IDEMPOTENCY_STORE is not: set IDEMPOTENCY_STORE to ${STORE_FORMS} to turn idempotency on, or unset IDEMPOTENCY_TTL_SECONDS`);
+    // A window or a password with no store is a half-done setup: say so rather than run unguarded.
+    const orphan = ['IDEMPOTENCY_TTL_SECONDS', STORE_SECRET_VARIABLE].find((name) => envString(env, name) !== undefined);
+    if (orphan !== undefined) {
+      throw new ConfigError(`${orphan} is set but IDEMPOTENCY_STORE is not: set IDEMPOTENCY_STORE to ${STORE_FORMS} to turn idempotency on, or unset ${orphan}`);
     }
     return undefined;
   }
   const ttlSeconds = envOption(env, OPTIONS.idempotencyTtlSeconds);
-  const options = { store: parseStore(raw), ttlSeconds, keyPrefix };
+  const store = withStoreSecret(env, { value: parseStore(raw), name: 'IDEMPOTENCY_STORE' }, { value: envString(env, STORE_SECRET_VARIABLE), name: STORE_SECRET_VARIABLE });
+  const options = { store, ttlSeconds, keyPrefix };
   try {
     // Validated here too, so the error names the variable rather than an option the team never wrote.
     resolveIdempotencyOptions(options);

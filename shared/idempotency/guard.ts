@@ -1,5 +1,6 @@
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { powertoolsSecretStore, type SecretStore } from '../amqp/secrets.js';
 import { ConfigError } from '../errors.js';
 import type { BoomerangMessage } from '../message/message.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -30,6 +31,11 @@ type IdempotencyGuardDeps = {
   readonly logger?: Logger;
   /** Goes over the DynamoDB client's defaults. @default {} */
   readonly dynamoDbClientConfig?: DynamoDBClientConfig;
+  /**
+   * Where a Redis store's password secret is read (tests point one at a local endpoint).
+   * @default a Powertools SecretsProvider of the guard's own, values `store.secretCacheSeconds` old at most
+   */
+  readonly secrets?: SecretStore;
 };
 
 /**
@@ -46,8 +52,9 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
   if (!config.isEnabled()) {
     throw new ConfigError('POWERTOOLS_IDEMPOTENCY_DISABLED is set while idempotency is configured: unset it, or turn idempotency off (unset IDEMPOTENCY_STORE or the `idempotency` option)');
   }
+  const logger = deps.logger ?? createLogger();
   let store: StoreHandle | undefined;
-  const opening = openStore(resolved, deps).then((opened) => {
+  const opening = openStore(resolved, { ...deps, logger }).then((opened) => {
     // Once per guard, not per message: Powertools' IdempotencyHandler configures the layer in the same
     // way (the first call wins); each run's time left goes to saveInProgress as an argument.
     opened.persistence.configure({ config, keyPrefix: resolved.keyPrefix });
@@ -57,7 +64,6 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
   // A store that cannot be loaded fails each run as a store failure; the promise itself is not news.
   opening.catch(() => undefined);
   const storeName = describeStore(resolved.store);
-  const logger = deps.logger ?? createLogger();
 
   const run = async (message: BoomerangMessage, work: () => Promise<void>, remainingMs: number): Promise<IdempotencyOutcome> => {
     if (!Number.isFinite(remainingMs)) throw new RangeError(`Expected \`remainingMs\` to be a finite number of milliseconds, got ${remainingMs}`);
@@ -107,12 +113,15 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
  * 200 ms of CPU to load, measured on the development machine), nor one on DynamoDB the Redis client.
  */
 async function openStore(options: ResolvedIdempotencyOptions, deps: IdempotencyGuardDeps): Promise<StoreHandle> {
-  if (options.store.kind === 'redis') {
+  const { store } = options;
+  if (store.kind === 'redis') {
     const { createRedisStore } = await import('./redis-store.js');
-    return createRedisStore(options.store.url);
+    if (store.secretId === undefined) return createRedisStore(store.url);
+    const secrets = deps.secrets ?? powertoolsSecretStore({ maxAgeSeconds: store.secretCacheSeconds });
+    return createRedisStore(store.url, { secretId: store.secretId, secrets, log: deps.logger });
   }
   const { createDynamoDbStore } = await import('./dynamodb-store.js');
-  return createDynamoDbStore(options.store.table, options.store.endpoint, deps.dynamoDbClientConfig);
+  return createDynamoDbStore(store.table, store.endpoint, deps.dynamoDbClientConfig);
 }
 
 export { createIdempotencyGuard };

@@ -1,8 +1,9 @@
-import { type Env, envOption } from '../config/env.js';
+import { type Env, envOption, envString } from '../config/env.js';
 import { OPTIONS } from '../config/option-table.js';
 import { ConfigError, isNamedError } from '../errors.js';
 import { idempotencyFromEnv, parseStore, STORE_FORMS } from './from-env.js';
 import { type IdempotencyOptions, type IdempotencyStoreSpec, type ResolvedIdempotencyOptions, resolveIdempotencyOptions } from './options.js';
+import { STORE_SECRET_VARIABLE, withStoreSecret } from './store-secret.js';
 
 /**
  * Idempotency as a declared queue asks for it (`idempotency` in `defineQueue`). `true` is `{}`: every
@@ -15,6 +16,13 @@ type IdempotencyInCode = true | {
    * @default IDEMPOTENCY_STORE
    */
   readonly store?: string | IdempotencyStoreSpec;
+  /**
+   * The name or ARN of a Secrets Manager secret holding the Redis store's password: the password
+   * alone, or JSON `{"password": "...", "username": "..."}`. Deployed, the complete ARN: the stack
+   * grants the queue's functions `secretsmanager:GetSecretValue` on it.
+   * @default IDEMPOTENCY_STORE_SECRET_ID, else none
+   */
+  readonly storeSecretId?: string;
   /** @default IDEMPOTENCY_TTL_SECONDS, else 3600 */
   readonly ttlSeconds?: number;
   /** @default the AMQP messageId */
@@ -28,10 +36,12 @@ type CheckedInCode = {
   readonly store: IdempotencyStoreSpec | undefined;
   /** `store: 'dynamodb'`: the stack creates the table, and IDEMPOTENCY_STORE must name a DynamoDB table. */
   readonly stackTable: boolean;
+  /** The Redis password secret given in code (`undefined`: from IDEMPOTENCY_STORE_SECRET_ID). */
+  readonly storeSecretId: string | undefined;
   readonly fields: Omit<IdempotencyOptions, 'store' | 'keyPrefix'> & { readonly keyPrefix: string | undefined };
 };
 
-const KEYS = ['store', 'ttlSeconds', 'key', 'keyPrefix'];
+const KEYS = ['store', 'storeSecretId', 'ttlSeconds', 'key', 'keyPrefix'];
 
 /**
  * Checks the code's idempotency option without the environment (a typo fails at import).
@@ -39,16 +49,26 @@ const KEYS = ['store', 'ttlSeconds', 'key', 'keyPrefix'];
  */
 function checkIdempotencyInCode(given: IdempotencyInCode, source: string): CheckedInCode {
   const at = `idempotency in ${source}`;
-  if (given !== true && (typeof given !== 'object' || given === null)) throw new ConfigError(`${at} must be true or { store?, ttlSeconds?, key?, keyPrefix? }; got ${JSON.stringify(given)}`);
+  if (given !== true && (typeof given !== 'object' || given === null)) throw new ConfigError(`${at} must be true or { store?, storeSecretId?, ttlSeconds?, key?, keyPrefix? }; got ${JSON.stringify(given)}`);
   const options = given === true ? {} : given;
   const unknown = Object.keys(options).find((key) => !KEYS.includes(key));
   if (unknown !== undefined) throw new ConfigError(`Unknown option ${unknown} in ${at}; expected one of ${KEYS.join(', ')}`);
   const stackTable = options.store === 'dynamodb';
   const store = options.store === undefined || stackTable ? undefined : storeOf(options.store, at);
+  const { storeSecretId } = options;
+  if (storeSecretId !== undefined && (typeof storeSecretId !== 'string' || storeSecretId.trim() === '')) {
+    throw new ConfigError(`storeSecretId of ${at} must be the name or ARN of a Secrets Manager secret; got ${JSON.stringify(storeSecretId)}`);
+  }
   const fields = { ttlSeconds: options.ttlSeconds, key: options.key, keyPrefix: options.keyPrefix };
   // Checked with a stand-in store: the real one may only be known at the first invocation.
-  withSource(at, () => resolveIdempotencyOptions({ ...fields, keyPrefix: fields.keyPrefix ?? 'check', store: store ?? { kind: 'redis', url: 'redis://check' } }));
-  return { store, stackTable, fields };
+  const checkedStore = stackTable ? { kind: 'dynamodb', table: 'stack-table' } as const : (store ?? { kind: 'redis', url: 'redis://check' });
+  const storeName = stackTable ? `store 'dynamodb' of ${at}` : `store of ${at}`;
+  withSource(at, () => resolveIdempotencyOptions({
+    ...fields,
+    keyPrefix: fields.keyPrefix ?? 'check',
+    store: withStoreSecret({}, { value: checkedStore, name: storeName }, { value: storeSecretId, name: `storeSecretId of ${at}` }),
+  }));
+  return { store, stackTable, storeSecretId, fields };
 }
 
 /**
@@ -64,10 +84,21 @@ function resolveIdempotencyConfig(env: Env, given: IdempotencyInCode | undefined
   }
   const checked = checkIdempotencyInCode(given, source);
   const at = `idempotency in ${source}`;
-  const store = checked.store ?? storeFromEnv(env, at, checked.stackTable);
+  const store = withStoreSecret(
+    env,
+    { value: checked.store ?? storeFromEnv(env, at, checked.stackTable), name: checked.store === undefined ? 'IDEMPOTENCY_STORE' : `store of ${at}` },
+    secretGiven(env, checked, at),
+  );
   const ttlSeconds = checked.fields.ttlSeconds ?? envOption(env, OPTIONS.idempotencyTtlSeconds);
   const keyPrefix = checked.fields.keyPrefix ?? workQueue;
   return withSource(at, () => resolveIdempotencyOptions({ ...checked.fields, ttlSeconds, keyPrefix, store }));
+}
+
+/** The Redis password secret: `storeSecretId` in code, else one in the code's store spec, else IDEMPOTENCY_STORE_SECRET_ID. */
+function secretGiven(env: Env, checked: CheckedInCode, at: string): { readonly value: string | undefined; readonly name: string } {
+  if (checked.storeSecretId !== undefined) return { value: checked.storeSecretId, name: `storeSecretId of ${at}` };
+  if (checked.store?.kind === 'redis' && checked.store.secretId !== undefined) return { value: checked.store.secretId, name: `store.secretId of ${at}` };
+  return { value: envString(env, STORE_SECRET_VARIABLE), name: STORE_SECRET_VARIABLE };
 }
 
 function storeFromEnv(env: Env, at: string, stackTable: boolean): IdempotencyStoreSpec {

@@ -10,7 +10,18 @@ import { redactUrl } from '../observability/redact.js';
  * infra/idempotency-table.ts creates it).
  */
 type IdempotencyStoreSpec =
-  | { readonly kind: 'redis'; readonly url: string }
+  | {
+    readonly kind: 'redis';
+    readonly url: string;
+    /**
+     * A Secrets Manager secret (name or ARN) holding the server's password: the password alone, or
+     * JSON `{"password": "...", "username": "..."}` (`username` optional, for an ACL user). The URL
+     * then carries no password. @default none: the URL's own credentials, if any
+     */
+    readonly secretId?: string;
+    /** How long a warm container reuses the secret's value, in seconds. @default 300 (`OPTIONS.secretCacheSeconds`, SECRET_CACHE_SECONDS) */
+    readonly secretCacheSeconds?: number;
+  }
   | {
     readonly kind: 'dynamodb';
     readonly table: string;
@@ -73,11 +84,12 @@ function checkStore(store: IdempotencyStoreSpec): IdempotencyStoreSpec {
     try {
       protocol = new URL(store.url).protocol;
     } catch {
-      throw new ConfigError(`Expected the idempotency store URL to look like redis://host:6379, got ${JSON.stringify(redactUrl(store.url))}`);
+      throw new ConfigError(`Expected the idempotency store URL to look like redis://host:6379, got ${JSON.stringify(describeUrl(store.url))}`);
     }
     if (protocol !== 'redis:' && protocol !== 'rediss:') {
-      throw new ConfigError(`Expected the idempotency store URL to start with redis:// or rediss://, got ${JSON.stringify(redactUrl(store.url))}`);
+      throw new ConfigError(`Expected the idempotency store URL to start with redis:// or rediss://, got ${JSON.stringify(describeUrl(store.url))}`);
     }
+    checkStoreSecret(store);
     return store;
   }
   if (store.kind === 'dynamodb') {
@@ -89,10 +101,45 @@ function checkStore(store: IdempotencyStoreSpec): IdempotencyStoreSpec {
   throw new ConfigError(`Expected the idempotency store kind to be 'redis' or 'dynamodb', got ${JSON.stringify((store as { kind: unknown }).kind)}`);
 }
 
-/** The store as it may appear in logs and errors: the password of a Redis URL is hidden. */
-function describeStore(store: IdempotencyStoreSpec): string {
-  return store.kind === 'redis' ? redactUrl(store.url) : `dynamodb:${store.table}`;
+/** A Redis store's secret: a non-empty id, a cache age in range, and no second password in the URL. */
+function checkStoreSecret(store: Extract<IdempotencyStoreSpec, { kind: 'redis' }>): void {
+  const { secretId, secretCacheSeconds } = store;
+  if (secretId === undefined) return;
+  if (typeof secretId !== 'string' || secretId.trim() === '') throw new ConfigError(`Expected \`secretId\` to be the name or ARN of a Secrets Manager secret, got ${JSON.stringify(secretId)}`);
+  if (secretCacheSeconds !== undefined && !inRange(OPTIONS.secretCacheSeconds.range, secretCacheSeconds)) {
+    throw new ConfigError(`Expected \`secretCacheSeconds\` to be ${describeRange(OPTIONS.secretCacheSeconds.range)} (seconds), got ${String(secretCacheSeconds)}`);
+  }
+  // Two passwords: which one the server sees would depend on the client's precedence.
+  if (redisUrlHasPassword(store.url)) {
+    throw new ConfigError(`The idempotency store URL ${JSON.stringify(describeUrl(store.url))} holds a password, and secret ${secretId} gives one too: remove the password from the URL`);
+  }
 }
 
-export { describeStore, resolveIdempotencyOptions };
+/** A `password` query parameter of a Redis URL, up to the next parameter (ioredis reads it too). */
+const QUERY_PASSWORD = /([?&]password=)[^&#]*/gi;
+
+/**
+ * Whether a Redis URL carries a password: in its credentials (`redis://:pw@host`) or its `password` parameter.
+ * @example redisUrlHasPassword('redis://cache:6379?password=s3cret') // true
+ */
+function redisUrlHasPassword(url: string): boolean {
+  return redactUrl(url) !== url || new RegExp(QUERY_PASSWORD.source, 'i').test(url);
+}
+
+/** A Redis URL with both kinds of password hidden. */
+function describeUrl(url: string): string {
+  return redactUrl(url).replace(QUERY_PASSWORD, '$1***');
+}
+
+/**
+ * The store as it may appear in logs and errors: the password of a Redis URL is hidden; a password
+ * secret is named by its id.
+ * @example describeStore({ kind: 'redis', url: 'rediss://cache:6380', secretId: 'boomerang/redis' }) // 'rediss://cache:6380 (password from secret boomerang/redis)'
+ */
+function describeStore(store: IdempotencyStoreSpec): string {
+  if (store.kind === 'dynamodb') return `dynamodb:${store.table}`;
+  return store.secretId === undefined ? describeUrl(store.url) : `${describeUrl(store.url)} (password from secret ${store.secretId})`;
+}
+
+export { describeStore, describeUrl, redisUrlHasPassword, resolveIdempotencyOptions };
 export type { IdempotencyOptions, IdempotencyStoreSpec, ResolvedIdempotencyOptions };

@@ -1,7 +1,11 @@
 import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache';
 import type { CacheClient } from '@aws-lambda-powertools/idempotency/cache/types';
 import { Redis } from 'ioredis';
+import type { SecretStore } from '../amqp/secrets.js';
+import type { Logger } from '../observability/logger.js';
 import { cacheClient } from './redis-cache-client.js';
+import { parseRedisSecret, type RedisCredentials } from './redis-secret.js';
+import { STORE_SECRET_VARIABLE } from './store-secret.js';
 import { STORE_CONNECT_TIMEOUT_MS, STORE_REQUEST_TIMEOUT_MS, type StoreHandle } from './store-handle.js';
 
 /** A client being opened, or open; `ready` settles when its connect does. */
@@ -12,13 +16,27 @@ type Connection = {
   readonly ready: Promise<void>;
 };
 
+/** Where the password comes from when the server asks for one: a Secrets Manager secret. */
+type RedisLogin = {
+  readonly secretId: string;
+  /** Reads the secret, from its cache unless asked to refresh. */
+  readonly secrets: SecretStore;
+  /** Told when a refused login makes it read the secret again; never given a secret value. */
+  readonly log?: Logger;
+};
+
+/** What the server answers to a login it refuses: no password given (NOAUTH), a wrong one (WRONGPASS; `ERR invalid password` before Redis 6). */
+const LOGIN_REFUSED = /^(NOAUTH|WRONGPASS)\b|^ERR invalid password/;
+
 /**
  * ioredis, not node-redis: ioredis writes a command to the socket in the call that sends it, where
  * node-redis waits for the end of the event-loop turn. The "completed" write then leaves the process
  * as soon as the handler's run returns; a kill in between repeats the effect (docs/idempotency.md).
  */
-function newClient(url: string): Redis {
+function newClient(url: string, credentials: RedisCredentials | undefined): Redis {
   return new Redis(url, {
+    // Over the URL's own user name, if any (the URL holds no password: options.ts refuses two).
+    ...credentials,
     // Connect on first use, from `open`, so that its failure reaches the message that needed it.
     lazyConnect: true,
     // No reconnect loop: a dropped connection fails the commands at once (a retry of the message),
@@ -34,8 +52,8 @@ function newClient(url: string): Redis {
   });
 }
 
-function open(url: string): Connection {
-  const client = newClient(url);
+function open(url: string, credentials?: RedisCredentials): Connection {
+  const client = newClient(url, credentials);
   // ioredis rejects a failed connect with "Connection is closed."; the socket's error says why.
   let socketError: unknown;
   client.on('error', (error: unknown) => {
@@ -63,25 +81,56 @@ function open(url: string): Connection {
 /**
  * A Redis or Valkey store. The client connects on first use, not at cold start, so a function whose
  * messages carry no key never opens it; a connection the server dropped is replaced on the next call.
+ * With `login`, each new connection logs in with the password of that secret (cached by `secrets`);
+ * when the server refuses it, the secret is read once more, bypassing the cache, and the connection
+ * tried once more: a rotated password heals itself, as the broker's does.
  * @example const { persistence, close } = createRedisStore('redis://127.0.0.1:6379');
  */
-function createRedisStore(url: string): StoreHandle {
-  let current: Connection | undefined;
+function createRedisStore(url: string, login?: RedisLogin): StoreHandle {
+  let current: Promise<Connection> | undefined;
+  /** The last client made, for `close`. */
+  let latest: Redis | undefined;
   let closed = false;
+
+  const start = async (credentials?: RedisCredentials): Promise<Connection> => {
+    if (closed) throw new Error('the idempotency guard is closed');
+    const opened = open(url, credentials);
+    latest = opened.client;
+    await opened.ready;
+    return opened;
+  };
+
+  const connect = async (): Promise<Connection> => {
+    if (login === undefined) {
+      return start().catch((error: unknown) => {
+        throw isLoginRefused(error) ? new Error(`the Redis server refused the login (${(error as Error).message}): keep its password in a Secrets Manager secret and name it with ${STORE_SECRET_VARIABLE} (or idempotency.storeSecretId)`) : error;
+      });
+    }
+    try {
+      return await start(await credentialsOf(login, false));
+    } catch (error) {
+      if (!isLoginRefused(error)) throw error;
+      login.log?.warn('idempotency: the Redis server refused the login; reading the password secret again (rotated?) and retrying once', { secretId: login.secretId });
+    }
+    try {
+      return await start(await credentialsOf(login, true));
+    } catch (error) {
+      if (!isLoginRefused(error)) throw error;
+      throw new Error(`the Redis server refused the login with the password of secret ${login.secretId}, also after reading the secret again (${(error as Error).message})`);
+    }
+  };
 
   const connection = async (): Promise<Connection> => {
     if (closed) throw new Error('the idempotency guard is closed');
     const seen = current;
     if (seen !== undefined) {
-      const opened = await seen.ready.then(() => true, () => false);
-      if (opened && seen.client.status === 'ready') return seen;
+      const opened = await seen.then((c) => (c.client.status === 'ready' ? c : undefined), () => undefined);
+      if (opened !== undefined) return opened;
       // The connect failed or the server dropped the socket: the first caller to notice replaces it.
       if (current === seen) current = undefined;
     }
-    current ??= open(url);
-    const opening = current;
-    await opening.ready;
-    return opening;
+    current ??= connect();
+    return current;
   };
 
   /**
@@ -112,9 +161,18 @@ function createRedisStore(url: string): StoreHandle {
       // disconnect returns at once, even with a connect in flight (which then fails): close never
       // waits on a hung server. Every write the guard made was awaited before its run returned, so
       // nothing is cut short.
-      current?.client.disconnect();
+      latest?.disconnect();
     },
   };
 }
 
+async function credentialsOf(login: RedisLogin, refresh: boolean): Promise<RedisCredentials> {
+  return parseRedisSecret(await login.secrets.get(login.secretId, { refresh }), login.secretId);
+}
+
+function isLoginRefused(error: unknown): boolean {
+  return error instanceof Error && LOGIN_REFUSED.test(error.message);
+}
+
 export { createRedisStore };
+export type { RedisLogin };

@@ -13,6 +13,9 @@ describe('idempotencyFromEnv', () => {
     ['reads a Redis URL, with the default window', { IDEMPOTENCY_STORE: 'redis://cache:6379' }, { store: { kind: 'redis', url: 'redis://cache:6379' }, ttlSeconds: 3600, keyPrefix: 'orders' }],
     ['reads a TLS Redis URL with credentials', { IDEMPOTENCY_STORE: 'rediss://default:s3cret@cache.example.com:6380' }, { store: { kind: 'redis', url: 'rediss://default:s3cret@cache.example.com:6380' }, ttlSeconds: 3600, keyPrefix: 'orders' }],
     ['reads a DynamoDB table and a window', { IDEMPOTENCY_STORE: 'dynamodb:orders-idempotency', IDEMPOTENCY_TTL_SECONDS: '86400' }, { store: { kind: 'dynamodb', table: 'orders-idempotency' }, ttlSeconds: 86_400, keyPrefix: 'orders' }],
+    ['reads the Redis password secret, cached 300 s by default', { IDEMPOTENCY_STORE: 'rediss://cache:6380', IDEMPOTENCY_STORE_SECRET_ID: 'boomerang/redis' }, { store: { kind: 'redis', url: 'rediss://cache:6380', secretId: 'boomerang/redis', secretCacheSeconds: 300 }, ttlSeconds: 3600, keyPrefix: 'orders' }],
+    ['reads the secret with a user in the URL and SECRET_CACHE_SECONDS', { IDEMPOTENCY_STORE: 'redis://app@cache:6379', IDEMPOTENCY_STORE_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:redis-AbCdEf', SECRET_CACHE_SECONDS: '60' }, { store: { kind: 'redis', url: 'redis://app@cache:6379', secretId: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:redis-AbCdEf', secretCacheSeconds: 60 }, ttlSeconds: 3600, keyPrefix: 'orders' }],
+    ['ignores a blank secret variable', { IDEMPOTENCY_STORE: 'redis://cache:6379', IDEMPOTENCY_STORE_SECRET_ID: ' ' }, { store: { kind: 'redis', url: 'redis://cache:6379' }, ttlSeconds: 3600, keyPrefix: 'orders' }],
   ])('%s', (_name, env, expected) => {
     // Act
     const options = idempotencyFromEnv(env, 'orders');
@@ -29,6 +32,11 @@ describe('idempotencyFromEnv', () => {
     ['a window of 0', { IDEMPOTENCY_STORE: 'redis://cache:6379', IDEMPOTENCY_TTL_SECONDS: '0' }, /^IDEMPOTENCY_TTL_SECONDS must be an integer from 1 to 31536000; got "0"$/],
     ['a window in minutes', { IDEMPOTENCY_STORE: 'redis://cache:6379', IDEMPOTENCY_TTL_SECONDS: '60m' }, /^IDEMPOTENCY_TTL_SECONDS must be an integer .*; got "60m"$/],
     ['a window with no store', { IDEMPOTENCY_TTL_SECONDS: '600' }, /^IDEMPOTENCY_TTL_SECONDS is set but IDEMPOTENCY_STORE is not/],
+    ['a password secret with no store', { IDEMPOTENCY_STORE_SECRET_ID: 'boomerang/redis' }, /^IDEMPOTENCY_STORE_SECRET_ID is set but IDEMPOTENCY_STORE is not: .*or unset IDEMPOTENCY_STORE_SECRET_ID$/],
+    ['a password secret for a DynamoDB table', { IDEMPOTENCY_STORE: 'dynamodb:orders-idempotency', IDEMPOTENCY_STORE_SECRET_ID: 'boomerang/redis' }, /^IDEMPOTENCY_STORE_SECRET_ID names a Redis password secret \(boomerang\/redis\), but IDEMPOTENCY_STORE is a DynamoDB table \(dynamodb:orders-idempotency\), which takes no password/],
+    ['a password secret and a password in the URL', { IDEMPOTENCY_STORE: 'redis://:hunter2@cache:6379', IDEMPOTENCY_STORE_SECRET_ID: 'boomerang/redis' }, /^IDEMPOTENCY_STORE holds a password \(redis:\/\/:\*\*\*@cache:6379\) and IDEMPOTENCY_STORE_SECRET_ID names secret boomerang\/redis for it too: remove the password from IDEMPOTENCY_STORE/],
+    ['a password secret and a password parameter', { IDEMPOTENCY_STORE: 'redis://cache:6379?db=2&password=hunter2', IDEMPOTENCY_STORE_SECRET_ID: 'boomerang/redis' }, /^IDEMPOTENCY_STORE holds a password \(redis:\/\/cache:6379\?db=2&password=\*\*\*\) and IDEMPOTENCY_STORE_SECRET_ID names secret boomerang\/redis/],
+    ['a secret cached too long', { IDEMPOTENCY_STORE: 'redis://cache:6379', IDEMPOTENCY_STORE_SECRET_ID: 'boomerang/redis', SECRET_CACHE_SECONDS: '86401' }, /^SECRET_CACHE_SECONDS must be an integer from 0 to 86400; got "86401"$/],
   ])('rejects %s, naming the variable and the value', (_name, env, message) => {
     // Act
     const error = configError(() => idempotencyFromEnv(env, 'orders'));
@@ -37,6 +45,13 @@ describe('idempotencyFromEnv', () => {
   });
 
   it('never shows a Redis password in its error', () => {
+    // Act
+    const errors = ['redis://:hunter2@cache:6379', 'redis://cache:6379?password=hunter2'].map((url) => configError(() => idempotencyFromEnv({ IDEMPOTENCY_STORE: url, IDEMPOTENCY_STORE_SECRET_ID: 'boomerang/redis' }, 'orders')));
+    // Assess
+    for (const error of errors) expect(error.message).not.toContain('hunter2');
+  });
+
+  it('never shows a Redis password in its error (a bad URL)', () => {
     // Act
     const error = configError(() => idempotencyFromEnv({ IDEMPOTENCY_STORE: 'redis://default:s3cret@cache:port' }, 'orders'));
     // Assess
@@ -67,6 +82,9 @@ describe('resolveIdempotencyOptions', () => {
     ['a key that is not a function', { key: 'messageId' as unknown as IdempotencyOptions['key'] }, 'Expected `key` to be a function of the message, got string'],
     ['an unknown store kind', { store: { kind: 'memcached' } as unknown as IdempotencyOptions['store'] }, "Expected the idempotency store kind to be 'redis' or 'dynamodb', got \"memcached\""],
     ['an http URL', { store: { kind: 'redis', url: 'http://cache:6379' } }, 'Expected the idempotency store URL to start with redis:// or rediss://, got "http://cache:6379"'],
+    ['an empty secret id', { store: { kind: 'redis', url: 'redis://cache:6379', secretId: ' ' } }, 'Expected `secretId` to be the name or ARN of a Secrets Manager secret, got " "'],
+    ['a secret cache age below 0', { store: { kind: 'redis', url: 'redis://cache:6379', secretId: 'boomerang/redis', secretCacheSeconds: -1 } }, 'Expected `secretCacheSeconds` to be an integer from 0 to 86400 (seconds), got -1'],
+    ['a secret and a password in the URL', { store: { kind: 'redis', url: 'rediss://default:hunter2@cache:6380', secretId: 'boomerang/redis' } }, 'The idempotency store URL "rediss://default:***@cache:6380" holds a password, and secret boomerang/redis gives one too: remove the password from the URL'],
   ])('rejects %s, naming the option', (_name, overrides, message) => {
     // Act
     const error = configError(() => resolveIdempotencyOptions({ store, keyPrefix: 'orders', ...overrides } as IdempotencyOptions));
@@ -79,6 +97,8 @@ describe('describeStore', () => {
   it.each<[IdempotencyOptions['store'], string]>([
     [{ kind: 'redis', url: 'rediss://default:s3cret@cache.example.com:6380' }, 'rediss://default:***@cache.example.com:6380'],
     [{ kind: 'redis', url: 'redis://cache:6379' }, 'redis://cache:6379'],
+    [{ kind: 'redis', url: 'redis://cache:6379?db=1&password=s3cret' }, 'redis://cache:6379?db=1&password=***'],
+    [{ kind: 'redis', url: 'rediss://cache:6380', secretId: 'boomerang/redis' }, 'rediss://cache:6380 (password from secret boomerang/redis)'],
     [{ kind: 'dynamodb', table: 'orders-idempotency', endpoint: 'http://127.0.0.1:4567' }, 'dynamodb:orders-idempotency'],
   ])('names %j without its password', (store, expected) => {
     // Act, Assess

@@ -97,6 +97,12 @@ describe('stackConfigFromContext', () => {
     ['security', { functionEnvironment: '{"IDEMPOTENCY_STORE":"redis://:s3cret@cache.internal:6379"}' }, 'functionEnvironment must not hold a password in IDEMPOTENCY_STORE (redis://:***@cache.internal:6379): it would be readable in the template and the function configuration'],
     ['security', { functionEnvironment: '{"IDEMPOTENCY_STORE":"rediss://default:s3cret@cache.internal:6380"}' }, 'functionEnvironment must not hold a password in IDEMPOTENCY_STORE (rediss://default:***@cache.internal:6380)'],
     ['security', { functionEnvironment: '{"IDEMPOTENCY_STORE":"redis://cache.internal:6379?password=s3cret"}' }, 'functionEnvironment must not hold a password in IDEMPOTENCY_STORE (redis://cache.internal:6379?password=***)'],
+    ['security', { functionEnvironment: '{"IDEMPOTENCY_STORE":"redis://:s3cret@cache.internal:6379"}' }, 'Put the password in a Secrets Manager secret (the password alone, or {"password": "...", "username": "..."}), name it by its complete ARN with IDEMPOTENCY_STORE_SECRET_ID in functionEnvironment (or idempotency.storeSecretId in the queue\'s functions/<name>.ts), and remove the password from IDEMPOTENCY_STORE'],
+    ['redis secret', { functionEnvironment: { IDEMPOTENCY_STORE: 'rediss://cache.internal:6380', IDEMPOTENCY_STORE_SECRET_ID: 'boomerang/redis' } }, 'The Redis password secret of partner-sync is "boomerang/redis"; deployed, it must be the secret\'s complete ARN'],
+    ['redis secret', { functionEnvironment: { IDEMPOTENCY_STORE: 'rediss://cache.internal:6380', IDEMPOTENCY_STORE_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:boomerang/redis' } }, 'must be the secret\'s complete ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-AbCdEf'],
+    ['redis secret', { functionEnvironment: { IDEMPOTENCY_STORE_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:boomerang/redis-AbCdEf' } }, 'functionEnvironment: IDEMPOTENCY_STORE_SECRET_ID is set but IDEMPOTENCY_STORE is not'],
+    ['redis secret', { functionEnvironment: { IDEMPOTENCY_STORE: 'dynamodb:orders-idem', IDEMPOTENCY_STORE_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:boomerang/redis-AbCdEf' } }, 'functionEnvironment: IDEMPOTENCY_STORE_SECRET_ID names a Redis password secret (arn:aws:secretsmanager:eu-west-1:123456789012:secret:boomerang/redis-AbCdEf), but IDEMPOTENCY_STORE is a DynamoDB table (dynamodb:orders-idem)'],
+    ['redis secret', { functionEnvironment: { IDEMPOTENCY_STORE: 'rediss://app@cache.internal:6380?password=s3cret', IDEMPOTENCY_STORE_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:boomerang/redis-AbCdEf' } }, 'functionEnvironment must not hold a password in IDEMPOTENCY_STORE (rediss://app@cache.internal:6380?password=***)'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.2' }, 'brokerInstanceType mq.t3.micro (the default brokerInstanceType) cannot run brokerEngineVersion 4.2: Amazon MQ runs RabbitMQ 4.2 on mq.m7g hosts only. Set brokerInstanceType to one of those (for example mq.m7g.medium), or choose another brokerEngineVersion (3.13).'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.3', brokerInstanceType: 'mq.t3.micro' }, 'brokerInstanceType mq.t3.micro cannot run brokerEngineVersion 4.3: Amazon MQ runs RabbitMQ 4.3 on mq.m7g hosts only'],
     ['9.7 broker', { createBroker: 'true', brokerEngineVersion: '4.3', brokerInstanceType: 'mq.m5.large' }, 'brokerInstanceType mq.m5.large cannot run brokerEngineVersion 4.3'],
@@ -117,6 +123,16 @@ describe('stackConfigFromContext', () => {
   ])('accepts %s', (_name, functionEnvironment) => {
     // Act & Assess
     expect(read({ functionEnvironment }).environment).toEqual(functionEnvironment);
+  });
+
+  it('lets every queue read the Redis password secret that functionEnvironment names by its complete ARN', () => {
+    // Prepare
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:boomerang/redis-AbCdEf';
+    // Act
+    const config = read({ functionEnvironment: { IDEMPOTENCY_STORE: 'rediss://cache.internal:6380', IDEMPOTENCY_STORE_SECRET_ID: arn } });
+    // Assess
+    expect(config.queues.map((q) => q.storeSecretArn)).toEqual([arn, arn]);
+    expect(read({}).queues.map((q) => q.storeSecretArn)).toEqual([undefined, undefined]);
   });
 
   it('never repeats the password of an IDEMPOTENCY_STORE in its error', () => {

@@ -9,11 +9,16 @@ import { statementsOf } from '../fixtures/template.js';
 
 let synth: Synthesized;
 
-// One synth for the file: `orders` asks for the stack's idempotency table (both modes), `plain` does not.
+/** The secret `cache` names for its Redis password (test/fixtures/queue-templates/orders-redis-secret.ts.template). */
+const REDIS_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:boomerang/redis-AbCdEf';
+
+// One synth for the file: `orders` asks for the stack's idempotency table (both modes), `cache` is on a
+// Redis server whose password is in a secret (both modes), `plain` has no idempotency.
 beforeAll(async () => {
   const functions = tempFunctionsDir();
   try {
     writeQueueFile(functions.dir, { template: 'orders-idempotent', name: 'orders', workQueue: 'orders' });
+    writeQueueFile(functions.dir, { template: 'orders-redis-secret', name: 'cache', workQueue: 'cache' });
     writeQueueFile(functions.dir, { template: 'orders-pull', name: 'plain', workQueue: 'plain' });
     synth = await synthesize({ stackName: 'Shop' }, await loadDeclaredQueues({ dir: functions.dir }));
   } finally {
@@ -65,6 +70,32 @@ describe('BoomerangStack with a queue that asks for an idempotency table', () =>
   });
 });
 
+describe('BoomerangStack with a queue on Redis whose password is in a secret', () => {
+  it.each(['CachePull', 'CacheEvent'])('lets %s read that secret, and the broker\'s, and no other', (prefix) => {
+    // Assess
+    const reads = statementsOf(synth.template, `${prefix}Role`).filter((s) => JSON.stringify(s.Action).includes('secretsmanager'));
+    expect(reads).toEqual([
+      { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: 'BrokerSecretArn' } },
+      { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: REDIS_SECRET_ARN },
+    ]);
+  });
+
+  it.each(['OrdersPull', 'OrdersEvent', 'PlainPull', 'CacheRetention'])('gives %s no read of the Redis secret', (prefix) => {
+    // Assess
+    const roles = Object.keys(synth.template.findResources('AWS::IAM::Role')).filter((id) => id.startsWith(`${prefix}Role`));
+    expect(roles).toHaveLength(1);
+    for (const role of roles) expect(JSON.stringify(statementsOf(synth.template, role))).not.toContain(REDIS_SECRET_ARN);
+  });
+
+  it('puts no password in the template: the secret is named in the grants only, and no function holds a Redis URL', () => {
+    // Assess
+    const functions = Object.values(synth.template.findResources('AWS::Lambda::Function'));
+    for (const fn of functions) expect(JSON.stringify(fn.Properties.Environment)).not.toMatch(/rediss?:\/\/|IDEMPOTENCY_STORE_SECRET_ID/);
+    const mentions = Object.entries(synth.template.toJSON().Resources as Record<string, { Type: string }>).filter(([, resource]) => JSON.stringify(resource).includes(REDIS_SECRET_ARN));
+    expect(new Set(mentions.map(([, resource]) => resource.Type))).toEqual(new Set(['AWS::IAM::Role']));
+  });
+});
+
 describe('Function: checkFunctionEnvironment for a queue with the stack\'s table', () => {
   it('refuses IDEMPOTENCY_STORE in functionEnvironment, which would point its functions elsewhere', async () => {
     // Prepare
@@ -77,7 +108,7 @@ describe('Function: checkFunctionEnvironment for a queue with the stack\'s table
       // Assess
       expect(act).toThrow(ConfigError);
       expect(act).toThrow("functionEnvironment must not set IDEMPOTENCY_STORE: orders asks for the stack's idempotency table");
-      expect(checkFunctionEnvironment(queue as NonNullable<typeof queue>, {}).safetyMarginMs).toBe(3000);
+      expect(checkFunctionEnvironment(queue as NonNullable<typeof queue>, {}).timings.safetyMarginMs).toBe(3000);
     } finally {
       functions.remove();
     }

@@ -5,7 +5,7 @@ import { type DeployOptions, resolveDeploy } from '../../shared/queues/deploy-op
 
 /** One queue as the stack sees it, with `deploy` and the functions' timings. */
 function queue(deploy: DeployOptions, timings = { httpTimeoutMs: 10_000, safetyMarginMs: 3000 }): StackQueue {
-  return { name: 'orders', workQueue: 'orders', file: 'functions/orders.ts', deploy: resolveDeploy(deploy, "defineQueue('orders')"), timings };
+  return { name: 'orders', workQueue: 'orders', file: 'functions/orders.ts', deploy: resolveDeploy(deploy, "defineQueue('orders')"), timings, storeSecretArn: undefined };
 }
 
 describe('timeoutWarnings', () => {
