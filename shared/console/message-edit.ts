@@ -65,8 +65,7 @@ function editStart(message: Parked, retryHeader: string): EditStart {
   const headers: Record<string, HeaderValue> = {};
   const otherHeaders: string[] = [];
   for (const [name, value] of Object.entries(replayCopy(message, { retryHeader, keepCount: false }).options.headers ?? {})) {
-    const exact = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value)));
-    if (exact) headers[name] = value as HeaderValue;
+    if (isHeaderValue(value)) headers[name] = value;
     else otherHeaders.push(name);
   }
   return { body: bodyEditability(message), headers, otherHeaders };
@@ -88,15 +87,22 @@ function parseMessageEdit(input: unknown, retryHeader: string): MessageEdit {
   if (!Array.isArray(remove) || !remove.every((name) => typeof name === 'string')) throw new ConsoleInputError('`headers.remove` must be a list of header names');
   for (const [name, value] of Object.entries(set)) {
     if (name === '' || Buffer.byteLength(name) > 255) throw new ConsoleInputError(`header name ${JSON.stringify(name)} must be 1 to 255 bytes`);
-    if (!(typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) throw new ConsoleInputError(`header ${JSON.stringify(name)} must be text, a number or true/false; got ${JSON.stringify(value)}`);
-    // A JSON number past 2^53 already lost digits on its way here.
-    if (Number.isInteger(value) && !Number.isSafeInteger(value)) throw new ConsoleInputError(`header ${JSON.stringify(name)} is a whole number too large to carry exactly; send it as text`);
+    if (!isHeaderValue(value)) throw new ConsoleInputError(`header ${JSON.stringify(name)} must be text, true/false or a number (whole numbers up to 2^53: send larger ones as text); got ${JSON.stringify(value)}`);
     if (remove.includes(name)) throw new ConsoleInputError(`header ${JSON.stringify(name)} is both set and removed`);
   }
   // boomerang-edited is a boomerang- header too: the replay sets it itself.
   const dropped = Object.keys(set).filter((name) => droppedOnReplay(name, retryHeader));
   if (dropped.length > 0) throw new ConsoleInputError(`header(s) ${dropped.map((n) => JSON.stringify(n)).join(', ')} cannot be set: a replay drops park, broker and retry-count headers, and sets ${EDITED_HEADER} itself`);
   return { ...(raw.body === undefined ? {} : { body: raw.body as string }), set: set as MessageEdit['set'], remove: remove as string[] };
+}
+
+/**
+ * Text, true/false, or a number JSON carries exactly: a whole number past 2^53 has already lost
+ * digits in a JSON parse (amqplib decodes a 64-bit header to such a number too).
+ */
+function isHeaderValue(value: unknown): value is HeaderValue {
+  if (typeof value === 'number') return Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value));
+  return typeof value === 'string' || typeof value === 'boolean';
 }
 
 /** Whether a replay removes this header (asked of the replay itself, so the two never disagree). */

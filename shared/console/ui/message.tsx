@@ -76,7 +76,7 @@ function MessageView({ queue, id }: { queue: string; id: string }) {
             {data.history.length === 0 ? <p class="muted">(no history headers)</p> : <ol class="history">{data.history.map((s, i) => <li key={i}>{s.at !== null && <time dateTime={s.at}>{s.at}</time>} {s.event}</li>)}</ol>}
           </section>
           <section><h2>Error stack</h2>{data.stack === null ? <p class="muted">(none recorded)</p> : <pre class="stack">{data.stack}</pre>}</section>
-          <section><h2>Body <span class="muted">({data.body.bytes} bytes, {data.body.kind === 'binary' ? 'binary, as base64' : data.body.kind})</span></h2><pre class="body" tabIndex={0}>{data.body.text}{data.body.cut ? '\n…' : ''}</pre></section>
+          <section><h2>Body <span class="muted">({data.body.bytes} bytes, {data.body.kind === 'binary' ? 'binary, as base64' : data.body.kind}{data.body.cut ? `; the preview is cut${data.edit.body.editable ? ', an edit starts from the whole text' : ''}` : ''})</span></h2><pre class="body" tabIndex={0}>{data.body.text}{data.body.cut ? '\n…' : ''}</pre></section>
           <section><h2>Properties</h2><Pairs entries={data.properties} /></section>
           <section><h2>Headers</h2><Pairs entries={data.headers} /></section>
         </>
