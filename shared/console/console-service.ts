@@ -6,9 +6,10 @@ import { purgeParked } from '../parked/purge.js';
 import { replayParked } from '../parked/replay.js';
 import type { ConsoleBroker } from './console-broker.js';
 import type { ConsoleQueue } from './console-queue.js';
-import { editAndReplay, parseMessageEdit } from './edit-replay.js';
+import { editAndReplay } from './edit-replay.js';
 import { ConsoleInputError } from './errors.js';
 import { JobRegistry, type Job } from './jobs.js';
+import { parseMessageEdit } from './message-edit.js';
 import { readMessageDetail, readMessageList } from './parked-reads.js';
 import { QueueLock } from './queue-lock.js';
 import { filterFromRequest } from './request-filter.js';
@@ -118,12 +119,15 @@ class ConsoleService {
       purgeParked(ctx, { filter, limit: expected, dryRun: false }).then((r) => ({ selected: r.selected, deleted: r.deleted, ending: r.ending })));
   }
 
-  /** Replaces one parked message by its edited copy on its source queue, with an audit header. */
+  /**
+   * Replays one parked message with the body's changes applied (`{ body?, headers?: { set?, remove? } }`),
+   * with an audit header; an edit that changes nothing is a plain replay (`edited: false`).
+   */
   public editReplay(queueName: string, messageId: string, body: unknown): Job {
     const queue = this.queue(queueName);
-    const edit = parseMessageEdit(body);
+    const edit = parseMessageEdit(body, this.options.retryHeader);
     return this.action('edit-replay', `message ${JSON.stringify(messageId)} of ${queue.parkingQueue}`, queue, (ctx) =>
-      editAndReplay(ctx, { messageId, edit, retryHeader: this.options.retryHeader, workQueue: queue.workQueue }).then((r) => ({ found: r.found, replayedTo: r.replayedTo, refused: r.refused, ending: r.ending })));
+      editAndReplay(ctx, { messageId, edit, retryHeader: this.options.retryHeader, workQueue: queue.workQueue }).then((r) => ({ found: r.found, replayedTo: r.replayedTo, edited: r.edited, refused: r.refused, ending: r.ending })));
   }
 
   private action(kind: string, label: string, queue: ConsoleQueue, run: (ctx: CommandContext) => Promise<unknown>): Job {

@@ -1,60 +1,52 @@
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Message } from 'amqplib';
 import type { Copy } from '../message/copy-message.js';
 import { walkReported, type CommandContext, type WalkResult } from '../parked/context.js';
 import { replayCopy } from '../parked/copies.js';
 import { replayDestination } from '../parked/replay.js';
 import { toParkedView, type Parked } from '../parked/parked-view.js';
-import { ConsoleInputError } from './errors.js';
-
-/** The audit header an edited message carries: `edited-at=<ISO time>; original-body-sha256=<hex>`. */
-const EDITED_HEADER = 'boomerang-edited';
-
-/** Edited bodies above this are refused: the console is for fixing a message, not for uploads. */
-const MAX_EDITED_BODY_BYTES = 1024 * 1024;
-
-/** What an operator changed: the whole body and the whole header table (park headers are dropped on replay anyway). */
-type MessageEdit = {
-  readonly body: string;
-  readonly headers: Readonly<Record<string, string | number | boolean>>;
-};
+import { bodyEditability, EDITED_HEADER, type MessageEdit } from './message-edit.js';
 
 /**
- * Checks an edit as the browser sent it; throws a `ConsoleInputError` that names the bad part.
- * @example parseMessageEdit({ body: '{"orderId":1}', headers: { tenant: 'acme' } })
+ * The message an edit sends: `edited` with the audit header; `unchanged` when the edit changes
+ * nothing a replay sends (then it is a plain replay, without the audit header: nothing was edited);
+ * `refused` when it replaces a body the page could not have shown as text.
  */
-function parseMessageEdit(input: unknown): MessageEdit {
-  const raw = (typeof input === 'object' && input !== null ? input : {}) as { body?: unknown; headers?: unknown };
-  if (typeof raw.body !== 'string') throw new ConsoleInputError('the edit needs `body`, the new body as text');
-  if (Buffer.byteLength(raw.body) > MAX_EDITED_BODY_BYTES) throw new ConsoleInputError(`the edited body is ${Buffer.byteLength(raw.body)} bytes; at most ${MAX_EDITED_BODY_BYTES} are accepted`);
-  if (typeof raw.headers !== 'object' || raw.headers === null || Array.isArray(raw.headers)) throw new ConsoleInputError('the edit needs `headers`, an object of header names to text, number or true/false');
-  for (const [name, value] of Object.entries(raw.headers)) {
-    if (!['string', 'number', 'boolean'].includes(typeof value)) throw new ConsoleInputError(`header ${JSON.stringify(name)} must be text, a number or true/false; got ${JSON.stringify(value)}`);
-    if (name === '' || Buffer.byteLength(name) > 255) throw new ConsoleInputError(`header name ${JSON.stringify(name)} must be 1 to 255 bytes`);
+type EditedCopy = { readonly kind: 'edited' | 'unchanged'; readonly copy: Copy } | { readonly kind: 'refused'; readonly reason: string };
+
+/**
+ * The edit applied onto the parked message, then treated as a replay (park and broker headers
+ * removed, retry count reset): every header kept unless removed, the body kept byte for byte unless
+ * replaced. An edited copy carries the audit header: when, and a hash of the original body.
+ */
+function editedCopy(message: Parked, edit: MessageEdit, options: { readonly retryHeader: string; readonly nowMs: number }): EditedCopy {
+  if (edit.body !== undefined) {
+    const editability = bodyEditability(message);
+    if (!editability.editable) return { kind: 'refused', reason: `the parked body cannot be replaced from the console: ${editability.reason}` };
   }
-  return { body: raw.body, headers: raw.headers as MessageEdit['headers'] };
-}
-
-/**
- * The edited message ready for its work queue: the new body and headers, treated as a replay
- * (park and broker headers removed, retry count reset), plus the audit header recording when it
- * was edited and a hash of the original body.
- */
-function editedCopy(message: Parked, edit: MessageEdit, options: { readonly retryHeader: string; readonly nowMs: number }): Copy {
-  const edited: Parked = { ...message, content: Buffer.from(edit.body, 'utf8'), properties: { ...message.properties, headers: { ...edit.headers } } };
-  const copy = replayCopy(edited, { retryHeader: options.retryHeader, keepCount: false });
+  const headers: Record<string, unknown> = { ...message.properties.headers };
+  for (const name of edit.remove) delete headers[name];
+  Object.assign(headers, edit.set);
+  const content = edit.body === undefined ? message.content : Buffer.from(edit.body, 'utf8');
+  const replay = { retryHeader: options.retryHeader, keepCount: false };
+  const plain = replayCopy(message, replay);
+  const copy = replayCopy({ ...message, content, properties: { ...message.properties, headers } }, replay);
+  if (content.equals(message.content) && isDeepStrictEqual(copy.options.headers, plain.options.headers)) return { kind: 'unchanged', copy: plain };
   const hash = createHash('sha256').update(message.content).digest('hex');
   const audit = `edited-at=${new Date(options.nowMs).toISOString()}; original-body-sha256=${hash}`;
-  return { content: copy.content, options: { ...copy.options, headers: { ...copy.options.headers, [EDITED_HEADER]: audit } } };
+  return { kind: 'edited', copy: { content: copy.content, options: { ...copy.options, headers: { ...copy.options.headers, [EDITED_HEADER]: audit } } } };
 }
 
 /** What {@link editAndReplay} did. */
 type EditReplayResult = WalkResult & {
-  /** The queue the edited message went to; null when it was not found, had no source queue, was refused, or its queue does not exist. */
+  /** The queue the message went to; null when it was not found, had no source queue, was refused, or its queue does not exist. */
   readonly replayedTo: string | null;
-  /** Why it stayed parked when its boomerang-source-queue header names a queue neither the work queue nor the broker does. */
+  /** Why it stayed parked: its boomerang-source-queue header names a queue neither the work queue nor the broker does, or the edit replaces a body that is not text. */
   readonly refused?: string;
   readonly found: boolean;
+  /** False when the edit changed nothing: the message was replayed as it is, without the audit header. */
+  readonly edited: boolean;
 };
 
 /**
@@ -65,6 +57,7 @@ async function editAndReplay(ctx: CommandContext, options: { readonly messageId:
   let target: string | undefined;
   let refused: string | undefined;
   let found = false;
+  let edited = false;
   let unroutable = false;
   const progress = ctx.progress('edit and replay', () => (found ? 'found' : 'looking'));
   const result = await walkReported(ctx, progress, {
@@ -75,12 +68,18 @@ async function editAndReplay(ctx: CommandContext, options: { readonly messageId:
       const destination = replayDestination(toParkedView(message), { workQueue: options.workQueue });
       if (destination.kind === 'refused') refused = destination.refusal.reason;
       if (destination.kind !== 'queue') return { kind: 'keep' };
+      const outcome = editedCopy(message, options.edit, { retryHeader: options.retryHeader, nowMs: (ctx.now ?? Date.now)() });
+      if (outcome.kind === 'refused') {
+        refused = outcome.reason;
+        return { kind: 'keep' };
+      }
       target = destination.queue;
-      return { kind: 'move', queue: target, copy: editedCopy(message, options.edit, { retryHeader: options.retryHeader, nowMs: (ctx.now ?? Date.now)() }) };
+      edited = outcome.kind === 'edited';
+      return { kind: 'move', queue: target, copy: outcome.copy };
     },
   });
-  return { ...result, found, replayedTo: unroutable ? null : target ?? null, ...(refused === undefined ? {} : { refused }) };
+  return { ...result, found, edited, replayedTo: unroutable ? null : target ?? null, ...(refused === undefined ? {} : { refused }) };
 }
 
-export { EDITED_HEADER, editAndReplay, editedCopy, parseMessageEdit };
-export type { EditReplayResult, MessageEdit };
+export { editAndReplay, editedCopy };
+export type { EditedCopy, EditReplayResult };

@@ -5,6 +5,7 @@ import { showEntry, valueText } from '../parked/message-format.js';
 import { NATIVE_RETRY_NO, parkField, type BoomerangField } from '../parked/park-fields.js';
 import { toParkedView } from '../parked/parked-view.js';
 import { listEntry } from '../parked/table.js';
+import { editStart } from './message-edit.js';
 
 const KEEP = { kind: 'keep' } as const;
 
@@ -57,12 +58,13 @@ function attemptHistory(headers: Readonly<Record<string, unknown>>, retryHeader:
   return steps;
 }
 
-/** Characters of the body the console shows; the edit form starts from them. */
+/** Characters of the body preview the console shows; the edit form starts from the whole text instead (`edit`). */
 const DETAIL_BODY_CHARS = 256 * 1024;
 
 /**
  * The first parked message with this id, in full for the message view: `show --json`'s object
- * plus the error stack and the attempt history; null when no parked message has the id.
+ * plus the error stack, the attempt history and what an edit starts from (the body's exact text or
+ * why it cannot be edited, and the headers a replay sends); null when no parked message has the id.
  */
 async function readMessageDetail(ctx: CommandContext, messageId: string, retryHeader: string): Promise<WalkResult & { readonly message: Record<string, unknown> | null }> {
   let found: Message | undefined;
@@ -77,7 +79,7 @@ async function readMessageDetail(ctx: CommandContext, messageId: string, retryHe
   const stack = parkField(headers, 'errorStack');
   return {
     ...result,
-    message: { ...showEntry(found, DETAIL_BODY_CHARS), stack: stack === undefined ? null : valueText(stack), history: attemptHistory(headers, retryHeader) },
+    message: { ...showEntry(found, DETAIL_BODY_CHARS), stack: stack === undefined ? null : valueText(stack), history: attemptHistory(headers, retryHeader), edit: editStart(found, retryHeader) },
   };
 }
 

@@ -1,26 +1,23 @@
 import type { MessageProperties } from 'amqplib';
+import { bodyText } from './body-text.js';
 import { toParkedView, type Parked } from './parked-view.js';
+import { prettyJson } from './pretty-json.js';
 
 /** How `show` renders a body: pretty JSON, text, or base64 for bytes that are not UTF-8 text. */
 type BodyPreview = { readonly kind: 'json' | 'text' | 'binary'; readonly text: string; readonly bytes: number; readonly cut: boolean };
 
-/** Bodies above this are not parsed as JSON for the preview (they are still shown as text). */
+/** Bodies above this are not laid out as JSON for the preview (they are still shown as text). */
 const MAX_JSON_PARSE_BYTES = 1024 * 1024;
 
-/** The body for a human: pretty JSON when it parses, else text when it is UTF-8, else base64; at most `maxChars`. */
+/**
+ * The body for a human: JSON re-indented (every value as written), else text when it is UTF-8,
+ * else base64; at most `maxChars`.
+ */
 function previewBody(body: Buffer, maxChars: number): BodyPreview {
-  const utf8 = body.toString('utf8');
-  const isText = Buffer.from(utf8, 'utf8').equals(body) && !/[\u0000-\u0008\u000e-\u001f]/.test(utf8);
-  let kind: BodyPreview['kind'] = isText ? 'text' : 'binary';
-  let full = isText ? utf8 : body.toString('base64');
-  if (isText && body.length <= MAX_JSON_PARSE_BYTES) {
-    try {
-      full = JSON.stringify(JSON.parse(utf8), null, 2);
-      kind = 'json';
-    } catch {
-      // Not JSON: shown as text.
-    }
-  }
+  const decoded = bodyText(body);
+  const pretty = decoded.kind === 'text' && body.length <= MAX_JSON_PARSE_BYTES ? prettyJson(decoded.text) : undefined;
+  const kind: BodyPreview['kind'] = pretty !== undefined ? 'json' : decoded.kind;
+  const full = pretty ?? (decoded.kind === 'text' ? decoded.text : body.toString('base64'));
   return { kind, text: full.slice(0, maxChars), bytes: body.length, cut: full.length > maxChars };
 }
 

@@ -2,10 +2,13 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import type { Options } from 'amqplib';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleServer } from '../../shared/console/server.js';
-import { TestBroker } from '../helpers/broker.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
+import { TestBroker, uniqueName } from '../helpers/broker.js';
 import { consoleTestConfig, parkThreeKinds, startTestConsole } from '../helpers/console-fixture.js';
 import { pullUntil } from '../helpers/engine.js';
 import { launchChromium } from './chromium.js';
@@ -176,5 +179,138 @@ describe('console in Chromium', () => {
     } finally {
       attacker.close();
     }
+  });
+});
+
+/** The team's headers on every message below: `x-` ones, and a table holding a list. */
+const TEAM_HEADERS = { tenant: 'acme', 'x-custom': 'a', 'x-count': 7, meta: { a: 1, b: ['x', 2] } };
+const BIG_NUMBERS = '{"orderId":12345678901234567890,"amount":10.50}';
+const LONG_TEXT = 'line of a long text body, parked as it came\n'.repeat(7000).slice(0, 300_000);
+
+describe('Edit and replay keeps what was not edited', () => {
+  // Another client: the messages are published straight to a parking lot, as any producer could.
+  let other: TestBroker;
+  let own: ConsoleServer | undefined;
+
+  beforeAll(async () => {
+    other = await TestBroker.open();
+  });
+
+  afterEach(async () => {
+    await own?.close();
+    own = undefined;
+    await other.cleanup();
+  });
+
+  afterAll(async () => {
+    await other?.close();
+  });
+
+  /** A parking lot (quorum, as Boomerang declares it) holding one parked message; its work queue only when `withWork`. */
+  async function parkOne(body: Buffer, properties: Options.Publish, withWork = true): Promise<{ work: string; lot: string; id: string }> {
+    const work = uniqueName('edit');
+    const lot = `${work}.parked`;
+    const id = `${work}-m`;
+    other.trackQueue(work, lot, `${lot}.reader-lock`);
+    if (withWork) await other.channel.assertQueue(work, { durable: true });
+    await other.channel.assertQueue(lot, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    const channel = await other.connection.createConfirmChannel();
+    channel.sendToQueue(lot, body, {
+      persistent: true,
+      messageId: id,
+      ...properties,
+      headers: { ...TEAM_HEADERS, 'x-retry-no': 5, [BoomerangHeader.errorName]: 'PartnerDown', [BoomerangHeader.parkedAt]: new Date().toISOString(), [BoomerangHeader.sourceQueue]: work },
+    });
+    await channel.waitForConfirms();
+    await channel.close();
+    own = (await startTestConsole(work)).server;
+    await page.goto(`${own.url}#/q/${encodeURIComponent(work)}/m/${encodeURIComponent(id)}`);
+    await page.getByRole('heading', { name: 'Attempt history' }).waitFor();
+    return { work, lot, id };
+  }
+
+  /** Edit and replay with nothing changed, or with the body text changed by `change`. */
+  async function editAndReplay(change?: (text: string) => string): Promise<string> {
+    await page.getByRole('button', { name: 'Edit and replay' }).click();
+    if (change !== undefined) {
+      const body = page.getByLabel('Body');
+      await body.fill(change(await body.inputValue()));
+    }
+    await page.getByRole('button', { name: 'Replay edited message' }).click();
+    return jobEnds('edit-replay');
+  }
+
+  /** The one message on the work queue, read by the other client. */
+  async function arrived(work: string): Promise<{ content: Buffer; properties: { headers?: Record<string, unknown>; contentEncoding?: string; contentType?: string } }> {
+    const [message] = await other.drain(work, 1);
+    if (message === undefined) throw new Error(`nothing arrived on ${work}`);
+    return message;
+  }
+
+  it.each<[string, Buffer, Options.Publish, string]>([
+    ['bytes 0..255', Buffer.from(Array.from({ length: 256 }, (_, i) => i)), {}, 'its bytes are not valid UTF-8'],
+    ['a gzip body (contentEncoding gzip)', gzipSync(Buffer.from('{"orderId":42,"note":"abcdefghijklmnopqrst"}')), { contentType: 'application/json', contentEncoding: 'gzip' }, 'its content encoding is "gzip"'],
+  ])('says %s cannot be edited, and Replay sends its bytes and every header unchanged', async (_what, body, properties, reason) => {
+    // Prepare
+    const { work } = await parkOne(body, properties);
+    // Act
+    await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    await page.getByRole('button', { name: 'Replay 1' }).click();
+    expect(await jobEnds('replay')).toContain('done');
+    // Assess
+    const message = await arrived(work);
+    expect(message.content.equals(body)).toBe(true);
+    expect(message.properties.headers).toMatchObject(TEAM_HEADERS);
+    expect(message.properties.contentEncoding).toBe(properties.contentEncoding);
+    expect(await page.locator('#not-editable').innerText({ timeout: 5000 })).toContain(reason);
+  });
+
+  it.each<[string, Buffer, Options.Publish]>([
+    ['a 300,000-byte text (the preview is cut, the edit is not)', Buffer.from(LONG_TEXT), { contentType: 'text/plain' }],
+    ['JSON with big numbers and 10.50', Buffer.from(BIG_NUMBERS), { contentType: 'application/json' }],
+  ])('replays %s unedited through Edit and replay: the same bytes and every header', async (_what, body, properties) => {
+    // Prepare
+    const { work } = await parkOne(body, properties);
+    // Act
+    const job = await editAndReplay();
+    // Assess
+    expect(job).toContain('done');
+    const message = await arrived(work);
+    expect(message.content.equals(body)).toBe(true);
+    expect(message.properties.headers).toMatchObject(TEAM_HEADERS);
+    // Nothing was edited: a plain replay, without the audit header.
+    expect(job).toContain('"edited": false');
+    expect(message.properties.headers?.['boomerang-edited']).toBeUndefined();
+  });
+
+  it('shows big numbers as written, and an edit of one value changes exactly that in the bytes', async () => {
+    // Prepare
+    const { work } = await parkOne(Buffer.from(BIG_NUMBERS), { contentType: 'application/json' });
+    expect(await page.locator('pre.body').innerText()).toBe('{\n  "orderId": 12345678901234567890,\n  "amount": 10.50\n}');
+    // Act
+    const job = await editAndReplay((text) => {
+      expect(text).toBe(BIG_NUMBERS);
+      return text.replace('10.50', '11.50');
+    });
+    // Assess
+    expect(job).toContain('"edited": true');
+    const message = await arrived(work);
+    expect(message.content.equals(Buffer.from('{"orderId":12345678901234567890,"amount":11.50}'))).toBe(true);
+    expect(message.properties.headers).toMatchObject(TEAM_HEADERS);
+    const hash = createHash('sha256').update(BIG_NUMBERS).digest('hex');
+    expect(String(message.properties.headers?.['boomerang-edited'])).toMatch(new RegExp(`^edited-at=.+; original-body-sha256=${hash}$`));
+  });
+
+  it('keeps the parked original when the edited copy cannot reach its queue (no such queue): nothing is acked unconfirmed', async () => {
+    // Prepare: the work queue does not exist
+    const { lot } = await parkOne(Buffer.from(BIG_NUMBERS), { contentType: 'application/json' }, false);
+    // Act
+    const job = await editAndReplay((text) => text.replace('10.50', '11.50'));
+    // Assess
+    expect(job).toContain('"replayedTo": null');
+    const [kept] = await other.drain(lot, 1);
+    expect(kept?.content.equals(Buffer.from(BIG_NUMBERS))).toBe(true);
+    expect(kept?.properties.headers).toMatchObject(TEAM_HEADERS);
+    expect(await other.messageCount(lot)).toBe(0);
   });
 });

@@ -90,13 +90,13 @@ describe('console API', () => {
     const replayed = await finished(server, String(replay.json.id));
     const purge = await api(server, `${q}/purge`, { group: key('ValidationError'), expectedCount: 2 });
     const purged = await finished(server, String(purge.json.id));
-    const edit = await api(server, `${q}/messages/TimeoutError-0/edit-replay`, { body: '{"fixed":true}', headers: { tenant: 'globex' } });
+    const edit = await api(server, `${q}/messages/TimeoutError-0/edit-replay`, { body: '{"fixed":true}', headers: { set: { tenant: 'globex' } } });
     const edited = await finished(server, String(edit.json.id));
     // Assess
     expect([replay.status, purge.status, edit.status]).toEqual([202, 202, 202]);
     expect(replayed).toMatchObject({ state: 'done', result: { selected: 4, byQueue: { [work]: 4 } } });
     expect(purged).toMatchObject({ state: 'done', result: { deleted: 2 } });
-    expect(edited).toMatchObject({ state: 'done', result: { found: true, replayedTo: work } });
+    expect(edited).toMatchObject({ state: 'done', result: { found: true, replayedTo: work, edited: true } });
     const arrived = await broker().drain(work, 5);
     expect(arrived.map((m) => m.properties.messageId).sort()).toEqual(['PartnerDown-0', 'PartnerDown-1', 'PartnerDown-2', 'PartnerDown-3', 'TimeoutError-0']);
     const fixed = arrived.find((m) => m.properties.messageId === 'TimeoutError-0');

@@ -10,6 +10,7 @@ describe('previewBody', () => {
     ['bytes that are not UTF-8, as base64', Buffer.from([0xff, 0xfe, 0x00, 0x01]), 100, { kind: 'binary', text: '//4AAQ==', cut: false }],
     ['text with control characters, as base64', Buffer.from('a\u0001b'), 100, { kind: 'binary', text: 'YQFi', cut: false }],
     ['an empty body', Buffer.alloc(0), 100, { kind: 'text', text: '', cut: false }],
+    ['JSON numbers as written, not as a parse rounds them', Buffer.from('{"orderId":12345678901234567890,"amount":10.50}'), 100, { kind: 'json', text: '{\n  "orderId": 12345678901234567890,\n  "amount": 10.50\n}', cut: false }],
   ])('shows %s', (_what, body, max, expected) => {
     expect(previewBody(body, max)).toMatchObject({ ...expected, bytes: body.length });
   });

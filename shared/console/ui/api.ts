@@ -3,6 +3,8 @@
  * browser sends a host's cookies to all its ports), the custom header marks our own page.
  */
 
+import type { EditRequest, EditStart } from './edit-request.js';
+
 type Json = Record<string, unknown>;
 
 class ApiError extends Error {
@@ -54,9 +56,10 @@ type Depth = { name: string; depth: number | null };
 type Overview = { broker: string; queues: { name: string; work: Depth; delays: Depth[]; parking: Depth & { oldestParkedAt: string | null; groups: number; readAt: string } }[] };
 type ListEntry = { messageId: string | null; parkedAt: string | null; ageMs: number | null; attempts: number | null; errorName: string | null; errorMessage: string | null; sourceQueue: string | null; bodyBytes: number };
 type MessageList = { filter: string; matched: number; shown: number; messages: ListEntry[] };
+/** One parked message: `body` is the display preview (JSON re-indented, maybe cut); an edit starts from `edit`, the exact text. */
 type MessageDetail = {
   parked: Json; properties: Json; headers: Json; body: { kind: string; text: string; bytes: number; cut: boolean };
-  stack: string | null; history: { at: string | null; event: string }[];
+  stack: string | null; history: { at: string | null; event: string }[]; edit: EditStart;
 };
 type Counts = { total: number; visited: number; kept: number; moved: number; deleted: number; notMoved: number };
 type Job = { id: string; kind: string; label: string; state: 'running' | 'done' | 'failed'; counts: Counts | null; result: Json | null; error: string | null };
@@ -68,7 +71,7 @@ const api = {
   message: (queue: string, id: string) => call<MessageDetail>('GET', `${q(queue)}/messages/${encodeURIComponent(id)}`),
   replay: (queue: string, body: Json) => call<Job>('POST', `${q(queue)}/replay`, body),
   purge: (queue: string, body: Json) => call<Job>('POST', `${q(queue)}/purge`, body),
-  editReplay: (queue: string, id: string, body: Json) => call<Job>('POST', `${q(queue)}/messages/${encodeURIComponent(id)}/edit-replay`, body),
+  editReplay: (queue: string, id: string, body: EditRequest) => call<Job>('POST', `${q(queue)}/messages/${encodeURIComponent(id)}/edit-replay`, body),
   job: (id: string) => call<Job>('GET', `/api/jobs/${encodeURIComponent(id)}`),
 };
 

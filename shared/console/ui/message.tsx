@@ -1,16 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Job, type MessageDetail } from './api.js';
+import { editRequest, type EditRequest } from './edit-request.js';
 import { Confirm, href, JobProgress, Loading, Page, useLoad } from './shared.js';
-
-/** Headers an operator edits: the team's, as text, numbers or booleans (the broker's and the park headers go on replay anyway). */
-function editableHeaders(headers: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.startsWith('x-') || (name.startsWith('boomerang-') && !name.startsWith('boomerang-original-'))) continue;
-    if (['string', 'number', 'boolean'].includes(typeof value)) out[name] = value;
-  }
-  return out;
-}
 
 function Pairs({ entries }: { entries: Record<string, unknown> }) {
   const rows = Object.entries(entries).filter(([, v]) => v !== null && v !== undefined).sort(([a], [b]) => a.localeCompare(b));
@@ -22,29 +13,34 @@ function Pairs({ entries }: { entries: Record<string, unknown> }) {
   );
 }
 
-function EditForm({ message, onSubmit, onCancel }: { message: MessageDetail; onSubmit: (body: string, headers: Record<string, unknown>) => void; onCancel: () => void }) {
-  const [body, setBody] = useState(message.body.kind === 'binary' ? '' : message.body.text);
-  const [headers, setHeaders] = useState(JSON.stringify(editableHeaders(message.headers), null, 2));
+/**
+ * The edit form: the body's exact text (when the page can edit it) and the headers a replay sends as
+ * JSON. Only what changed is sent; everything else is replayed as it was parked.
+ */
+function EditForm({ message, onSubmit, onCancel }: { message: MessageDetail; onSubmit: (request: EditRequest) => void; onCancel: () => void }) {
+  const start = message.edit;
+  const [body, setBody] = useState(start.body.editable ? start.body.text : undefined);
+  const [headers, setHeaders] = useState(JSON.stringify(start.headers, null, 2));
   const [problem, setProblem] = useState<string | undefined>();
   const submit = (e: Event): void => {
     e.preventDefault();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(headers);
-    } catch (error) {
-      return setProblem(`The headers must be a JSON object: ${(error as Error).message}`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return setProblem('The headers must be a JSON object, such as {"tenant": "acme"}');
-    onSubmit(body, parsed as Record<string, unknown>);
+    const outcome = editRequest(start, body, headers);
+    if ('problem' in outcome) return setProblem(outcome.problem);
+    onSubmit(outcome.request);
   };
   return (
     <form class="edit" onSubmit={submit} aria-label="Edit and replay">
-      <label for="edit-body">Body</label>
-      <textarea id="edit-body" name="body" rows={12} value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
-      <label for="edit-headers">Headers (JSON; park and broker headers are dropped on replay)</label>
+      {body === undefined ? <p class="muted">The body is replayed as it is (it cannot be edited here).</p> : (
+        <>
+          <label for="edit-body">Body</label>
+          <textarea id="edit-body" name="body" rows={12} value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />
+        </>
+      )}
+      <label for="edit-headers">Headers (JSON; leave one out or set it to null to remove it)</label>
       <textarea id="edit-headers" name="headers" rows={6} value={headers} onInput={(e) => setHeaders((e.target as HTMLTextAreaElement).value)} />
+      {start.otherHeaders.length > 0 && <p class="muted">Kept as they are: {start.otherHeaders.join(', ')} (set one to null above to remove it).</p>}
       {problem !== undefined && <p role="alert" class="error">{problem}</p>}
-      <p class="muted">The replayed copy carries a <code>boomerang-edited</code> header: when it was edited and the SHA-256 of the original body.</p>
+      <p class="muted">Only what you change is applied; the park headers, the broker's and the retry count are dropped as on any replay. An edited copy carries a <code>boomerang-edited</code> header: when it was edited and the SHA-256 of the original body. With nothing changed, it is a plain replay.</p>
       <button type="submit" class="primary">Replay edited message</button>{' '}
       <button type="button" onClick={onCancel}>Cancel</button>
     </form>
@@ -72,14 +68,15 @@ function MessageView({ queue, id }: { queue: string; id: string }) {
             <button type="button" onClick={() => setMode('confirm')}>Replay</button>{' '}
             <button type="button" onClick={() => setMode('edit')}>Edit and replay</button>
           </p>
+          {!data.edit.body.editable && <p class="note" id="not-editable">The body cannot be edited here: {data.edit.body.reason}. Replay sends it unchanged; Edit and replay changes headers only.</p>}
           {mode === 'confirm' && <Confirm question={`Replay message ${id} to ${String(data.parked.sourceQueue ?? 'its source queue')}?`} action="Replay 1" onConfirm={() => api.replay(queue, { 'message-id': id, expectedCount: 1 }).then(started, failed)} onCancel={() => setMode('view')} />}
-          {mode === 'edit' && <EditForm message={data} onCancel={() => setMode('view')} onSubmit={(body, headers) => api.editReplay(queue, id, { body, headers }).then(started, failed)} />}
+          {mode === 'edit' && <EditForm message={data} onCancel={() => setMode('view')} onSubmit={(request) => api.editReplay(queue, id, request).then(started, failed)} />}
           <section><h2>Why it is parked</h2><Pairs entries={data.parked} /></section>
           <section><h2>Attempt history</h2>
             {data.history.length === 0 ? <p class="muted">(no history headers)</p> : <ol class="history">{data.history.map((s, i) => <li key={i}>{s.at !== null && <time dateTime={s.at}>{s.at}</time>} {s.event}</li>)}</ol>}
           </section>
           <section><h2>Error stack</h2>{data.stack === null ? <p class="muted">(none recorded)</p> : <pre class="stack">{data.stack}</pre>}</section>
-          <section><h2>Body <span class="muted">({data.body.bytes} bytes, {data.body.kind === 'binary' ? 'binary, as base64' : data.body.kind})</span></h2><pre class="body" tabIndex={0}>{data.body.text}{data.body.cut ? '\n…' : ''}</pre></section>
+          <section><h2>Body <span class="muted">({data.body.bytes} bytes, {data.body.kind === 'binary' ? 'binary, as base64' : data.body.kind}{data.body.cut ? `; the preview is cut${data.edit.body.editable ? ', an edit starts from the whole text' : ''}` : ''})</span></h2><pre class="body" tabIndex={0}>{data.body.text}{data.body.cut ? '\n…' : ''}</pre></section>
           <section><h2>Properties</h2><Pairs entries={data.properties} /></section>
           <section><h2>Headers</h2><Pairs entries={data.headers} /></section>
         </>
