@@ -3,7 +3,6 @@
  * there by another client, with every AMQP header type (issue 21, point 2), and one whose headers
  * are over amqplib's 64 KiB encoding buffer (point 3), which must not block the rest.
  */
-import amqp, { type GetMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { readMessageDetail, readMessageList } from '../../shared/console/parked-reads.js';
 import type { CommandContext } from '../../shared/parked/context.js';
@@ -14,65 +13,15 @@ import { purgeParked } from '../../shared/parked/purge.js';
 import { replayParked } from '../../shared/parked/replay.js';
 import { showParked } from '../../shared/parked/show.js';
 import { brokerMajor } from '../../shared/topology/delivery-limit.js';
-import { AMQP_URL, uniqueName } from '../helpers/broker.js';
+import { uniqueName } from '../helpers/broker.js';
 import { BROKER_VERSION } from '../helpers/broker-version.js';
 import { RecordingProgress } from '../helpers/fakes.js';
-import { tapRawHeaders } from '../helpers/raw-headers.js';
-import { rawPublish, rawTable, sized, type RawHeader } from '../helpers/raw-publish.js';
+import { BIG, BODY, published, readRaw, ZOO } from '../helpers/header-zoo.js';
+import { rawPublish, sized, type RawHeader } from '../helpers/raw-publish.js';
 import { useTestBroker } from '../helpers/topology.js';
-
-function bytes(...values: number[]): Buffer {
-  return Buffer.from(values);
-}
-
-function int(size: 1 | 2 | 4 | 8, value: number | bigint, signed = true): Buffer {
-  const b = Buffer.alloc(size);
-  if (size === 8) b.writeBigInt64BE(BigInt(value));
-  else if (signed) b.writeIntBE(Number(value), 0, size);
-  else b.writeUIntBE(Number(value), 0, size);
-  return b;
-}
-
-/** An IEEE 754 value of 4 (`float`) or 8 (`double`) bytes. */
-function ieee(size: 4 | 8, value: number): Buffer {
-  const b = Buffer.alloc(size);
-  if (size === 4) b.writeFloatBE(value);
-  else b.writeDoubleBE(value);
-  return b;
-}
-
-/** Every type RabbitMQ's field tables carry, with values amqplib would encode otherwise (or cannot decode exactly). */
-const ZOO: readonly RawHeader[] = [
-  ['int8', 'b', int(1, 5)],
-  ['uint8', 'B', int(1, 200, false)],
-  ['int16', 's', int(2, 5)],
-  ['uint16', 'u', int(2, 5, false)],
-  ['int32', 'I', int(4, 5)],
-  ['uint32', 'i', int(4, 5, false)],
-  ['int64', 'l', int(8, 2n ** 62n + 1n)],
-  ['float', 'f', ieee(4, 1.5)],
-  ['double', 'd', ieee(8, 0.1)],
-  ['decimal', 'D', bytes(2, 0, 0, 4, 210)],
-  ['timestamp', 'T', int(8, 1_795_334_400n)],
-  ['bool', 't', bytes(1)],
-  ['void', 'V', Buffer.alloc(0)],
-  ['bytes', 'x', sized(bytes(0, 255, 128))],
-  ['latin1', 'S', sized(bytes(0x63, 0x61, 0x66, 0xe9))],
-  ['nested', 'F', sized(rawTable([['n', 'I', int(4, 7)], ['f', 'f', ieee(4, 2.5)]]))],
-  ['list', 'A', sized(Buffer.concat([Buffer.from('s'), int(2, 3), Buffer.from('l'), int(8, 2n ** 60n)]))],
-  ['boomerang-error-name', 'S', sized(Buffer.from('PartnerDown'))],
-];
-
-/** Headers over amqplib's 65 536-byte encoding buffer (RabbitMQ takes up to its frame size, 128 KiB). */
-const BIG: readonly RawHeader[] = [
-  ['boomerang-error-name', 'S', sized(Buffer.from('TooBig'))],
-  ['padding', 'S', sized(Buffer.alloc(70_000, 'p'))],
-];
 
 /** Headers the broker sets on a delivery: they may appear, counting reads, and are not the message's. */
 const BROKER_COUNTS = new Set(['x-delivery-count', 'x-acquired-count']);
-
-const BODY = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
 const broker = useTestBroker();
 
@@ -86,31 +35,9 @@ async function run<T>(queue: string, command: (ctx: CommandContext) => Promise<T
   }
 }
 
-/** Every message of `queue`, in order, each with its raw header bytes, given back afterwards. */
-async function readRaw(queue: string): Promise<{ message: GetMessage; raw: ReadonlyMap<string, Buffer> }[]> {
-  const connection = await amqp.connect(AMQP_URL, { noDelay: true });
-  try {
-    const tap = tapRawHeaders(connection);
-    const channel = await connection.createChannel();
-    const out: { message: GetMessage; raw: ReadonlyMap<string, Buffer> }[] = [];
-    for (;;) {
-      const message = await channel.get(queue, { noAck: true });
-      if (message === false) break;
-      out.push({ message, raw: tap.last() });
-    }
-    return out;
-  } finally {
-    await connection.close();
-  }
-}
-
 /** The raw entries a delivery carries, less the broker's read counts. */
 function ownHeaders(raw: ReadonlyMap<string, Buffer>): Map<string, string> {
   return new Map([...raw].filter(([name]) => !BROKER_COUNTS.has(name)).map(([name, value]) => [name, value.toString('hex')]));
-}
-
-function published(headers: readonly RawHeader[]): Map<string, string> {
-  return new Map(headers.map(([name, tag, value]) => [name, Buffer.concat([Buffer.from(tag, 'latin1'), value]).toString('hex')]));
 }
 
 describe.each(['quorum', 'classic'] as const)('a %s parking lot read by every command', (type) => {
