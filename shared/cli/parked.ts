@@ -105,7 +105,7 @@ const stdout = GuardedOutput.of(process.stdout);
 const stderr = GuardedOutput.of(process.stderr);
 const say = (line: string): void => stdout.write(`${line}\n`);
 const note = (line: string): void => stderr.write(`${line}\n`);
-// A walk stopped half-way leaves the parking lot rotated; one killed by EPIPE also duplicated what it held.
+// A walk stopped half-way leaves a 3.x quorum lot rotated (what it held goes back behind the rest).
 stdout.onClose(() => note('stdout was closed: reading on to the end without printing, so the parking lot keeps its order (Ctrl-C stops at once)'));
 
 /**
@@ -126,7 +126,7 @@ async function setUp(values: { function?: string; queue?: string }, positionals:
 
 /** What the walk's ending means for the reader, on stderr. */
 function explainEnding(result: WalkResult): void {
-  if (result.ending === 'aborted') note(`stopped after ${result.visited} of ${result.total}: the ${result.kept} read are now behind the others (nothing lost, order rotated)`);
+  if (result.ending === 'aborted') note(`stopped after ${result.visited} of ${result.total}: the ${result.kept} read went back unchanged (nothing lost; on a RabbitMQ 3.x quorum queue they are now behind the others)`);
   if (result.ending === 'queue-shrank') note(`the queue held fewer messages than the ${result.total} counted at the start: did something else consume it?`);
 }
 

@@ -64,7 +64,7 @@ try {
   const half = { ...EVERYTHING, headers: [{ name: 'half', value: 'a' }] };
   const steps: [string, (ctx: CommandContext) => Promise<WalkCounts>, (r: WalkCounts) => boolean][] = [
     ['list', (ctx) => listParked(ctx, { filter: EVERYTHING, json: true, limit: 0 }), (r) => r.visited === COUNT && r.kept === COUNT],
-    ['replay half', (ctx) => replayParked(ctx, { filter: half, keepCount: false, dryRun: false, retryHeader: 'x-retry-no' }), (r) => r.moved === COUNT / 2],
+    ['replay half', (ctx) => replayParked(ctx, { filter: half, workQueue: sink, keepCount: false, dryRun: false, retryHeader: 'x-retry-no' }), (r) => r.moved === COUNT / 2],
     ['purge the rest', (ctx) => purgeParked(ctx, { filter: EVERYTHING, dryRun: false }), (r) => r.deleted === COUNT / 2],
   ];
   for (const [name, run, ok] of steps) {
