@@ -10,9 +10,9 @@ import { uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 const MESSAGES = 5_000;
-const BODY_BYTES = 8192;
-/** Well under the 40 MB of bodies the walk reads: holding them would show. */
-const MAX_RETAINED_BYTES = 12 * 1024 * 1024;
+const BODY_BYTES = 16_384;
+/** Well under the 80 MB of bodies the walk reads: holding them would show (16 MB was seen in a loaded full run). */
+const MAX_RETAINED_BYTES = 32 * 1024 * 1024;
 
 // A full collection before each sample, so the figure is what the walk holds, not garbage not yet collected.
 setFlagsFromString('--expose-gc');
