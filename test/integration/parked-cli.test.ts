@@ -43,7 +43,7 @@ describe('the boomerang-parked command', () => {
 
   /** The lot holds m-0 ... m-(count-1), once each, in order (the drain takes them off). */
   async function expectLotIntact(parked: string, count: number): Promise<void> {
-    const messages = await broker().drain(parked, count, 5000);
+    const messages = await broker().drain(parked, count, 15_000);
     expect(await broker().channel.get(parked, { noAck: true })).toBe(false);
     expect(messages.map((m) => String(m.properties.messageId))).toEqual(Array.from({ length: count }, (_, i) => `m-${i}`));
   }

@@ -70,7 +70,7 @@ async function run<T>(broker: TestBroker, queue: string, command: (ctx: CommandC
 
 /** Takes every message off `queue` (the test is over with it), in queue order. */
 async function contents(broker: TestBroker, queue: string, expected: number): Promise<GetMessage[]> {
-  const messages = await broker.drain(queue, expected, 3000);
+  const messages = await broker.drain(queue, expected, 15_000);
   // Nothing more than expected: a duplicate would show here.
   expect(await broker.channel.get(queue, { noAck: true })).toBe(false);
   return messages;
