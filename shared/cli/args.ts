@@ -4,13 +4,30 @@ import { GuardedOutput } from '../observability/guarded-output.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** `parseArgs` with strict checking; its errors become `UsageError`s that name the bad flag. */
-function parseCli<T extends Options>(argv: string[], options: T) {
+/**
+ * `parseArgs` with strict checking; its errors become `UsageError`s that name the bad flag.
+ * `renamed` maps an old flag to its new name: the old spelling is read as the new one, with a note
+ * on stderr (`--queue` named the parking queue for `parked` but the work queue elsewhere).
+ */
+function parseCli<T extends Options>(argv: string[], options: T, renamed: Readonly<Record<string, string>> = {}) {
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    return parseArgs({ args: renameFlags(argv, renamed), options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** `argv` with each old flag of `renamed` spelled by its new name (`--old v`, `--old=v`), saying so once on stderr. */
+function renameFlags(argv: readonly string[], renamed: Readonly<Record<string, string>>): string[] {
+  const said = new Set<string>();
+  return argv.map((arg) => {
+    const [flag, ...value] = arg.split('=');
+    const now = flag?.startsWith('--') ? renamed[flag.slice(2)] : undefined;
+    if (now === undefined || flag === undefined) return arg;
+    if (!said.has(flag)) GuardedOutput.of(process.stderr).write(`${flag} is now --${now} (the old name still works)\n`);
+    said.add(flag);
+    return [`--${now}`, ...value].join('=');
+  });
 }
 
 /** A whole number flag within [min, max]. */

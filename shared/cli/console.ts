@@ -11,7 +11,7 @@ import { asUsage, intFlag, parseCli, runCli } from './args.js';
 import { UsageError } from '../errors.js';
 import { GuardedOutput } from '../observability/guarded-output.js';
 
-const USAGE = `Usage: npm run console -- [--function <name>]... | [--queue <work-queue>]... [--host <address>] [--port <n>] [--rate <n/s>]
+const USAGE = `Usage: npm run console -- [--function <name>]... | [--work-queue <name>]... [--host <address>] [--port <n>] [--rate <n/s>]
 
 The parking lot in a browser: queue depths, failures grouped by cause, each message in full; replay
 a message, a group or a filtered selection, purge a group, edit and replay a message. It shows every
@@ -22,8 +22,9 @@ confirmed and rate-limited. The last line it prints is the URL to open, with a r
 no data and no action without it.
 
   --function <name>  show this declared queue only (repeatable; default: every declared queue)
-  --queue <name>     show this work queue, configured by the environment alone (repeatable; WORK_QUEUE,
-                     PARKING_QUEUE...), instead of the declared queues
+  --work-queue <name>  show this work queue, configured by the environment alone (repeatable;
+                     WORK_QUEUE, PARKING_QUEUE...), instead of the declared queues (the old name
+                     --queue still works)
   --host <address>   interface to listen on (default 127.0.0.1: this machine only)
   --port <n>         port (default: a free one)
   --rate <n>[/s|/m]  replay rate when the page asks for none (default 50/s)`;
@@ -32,7 +33,7 @@ const stderr = GuardedOutput.of(process.stderr);
 const say = (line: string): void => GuardedOutput.of(process.stdout).write(`${line}\n`);
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { function: { type: 'string', multiple: true }, queue: { type: 'string', multiple: true }, host: { type: 'string' }, port: { type: 'string' }, rate: { type: 'string' } });
+  const { values, positionals } = parseCli(argv, { function: { type: 'string', multiple: true }, 'work-queue': { type: 'string', multiple: true }, host: { type: 'string' }, port: { type: 'string' }, rate: { type: 'string' } }, { queue: 'work-queue' });
   if (values.help) {
     say(USAGE);
     return 0;
@@ -42,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   const rate = values.rate === undefined ? undefined : parseRatePerSecond(values.rate);
   if (values.rate !== undefined && rate === undefined) throw new UsageError(`--rate must be a positive number of messages, such as 50, 50/s or 300/m; got ${JSON.stringify(values.rate)}`);
   const host = values.host ?? '127.0.0.1';
-  const { config, queues } = await consoleQueues(values, process.env);
+  const { config, queues } = await consoleQueues({ function: values.function, queue: values['work-queue'] }, process.env);
   const broker = configBroker(config);
   const service = new ConsoleService({ queues, broker, retryHeader: config.retryHeader, defaultReplayRatePerSecond: rate });
   const server = await startConsoleServer({ service, assets: await buildConsoleAssets(), host, port });
@@ -61,12 +62,12 @@ async function main(argv: string[]): Promise<number> {
 
 /**
  * The queues to show, read before anything connects (a bad value is a `UsageError`, exit 2): those
- * `--queue` names (the environment's config), else those `--function` picks, else every declared
+ * `--work-queue` names (the environment's config), else those `--function` picks, else every declared
  * queue; with the config whose connection settings (environment-only) reach the broker.
  */
 async function consoleQueues(flags: { readonly function?: string[]; readonly queue?: string[] }, env: Env): Promise<{ config: Config; queues: ConsoleQueue[] }> {
   if (flags.queue !== undefined) {
-    if (flags.function !== undefined) throw new UsageError('--queue and --function go separately: --function shows declared queues (functions/), --queue work queues configured by the environment alone');
+    if (flags.function !== undefined) throw new UsageError('--work-queue and --function go separately: --function shows declared queues (functions/), --work-queue work queues configured by the environment alone');
     const config = await asUsage(() => loadConfig(env));
     return { config, queues: await asUsage(() => consoleQueuesFromConfig(config, flags.queue)) };
   }

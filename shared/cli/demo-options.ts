@@ -72,7 +72,7 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   const failureRate = fractionFlag('failure-rate', flags['failure-rate'], 1 - PERMANENT_FAILURE_RATE) ?? 0.4;
   const queue = flags.queue ?? DEMO_QUEUE;
   if (!queue.startsWith(DEMO_QUEUE)) {
-    throw new UsageError(`--queue must start with "${DEMO_QUEUE}": the demo deletes and recreates its queues, so it only touches its own; got ${JSON.stringify(queue)}`);
+    throw new UsageError(`--work-queue must start with "${DEMO_QUEUE}": the demo deletes and recreates its queues, so it only touches its own; got ${JSON.stringify(queue)}`);
   }
   const declared = queues ?? (await asUsage(() => loadDeclaredQueues({ env })));
   const chosen = await asUsage(() => pickQueue(declared, flags.function ?? DEFAULT_DEMO_FUNCTION));

@@ -12,7 +12,7 @@ import { UsageError } from '../errors.js';
 
 const USAGE = `Usage: npm run invoke -- pull  --function <name> [--budget-ms <n>]
        npm run invoke -- event --function <name> --event <file.json> [--budget-ms <n>]
-       npm run invoke -- pull|event --handler <module> [--queue <name>] [--event <file.json>] [--budget-ms <n>]
+       npm run invoke -- pull|event --handler <module> [--work-queue <name>] [--event <file.json>] [--budget-ms <n>]
 
 Runs one invocation of a function locally, as the cloud would run it, against the broker in AMQP_URL
 (default ${DEFAULTS.amqpUrl.replace(/:[^:@/]*@/, ':***@')}), or the one AMQP_SECRET_ID describes.
@@ -27,8 +27,9 @@ Runs one invocation of a function locally, as the cloud would run it, against th
   --event <file>       the aws:rmq event (JSON) for 'event'; its keys name the queues ("<queue>::<vhost>")
   --handler <module>   instead of --function: a module exporting handle(message, context) or a default
                        function, configured by the environment alone (WORK_QUEUE, MAX_RETRIES...)
-  --queue <name>       with --handler: the work queue (default: WORK_QUEUE, else ${DEFAULTS.workQueue}); with
-                       'event' it only decides which event queue parks into PARKING_QUEUE
+  --work-queue <name>  with --handler: the work queue (default: WORK_QUEUE, else ${DEFAULTS.workQueue}); with
+                       'event' it only decides which event queue parks into PARKING_QUEUE (the old
+                       name --queue still works)
   --budget-ms <n>      the invocation's time budget (default: BUDGET_MS, else ${DEFAULTS.budgetMs})
   -h, --help           this text
 
@@ -42,10 +43,10 @@ async function main(): Promise<number> {
   const { values, positionals } = parseCli(process.argv.slice(2), {
     function: { type: 'string' },
     handler: { type: 'string' },
-    queue: { type: 'string' },
+    'work-queue': { type: 'string' },
     'budget-ms': { type: 'string' },
     event: { type: 'string' },
-  });
+  }, { queue: 'work-queue' });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -57,11 +58,11 @@ async function main(): Promise<number> {
   if (mode === 'pull' && values.event !== undefined) throw new UsageError('--event is for the event function only');
   const budgetFlag = intFlag('budget-ms', values['budget-ms'], 100);
   if (values.handler !== undefined && values.function !== undefined) throw new UsageError('--handler and --function go separately: --function runs a declared queue with its own handler');
-  if (values.handler === undefined && values.queue !== undefined) throw new UsageError('--queue goes with --handler; a declared queue (--function) consumes the work queue set in its file');
+  if (values.handler === undefined && values['work-queue'] !== undefined) throw new UsageError('--work-queue goes with --handler; a declared queue (--function) consumes the work queue set in its file');
   // Everything the invocation is given, read before it starts: a bad value is bad input (exit 2).
   const target = values.handler === undefined
     ? await singleTarget({ function: values.function }, process.env, mode)
-    : { ...(await singleTarget({ queue: values.queue ?? process.env.WORK_QUEUE ?? DEFAULTS.workQueue }, process.env, mode)), handler: await asUsage(() => loadHandler(values.handler as string)) };
+    : { ...(await singleTarget({ queue: values['work-queue'] ?? process.env.WORK_QUEUE ?? DEFAULTS.workQueue }, process.env, mode)), handler: await asUsage(() => loadHandler(values.handler as string)) };
   const { config } = target;
   const handler = target.handler as NonNullable<typeof target.handler>;
   const event = mode === 'event' ? await asUsage(() => readEvent(values.event as string)) : undefined;

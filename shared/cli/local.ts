@@ -18,7 +18,7 @@ import { buildTopologyPlan } from '../topology/plan.js';
 import { parseCli, runCli } from './args.js';
 import { UsageError } from '../errors.js';
 
-const USAGE = `Usage: npm run local [-- --function <name>] [--messages <n>] [--failure-rate <0..0.98>] [--interval-ms <n>] [--queue <name>]
+const USAGE = `Usage: npm run local [-- --function <name>] [--messages <n>] [--failure-rate <0..0.98>] [--interval-ms <n>] [--work-queue <name>]
 
 The whole job end to end on this machine: makes sure RabbitMQ runs (starts a local rabbitmq-server
 if it is installed), resets the demo's queues (deletes and recreates the work queue, its parking lot
@@ -34,7 +34,8 @@ function every couple of seconds as a scheduler would, until everything settled.
   --failure-rate <r>    fraction of provider answers that fail transiently (default 0.4; 2 % more
                         fail for good, so at most 0.98)
   --interval-ms <n>     time between invocations, 100 to 60000 (default 2000)
-  --queue <name>        the demo's work queue; it must start with ${DEMO_QUEUE} (default ${DEMO_QUEUE})
+  --work-queue <name>   the demo's work queue; it must start with ${DEMO_QUEUE} (default ${DEMO_QUEUE};
+                        the old name --queue still works)
   -h, --help            this text
 
 Any variable the queue's file leaves to the environment applies too (MAX_RETRIES, BACKOFF_INITIAL_MS,
@@ -46,14 +47,14 @@ async function main(): Promise<number> {
     messages: { type: 'string' },
     'failure-rate': { type: 'string' },
     'interval-ms': { type: 'string' },
-    queue: { type: 'string' },
-  });
+    'work-queue': { type: 'string' },
+  }, { queue: 'work-queue' });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { messages, failureRate, intervalMs, name, handler, feed, config, plan, ownQueues } = await demoOptions(values, process.env);
+  const { messages, failureRate, intervalMs, name, handler, feed, config, plan, ownQueues } = await demoOptions({ ...values, queue: values['work-queue'] }, process.env);
   const demoQueue = config.workQueue;
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   const log = createLogger({ level: logLevelFrom(process.env.LOG_LEVEL ?? 'error') });

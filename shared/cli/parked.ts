@@ -16,7 +16,8 @@ import { GuardedOutput } from '../observability/guarded-output.js';
 
 const QUEUE_USAGE = `  --function <name>       the parking lot of this queue declared in functions/ (as its file and the
                           environment configure it)
-  --queue <name>          the parking queue (default: PARKING_QUEUE, else <WORK_QUEUE>.parked)`;
+  --parking-queue <name>  the parking queue (default: PARKING_QUEUE, else <WORK_QUEUE>.parked; the
+                          old name --queue still works)`;
 
 const USAGE = `Usage: npm run parked -- <command> [options]      (installed: boomerang-parked <command> [options])
 
@@ -34,7 +35,7 @@ the read ends (nothing is re-published); see docs/operations.md for what the bro
 Run a command with --help for its options. Exit codes: 0 done, 1 failed (or some messages stayed
 parked that were asked for), 2 bad usage (a flag, or an environment variable such as PARKING_QUEUE).`;
 
-const LIST_USAGE = `Usage: npm run parked -- list [filters] [--json] [--limit <n>] [--function <name> | --queue <name>]
+const LIST_USAGE = `Usage: npm run parked -- list [filters] [--json] [--limit <n>] [--function <name> | --parking-queue <name>]
 
 Prints the parked messages that match: message id, age, attempts, error name, error message (cut)
 and routing key. The whole parking lot is read once, whatever --limit says, so that every match is counted.
@@ -45,7 +46,7 @@ ${QUEUE_USAGE}
 
 ${FILTER_USAGE}`;
 
-const GROUPS_USAGE = `Usage: npm run parked -- groups [filters] [--json] [--function <name> | --queue <name>]
+const GROUPS_USAGE = `Usage: npm run parked -- groups [filters] [--json] [--function <name> | --parking-queue <name>]
 
 Groups the parked messages by cause: error name, error message (numbers, ids, URLs, e-mail
 addresses and times collapsed) and source queue. Prints each group's count, first and last park time and a sample, largest first,
@@ -56,7 +57,7 @@ ${QUEUE_USAGE}
 
 ${FILTER_USAGE}`;
 
-const SHOW_USAGE = `Usage: npm run parked -- show <messageId> [--json] [--body-chars <n>] [--function <name> | --queue <name>]
+const SHOW_USAGE = `Usage: npm run parked -- show <messageId> [--json] [--body-chars <n>] [--function <name> | --parking-queue <name>]
 
 Prints a parked message's properties, headers (error, stack, attempts, park reason, source queue...)
 and a body preview, pretty when it is JSON.
@@ -65,7 +66,7 @@ and a body preview, pretty when it is JSON.
   --body-chars <n>        characters of the body to show (default 4000)
 ${QUEUE_USAGE}`;
 
-const REPLAY_USAGE = `Usage: npm run parked -- replay [filters] [--to <queue>] [--keep-count] [--limit <n>] [--rate <n/s>] [--dry-run] [--function <name> | --queue <name>]
+const REPLAY_USAGE = `Usage: npm run parked -- replay [filters] [--to <queue>] [--keep-count] [--limit <n>] [--rate <n/s>] [--dry-run] [--function <name> | --parking-queue <name>]
 
 Puts parked messages back on their source queue, one at a time: the boomerang-source-queue header
 when it names the work queue of this parking lot (or the queue the broker dead-lettered the message
@@ -84,7 +85,7 @@ ${QUEUE_USAGE}
 
 ${FILTER_USAGE}`;
 
-const PURGE_USAGE = `Usage: npm run parked -- purge [filters] [--limit <n>] [--dry-run] [--yes] [--function <name> | --queue <name>]
+const PURGE_USAGE = `Usage: npm run parked -- purge [filters] [--limit <n>] [--dry-run] [--yes] [--function <name> | --parking-queue <name>]
 
 Deletes the parked messages that match; the others stay parked, in order. For retention, run it
 on a schedule with --older-than <age> --yes (say, --older-than 14d), or set deploy.retention in the
@@ -99,7 +100,9 @@ ${QUEUE_USAGE}
 ${FILTER_USAGE}`;
 
 const USAGES: Readonly<Record<string, string>> = { list: LIST_USAGE, groups: GROUPS_USAGE, show: SHOW_USAGE, replay: REPLAY_USAGE, purge: PURGE_USAGE };
-const COMMON = { function: { type: 'string' }, queue: { type: 'string' } } as const;
+const COMMON = { function: { type: 'string' }, 'parking-queue': { type: 'string' } } as const;
+/** `--queue` named the parking queue here but the work queue in the other commands. */
+const RENAMED = { queue: 'parking-queue' } as const;
 
 const stdout = GuardedOutput.of(process.stdout);
 const stderr = GuardedOutput.of(process.stderr);
@@ -110,18 +113,18 @@ stdout.onClose(() => note('stdout was closed: reading on to the end without prin
 
 /**
  * The config and the parking queue a command acts on: the declared queue `--function` names (its
- * file's options, then the environment), else the environment's; `--queue` names the parking queue.
+ * file's options, then the environment), else the environment's; `--parking-queue` names the parking queue.
  */
-async function setUp(values: { function?: string; queue?: string }, positionals: string[], allowed = 0): Promise<{ config: Config; queue: string }> {
+async function setUp(values: { function?: string; 'parking-queue'?: string }, positionals: string[], allowed = 0): Promise<{ config: Config; queue: string }> {
   if (positionals.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])}`);
   const name = values.function;
-  if (name !== undefined && values.queue !== undefined) {
-    throw new UsageError(`--queue and --function go separately: --function ${name} reads the parking lot its file configures; --queue names a parking queue yourself`);
+  if (name !== undefined && values['parking-queue'] !== undefined) {
+    throw new UsageError(`--parking-queue and --function go separately: --function ${name} reads the parking lot its file configures; --parking-queue names a parking queue yourself`);
   }
   const config = name === undefined
     ? await asUsage(() => loadConfig())
     : await asUsage(async () => pickQueue(await loadDeclaredQueues(), name).loadConfig(process.env, 'pull'));
-  return { config, queue: values.queue ?? config.parkingQueue };
+  return { config, queue: values['parking-queue'] ?? config.parkingQueue };
 }
 
 /** What the walk's ending means for the reader, on stderr. */
@@ -131,7 +134,7 @@ function explainEnding(result: WalkResult): void {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, json: { type: 'boolean' }, limit: { type: 'string' } });
+  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, json: { type: 'boolean' }, limit: { type: 'string' } }, RENAMED);
   if (values.help) return help(LIST_USAGE);
   const filter = filterFromFlags(values);
   const limit = intFlag('limit', values.limit, 1);
@@ -144,7 +147,7 @@ async function list(argv: string[]): Promise<number> {
 }
 
 async function groups(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, json: { type: 'boolean' } });
+  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, json: { type: 'boolean' } }, RENAMED);
   if (values.help) return help(GROUPS_USAGE);
   const filter = filterFromFlags(values);
   const { config, queue } = await setUp(values, positionals);
@@ -158,7 +161,7 @@ async function groups(argv: string[]): Promise<number> {
 }
 
 async function show(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { ...COMMON, json: { type: 'boolean' }, 'body-chars': { type: 'string' } });
+  const { values, positionals } = parseCli(argv, { ...COMMON, json: { type: 'boolean' }, 'body-chars': { type: 'string' } }, RENAMED);
   if (values.help) return help(SHOW_USAGE);
   const [messageId] = positionals;
   if (messageId === undefined) throw new UsageError('say which message to show: show <messageId>');
@@ -174,7 +177,7 @@ async function show(argv: string[]): Promise<number> {
 async function replay(argv: string[]): Promise<number> {
   const { values, positionals } = parseCli(argv, {
     ...COMMON, ...FILTER_OPTIONS, to: { type: 'string' }, 'keep-count': { type: 'boolean' }, limit: { type: 'string' }, rate: { type: 'string' }, 'dry-run': { type: 'boolean' },
-  });
+  }, RENAMED);
   if (values.help) return help(REPLAY_USAGE);
   const filter = filterFromFlags(values);
   const limit = intFlag('limit', values.limit, 1);
@@ -201,7 +204,7 @@ async function replay(argv: string[]): Promise<number> {
 }
 
 async function purge(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, limit: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } });
+  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, limit: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } }, RENAMED);
   if (values.help) return help(PURGE_USAGE);
   const filter = filterFromFlags(values);
   const limit = intFlag('limit', values.limit, 1);

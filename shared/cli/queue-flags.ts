@@ -11,22 +11,22 @@ type QueueTarget = {
   /** The declared queue's name, or the work queue for an environment-only target. */
   readonly label: string;
   readonly config: Config;
-  /** Undefined for an environment-only target (`--queue`). */
+  /** Undefined for an environment-only target (`--work-queue`). */
   readonly queue: DeclaredQueue | undefined;
 };
 
-/** `--function <name>` and `--queue <name>`, as node:util parseArgs gives them. */
+/** `--function <name>` and `--work-queue <name>` (as `queue`). */
 type QueueFlags = { readonly function?: string; readonly queue?: string };
 
 /**
  * The queues a CLI acts on, read before anything connects (a bad value is a `UsageError`, exit 2):
- * `--function <name>` one declared queue; `--queue <name>` a work queue configured by the environment
+ * `--function <name>` one declared queue; `--work-queue <name>` a work queue configured by the environment
  * alone (WORK_QUEUE, MAX_RETRIES...), as before queues were declared; neither: every declared queue.
  * @example const targets = await queueTargets({ function: 'webhooks' }, process.env, 'pull');
  */
 async function queueTargets(flags: QueueFlags, env: Env, mode: Mode = 'pull'): Promise<QueueTarget[]> {
   if (flags.function !== undefined && flags.queue !== undefined) {
-    throw new UsageError(`--queue and --function go separately: --function ${flags.function} consumes the work queue set in its file; --queue runs a queue configured by the environment alone`);
+    throw new UsageError(`--work-queue and --function go separately: --function ${flags.function} consumes the work queue set in its file; --work-queue runs a queue configured by the environment alone`);
   }
   if (flags.queue !== undefined) {
     const config = await asUsage(() => loadConfig({ ...env, WORK_QUEUE: flags.queue }, mode === 'event' ? DEFAULTS.eventFunctionName : DEFAULTS.functionName));

@@ -21,7 +21,7 @@ import { UsageError } from '../errors.js';
 import { mergeDefinitions } from './merge-definitions.js';
 import { type QueueTarget, queueTargets } from './queue-flags.js';
 
-const USAGE = `Usage: npm run topology -- <apply|verify|export> [--function <name> | --queue <name>] [--out <file>] [--vhost <name>] [--broker-version <x.y.z>]
+const USAGE = `Usage: npm run topology -- <apply|verify|export> [--function <name> | --work-queue <name>] [--out <file>] [--vhost <name>] [--broker-version <x.y.z>]
        [--rabbitmqctl <command>]
 
 Covers every queue declared in functions/ (each file exporting \`queue\` made by defineQueue; the folder
@@ -39,7 +39,8 @@ is BOOMERANG_FUNCTIONS_DIR when set), each with its own options, in one command.
            leaves an existing queue alone even when its arguments differ: run verify afterwards.
 
   --function <name>  only this declared queue
-  --queue <name>   instead: one work queue configured by the environment alone (WORK_QUEUE, MAX_RETRIES...)
+  --work-queue <name>  instead: one work queue configured by the environment alone (WORK_QUEUE,
+                   MAX_RETRIES...; the old name --queue still works)
   --out <file>     export: write here instead of stdout
   --vhost <name>   export: the vhost of every entity (default: AMQP_VHOST with AMQP_SECRET_ID, else
                    the vhost of the first AMQP_URL, else /)
@@ -59,7 +60,7 @@ version and the modes that work there.
 Exit codes: 0 in order, 1 missing or different (or the broker failed or was refused), 2 bad usage.`;
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseCli(process.argv.slice(2), { function: { type: 'string' }, queue: { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' }, rabbitmqctl: { type: 'string' } });
+  const { values, positionals } = parseCli(process.argv.slice(2), { function: { type: 'string' }, 'work-queue': { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' }, rabbitmqctl: { type: 'string' } }, { queue: 'work-queue' });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -73,7 +74,7 @@ async function main(): Promise<number> {
     throw new UsageError('--out, --vhost and --broker-version are for export only');
   }
   if (command === 'export' && values.rabbitmqctl !== undefined) throw new UsageError('--rabbitmqctl is for apply and verify only');
-  const targets = await queueTargets({ function: values.function, queue: values.queue }, process.env);
+  const targets = await queueTargets({ function: values.function, queue: values['work-queue'] }, process.env);
   if (command === 'export') {
     const refused = values['broker-version'] !== undefined && targets.some((t) => t.config.delayMode === 'native') ? nativeBrokerRefusal(values['broker-version']) : undefined;
     if (refused !== undefined) throw refused;

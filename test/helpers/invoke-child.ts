@@ -34,7 +34,7 @@ type ChildInvocation = {
  * in between (`node --import tsx shared/cli/invoke.ts`), so a signal reaches the invocation itself.
  */
 function spawnInvoke(options: InvokeOptions): ChildInvocation {
-  const args = ['--import', 'tsx', 'shared/cli/invoke.ts', 'pull', '--handler', options.handler, '--queue', options.queue, '--budget-ms', String(options.budgetMs)];
+  const args = ['--import', 'tsx', 'shared/cli/invoke.ts', 'pull', '--handler', options.handler, '--work-queue', options.queue, '--budget-ms', String(options.budgetMs)];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

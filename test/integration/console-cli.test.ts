@@ -11,7 +11,7 @@ describe('npm run console', () => {
   it('prints the URL with its token as the last start-up line, never the password, and stops on Ctrl-C', async () => {
     // Prepare
     const { work } = await parkThreeKinds(broker());
-    const run = startConsole(['--queue', work]);
+    const run = startConsole(['--work-queue', work]);
     // Act
     const url = (await consoleUrl(run)) as string;
     const landing = await fetch(url, { redirect: 'manual' });
@@ -25,13 +25,13 @@ describe('npm run console', () => {
     expect(code).toBe(0);
   });
 
-  it('refuses --queue with --function, naming both (exit 2)', async () => {
+  it('refuses --work-queue with --function, naming both (exit 2)', async () => {
     // Act
-    const run = startConsole(['--queue', 'orders', '--function', 'orders']);
+    const run = startConsole(['--work-queue', 'orders', '--function', 'orders']);
     const [code] = await once(run.child, 'exit');
     // Assess
     expect(code).toBe(2);
-    expect(run.stderr()).toContain('--queue and --function go separately');
+    expect(run.stderr()).toContain('--work-queue and --function go separately');
   });
 });
 

@@ -47,7 +47,7 @@ it(`does not hold the parking lot while it reads ${MESSAGES} messages of 8 MB: i
     await setUp.waitForConfirms();
   }
   await setUp.close();
-  const run = startConsole(['--queue', work]);
+  const run = startConsole(['--work-queue', work]);
   try {
     const url = new URL((await consoleUrl(run)) as string);
     const token = url.searchParams.get('token') as string;

@@ -34,7 +34,7 @@ describe('npm run invoke -- event', () => {
     const file = join(dir, 'event.json');
     await writeFile(file, JSON.stringify(eventFor({ [config.workQueue]: fixtureMessages('local') })));
     // Act
-    const run = await invoke(['event', '--event', file, '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--queue', config.workQueue], POLICY);
+    const run = await invoke(['event', '--event', file, '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--work-queue', config.workQueue], POLICY);
     // Assess
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ received: 2, retried: 1, parked: 1 });
@@ -57,8 +57,8 @@ describe('npm run invoke: bad input', () => {
     ['a bad environment value', ['pull', '--function', 'webhooks'], { IDLE_TIMEOUT_MS: 'abc' }, 'IDLE_TIMEOUT_MS'],
     ['no --function with two declared queues', ['pull'], {}, 'say which queue to run: --function <name>; the declared queues are partner-sync, webhooks'],
     ['an unknown --function', ['pull', '--function', 'nope'], {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
-    ['--queue without --handler', ['pull', '--function', 'webhooks', '--queue', 'orders'], {}, '--queue goes with --handler'],
-    ['a bad queue name', ['pull', '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--queue', 'amq.mine'], {}, 'WORK_QUEUE must not start with "amq."'],
+    ['--work-queue without --handler', ['pull', '--function', 'webhooks', '--work-queue', 'orders'], {}, '--work-queue goes with --handler'],
+    ['a bad queue name', ['pull', '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--work-queue', 'amq.mine'], {}, 'WORK_QUEUE must not start with "amq."'],
     ['a missing --handler file', ['pull', '--handler', 'no/such/handler.ts'], {}, '--handler no/such/handler.ts: no such file'],
     ['a missing --event file', ['event', '--function', 'webhooks', '--event', 'no/such/event.json'], {}, '--event no/such/event.json: cannot read it (ENOENT)'],
     ['an --event file that is not JSON', ['event', '--function', 'webhooks', '--event', 'README.md'], {}, '--event README.md is not valid JSON'],

@@ -23,7 +23,7 @@ describe('npm run local', () => {
 
   it.each([
     [['--failure-rate', 'abc'], {}, '--failure-rate must be a number'],
-    [['--queue', 'orders'], {}, '--queue must start with "boomerang.demo"'],
+    [['--work-queue', 'orders'], {}, '--work-queue must start with "boomerang.demo"'],
     [['now'], {}, 'unexpected argument "now"'],
     [[], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
   ])('exits 2 with the usage on %j, before connecting', async (args, env, named) => {
@@ -36,14 +36,14 @@ describe('npm run local', () => {
     expect(run.stdout).toBe('');
   });
 
-  it('runs on the work queue --queue names, and says which queues it resets before it does', async () => {
+  it('runs on the work queue --work-queue names, and says which queues it resets before it does', async () => {
     // Prepare
     const queue = `boomerang.demo.${uniqueName('local')}`;
     const env = { AMQP_URL, MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '200' };
     const { ownQueues } = await demoOptions({ queue }, env);
     broker().trackQueue(...ownQueues);
     // Act
-    const run = await local(['--queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
+    const run = await local(['--work-queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
     // Assess
     expect(run.code, run.stderr).toBe(0);
     const reset = run.stdout.indexOf(`resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}`);
@@ -60,7 +60,7 @@ describe('npm run local', () => {
     const { ownQueues } = await demoOptions({ queue, function: 'partner-sync' }, env);
     broker().trackQueue(...ownQueues);
     // Act
-    const run = await local(['--function', 'partner-sync', '--queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
+    const run = await local(['--function', 'partner-sync', '--work-queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
     // Assess
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('published 3 partner-sync messages');

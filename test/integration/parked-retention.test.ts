@@ -46,14 +46,14 @@ describe('parked CLI: retention and groups', () => {
       // Act
       const run = await runParkedCli(['purge', '--function', 'orders', '--older-than', '3d', '--yes'], 'not-this-one', env);
       const unknown = await runParkedCli(['list', '--function', 'refunds'], work, env);
-      const both = await runParkedCli(['list', '--function', 'orders', '--queue', parked], work, env);
+      const both = await runParkedCli(['list', '--function', 'orders', '--parking-queue', parked], work, env);
       // Assess
       expect(run.code).toBe(0);
       expect(run.stdout.trim()).toBe('deleted 3');
       expect((await broker().drain(parked, 3)).map((m) => m.properties.messageId)).toEqual(['m-0', 'm-1', 'm-2']);
       expect([unknown.code, both.code]).toEqual([2, 2]);
       expect(unknown.stderr).toContain('--function refunds: no such queue; the declared queues are orders');
-      expect(both.stderr).toContain('--queue and --function go separately');
+      expect(both.stderr).toContain('--parking-queue and --function go separately');
     } finally {
       functions.remove();
     }

@@ -17,12 +17,12 @@ const NOWHERE = 'amqp://guest:guest@192.0.2.1:5672';
 
 describe('npm run topology', () => {
   it.each([
-    [['verify', '--queue', 'orders'], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
+    [['verify', '--work-queue', 'orders'], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
     [['verify'], { IDLE_TIMEOUT_MS: 'abc' }, 'IDLE_TIMEOUT_MS'],
     [['apply'], { RETRY_HEADER: 'x-death' }, 'RETRY_HEADER'],
-    [['verify', '--queue', 'amq.orders'], {}, 'WORK_QUEUE must not start with "amq."'],
+    [['verify', '--work-queue', 'amq.orders'], {}, 'WORK_QUEUE must not start with "amq."'],
     [['apply', '--function', 'nope'], {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
-    [['apply', '--function', 'webhooks', '--queue', 'orders'], {}, '--queue and --function go separately'],
+    [['apply', '--function', 'webhooks', '--work-queue', 'orders'], {}, '--work-queue and --function go separately'],
     [['verify'], { BOOMERANG_FUNCTIONS_DIR: '/nowhere/functions' }, 'The functions folder /nowhere/functions cannot be read (ENOENT)'],
   ])('exits 2 with the usage on a bad environment or flag (%j, %j), before connecting', async (args, env, named) => {
     // Act

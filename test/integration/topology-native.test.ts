@@ -173,7 +173,7 @@ describe.runIf(!canRunNative)(`native topology refused on RabbitMQ ${version}`, 
     // Act
     const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const env = { PATH: process.env.PATH, LOG_LEVEL: 'silent', AMQP_URL, DELAY_MODE: 'native' };
-      execFile(process.execPath, ['--import', 'tsx', 'shared/cli/topology.ts', command, '--queue', uniqueName('native')], { env, timeout: 25_000 }, (error, _stdout, stderr) => {
+      execFile(process.execPath, ['--import', 'tsx', 'shared/cli/topology.ts', command, '--work-queue', uniqueName('native')], { env, timeout: 25_000 }, (error, _stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr });
       });
     });

@@ -17,7 +17,7 @@ describe('demoOptions', () => {
     expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', ...delayQueues].sort());
   });
 
-  it('takes the work queue from --queue and never a parking lot from the environment', async () => {
+  it('takes the work queue from --work-queue and never a parking lot from the environment', async () => {
     // Act
     const options = await demoOptions({ queue: 'boomerang.demo.alice' }, { ...ENV, WORK_QUEUE: 'orders', PARKING_QUEUE: 'orders.parked' });
     // Assess
@@ -53,7 +53,7 @@ describe('demoOptions', () => {
     ['a negative failure rate', { 'failure-rate': '-0.1' }, {}, '--failure-rate'],
     ['zero messages', { messages: '0' }, {}, '--messages must be a whole number from 1 to 100000'],
     ['an interval too short', { 'interval-ms': '10' }, {}, '--interval-ms'],
-    ['a queue that is not the demo\'s', { queue: 'orders' }, {}, '--queue must start with "boomerang.demo"'],
+    ['a queue that is not the demo\'s', { queue: 'orders' }, {}, '--work-queue must start with "boomerang.demo"'],
     ['a bad environment value', {}, { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
     ['an unknown queue', { function: 'nope' }, {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
   ])('refuses %s with a usage error that names it', async (_what, flags, env, message) => {
