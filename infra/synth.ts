@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { parseCli, runCli } from '../shared/cli/args.js';
 import { UsageError } from '../shared/errors.js';
+import { formatOverrides } from '../shared/config/env-overrides.js';
 import { addBoomerangStack, prepareApp } from './app.js';
 import { loadDeclaredQueues } from '../shared/queues/declared-queues.js';
 import { buildBundles, DEFAULT_OUTDIR, formatBundles, functionEntries } from './bundles.js';
@@ -20,7 +21,8 @@ of the Boomerang stack to cdk.out/ (CDK_OUTDIR when run by the cdk CLI). Each qu
 schedules, event source mapping, log groups and alarms (parked-depth included) follow its deploy options. The context and the queues are checked first: an unknown key or a bad value exits
 1 naming it. Stack-wide context keys: ${CONTEXT_KEYS.join(', ')}
 (functionEnvironment is JSON). Deploy parameters: BrokerSecretArn, and BrokerHost (plus BrokerArn when
-a queue deploys its event function) unless createBroker=true.`;
+a queue deploys its event function) unless createBroker=true. A functionEnvironment variable that a
+queue's file replaces is named on stderr with both values (note: ...); the functions log it too.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(process.argv.slice(2), { context: { type: 'string', short: 'c', multiple: true }, 'bundle-dir': { type: 'string' } });
@@ -38,6 +40,10 @@ async function main(): Promise<number> {
   // Bad context or a bad queue file fails here, in a second, before the build.
   const queues = await loadDeclaredQueues();
   const prepared = prepareApp({ queues, context, outdir: process.env.CDK_OUTDIR ?? join(process.cwd(), 'cdk.out') });
+  // The deployed functions read functionEnvironment: a variable there that a queue's file replaces is said here, and at their cold start.
+  for (const queue of queues) {
+    for (const line of formatOverrides(queue.overrides(prepared.config.environment))) process.stderr.write(`note: functionEnvironment: ${line}\n`);
+  }
   const bundleDir = values['bundle-dir'] ?? DEFAULT_OUTDIR;
   // The template points at the bundles: build them first, so that synth never packages a stale or missing one.
   const bundles = await buildBundles({ entries: functionEntries(queues), outdir: bundleDir });

@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    // Fails the run naming each test-named queue or exchange it made and left on the broker.
+    globalSetup: ['test/helpers/leftover-check.ts'],
     // Broker tests wait on real TTLs; a few seconds each is normal.
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -60,6 +60,11 @@ type DemoOptions = {
   readonly plan: TopologyPlan;
   /** The queues the demo deletes and recreates at start: its own, never the vhost's shared ones. */
   readonly ownQueues: readonly string[];
+  /**
+   * The exchanges it deletes with them: its delay-path marker (`<queue>.delay-path.<digest>`), which
+   * vouches for the queues just deleted; exact mode's level exchanges are shared, so kept.
+   */
+  readonly ownExchanges: readonly string[];
 };
 
 /**
@@ -94,7 +99,8 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   // Exact mode's level and unroutable queues are shared by every work queue of the vhost: kept.
   const ownQueues = plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name);
-  return { messages, failureRate, intervalMs, name: chosen.name, handler: chosen.handler, feed, config, plan, ownQueues };
+  const ownExchanges = plan.marker === undefined ? [] : [plan.marker];
+  return { messages, failureRate, intervalMs, name: chosen.name, handler: chosen.handler, feed, config, plan, ownQueues, ownExchanges };
 }
 
 /** A number flag within [0, max], such as `0.4`. */

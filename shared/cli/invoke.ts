@@ -5,7 +5,7 @@ import { createPullFunction } from '../pull/pull-function.js';
 import { DEFAULTS } from '../config/config.js';
 import { ConfigError } from '../errors.js';
 import { loadHandler } from './load-handler.js';
-import { singleTarget } from './queue-flags.js';
+import { overrideNote, singleTarget } from './queue-flags.js';
 import type { Summary } from '../observability/summary.js';
 import { asUsage, intFlag, parseCli, runCli } from './args.js';
 import { UsageError } from '../errors.js';
@@ -64,6 +64,7 @@ async function main(): Promise<number> {
     ? await singleTarget({ function: values.function }, process.env, mode)
     : { ...(await singleTarget({ queue: values['work-queue'] ?? process.env.WORK_QUEUE ?? DEFAULTS.workQueue }, process.env, mode)), handler: await asUsage(() => loadHandler(values.handler as string)) };
   const { config } = target;
+  process.stderr.write(overrideNote([target]));
   const handler = target.handler as NonNullable<typeof target.handler>;
   const event = mode === 'event' ? await asUsage(() => readEvent(values.event as string)) : undefined;
   const deadline = Date.now() + (budgetFlag ?? config.budgetMs);

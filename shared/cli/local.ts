@@ -22,7 +22,8 @@ const USAGE = `Usage: npm run local [-- --function <name>] [--messages <n>] [--f
 
 The whole job end to end on this machine: makes sure RabbitMQ runs (starts a local rabbitmq-server
 if it is installed), resets the demo's queues (deletes and recreates the work queue, its parking lot
-<queue>.parked and, in tiers mode, its delay queues, with whatever they hold; it names them first),
+<queue>.parked and, in tiers mode, its delay queues, with whatever they hold, and its delay-path
+marker exchange; it names them first),
 starts a flaky local HTTP provider, publishes messages for it, and invokes the declared queue's pull
 function every couple of seconds as a scheduler would, until everything settled.
 
@@ -54,7 +55,7 @@ async function main(): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { messages, failureRate, intervalMs, name, handler, feed, config, plan, ownQueues } = await demoOptions({ ...values, queue: values['work-queue'] }, process.env);
+  const { messages, failureRate, intervalMs, name, handler, feed, config, plan, ownQueues, ownExchanges } = await demoOptions({ ...values, queue: values['work-queue'] }, process.env);
   const demoQueue = config.workQueue;
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   const log = createLogger({ level: logLevelFrom(process.env.LOG_LEVEL ?? 'error') });
@@ -65,9 +66,11 @@ async function main(): Promise<number> {
   let provider: FlakyProvider | undefined;
   try {
     // The demo owns these queues: start from empty ones so the counts below are the demo's own.
-    say(`resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}`);
+    say(`resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}; and its delay-path marker exchange ${ownExchanges.join(', ') || '(none)'}`);
     const admin = await broker.connection.createChannel();
     for (const name of ownQueues) await admin.deleteQueue(name);
+    // The marker vouches for the delay path just deleted: it goes too, and apply makes it again last.
+    for (const name of ownExchanges) await admin.deleteExchange(name);
     // The plan from the flags cannot know the broker: its version picks the parking lot's arguments.
     await applyTopology(broker.connection, buildTopologyPlan({ ...topologyOptionsFromConfig(config), brokerVersion: brokerVersionOf(broker.connection) }));
     provider = await startFlakyProvider({ failureRate, permanentFailureRate: PERMANENT_FAILURE_RATE, retryAfterSeconds: 3, latencyMs: 5 });

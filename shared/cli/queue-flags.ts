@@ -1,5 +1,6 @@
 import { type Config, DEFAULTS, loadConfig } from '../config/config.js';
 import type { Env } from '../config/env.js';
+import { type EnvOverride, formatOverrides } from '../config/env-overrides.js';
 import type { Handler } from '../message/message.js';
 import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
 import type { Mode } from '../queues/deploy-options.js';
@@ -13,6 +14,8 @@ type QueueTarget = {
   readonly config: Config;
   /** Undefined for an environment-only target (`--work-queue`). */
   readonly queue: DeclaredQueue | undefined;
+  /** The variables set but replaced by the queue's file (none for an environment-only target). */
+  readonly overrides: readonly EnvOverride[];
 };
 
 /** `--function <name>` and `--work-queue <name>` (as `queue`). */
@@ -30,11 +33,11 @@ async function queueTargets(flags: QueueFlags, env: Env, mode: Mode = 'pull'): P
   }
   if (flags.queue !== undefined) {
     const config = await asUsage(() => loadConfig({ ...env, WORK_QUEUE: flags.queue }, mode === 'event' ? DEFAULTS.eventFunctionName : DEFAULTS.functionName));
-    return [{ label: config.workQueue, config, queue: undefined }];
+    return [{ label: config.workQueue, config, queue: undefined, overrides: [] }];
   }
   const declared = await asUsage(() => loadDeclaredQueues({ env }));
   const chosen = flags.function === undefined ? declared : [await asUsage(() => pickQueue(declared, flags.function as string))];
-  return asUsage(() => chosen.map((queue) => ({ label: queue.name, config: queue.loadConfig(env, mode), queue })));
+  return asUsage(() => chosen.map((queue) => ({ label: queue.name, config: queue.loadConfig(env, mode), queue, overrides: queue.overrides(env) })));
 }
 
 /**
@@ -50,5 +53,13 @@ async function singleTarget(flags: QueueFlags, env: Env, mode: Mode): Promise<Qu
   return { ...target, handler: target.queue?.handler };
 }
 
-export { queueTargets, singleTarget };
+/**
+ * The note the CLIs print on stderr before they act: one line per variable set but replaced by its
+ * queue's file, with both values (`formatOverrides`); empty when there is none.
+ */
+function overrideNote(targets: readonly QueueTarget[]): string {
+  return targets.flatMap((t) => formatOverrides(t.overrides).map((line) => `note: ${line}\n`)).join('');
+}
+
+export { overrideNote, queueTargets, singleTarget };
 export type { QueueFlags, QueueTarget };

@@ -19,7 +19,7 @@ import { verifyTopology } from '../topology/verify.js';
 import { parseCli, runCli } from './args.js';
 import { UsageError } from '../errors.js';
 import { mergeDefinitions } from './merge-definitions.js';
-import { type QueueTarget, queueTargets } from './queue-flags.js';
+import { overrideNote, type QueueTarget, queueTargets } from './queue-flags.js';
 
 const USAGE = `Usage: npm run topology -- <apply|verify|export> [--function <name> | --work-queue <name>] [--out <file>] [--vhost <name>] [--broker-version <x.y.z>]
        [--rabbitmqctl <command>]
@@ -75,6 +75,7 @@ async function main(): Promise<number> {
   }
   if (command === 'export' && values.rabbitmqctl !== undefined) throw new UsageError('--rabbitmqctl is for apply and verify only');
   const targets = await queueTargets({ function: values.function, queue: values['work-queue'] }, process.env);
+  process.stderr.write(overrideNote(targets));
   if (command === 'export') {
     const refused = values['broker-version'] !== undefined && targets.some((t) => t.config.delayMode === 'native') ? nativeBrokerRefusal(values['broker-version']) : undefined;
     if (refused !== undefined) throw refused;

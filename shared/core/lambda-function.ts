@@ -5,6 +5,7 @@
  */
 import { functionNameFrom, type Config } from '../config/config.js';
 import type { Env } from '../config/env.js';
+import type { EnvOverride } from '../config/env-overrides.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
 import { createLogger, logLevelFrom, type LogFields, type Logger } from '../observability/logger.js';
@@ -39,6 +40,11 @@ type FunctionOptions = {
    * client's config for dynalite). @default createIdempotencyGuard, loaded only when idempotency is on
    */
   readonly idempotencyGuard?: (options: ResolvedIdempotencyOptions, log: Logger) => IdempotencyGuard | Promise<IdempotencyGuard>;
+  /**
+   * The variables set in `env` that the options in code replace (a declared queue passes its own):
+   * logged as one warning at the first invocation of the container, so none is ignored in silence. @default none
+   */
+  readonly overrides?: (env: Env) => readonly EnvOverride[];
 };
 
 /** The part of the Lambda context the functions read (Powertools' logger adds the rest it finds). */
@@ -111,6 +117,7 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
     const { lambdaLog, log } = logs();
     lambdaLog?.addContext(context);
     const invocation = { log: log.child({ requestId: context.awsRequestId }), metrics: metricsOf(service), coldStart };
+    if (coldStart) warnOverrides(log, given.overrides?.(env) ?? []);
     coldStart = false;
     const startedAt = Date.now();
     try {
@@ -132,6 +139,12 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
       throw error;
     }
   };
+}
+
+/** Once per container: a variable the queue's file replaces, set all the same, is said, never ignored in silence. */
+function warnOverrides(log: Logger, overrides: readonly EnvOverride[]): void {
+  if (overrides.length === 0) return;
+  log.warn('environment variables set but overridden by the queue\'s file: their values are not used', { overrides });
 }
 
 /** Loaded on demand: a function with idempotency off never loads Powertools Idempotency nor the store clients. */

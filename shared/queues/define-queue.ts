@@ -1,5 +1,6 @@
 import { type Config, type ConfigInCode, loadConfig, NATIVE_EVENT_REFUSAL } from '../config/config.js';
 import type { Env } from '../config/env.js';
+import { type EnvOverride, envOverrides } from '../config/env-overrides.js';
 import { createEventFunction } from '../event/event-function.js';
 import { createPullFunction } from '../pull/pull-function.js';
 import { ConfigError } from '../errors.js';
@@ -38,6 +39,8 @@ type QueueDefinition = {
   readonly code: ConfigInCode;
   /** The function's config: the options in code first, then `env`, then the defaults. */
   readonly loadConfig: (env: Env, mode?: Mode) => Config;
+  /** The variables set in `env` that the options in code replace, with both values (the CLIs print them). */
+  readonly overrides: (env: Env) => EnvOverride[];
 };
 
 /** Marks a definition; `Symbol.for`, so that a definition made by a second copy of this module is still one. */
@@ -77,17 +80,18 @@ function defineQueue(options: QueueOptions) {
   const idempotency = inCode.idempotency === undefined ? undefined : checkIdempotencyInCode(inCode.idempotency, source);
   const deploy = resolveDeploy(deployOptions, source, idempotency?.stackTable ?? false);
   const load = (env: Env, mode: Mode = 'pull'): Config => loadConfig(env, `boomerang-${name}-${mode}`, code);
+  const overrides = (env: Env) => envOverrides(env, code);
   // Every option in code checked now, against an empty environment: the variables are read at the first
   // invocation (idempotency was checked above: its store may be one only the deployed environment names).
   const checked = loadConfig({}, `boomerang-${name}-pull`, { ...code, idempotency: undefined });
   if (checked.delayMode === 'native' && deploy.modes.includes('event')) throw new ConfigError(`${source}: ${NATIVE_EVENT_REFUSAL}`);
-  const queue: QueueDefinition = Object.freeze({ name, workQueue: checked.workQueue, handler, options: Object.freeze({ ...options }), deploy, code, loadConfig: load, [DEFINITION]: true });
+  const queue: QueueDefinition = Object.freeze({ name, workQueue: checked.workQueue, handler, options: Object.freeze({ ...options }), deploy, code, loadConfig: load, overrides, [DEFINITION]: true });
   return {
     queue,
     /** The scheduled pull function of this queue (a Lambda handler). */
-    pull: createPullFunction(handler, { loadConfig: (env) => load(env, 'pull'), defaultName: `boomerang-${name}-pull` }),
+    pull: createPullFunction(handler, { loadConfig: (env) => load(env, 'pull'), overrides, defaultName: `boomerang-${name}-pull` }),
     /** The Amazon MQ event source function of this queue (a Lambda handler). */
-    event: createEventFunction(handler, { loadConfig: (env) => load(env, 'event'), defaultName: `boomerang-${name}-event` }),
+    event: createEventFunction(handler, { loadConfig: (env) => load(env, 'event'), overrides, defaultName: `boomerang-${name}-event` }),
   };
 }
 

@@ -1,14 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { nackCounts, parseBrokerVersion } from '../../shared/core/mode-settings.js';
 import { nativeBrokerRefusal } from '../../shared/topology/native-broker.js';
 
+/** The variable naming the file where `uniqueName` lists the names of this run (set by the leftover check). */
+const RUN_NAMES_FILE = 'BOOMERANG_TEST_RUN_NAMES';
+
 /** The broker the integration tests use; they fail loudly (never skip) when it does not answer. */
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
-/** A unique name for one test's queue or exchange, so parallel files and CI runs never collide. */
+/**
+ * A unique name for one test's queue or exchange, so parallel files and CI runs never collide. Under
+ * the leftover check (test/helpers/leftover-check.ts) each name is also written to the run's list, so
+ * that only this run's leftovers are blamed, not those of a run beside it on the same broker.
+ */
 function uniqueName(label = 'q'): string {
-  return `test-${label}-${randomUUID().slice(0, 8)}`;
+  const name = `test-${label}-${randomUUID().slice(0, 8)}`;
+  const list = process.env[RUN_NAMES_FILE];
+  if (list !== undefined && list !== '') appendFileSync(list, `${name}\n`);
+  return name;
 }
 
 /**
@@ -138,4 +149,4 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export { AMQP_URL, brokerVersion, nativeSupport, sleep, TestBroker, uniqueName };
+export { AMQP_URL, brokerVersion, nativeSupport, RUN_NAMES_FILE, sleep, TestBroker, uniqueName };

@@ -123,6 +123,26 @@ describe('runEvent on the broker', () => {
     await expect(invoke(config, event)).rejects.toThrow('The event comes from vhost "elsewhere"');
   });
 
+  it.each([
+    ['an aws:sqs event', (byQueue: object) => ({ ...eventFor(byQueue as Record<string, unknown[]>), eventSource: 'aws:sqs' }), 'eventSource is "aws:sqs", not "aws:rmq"'],
+    ['an event with no eventSource', (byQueue: object) => ({ rmqMessagesByQueue: eventFor(byQueue as Record<string, unknown[]>).rmqMessagesByQueue }), 'it has no eventSource'],
+    ['a key without ::vhost', (byQueue: object) => ({ ...eventFor({}), rmqMessagesByQueue: byQueue }), 'names no vhost'],
+  ])('fails the invocation on %s with EventShapeError, before any handler runs or any copy is made', async (_case, shape, problem) => {
+    // Prepare: messages that would be retried and parked, were the event read
+    const broker = testBroker();
+    const config = eventConfig();
+    await setUpTopology(broker, config);
+    let calls = 0;
+    const event = shape({ [config.workQueue]: [rmqMessage('retry', { messageId: 'r' }), rmqMessage('park', { messageId: 'p' })] });
+    // Act
+    const error = await invoke(config, event, (m) => { calls++; return byBody(m, undefined as never); }).then(() => undefined, (e: unknown) => e as Error);
+    // Assess
+    expect(error?.name).toBe('EventShapeError');
+    expect(error?.message).toContain(problem);
+    expect(calls).toBe(0);
+    expect([await broker.messageCount(config.parkingQueue), await broker.messageCount(tierQueueName(config.workQueue, 200))]).toEqual([0, 0]);
+  });
+
   it('counts the attempt the budget cut off (a retry copy), and sends the untried message back to the tail of its queue, count unchanged', async () => {
     // Prepare: one 30 s tier, so the retry copy still waits there when the test looks.
     const broker = testBroker();

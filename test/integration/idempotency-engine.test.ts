@@ -6,7 +6,7 @@ import { EventBatchError } from '../../shared/event/event-batch-error.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import type { IdempotencyGuard } from '../../shared/idempotency/guard.js';
 import type { Handler } from '../../shared/message/message.js';
-import { sleep, uniqueName } from '../helpers/broker.js';
+import { sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig, total } from '../helpers/engine.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { countedWork, dynamoDbKind, message, REMAINING_MS, redisKind, useIdempotencyStore } from '../helpers/idempotency-stores.js';
@@ -29,6 +29,15 @@ function recordingHandler(failFirst: readonly string[] = []) {
 }
 
 const countOf = (ids: readonly string[], id: string): number => ids.filter((x) => x === id).length;
+
+/** Waits until `queue` holds `count` ready messages (unconfirmed publishes land when the broker gets to them). */
+async function untilQueueHolds(broker: TestBroker, queue: string, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await broker.messageCount(queue)) < count) {
+    if (Date.now() > deadline) throw new Error(`${queue} never held ${count} messages`);
+    await sleep(10);
+  }
+}
 
 describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($name)', (kind) => {
   const log = recordingLogger('warn');
@@ -107,7 +116,7 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       expect(await fixture().records()).toBe(1);
     });
 
-    it('defers every message while the store is down, says why, stops after 3 failures in a row, and handles each once when it is back', async () => {
+    it('defers every message it took while the store is down (those arriving after the stop go back untried), says why, stops after 3 failures in a row, and handles each once when it is back', async () => {
       // Prepare
       const broker = testBroker();
       const config = testConfig({ CONCURRENCY: '1' });
@@ -115,13 +124,17 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       const recorder = recordingHandler();
       const ids = ['d1', 'd2', 'd3', 'd4', 'd5'];
       for (const id of ids) publishJson(broker, config.workQueue, { id }, { messageId: id });
+      // The publishes are not confirmed: wait until the queue holds them all, so that the invocation
+      // while the store is down has every message to take.
+      await untilQueueHolds(broker, config.workQueue, ids.length);
       const down = guard({ store: await kind.refusing() });
       // Act
       const whileDown = await pull(config, recorder.handler, down);
       const after = await pullUntil(config, recorder.handler, guard(), () => recorder.effects.length === ids.length);
-      // Assess
+      // Assess: what the prefetch brought by the stop is deferred; a delivery the broker's frames brought
+      // after it (a loaded machine reads the socket late) is given back untouched. Both are untried.
       expect(whileDown).toMatchObject({ stoppedBecause: 'idempotency-store-down', parked: 0, acked: 0, lost: 0, breakerOpened: false });
-      expect(whileDown.deferred).toBe(whileDown.received);
+      expect(whileDown.deferred + whileDown.requeued).toBe(whileDown.received);
       expect(whileDown.deferred).toBeGreaterThanOrEqual(3);
       expect(recorder.calls.slice().sort()).toEqual(ids);
       expect(total(after)).toMatchObject({ parked: 0, lost: 0 });

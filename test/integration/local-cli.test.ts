@@ -21,6 +21,16 @@ const NOWHERE = 'amqp://guest:guest@192.0.2.1:5672';
 describe('npm run local', () => {
   const broker = useTestBroker();
 
+  /** A demo work queue of the test's own, with everything the demo makes on it tracked for deletion. */
+  async function ownDemo(label: string, flags: { readonly function?: string } = {}) {
+    const queue = `boomerang.demo.${uniqueName(label)}`;
+    const env = { AMQP_URL, MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '200' };
+    const { ownQueues, ownExchanges } = await demoOptions({ ...flags, queue }, env);
+    broker().trackQueue(...ownQueues);
+    broker().trackExchange(...ownExchanges);
+    return { queue, env, ownQueues, ownExchanges };
+  }
+
   it.each([
     [['--failure-rate', 'abc'], {}, '--failure-rate must be a number'],
     [['--work-queue', 'orders'], {}, '--work-queue must start with "boomerang.demo"'],
@@ -38,27 +48,33 @@ describe('npm run local', () => {
 
   it('runs on the work queue --work-queue names, and says which queues it resets before it does', async () => {
     // Prepare
-    const queue = `boomerang.demo.${uniqueName('local')}`;
-    const env = { AMQP_URL, MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '200' };
-    const { ownQueues } = await demoOptions({ queue }, env);
-    broker().trackQueue(...ownQueues);
+    const { queue, env, ownQueues, ownExchanges } = await ownDemo('local');
     // Act
     const run = await local(['--work-queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
     // Assess
     expect(run.code, run.stderr).toBe(0);
-    const reset = run.stdout.indexOf(`resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}`);
+    const reset = run.stdout.indexOf(`resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}; and its delay-path marker exchange ${ownExchanges.join(', ')}`);
     expect(reset).toBeGreaterThanOrEqual(0);
     expect(reset).toBeLessThan(run.stdout.indexOf(`topology applied: ${queue},`));
     expect(run.stdout).toMatch(/published\s+3/);
     expect(await broker().messageCount(queue)).toBe(0);
   });
 
+  it('deletes its own delay-path marker exchange when it resets, and makes it again', async () => {
+    // Prepare: the marker as a direct exchange, which apply's fanout declaration would refuse (406) had the reset kept it
+    const { queue, env, ownExchanges } = await ownDemo('local-reset');
+    const [marker] = ownExchanges;
+    await broker().channel.assertExchange(marker as string, 'direct', { durable: true });
+    // Act
+    const run = await local(['--queue', queue, '--messages', '1', '--failure-rate', '0', '--interval-ms', '100'], env);
+    // Assess: the marker is there again, as the fanout apply declares
+    expect(run.code, run.stderr).toBe(0);
+    await expect(broker().channel.assertExchange(marker as string, 'fanout', { durable: true })).resolves.toBeDefined();
+  });
+
   it('runs the partner-sync queue with --function: its handler PUTs each record to the flaky provider', async () => {
     // Prepare
-    const queue = `boomerang.demo.${uniqueName('local-partner')}`;
-    const env = { AMQP_URL, MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '200' };
-    const { ownQueues } = await demoOptions({ queue, function: 'partner-sync' }, env);
-    broker().trackQueue(...ownQueues);
+    const { queue, env } = await ownDemo('local-partner', { function: 'partner-sync' });
     // Act
     const run = await local(['--function', 'partner-sync', '--work-queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
     // Assess

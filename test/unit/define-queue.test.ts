@@ -32,6 +32,15 @@ describe('defineQueue', () => {
     expect(queue.loadConfig({ MAX_RETRIES: 'abc', BATCH_SIZE: 'lots' }).policy.maxRetries).toBe(3);
   });
 
+  it('lists the variables an option in code replaces, with both values, an invalid one too', () => {
+    // Prepare
+    const { queue } = defineQueue({ ...BASE, name: 'qa-invoices', retry: { maxRetries: 5 } });
+    // Act
+    const overrides = queue.overrides({ MAX_RETRIES: '-1', BACKOFF_INITIAL_MS: '200' });
+    // Assess: BACKOFF_INITIAL_MS is not given in code, so it is used
+    expect(overrides).toEqual([{ variable: 'MAX_RETRIES', envValue: '-1', fileValue: '5', option: 'retry.maxRetries in defineQueue("qa-invoices")', envValueInvalid: 'MAX_RETRIES must be an integer from 0 to 1000; got "-1"' }]);
+  });
+
   it('resolves rules in code against the policy in code', () => {
     // Act
     const { queue } = defineQueue({ ...BASE, retry: { maxRetries: 4, maxDelayMs: 60_000 }, rules: [{ match: { errorName: 'Conflict' }, retry: false }, { match: { errorName: 'Busy' }, maxRetries: 9 }] });

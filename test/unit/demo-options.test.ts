@@ -15,6 +15,8 @@ describe('demoOptions', () => {
     const delayQueues = options.ownQueues.filter((name) => /^boomerang\.demo\.delay\.\d+ms$/.test(name));
     expect(delayQueues.length).toBeGreaterThan(0);
     expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', ...delayQueues].sort());
+    expect(options.ownExchanges).toEqual([options.plan.marker]);
+    expect(options.ownExchanges[0]).toMatch(/^boomerang\.demo\.delay-path\.[0-9a-f]{16}$/);
   });
 
   it('takes the work queue from --work-queue and never a parking lot from the environment', async () => {
@@ -32,6 +34,8 @@ describe('demoOptions', () => {
     const options = await demoOptions({}, ENV, [{ ...queue, file: 'functions/webhooks.ts' }]);
     // Assess
     expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked']);
+    expect(options.ownExchanges).toEqual([options.plan.marker]);
+    expect(options.plan.exchanges.length).toBeGreaterThan(0);
   });
 
   it('runs the declared queue --function names, with its handler and options, on the demo queues with demo-sized retries', async () => {

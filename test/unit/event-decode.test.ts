@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { EventShapeError } from '../../shared/errors.js';
-import { decodeEvent } from '../../shared/event/decode-event.js';
+import { decodeEvent, eventShapeProblem } from '../../shared/event/decode-event.js';
 import { decodeHeaders } from '../../shared/event/decode-headers.js';
 import { decodeMessage } from '../../shared/event/decode-message.js';
 import { parseQueueKey } from '../../shared/event/rmq-event.js';
 import { readRetryNo } from '../../shared/message/headers.js';
-import { fixtureMessages, readEventFixture } from '../fixtures/events.js';
+import { badEvents, fixtureMessages, readEventFixture } from '../fixtures/events.js';
 
 const ROUTING = { workQueue: 'orders', parkingQueue: 'orders.parking' };
 
@@ -121,11 +121,23 @@ describe('decodeMessage', () => {
   });
 });
 
+describe('eventShapeProblem', () => {
+  it.each(badEvents())('names what is wrong with %s', (_case, event, problem) => {
+    // Act & Assess
+    expect(eventShapeProblem(event)).toBe(problem);
+  });
+
+  it.each(['aws-sample', 'all-null', 'byte-headers', 'malformed', 'local'] as const)('finds nothing wrong with the %s sample', (name) => {
+    // Act & Assess
+    expect(eventShapeProblem(readEventFixture(name))).toBeUndefined();
+  });
+});
+
 describe('decodeEvent', () => {
   it('maps each event key to its queue, its vhost and its parking lot', () => {
     // Prepare
     const [message] = fixtureMessages('all-null');
-    const event = { rmqMessagesByQueue: { 'orders::/': [message], 'invoices::/': [message, message] } };
+    const event = { eventSource: 'aws:rmq', rmqMessagesByQueue: { 'orders::/': [message], 'invoices::/': [message, message] } };
     // Act
     const records = decodeEvent(event, ROUTING);
     // Assess
@@ -141,15 +153,16 @@ describe('decodeEvent', () => {
     ['a value that is not a list', { 'orders::/': { data: 'e30=' } }, 'the messages of event key "orders::/" are not a list'],
   ])('parks the content of %s into PARKING_QUEUE, never drops it', (_case, byQueue, problem) => {
     // Act
-    const records = decodeEvent({ rmqMessagesByQueue: byQueue }, ROUTING);
+    const records = decodeEvent({ eventSource: 'aws:rmq', rmqMessagesByQueue: byQueue }, ROUTING);
     // Assess
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ queue: 'orders', parkingQueue: 'orders.parking', problem });
   });
 
-  it.each([null, {}, { rmqMessagesByQueue: [] }, 'text'])('throws EventShapeError for %j, which is no aws:rmq event', (event) => {
+  it.each(badEvents())('throws EventShapeError for %s, naming what is wrong', (_case, event, problem) => {
     // Act & Assess
     expect(() => decodeEvent(event, ROUTING)).toThrow(EventShapeError);
+    expect(() => decodeEvent(event, ROUTING)).toThrow(`Not an aws:rmq event: ${problem}.`);
   });
 
   it('decodes the malformed sample into four records, three of them to park', () => {

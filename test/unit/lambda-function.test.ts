@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 import { ConfigError } from '../../shared/errors.js';
+import { envOverrides } from '../../shared/config/env-overrides.js';
 import { createLambdaFunction } from '../../shared/core/lambda-function.js';
 import { emptySummary, type Summary } from '../../shared/observability/summary.js';
 import type { InvocationMetrics } from '../../shared/observability/metrics.js';
@@ -41,6 +42,30 @@ describe('createLambdaFunction', () => {
     // Assess
     expect(made).toEqual(['redis', 'redis']);
     expect(seen).toEqual([fakeGuard, fakeGuard, undefined]);
+  });
+
+  it('warns once per container, at its first invocation, of the variables set but replaced by the queue\'s file', async () => {
+    // Prepare
+    const logger = recordingLogger('warn');
+    const env = { MAX_RETRIES: '-1', BATCH_SIZE: '7' };
+    const code = { source: 'defineQueue("qa-invoices")', retry: { maxRetries: 5 }, batchSize: 50 };
+    const invoke = createLambdaFunction(
+      { env, log: logger.log, overrides: (e) => envOverrides(e, code) },
+      { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async () => emptySummary() },
+    );
+    // Act
+    await invoke({}, context('r-1'));
+    await invoke({}, context('r-2'));
+    // Assess
+    const warnings = logger.entries().filter((e) => e.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({
+      message: "environment variables set but overridden by the queue's file: their values are not used",
+      overrides: [
+        { variable: 'BATCH_SIZE', envValue: '7', fileValue: '50' },
+        { variable: 'MAX_RETRIES', envValue: '-1', fileValue: '5', envValueInvalid: 'MAX_RETRIES must be an integer from 0 to 1000; got "-1"' },
+      ],
+    });
   });
 
   it('reads the config again at the next invocation after a bad one, then keeps it', async () => {
