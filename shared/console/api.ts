@@ -31,8 +31,8 @@ function notFound(message: string): never {
 }
 
 /**
- * Answers one API request. Bad input is a 400 naming it; a parking lot another reader holds is a
- * 409; anything else a 500 with the error's name and message (broker URLs redacted).
+ * Answers one API request. Bad input is a 400 naming it; a parking lot another reader holds, or one
+ * not declared yet, is a 409; anything else a 500 with the error's name and message (broker URLs redacted).
  */
 async function answerApi(service: ConsoleService, method: string, url: URL, body: () => Promise<Record<string, unknown>>): Promise<ApiAnswer> {
   for (const route of ROUTES) {
@@ -53,7 +53,7 @@ async function answerApi(service: ConsoleService, method: string, url: URL, body
 function failure(error: unknown): ApiAnswer {
   if (error instanceof NotFound) return { status: 404, body: { error: error.message } };
   const e = error as Error;
-  const status = e.name === 'ConsoleInputError' ? 400 : e.name === 'ParkingLotBusyError' || e.name === 'ParkedCommandError' ? 409 : 500;
+  const status = e.name === 'ConsoleInputError' ? 400 : ['ParkingLotBusyError', 'ParkedCommandError', 'QueueNotDeclaredError'].includes(e.name) ? 409 : 500;
   return { status, body: { error: redactText(`${e.name}: ${e.message}`) } };
 }
 

@@ -8,8 +8,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleServer } from '../../shared/console/server.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
+import { tempFunctionsDir } from '../fixtures/queue-files.js';
 import { TestBroker, uniqueName } from '../helpers/broker.js';
-import { consoleTestConfig, parkThreeKinds, startTestConsole } from '../helpers/console-fixture.js';
+import { consoleTestConfig, declareOneOfTwo, parkThreeKinds, startDeclaredConsole, startTestConsole } from '../helpers/console-fixture.js';
 import { pullUntil } from '../helpers/engine.js';
 import { launchChromium } from './chromium.js';
 
@@ -312,5 +313,30 @@ describe('Edit and replay keeps what was not edited', () => {
     expect(kept?.content.equals(Buffer.from(BIG_NUMBERS))).toBe(true);
     expect(kept?.properties.headers).toMatchObject(TEAM_HEADERS);
     expect(await other.messageCount(lot)).toBe(0);
+  });
+});
+
+describe('A declared queue without topology', () => {
+  it('shows every declared queue: the one without topology marked missing with the command that declares it', async () => {
+    // Prepare: two declared queues; only invoices has its topology (and nine parked messages).
+    const functions = tempFunctionsDir();
+    let own: ConsoleServer | undefined;
+    try {
+      const { undeclared } = await declareOneOfTwo(broker, functions.dir);
+      own = (await startDeclaredConsole(functions.dir)).server;
+      // Act
+      await page.goto(own.url);
+      await page.getByRole('heading', { name: 'partner-sync' }).waitFor();
+      // Assess
+      expect(await page.locator('[data-parked="invoices"]').innerText()).toBe('9');
+      await page.getByRole('link', { name: 'Failure groups of invoices' }).waitFor();
+      const missing = await page.locator('[data-missing="partner-sync"]').innerText();
+      expect(missing).toContain('npm run topology -- apply --function partner-sync');
+      expect(missing).toContain(`${undeclared}.parked`);
+      expect(await page.locator('[data-parked="partner-sync"]').innerText()).toBe('missing');
+    } finally {
+      await own?.close();
+      functions.remove();
+    }
   });
 });

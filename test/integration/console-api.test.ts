@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleServer } from '../../shared/console/server.js';
-import { KINDS, parkThreeKinds, startTestConsole, statusWithHost } from '../helpers/console-fixture.js';
+import { declareOneOfTwo, KINDS, parkThreeKinds, startDeclaredConsole, startTestConsole, statusWithHost } from '../helpers/console-fixture.js';
+import { tempFunctionsDir } from '../fixtures/queue-files.js';
 import { runParkedCli } from '../helpers/parked-cli.js';
 import { useTestBroker } from '../helpers/topology.js';
 
@@ -76,6 +77,30 @@ describe('console API', () => {
     const { json } = await api(server, '/api/overview');
     expect(String(json.broker)).not.toContain('guest:guest');
     expect(json.queues).toMatchObject([{ name: work, parking: { depth: 9, oldestParkedAt: expect.any(String) } }]);
+  });
+
+  it('shows every declared queue when one has no topology yet: that one marked missing with the command that declares it', async () => {
+    // Prepare: two declared queues; only invoices has its topology (and nine parked messages).
+    const functions = tempFunctionsDir();
+    try {
+      const { undeclared } = await declareOneOfTwo(broker(), functions.dir);
+      ({ server } = await startDeclaredConsole(functions.dir));
+      // Act
+      const overview = await api(server, '/api/overview');
+      const groups = await api(server, '/api/queues/partner-sync/groups');
+      // Assess
+      expect(overview.status).toBe(200);
+      const queues = overview.json.queues as Record<string, unknown>[];
+      expect(queues.find((q) => q.name === 'invoices')).toMatchObject({ parking: { depth: 9, groups: 3 }, missing: [], applyCommand: null, problem: null });
+      const missing = queues.find((q) => q.name === 'partner-sync');
+      expect(missing).toMatchObject({ parking: { name: `${undeclared}.parked`, depth: null, groups: null }, applyCommand: 'npm run topology -- apply --function partner-sync', problem: null });
+      expect(missing?.missing).toEqual(expect.arrayContaining([undeclared, `${undeclared}.parked`]));
+      expect(groups.status).toBe(409);
+      expect(groups.json.error).toContain('npm run topology -- apply --function partner-sync');
+      expect(groups.json.error).not.toContain('PARKING_QUEUE');
+    } finally {
+      functions.remove();
+    }
   });
 
   it('replays a group, purges another at most the confirmed count, and edits and replays one message with the audit header', async () => {

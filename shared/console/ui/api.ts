@@ -53,7 +53,11 @@ type Group = {
 };
 type GroupsReport = { queue: string; parked: number; grouped: number; groups: Group[]; readAt: string };
 type Depth = { name: string; depth: number | null };
-type Overview = { broker: string; queues: { name: string; work: Depth; delays: Depth[]; parking: Depth & { oldestParkedAt: string | null; groups: number; readAt: string } }[] };
+/** Each queue on its own: `missing` names its queues that do not exist (and `applyCommand` declares them), `problem` why its lot could not be read. */
+type Overview = {
+  broker: string;
+  queues: { name: string; work: Depth; delays: Depth[]; parking: Depth & { oldestParkedAt: string | null; groups: number | null; readAt: string | null }; missing: string[]; applyCommand: string | null; problem: string | null }[];
+};
 type ListEntry = { messageId: string | null; parkedAt: string | null; ageMs: number | null; attempts: number | null; errorName: string | null; errorMessage: string | null; sourceQueue: string | null; bodyBytes: number };
 type MessageList = { filter: string; matched: number; shown: number; messages: ListEntry[] };
 /** One parked message: `body` is the display preview (JSON re-indented, maybe cut); an edit starts from `edit`, the exact text. */
