@@ -11,7 +11,7 @@ import { editAndReplay } from './edit-replay.js';
 import { ConsoleInputError, QueueNotDeclaredError } from './errors.js';
 import { JobRegistry, type Job } from './jobs.js';
 import { parseMessageEdit } from './message-edit.js';
-import { readMessageDetail, readMessageList } from './parked-reads.js';
+import { type MessagePick, readMessageDetail, readMessageList } from './parked-reads.js';
 import { QueueLock } from './queue-lock.js';
 import { filterFromRequest } from './request-filter.js';
 
@@ -78,9 +78,10 @@ class ConsoleService {
     return { filter: describeFilter(filter), matched, shown: messages.length, messages };
   }
 
-  public async message(queueName: string, messageId: string): Promise<Record<string, unknown> | null> {
+  /** One parked message in full, by its id or (one without an id) by its position and body hash; null when it is not there. */
+  public async message(queueName: string, pick: MessagePick): Promise<Record<string, unknown> | null> {
     const queue = this.queue(queueName);
-    return (await this.walk(queue, (ctx) => readMessageDetail(ctx, messageId, this.options.retryHeader))).message;
+    return (await this.walk(queue, (ctx) => readMessageDetail(ctx, pick, this.options.retryHeader))).message;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { href, Loading, Page, Time, useLoad } from './shared.js';
+import { href, Loading, Name, Page, Time, useLoad } from './shared.js';
 
 const n = (depth: number | null): string => (depth === null ? 'missing' : String(depth));
 
@@ -19,13 +19,13 @@ function OverviewView() {
           <table>
             <thead><tr><th scope="col">Queue</th><th scope="col">Role</th><th scope="col" class="num">Messages</th></tr></thead>
             <tbody>
-              <tr><td><code>{q.work.name}</code></td><td>work queue</td><td class="num">{n(q.work.depth)}</td></tr>
-              {q.delays.map((d) => <tr key={d.name}><td><code>{d.name}</code></td><td>delay</td><td class="num">{n(d.depth)}</td></tr>)}
-              <tr class="parking"><td><code>{q.parking.name}</code></td><td>parking lot</td><td class="num" data-parked={q.name}>{n(q.parking.depth)}</td></tr>
+              <tr><td><code><Name text={q.work.name} /></code></td><td>work queue</td><td class="num">{n(q.work.depth)}</td></tr>
+              {q.delays.map((d) => <tr key={d.name}><td><code><Name text={d.name} /></code></td><td>delay</td><td class="num">{n(d.depth)}</td></tr>)}
+              <tr class="parking"><td><code><Name text={q.parking.name} /></code></td><td>parking lot</td><td class="num" data-parked={q.name}>{n(q.parking.depth)}</td></tr>
             </tbody>
           </table>
           {q.applyCommand !== null && (
-            <p class="note" data-missing={q.name}>Not declared yet: {q.missing.map((name, i) => <span key={name}>{i > 0 && ', '}<code>{name}</code></span>)}. Declare its topology with <code class="command">{q.applyCommand}</code></p>
+            <p class="note" data-missing={q.name}>Not declared yet: {q.missing.map((name, i) => <span key={name}>{i > 0 && ', '}<code><Name text={name} /></code></span>)}. Declare its topology with <code class="command">{q.applyCommand}</code></p>
           )}
           {q.problem !== null && <p role="alert" class="error">The parking lot could not be read: {q.problem}</p>}
           {q.parking.depth !== null && q.problem === null && (
