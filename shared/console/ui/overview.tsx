@@ -25,7 +25,10 @@ function OverviewView() {
             </tbody>
           </table>
           {q.applyCommand !== null && (
-            <p class="note" data-missing={q.name}>Not declared yet: {q.missing.map((name, i) => <span key={name}>{i > 0 && ', '}<code><Name text={name} /></code></span>)}. Declare its topology with <code class="command">{q.applyCommand}</code></p>
+            <p class="note" data-missing={q.name}>
+              {q.missing.length === q.delays.length + 2 ? 'None of its queues exists yet (each is marked missing above).' : <>Not declared yet: {q.missing.map((name, i) => <span key={name}>{i > 0 && ', '}<code><Name text={name} /></code></span>)}.</>}
+              {' '}Declare its topology with <code class="command">{q.applyCommand}</code>
+            </p>
           )}
           {q.problem !== null && <p role="alert" class="error">The parking lot could not be read: {q.problem}</p>}
           {q.parking.depth !== null && q.problem === null && (
