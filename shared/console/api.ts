@@ -15,7 +15,9 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: /^\/api\/overview$/, run: (s) => s.overview() },
   { method: 'GET', pattern: /^\/api\/queues\/([^/]+)\/groups$/, run: (s, [q], url) => s.groups(q as string, url.searchParams.get('refresh') === '1') },
   { method: 'GET', pattern: /^\/api\/queues\/([^/]+)\/messages$/, run: (s, [q], url) => s.messages(q as string, url.searchParams) },
-  { method: 'GET', pattern: /^\/api\/queues\/([^/]+)\/messages\/([^/]+)$/, run: async (s, [q, id]) => (await s.message(q as string, id as string)) ?? notFound(`no parked message has the id ${JSON.stringify(id)}`) },
+  { method: 'GET', pattern: /^\/api\/queues\/([^/]+)\/messages\/([^/]+)$/, run: async (s, [q, id]) => (await s.message(q as string, { messageId: id as string })) ?? notFound(`no parked message has the id ${JSON.stringify(id)}`) },
+  // A message without an id: its position in the lot and its body's SHA-256, both from the list.
+  { method: 'GET', pattern: /^\/api\/queues\/([^/]+)\/positions\/(\d{1,9})$/, run: async (s, [q, at], url) => (await s.message(q as string, { position: Number(at), bodySha256: url.searchParams.get('body-sha256') ?? '' })) ?? notFound(`no parked message at position ${at} has that body: the parking lot changed since it was listed; list it again`) },
   { method: 'POST', pattern: /^\/api\/queues\/([^/]+)\/replay$/, run: async (s, [q], _url, body) => s.replay(q as string, await body()) },
   { method: 'POST', pattern: /^\/api\/queues\/([^/]+)\/purge$/, run: async (s, [q], _url, body) => s.purge(q as string, await body()) },
   { method: 'POST', pattern: /^\/api\/queues\/([^/]+)\/messages\/([^/]+)\/edit-replay$/, run: async (s, [q, id], _url, body) => s.editReplay(q as string, id as string, await body()) },
@@ -31,8 +33,8 @@ function notFound(message: string): never {
 }
 
 /**
- * Answers one API request. Bad input is a 400 naming it; a parking lot another reader holds is a
- * 409; anything else a 500 with the error's name and message (broker URLs redacted).
+ * Answers one API request. Bad input is a 400 naming it; a parking lot another reader holds, or one
+ * not declared yet, is a 409; anything else a 500 with the error's name and message (broker URLs redacted).
  */
 async function answerApi(service: ConsoleService, method: string, url: URL, body: () => Promise<Record<string, unknown>>): Promise<ApiAnswer> {
   for (const route of ROUTES) {
@@ -53,7 +55,7 @@ async function answerApi(service: ConsoleService, method: string, url: URL, body
 function failure(error: unknown): ApiAnswer {
   if (error instanceof NotFound) return { status: 404, body: { error: error.message } };
   const e = error as Error;
-  const status = e.name === 'ConsoleInputError' ? 400 : e.name === 'ParkingLotBusyError' || e.name === 'ParkedCommandError' ? 409 : 500;
+  const status = e.name === 'ConsoleInputError' ? 400 : ['ParkingLotBusyError', 'ParkedCommandError', 'QueueNotDeclaredError'].includes(e.name) ? 409 : 500;
   return { status, body: { error: redactText(`${e.name}: ${e.message}`) } };
 }
 

@@ -12,12 +12,19 @@ type ConsoleQueue = {
   readonly parkingQueue: string;
   /** The delay tiers (tiers mode) or levels (exact mode) its retries wait in. */
   readonly delayQueues: readonly string[];
+  /** The command that declares its topology, for the console to show when a queue of it is missing. */
+  readonly applyCommand: string;
 };
 
 /** The console's view of one work queue, from its config through the topology plan (the one source of truth for the names). */
-function consoleQueueOf(name: string, config: Config): ConsoleQueue {
+function consoleQueueOf(name: string, config: Config, applyCommand: string): ConsoleQueue {
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
-  return { name, workQueue: config.workQueue, parkingQueue: config.parkingQueue, delayQueues: plan.queues.filter((q) => q.role === 'delay').map((q) => q.name) };
+  return { name, workQueue: config.workQueue, parkingQueue: config.parkingQueue, delayQueues: plan.queues.filter((q) => q.role === 'delay').map((q) => q.name), applyCommand };
+}
+
+/** A word for a POSIX shell: as it is when it holds nothing the shell reads, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w.:@%+=,/-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -27,7 +34,7 @@ function consoleQueueOf(name: string, config: Config): ConsoleQueue {
  * @example consoleQueuesFromDeclared(await loadDeclaredQueues(), process.env).map((q) => q.name) // ['partner-sync', 'webhooks']
  */
 function consoleQueuesFromDeclared(queues: readonly Pick<QueueDefinition, 'name' | 'loadConfig'>[], env: Env): ConsoleQueue[] {
-  return queues.map((queue) => consoleQueueOf(queue.name, queue.loadConfig(env, 'pull')));
+  return queues.map((queue) => consoleQueueOf(queue.name, queue.loadConfig(env, 'pull'), `npm run topology -- apply --function ${shellWord(queue.name)}`));
 }
 
 /**
@@ -42,9 +49,12 @@ function consoleQueuesFromConfig(config: Config, workQueues: readonly string[] =
   return names.map((workQueue) => {
     if (workQueue.startsWith('amq.')) throw new ConfigError(`--queue ${JSON.stringify(workQueue)}: names starting with "amq." belong to the broker; name a work queue`);
     const parkingQueue = workQueue === config.workQueue ? config.parkingQueue : `${workQueue}.parked`;
-    return consoleQueueOf(workQueue, { ...config, workQueue, parkingQueue });
+    // The parking lot goes in the environment: topology's --queue would otherwise take PARKING_QUEUE,
+    // which names WORK_QUEUE's lot, not this queue's. The rest (AMQP_URL, MAX_RETRIES...) is the console's.
+    const apply = `PARKING_QUEUE=${shellWord(parkingQueue)} npm run topology -- apply --queue ${shellWord(workQueue)}`;
+    return consoleQueueOf(workQueue, { ...config, workQueue, parkingQueue }, apply);
   });
 }
 
-export { consoleQueuesFromConfig, consoleQueuesFromDeclared };
+export { consoleQueuesFromConfig, consoleQueuesFromDeclared, shellWord };
 export type { ConsoleQueue };

@@ -4,13 +4,14 @@ import { groupParked, groupsReport, type GroupsReport } from '../parked/groups.j
 import { describeFilter, EVERYTHING } from '../parked/filters.js';
 import { purgeParked } from '../parked/purge.js';
 import { replayParked } from '../parked/replay.js';
+import { redactText } from '../observability/redact.js';
 import type { ConsoleBroker } from './console-broker.js';
 import type { ConsoleQueue } from './console-queue.js';
 import { editAndReplay } from './edit-replay.js';
-import { ConsoleInputError } from './errors.js';
+import { ConsoleInputError, QueueNotDeclaredError } from './errors.js';
 import { JobRegistry, type Job } from './jobs.js';
 import { parseMessageEdit } from './message-edit.js';
-import { readMessageDetail, readMessageList } from './parked-reads.js';
+import { type MessagePick, readMessageDetail, readMessageList } from './parked-reads.js';
 import { QueueLock } from './queue-lock.js';
 import { filterFromRequest } from './request-filter.js';
 
@@ -44,21 +45,16 @@ class ConsoleService {
 
   public constructor(private readonly options: ConsoleServiceOptions) {}
 
-  /** Depth of each work queue, delay queue and parking lot, and the oldest parked message (from the last grouping walk). */
+  /**
+   * Depth of each work queue, delay queue and parking lot, and the oldest parked message (from the
+   * last grouping walk). Each queue on its own: one without topology yet, or whose lot cannot be
+   * read, is shown as such (`missing` and `applyCommand`, or `problem`) next to the queues that work.
+   */
   public async overview(): Promise<Record<string, unknown>> {
     const names = this.options.queues.flatMap((q) => [q.workQueue, ...q.delayQueues, q.parkingQueue]);
     const depths = await this.options.broker.depths(names);
     const queues = [];
-    for (const q of this.options.queues) {
-      const groups = await this.groups(q.name, false);
-      const oldest = groups.groups.map((g) => g.firstSeen).filter((t): t is string => t !== null).sort()[0] ?? null;
-      queues.push({
-        name: q.name,
-        work: { name: q.workQueue, depth: depths.get(q.workQueue) ?? null },
-        delays: q.delayQueues.map((name) => ({ name, depth: depths.get(name) ?? null })),
-        parking: { name: q.parkingQueue, depth: depths.get(q.parkingQueue) ?? null, oldestParkedAt: oldest, groups: groups.groups.length, readAt: groups.readAt },
-      });
-    }
+    for (const q of this.options.queues) queues.push(await this.queueOverview(q, depths));
     return { broker: this.options.broker.endpoint, queues };
   }
 
@@ -82,9 +78,10 @@ class ConsoleService {
     return { filter: describeFilter(filter), matched, shown: messages.length, messages };
   }
 
-  public async message(queueName: string, messageId: string): Promise<Record<string, unknown> | null> {
+  /** One parked message in full, by its id or (one without an id) by its position and body hash; null when it is not there. */
+  public async message(queueName: string, pick: MessagePick): Promise<Record<string, unknown> | null> {
     const queue = this.queue(queueName);
-    return (await this.walk(queue, (ctx) => readMessageDetail(ctx, messageId, this.options.retryHeader))).message;
+    return (await this.walk(queue, (ctx) => readMessageDetail(ctx, pick, this.options.retryHeader))).message;
   }
 
   /**
@@ -130,12 +127,48 @@ class ConsoleService {
       editAndReplay(ctx, { messageId, edit, retryHeader: this.options.retryHeader, workQueue: queue.workQueue }).then((r) => ({ found: r.found, replayedTo: r.replayedTo, edited: r.edited, refused: r.refused, ending: r.ending })));
   }
 
+  private async queueOverview(q: ConsoleQueue, depths: ReadonlyMap<string, number | null>): Promise<Record<string, unknown>> {
+    const depth = (name: string): number | null => depths.get(name) ?? null;
+    const missing = [q.workQueue, ...q.delayQueues, q.parkingQueue].filter((name) => depth(name) === null);
+    let groups: CachedGroups | undefined;
+    let problem: string | null = null;
+    if (depth(q.parkingQueue) !== null) {
+      try {
+        groups = await this.groups(q.name, false);
+      } catch (error) {
+        const e = error as Error;
+        problem = redactText(`${e.name}: ${e.message}`);
+      }
+    }
+    const oldest = groups?.groups.map((g) => g.firstSeen).filter((t): t is string => t !== null).sort()[0] ?? null;
+    return {
+      name: q.name,
+      work: { name: q.workQueue, depth: depth(q.workQueue) },
+      delays: q.delayQueues.map((name) => ({ name, depth: depth(name) })),
+      parking: { name: q.parkingQueue, depth: depth(q.parkingQueue), oldestParkedAt: oldest, groups: groups?.groups.length ?? null, readAt: groups?.readAt ?? null },
+      missing,
+      applyCommand: missing.length > 0 ? q.applyCommand : null,
+      problem,
+    };
+  }
+
   private action(kind: string, label: string, queue: ConsoleQueue, run: (ctx: CommandContext) => Promise<unknown>): Job {
     return this.jobs.start(kind, label, (onCounts) => this.walk(queue, run, onCounts).finally(() => this.groupCache.delete(queue.parkingQueue)));
   }
 
   private walk<T>(queue: ConsoleQueue, command: (ctx: CommandContext) => Promise<T>, onCounts?: (counts: Readonly<WalkCounts>) => void): Promise<T> {
-    return this.lock.run(queue.parkingQueue, () => this.options.broker.walk(queue.parkingQueue, command, onCounts));
+    return this.lock.run(queue.parkingQueue, () => this.options.broker.walk(queue.parkingQueue, command, onCounts)).catch((error: unknown) => this.explainMissing(queue, error));
+  }
+
+  /** A walk that failed on a parking lot that is not there says so with the command that declares it, not the CLI's flags. */
+  private async explainMissing(queue: ConsoleQueue, error: unknown): Promise<never> {
+    if ((error as Error | undefined)?.name === 'ParkedCommandError') {
+      const depths = await this.options.broker.depths([queue.parkingQueue]).catch(() => undefined);
+      if (depths !== undefined && (depths.get(queue.parkingQueue) ?? null) === null) {
+        throw new QueueNotDeclaredError(`there is no queue ${JSON.stringify(queue.parkingQueue)}: the topology of ${queue.name} is not declared yet; run ${queue.applyCommand}`, { cause: error });
+      }
+    }
+    throw error;
   }
 
   private queue(name: string): ConsoleQueue {

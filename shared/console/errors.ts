@@ -8,4 +8,12 @@ class ConsoleInputError extends BoomerangError {
   }
 }
 
-export { ConsoleInputError };
+/** A queue of the console has no topology yet: the message names the queue and the command that declares it. Answered with 409. */
+class QueueNotDeclaredError extends BoomerangError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'QueueNotDeclaredError';
+  }
+}
+
+export { ConsoleInputError, QueueNotDeclaredError };

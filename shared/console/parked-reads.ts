@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Message } from 'amqplib';
 import { Selection, walkReported, type CommandContext, type WalkResult } from '../parked/context.js';
 import type { ParkedFilter } from '../parked/filters.js';
@@ -9,18 +10,31 @@ import { editStart } from './message-edit.js';
 
 const KEEP = { kind: 'keep' } as const;
 
+const sha256 = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
+
 /**
- * The parked messages that match, as `list --json` rows, at most `limit` of them held (the walk
- * still reads, and so keeps in order, the whole parking lot); `matched` counts them all.
+ * Which parked message to read: by its id (the first with it), or, for one without an id, by its
+ * `position` in the lot (0 = the head) as a list read it, checked against the SHA-256 of its body.
+ * A read gives every message back in order, so the position holds until the lot changes; the hash
+ * makes a changed lot answer "not found" rather than show another message.
+ */
+type MessagePick = { readonly messageId: string } | { readonly position: number; readonly bodySha256: string };
+
+/**
+ * The parked messages that match, as `list --json` rows plus each one's `position` and `bodySha256`
+ * (what a {@link MessagePick} without an id takes), at most `limit` of them held (the walk still
+ * reads, and so keeps in order, the whole parking lot); `matched` counts them all.
  */
 async function readMessageList(ctx: CommandContext, filter: ParkedFilter, limit: number): Promise<WalkResult & { readonly messages: Record<string, unknown>[]; readonly matched: number }> {
   const nowMs = (ctx.now ?? Date.now)();
   const matching = new Selection(filter, Number.POSITIVE_INFINITY, nowMs);
   const messages: Record<string, unknown>[] = [];
+  let position = 0;
   const result = await walkReported(ctx, ctx.progress('list', () => `${matching.selected} matched`), {
     visit: (message) => {
       const view = toParkedView(message);
-      if (matching.take(view) && messages.length < limit) messages.push(listEntry(view, nowMs));
+      if (matching.take(view) && messages.length < limit) messages.push({ ...listEntry(view, nowMs), position, bodySha256: sha256(message.content) });
+      position++;
       return KEEP;
     },
   });
@@ -62,15 +76,19 @@ function attemptHistory(headers: Readonly<Record<string, unknown>>, retryHeader:
 const DETAIL_BODY_CHARS = 256 * 1024;
 
 /**
- * The first parked message with this id, in full for the message view: `show --json`'s object
- * plus the error stack, the attempt history and what an edit starts from (the body's exact text or
- * why it cannot be edited, and the headers a replay sends); null when no parked message has the id.
+ * The picked parked message, in full for the message view: `show --json`'s object plus the error
+ * stack, the attempt history and what an edit starts from (the body's exact text or why it cannot
+ * be edited, and the headers a replay sends); null when no parked message is the one picked.
  */
-async function readMessageDetail(ctx: CommandContext, messageId: string, retryHeader: string): Promise<WalkResult & { readonly message: Record<string, unknown> | null }> {
+async function readMessageDetail(ctx: CommandContext, pick: MessagePick, retryHeader: string): Promise<WalkResult & { readonly message: Record<string, unknown> | null }> {
   let found: Message | undefined;
+  let position = 0;
+  const picked = (message: Message, at: number): boolean =>
+    'messageId' in pick ? message.properties.messageId === pick.messageId : at === pick.position && sha256(message.content) === pick.bodySha256;
   const result = await walkReported(ctx, ctx.progress('show', () => (found ? 'found' : 'looking')), {
     visit: (message) => {
-      if (found === undefined && message.properties.messageId === messageId) found = message;
+      if (found === undefined && picked(message, position)) found = message;
+      position++;
       return KEEP;
     },
   });
@@ -84,4 +102,4 @@ async function readMessageDetail(ctx: CommandContext, messageId: string, retryHe
 }
 
 export { attemptHistory, readMessageDetail, readMessageList };
-export type { HistoryStep };
+export type { HistoryStep, MessagePick };

@@ -49,13 +49,15 @@ function section(title: string, entries: [string, unknown][]): string[] {
 }
 
 /**
- * Why it is parked and where `replay` sends it, read from the headers like `list` does: the raw
+ * Why it is parked (the error's name and message, the reason) and where `replay` sends it, read
+ * from the headers like `list` does: the raw
  * `x-first-death-*` headers below name the first dead-lettering, which is not always the one that parked it.
  */
 function parkSummary(message: Parked): Record<string, string | number | null> {
   const view = toParkedView(message);
   return {
     error: view.errorName ?? null,
+    errorMessage: view.errorMessage ?? null,
     reason: view.parkReason ?? null,
     sourceQueue: view.sourceQueue ?? null,
     parkedAt: view.parkedAt?.toISOString() ?? null,

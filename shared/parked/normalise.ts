@@ -16,13 +16,16 @@ const COLLAPSE: readonly (readonly [RegExp, string])[] = [
   // (`a8f3k2`), whatever their length, so that `order-999` and `order-1000` stay one shape.
   [/\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi, '<id>'],
   [/\b(?=[a-z0-9_]*\d[a-z_]+\d)[a-z0-9_]+\b/gi, '<id>'],
-  // Any other digit run, also inside a word (`3000ms`, `order-42`): the unit or prefix stays.
-  [/\d+(?:\.\d+)?/g, '<n>'],
+  [/\b0x[0-9a-f]+\b/gi, '<n>'],
+  // A number is a digit run that does not follow a letter (`3000ms`, `order-42`, `id=7`: the unit
+  // or prefix stays). Digits right after a letter name a thing (`base64`, `sha256`, `utf8`, `ipv6`)
+  // and stay, unless they are long enough to be an id (`customer12345`) or start a version (`v2.1`).
+  [/(?<![\p{L}\d])\d+(?:\.\d+)?|(?<=\p{L})(?:\d{4,}|\d+(?=\.\d))(?:\.\d+)?/gu, '<n>'],
 ];
 
 /**
  * The cause of an error message: URLs, e-mail addresses, UUIDs, times, hex and mixed ids and numbers
- * collapsed to placeholders, whitespace squeezed, at most 200 characters.
+ * (not the digits of a word such as `base64`) collapsed to placeholders, whitespace squeezed, at most 200 characters.
  * @example normaliseErrorMessage('GET https://api.example.com/orders/42 failed: 503 after 3000ms') // 'GET <url> failed: <n> after <n>ms'
  */
 function normaliseErrorMessage(message: string | undefined): string {

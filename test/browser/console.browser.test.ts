@@ -8,8 +8,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleServer } from '../../shared/console/server.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
+import { tempFunctionsDir } from '../fixtures/queue-files.js';
 import { TestBroker, uniqueName } from '../helpers/broker.js';
-import { consoleTestConfig, parkThreeKinds, startTestConsole } from '../helpers/console-fixture.js';
+import { consoleTestConfig, declareOneOfTwo, parkThreeKinds, startDeclaredConsole, startTestConsole } from '../helpers/console-fixture.js';
 import { pullUntil } from '../helpers/engine.js';
 import { launchChromium } from './chromium.js';
 
@@ -45,6 +46,38 @@ async function groupRows(): Promise<[string, number][]> {
     out.push([await row.locator('td').nth(1).innerText(), Number(await row.locator('td.count').innerText())]);
   }
   return out;
+}
+
+/**
+ * In the page: each element's text as the lines it is drawn on, read from where each character's
+ * box sits (a new line starts where a character sits lower than the one before).
+ */
+const LINES_OF_EACH = `(elements) => elements.map((element) => {
+  const lines = [''];
+  let top;
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    for (let i = 0; i < node.data.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const rect = range.getBoundingClientRect();
+      if (top !== undefined && rect.top > top + 2) lines.push('');
+      top = rect.top;
+      lines[lines.length - 1] += node.data[i];
+    }
+  }
+  return lines;
+})`;
+
+/** The lines each element that matches `selector` is drawn on, at this window width. */
+async function drawnLines(selector: string, width: number): Promise<string[][]> {
+  await page.setViewportSize({ width, height: 800 });
+  try {
+    return (await page.evaluate(`(${LINES_OF_EACH})([...document.querySelectorAll(${JSON.stringify(selector)})])`)) as string[][];
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
 }
 
 /** Waits for the newest job panel to end and returns its text. */
@@ -107,6 +140,9 @@ describe('console in Chromium', () => {
     await page.getByRole('link', { name: `Failure groups of ${work}` }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['PartnerDown', 4], ['ValidationError', 3], ['TimeoutError', 2]]);
+    const readAt = await page.locator('p.muted', { hasText: 'group(s), read' }).innerText();
+    expect(readAt).toMatch(/read (just now|\d+s ago)/);
+    expect(readAt).not.toContain('now ago');
     await page.screenshot({ path: `${IMAGES}console-groups.png`, fullPage: true });
     // The dark theme follows the system's preference.
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -117,8 +153,12 @@ describe('console in Chromium', () => {
 
   it('replays one group: it drains from the parking lot and its messages reach the work queue', async () => {
     await page.locator('tr', { hasText: 'PartnerDown' }).getByRole('button', { name: 'Replay' }).click();
+    expect(await page.getByRole('alertdialog').innerText()).toContain('Replay 4 message(s) of PartnerDown ("POST <url> returned <n>")');
     await page.getByRole('button', { name: 'Replay 4' }).click();
-    expect(await jobEnds('replay')).toContain('done');
+    const replayed = await jobEnds('replay');
+    expect(replayed).toContain('done');
+    expect(replayed).toContain(`Replayed 4 messages to ${work}.`);
+    expect(replayed).not.toContain('{');
     await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['ValidationError', 3], ['TimeoutError', 2]]);
     // The pull function runs on the work queue with a handler that succeeds now (the partner is back).
     const handled: { id: unknown; retryNo: number }[] = [];
@@ -131,9 +171,11 @@ describe('console in Chromium', () => {
   it('purges another group after a confirmation that names the count', async () => {
     await page.locator('tr', { hasText: 'ValidationError' }).getByRole('button', { name: 'Purge' }).click();
     const dialog = page.getByRole('alertdialog');
-    expect(await dialog.innerText()).toContain('Delete 3 parked message(s) of ValidationError');
+    expect(await dialog.innerText()).toContain('Delete 3 parked message(s) of ValidationError ("order-<n>: field amount is missing")?');
     await dialog.getByRole('button', { name: 'Delete 3' }).click();
-    expect(await jobEnds('purge')).toContain('done');
+    const purged = await jobEnds('purge');
+    expect(purged).toContain('done');
+    expect(purged).toContain('Deleted 3 parked messages.');
     await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['TimeoutError', 2]]);
     expect(await broker.messageCount(parked)).toBe(2);
   });
@@ -142,6 +184,7 @@ describe('console in Chromium', () => {
     await page.locator('tr', { hasText: 'TimeoutError' }).getByRole('link', { name: 'TimeoutError-0' }).click();
     await page.getByRole('heading', { name: 'Attempt history' }).waitFor();
     expect(await page.locator('pre.stack').innerText()).toContain('at deliver (webhook-delivery.ts:42:11)');
+    expect(await page.locator('section', { has: page.getByRole('heading', { name: 'Why it is parked' }) }).innerText()).toContain('no answer after 3000ms');
     expect(await page.locator('pre.body').innerText()).toContain('"kind": "TimeoutError"');
     await page.screenshot({ path: `${IMAGES}console-message.png`, fullPage: true });
     await page.getByRole('button', { name: 'Edit and replay' }).click();
@@ -153,6 +196,17 @@ describe('console in Chromium', () => {
     expect(message?.content.toString()).toBe('{"kind":"TimeoutError","i":0,"timeoutMs":10000}');
     expect(String(message?.properties.headers?.['boomerang-edited'])).toMatch(new RegExp(`^edited-at=.+; original-body-sha256=${originalHash}$`));
     expect(await broker.messageCount(parked)).toBe(1);
+  });
+
+  it('opens another message without the last one\'s result banner', async () => {
+    // Prepare: the edit's result is on the page.
+    expect(await page.locator('.job').count()).toBe(1);
+    // Act
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/q/${encodeURIComponent(work)}/m/TimeoutError-1`)}`);
+    await page.getByRole('heading', { name: 'Message TimeoutError-1' }).waitFor();
+    await page.getByRole('heading', { name: 'Attempt history' }).waitFor();
+    // Assess
+    expect(await page.locator('.job').count()).toBe(0);
   });
 
   it('answers 401 to a request without the token', async () => {
@@ -279,7 +333,7 @@ describe('Edit and replay keeps what was not edited', () => {
     expect(message.content.equals(body)).toBe(true);
     expect(message.properties.headers).toMatchObject(TEAM_HEADERS);
     // Nothing was edited: a plain replay, without the audit header.
-    expect(job).toContain('"edited": false');
+    expect(job).toContain('Nothing was changed: replayed the message as it was');
     expect(message.properties.headers?.['boomerang-edited']).toBeUndefined();
   });
 
@@ -293,7 +347,7 @@ describe('Edit and replay keeps what was not edited', () => {
       return text.replace('10.50', '11.50');
     });
     // Assess
-    expect(job).toContain('"edited": true');
+    expect(job).toContain(`Replayed the edited message to ${work}.`);
     const message = await arrived(work);
     expect(message.content.equals(Buffer.from('{"orderId":12345678901234567890,"amount":11.50}'))).toBe(true);
     expect(message.properties.headers).toMatchObject(TEAM_HEADERS);
@@ -307,10 +361,77 @@ describe('Edit and replay keeps what was not edited', () => {
     // Act
     const job = await editAndReplay((text) => text.replace('10.50', '11.50'));
     // Assess
-    expect(job).toContain('"replayedTo": null');
+    expect(job).toContain('Left the message parked');
     const [kept] = await other.drain(lot, 1);
     expect(kept?.content.equals(Buffer.from(BIG_NUMBERS))).toBe(true);
     expect(kept?.properties.headers).toMatchObject(TEAM_HEADERS);
     expect(await other.messageCount(lot)).toBe(0);
+  });
+});
+
+describe('A declared queue without topology', () => {
+  it('shows every declared queue: the one without topology marked missing with the command that declares it', async () => {
+    // Prepare: two declared queues; only invoices has its topology (and nine parked messages).
+    const functions = tempFunctionsDir();
+    let own: ConsoleServer | undefined;
+    try {
+      await declareOneOfTwo(broker, functions.dir);
+      own = (await startDeclaredConsole(functions.dir)).server;
+      // Act
+      await page.goto(own.url);
+      await page.getByRole('heading', { name: 'partner-sync' }).waitFor();
+      // Assess
+      expect(await page.locator('[data-parked="invoices"]').innerText()).toBe('9');
+      await page.getByRole('link', { name: 'Failure groups of invoices' }).waitFor();
+      const missing = await page.locator('[data-missing="partner-sync"]').innerText();
+      expect(missing).toContain('npm run topology -- apply --function partner-sync');
+      expect(missing).toContain('None of its queues exists yet');
+      expect(await page.locator('[data-parked="partner-sync"]').innerText()).toBe('missing');
+    } finally {
+      await own?.close();
+      functions.remove();
+    }
+  });
+});
+
+describe('A parked message without a messageId', () => {
+  it('opens from its group\'s list and says why it is parked, error message included; its group keeps "base64"', async () => {
+    // Prepare: a lot holding one message parked without an id; a dotted work queue name.
+    const work = `${uniqueName('noid')}.qa.invoices`;
+    const lot = `${work}.parked`;
+    broker.trackQueue(work, lot, `${lot}.reader-lock`);
+    await broker.channel.assertQueue(work, { durable: true });
+    await broker.channel.assertQueue(lot, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    const channel = await broker.connection.createConfirmChannel();
+    channel.sendToQueue(lot, Buffer.from('{"anonymous":true}'), {
+      persistent: true,
+      headers: { [BoomerangHeader.errorName]: 'EventDecodeError', [BoomerangHeader.errorMessage]: 'invalid base64 in field data', [BoomerangHeader.parkedAt]: new Date().toISOString(), [BoomerangHeader.sourceQueue]: work },
+    });
+    await channel.waitForConfirms();
+    await channel.close();
+    const own = (await startTestConsole(work)).server;
+    try {
+      // Act
+      await page.goto(`${own.url}#/q/${encodeURIComponent(work)}`);
+      await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['EventDecodeError', 1]]);
+      expect(await page.locator('table.groups tbody tr td').nth(2).innerText()).toBe('invalid base64 in field data');
+      // In a narrow window the source queue's name wraps at its dots and dashes, never inside a word.
+      const [source] = await drawnLines('table.groups tbody td:nth-child(4)', 640);
+      expect(await page.evaluate(`getComputedStyle(document.querySelector('table.groups td')).overflowWrap`)).toBe('break-word');
+      expect(source?.join('')).toBe(work);
+      expect(source?.length).toBeGreaterThan(1);
+      for (const line of source?.slice(0, -1) ?? []) expect(line).toMatch(/[.-]$/);
+      await page.getByRole('link', { name: 'Messages' }).click();
+      await page.getByRole('link', { name: /^\(no id/ }).click();
+      await page.getByRole('heading', { name: 'Attempt history' }).waitFor();
+      // Assess
+      expect(await page.locator('h1').innerText()).toBe('Message 1 of the lot (no id)');
+      expect(await page.locator('section', { has: page.getByRole('heading', { name: 'Why it is parked' }) }).innerText()).toContain('invalid base64 in field data');
+      expect(await page.locator('pre.body').innerText()).toContain('"anonymous": true');
+      expect(await page.locator('#no-id').innerText()).toContain('no message id');
+      expect(await broker.messageCount(lot)).toBe(1);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -2,10 +2,12 @@ import { request } from 'node:http';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 import { buildConsoleAssets } from '../../shared/console/assets.js';
 import { configBroker } from '../../shared/console/console-broker.js';
-import { consoleQueuesFromConfig } from '../../shared/console/console-queue.js';
+import { consoleQueuesFromConfig, consoleQueuesFromDeclared, type ConsoleQueue } from '../../shared/console/console-queue.js';
 import { ConsoleService } from '../../shared/console/console-service.js';
 import { startConsoleServer, type ConsoleServer } from '../../shared/console/server.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
+import { type DeclaredQueue, loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
+import { writeQueueFile } from '../fixtures/queue-files.js';
 import { AMQP_URL, type TestBroker, uniqueName } from './broker.js';
 import { setUpTopology } from './engine.js';
 
@@ -63,6 +65,31 @@ async function startTestConsole(work: string, options: { readonly rate?: number 
   return { server, service };
 }
 
+/** The console over the queues declared in `dir` (test/fixtures/queue-files.ts writes them), as `npm run console` starts it with BOOMERANG_FUNCTIONS_DIR. */
+async function startDeclaredConsole(dir: string): Promise<{ server: ConsoleServer; service: ConsoleService; queues: ConsoleQueue[] }> {
+  const env = { AMQP_URL };
+  const queues = consoleQueuesFromDeclared(await loadDeclaredQueues({ dir, env }), env);
+  const config = consoleTestConfig(queues[0]?.workQueue ?? 'unused');
+  const service = new ConsoleService({ queues, broker: configBroker(config), retryHeader: config.retryHeader });
+  const server = await startConsoleServer({ service, assets: await buildConsoleAssets() });
+  return { server, service, queues };
+}
+
+/**
+ * Two queues declared in `dir`: `invoices`, with its whole topology and the three kinds parked, and
+ * `partner-sync`, whose work queue `undeclared` and the rest were never declared on the broker.
+ */
+async function declareOneOfTwo(broker: TestBroker, dir: string): Promise<{ work: string; undeclared: string }> {
+  const { work } = await parkThreeKinds(broker);
+  const undeclared = uniqueName('console-missing');
+  writeQueueFile(dir, { template: 'orders', name: 'invoices', workQueue: work });
+  writeQueueFile(dir, { template: 'orders', name: 'partner-sync', workQueue: undeclared });
+  const declared = await loadDeclaredQueues({ dir, env: { AMQP_URL } });
+  // The template's retry policy names its own delay queues: invoices gets them too.
+  await setUpTopology(broker, (declared.find((q) => q.name === 'invoices') as DeclaredQueue).loadConfig({ AMQP_URL }, 'pull'));
+  return { work, undeclared };
+}
+
 /** The status of a GET with this Host header: fetch() will not send another Host (a page on a rebinding domain would), node:http will. */
 function statusWithHost(url: string, host: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -73,4 +100,4 @@ function statusWithHost(url: string, host: string, headers: Record<string, strin
   });
 }
 
-export { consoleTestConfig, KINDS, parkThreeKinds, startTestConsole, statusWithHost };
+export { consoleTestConfig, declareOneOfTwo, KINDS, parkThreeKinds, startDeclaredConsole, startTestConsole, statusWithHost };

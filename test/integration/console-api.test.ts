@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleServer } from '../../shared/console/server.js';
-import { KINDS, parkThreeKinds, startTestConsole, statusWithHost } from '../helpers/console-fixture.js';
+import { BoomerangHeader } from '../../shared/message/headers.js';
+import { declareOneOfTwo, KINDS, parkThreeKinds, startDeclaredConsole, startTestConsole, statusWithHost } from '../helpers/console-fixture.js';
+import { tempFunctionsDir } from '../fixtures/queue-files.js';
 import { runParkedCli } from '../helpers/parked-cli.js';
 import { useTestBroker } from '../helpers/topology.js';
 
@@ -78,6 +80,30 @@ describe('console API', () => {
     expect(json.queues).toMatchObject([{ name: work, parking: { depth: 9, oldestParkedAt: expect.any(String) } }]);
   });
 
+  it('shows every declared queue when one has no topology yet: that one marked missing with the command that declares it', async () => {
+    // Prepare: two declared queues; only invoices has its topology (and nine parked messages).
+    const functions = tempFunctionsDir();
+    try {
+      const { undeclared } = await declareOneOfTwo(broker(), functions.dir);
+      ({ server } = await startDeclaredConsole(functions.dir));
+      // Act
+      const overview = await api(server, '/api/overview');
+      const groups = await api(server, '/api/queues/partner-sync/groups');
+      // Assess
+      expect(overview.status).toBe(200);
+      const queues = overview.json.queues as Record<string, unknown>[];
+      expect(queues.find((q) => q.name === 'invoices')).toMatchObject({ parking: { depth: 9, groups: 3 }, missing: [], applyCommand: null, problem: null });
+      const missing = queues.find((q) => q.name === 'partner-sync');
+      expect(missing).toMatchObject({ parking: { name: `${undeclared}.parked`, depth: null, groups: null }, applyCommand: 'npm run topology -- apply --function partner-sync', problem: null });
+      expect(missing?.missing).toEqual(expect.arrayContaining([undeclared, `${undeclared}.parked`]));
+      expect(groups.status).toBe(409);
+      expect(groups.json.error).toContain('npm run topology -- apply --function partner-sync');
+      expect(groups.json.error).not.toContain('PARKING_QUEUE');
+    } finally {
+      functions.remove();
+    }
+  });
+
   it('replays a group, purges another at most the confirmed count, and edits and replays one message with the audit header', async () => {
     // Prepare
     const { work, parked } = await parkThreeKinds(broker());
@@ -124,6 +150,27 @@ describe('console API', () => {
     expect(replayed).toMatchObject({ state: 'done', result: { selected: 2, byQueue: { [work]: 2 } } });
     expect(await broker().messageCount(work)).toBe(2);
     expect(await broker().messageCount(parked)).toBe(7);
+  });
+
+  it('opens a message without a messageId by its position in the lot and its body\'s hash, and answers 404 once the body differs', async () => {
+    // Prepare: a tenth message, parked without a messageId, behind the nine.
+    const { work, parked } = await parkThreeKinds(broker());
+    broker().channel.sendToQueue(parked, Buffer.from('{"anonymous":true}'), { persistent: true, headers: { [BoomerangHeader.errorName]: 'EventDecodeError', [BoomerangHeader.errorMessage]: 'invalid base64 in field data' } });
+    await expect.poll(() => broker().messageCount(parked)).toBe(10);
+    ({ server } = await startTestConsole(work));
+    const q = `/api/queues/${encodeURIComponent(work)}`;
+    // Act
+    const list = await api(server, `${q}/messages?error=EventDecodeError`);
+    const [entry] = list.json.messages as { messageId: string | null; position: number; bodySha256: string }[];
+    const opened = await api(server, `${q}/positions/${entry?.position}?body-sha256=${entry?.bodySha256}`);
+    const stale = await api(server, `${q}/positions/${entry?.position}?body-sha256=${'0'.repeat(64)}`);
+    // Assess
+    expect(entry).toMatchObject({ messageId: null, position: 9, bodySha256: createHash('sha256').update('{"anonymous":true}').digest('hex') });
+    expect(opened.status).toBe(200);
+    expect(opened.json).toMatchObject({ parked: { error: 'EventDecodeError', errorMessage: 'invalid base64 in field data' }, body: { text: '{\n  "anonymous": true\n}' } });
+    expect(stale.status).toBe(404);
+    expect(String(stale.json.error)).toContain('list it again');
+    expect(await broker().messageCount(parked)).toBe(10);
   });
 
   it('answers 400 naming the bad input, and keeps every message', async () => {

@@ -61,7 +61,7 @@ describe.each(['quorum', 'classic'] as const)('a %s parking lot read by every co
     const shown = await run(lot, (ctx) => showParked(ctx, { messageId: 'zoo', json: true }));
     const shownBig = await run(lot, (ctx) => showParked(ctx, { messageId: 'big', json: true }));
     const consoleList = await run(lot, (ctx) => readMessageList(ctx, EVERYTHING, 10));
-    const detail = await run(lot, (ctx) => readMessageDetail(ctx, 'zoo', 'x-retry-no'));
+    const detail = await run(lot, (ctx) => readMessageDetail(ctx, { messageId: 'zoo' }, 'x-retry-no'));
     const dryRun = await run(lot, (ctx) => replayParked(ctx, { filter: EVERYTHING, to: lot, keepCount: false, dryRun: true, retryHeader: 'x-retry-no' }));
 
     // Assess

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/config.js';
-import { consoleQueuesFromConfig, consoleQueuesFromDeclared } from '../../shared/console/console-queue.js';
+import { consoleQueuesFromConfig, consoleQueuesFromDeclared, shellWord } from '../../shared/console/console-queue.js';
 import { QueueLock } from '../../shared/console/queue-lock.js';
 import { defineQueue } from '../../shared/queues/define-queue.js';
 
@@ -23,6 +23,11 @@ describe('consoleQueuesFromDeclared', () => {
     expect(invoices).toMatchObject({ name: 'invoices', workQueue: 'shop.invoices', parkingQueue: 'shop.invoices.parked' });
     expect(invoices?.delayQueues).not.toEqual(orders?.delayQueues);
     expect(invoices?.delayQueues.length).toBeGreaterThan(0);
+  });
+
+  it('names the command that declares a declared queue\'s topology', () => {
+    const [queue] = consoleQueuesFromDeclared([declared({ name: 'partner-sync', workQueue: 'boomerang.partner-sync' })], {});
+    expect(queue?.applyCommand).toBe('npm run topology -- apply --function partner-sync');
   });
 
   it('reads what the file leaves to the environment: PARKING_QUEUE', () => {
@@ -51,8 +56,28 @@ describe('consoleQueuesFromConfig', () => {
     expect(queues.map((q) => [q.workQueue, q.parkingQueue])).toEqual([['invoices', 'invoices.parked'], ['orders', 'orders.parked']]);
   });
 
+  it('names the apply command with the parking lot in its environment, as --queue sees it', () => {
+    const queues = consoleQueuesFromConfig(loadConfig({ WORK_QUEUE: 'orders', PARKING_QUEUE: 'orders.dead' }), ['orders', 'invoices']);
+    expect(queues.map((q) => q.applyCommand)).toEqual([
+      'PARKING_QUEUE=orders.dead npm run topology -- apply --queue orders',
+      'PARKING_QUEUE=invoices.parked npm run topology -- apply --queue invoices',
+    ]);
+  });
+
   it.each([['amq.bad', 'belong to the broker'], ['x'.repeat(250), '1 to 255 bytes']])('refuses the queue name %s with a ConfigError', (name, message) => {
     expect(() => consoleQueuesFromConfig(loadConfig({}), [name])).toThrow(expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining(message) }));
+  });
+});
+
+describe('shellWord', () => {
+  it.each([
+    ['qa.invoices', 'qa.invoices'],
+    ['shop/orders-v2', 'shop/orders-v2'],
+    ['two words', "'two words'"],
+    ["it's", "'it'\\''s'"],
+    ['$(rm)', "'$(rm)'"],
+  ])('writes %j as %s', (word, expected) => {
+    expect(shellWord(word)).toBe(expected);
   });
 });
 

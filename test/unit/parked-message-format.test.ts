@@ -47,7 +47,7 @@ describe('formatShow', () => {
     const entry = showEntry(message, 4000);
     // Assess
     expect(text).toMatch(/^Parked\n  error +\(rejected\)\n  reason +dead-lettered by the broker from orders \(rejected\)\n  sourceQueue +orders\n/);
-    expect(entry.parked).toEqual({ error: '(rejected)', reason: 'dead-lettered by the broker from orders (rejected)', sourceQueue: 'orders', parkedAt: null, attempts: null });
+    expect(entry.parked).toEqual({ error: '(rejected)', errorMessage: null, reason: 'dead-lettered by the broker from orders (rejected)', sourceQueue: 'orders', parkedAt: null, attempts: null });
   });
 
   it('says where the body was cut', () => {
@@ -56,6 +56,16 @@ describe('formatShow', () => {
 });
 
 describe('showEntry', () => {
+  it('says why it is parked with the error\'s message, not only its name', () => {
+    // Prepare
+    const message = fakeDelivery({ headers: { 'boomerang-error-name': 'EventDecodeError', 'boomerang-error-message': 'invalid base64 in field data', 'boomerang-park-reason': 'unrecoverable' } });
+    // Act
+    const entry = showEntry(message, 100);
+    // Assess
+    expect(entry.parked).toMatchObject({ error: 'EventDecodeError', errorMessage: 'invalid base64 in field data', reason: 'unrecoverable' });
+    expect(formatShow(message, 100)).toMatch(/\n  errorMessage +invalid base64 in field data\n/);
+  });
+
   it('is plain JSON: byte arrays as text, timestamps as ISO dates', () => {
     // Prepare
     const message = fakeDelivery({ headers: { region: Buffer.from('eu'), 'x-death': [{ time: { '!': 'timestamp', value: 0 } }] } });

@@ -13,6 +13,21 @@ describe('normaliseErrorMessage', () => {
     ['order-42 missing', 'order-<n> missing'],
     ['order-999 and order-1000 and order_12345', 'order-<n> and order-<n> and order_<n>'],
     ['  spaced\n\tout  ', 'spaced out'],
+    // Digits that are part of a word stay: they name a thing, not a count.
+    ['invalid base64 in body', 'invalid base64 in body'],
+    ['sha256 mismatch', 'sha256 mismatch'],
+    ['not utf8: byte 0xff', 'not utf8: byte <n>'],
+    ['ipv6 address refused', 'ipv6 address refused'],
+    ['HTTP2 stream reset, int32 overflow, Float64Array', 'HTTP2 stream reset, int32 overflow, Float64Array'],
+    // Numbers still collapse, wherever they stand.
+    ['HTTP 503', 'HTTP <n>'],
+    ['gave up after 30000ms', 'gave up after <n>ms'],
+    ['order-123 missing', 'order-<n> missing'],
+    ['user 12345 and id=987', 'user <n> and id=<n>'],
+    ['customer12345 not found', 'customer<n> not found'],
+    ['connect ECONNREFUSED 127.0.0.1:5672', 'connect ECONNREFUSED <n>.<n>:<n>'],
+    ['needs version 1.2.3, has v2.10.0', 'needs version <n>.<n>, has v<n>.<n>'],
+    ['blob deadbeef01 corrupt', 'blob <id> corrupt'],
     ['', ''],
   ])('turns %j into %j', (input, expected) => {
     expect(normaliseErrorMessage(input)).toBe(expected);

@@ -53,8 +53,16 @@ type Group = {
 };
 type GroupsReport = { queue: string; parked: number; grouped: number; groups: Group[]; readAt: string };
 type Depth = { name: string; depth: number | null };
-type Overview = { broker: string; queues: { name: string; work: Depth; delays: Depth[]; parking: Depth & { oldestParkedAt: string | null; groups: number; readAt: string } }[] };
-type ListEntry = { messageId: string | null; parkedAt: string | null; ageMs: number | null; attempts: number | null; errorName: string | null; errorMessage: string | null; sourceQueue: string | null; bodyBytes: number };
+/** Each queue on its own: `missing` names its queues that do not exist (and `applyCommand` declares them), `problem` why its lot could not be read. */
+type Overview = {
+  broker: string;
+  queues: { name: string; work: Depth; delays: Depth[]; parking: Depth & { oldestParkedAt: string | null; groups: number | null; readAt: string | null }; missing: string[]; applyCommand: string | null; problem: string | null }[];
+};
+/** One listed message; `position` (0 = the head of the lot) and `bodySha256` open one that has no `messageId`. */
+type ListEntry = {
+  messageId: string | null; parkedAt: string | null; ageMs: number | null; attempts: number | null; errorName: string | null; errorMessage: string | null;
+  sourceQueue: string | null; bodyBytes: number; position: number; bodySha256: string;
+};
 type MessageList = { filter: string; matched: number; shown: number; messages: ListEntry[] };
 /** One parked message: `body` is the display preview (JSON re-indented, maybe cut); an edit starts from `edit`, the exact text. */
 type MessageDetail = {
@@ -69,6 +77,7 @@ const api = {
   groups: (queue: string, refresh = false) => call<GroupsReport>('GET', `${q(queue)}/groups${refresh ? '?refresh=1' : ''}`),
   messages: (queue: string, params: URLSearchParams) => call<MessageList>('GET', `${q(queue)}/messages?${params}`),
   message: (queue: string, id: string) => call<MessageDetail>('GET', `${q(queue)}/messages/${encodeURIComponent(id)}`),
+  messageAt: (queue: string, position: number, bodySha256: string) => call<MessageDetail>('GET', `${q(queue)}/positions/${position}?body-sha256=${encodeURIComponent(bodySha256)}`),
   replay: (queue: string, body: Json) => call<Job>('POST', `${q(queue)}/replay`, body),
   purge: (queue: string, body: Json) => call<Job>('POST', `${q(queue)}/purge`, body),
   editReplay: (queue: string, id: string, body: EditRequest) => call<Job>('POST', `${q(queue)}/messages/${encodeURIComponent(id)}/edit-replay`, body),

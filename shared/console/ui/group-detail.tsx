@@ -47,11 +47,13 @@ function GroupDetailView({ queue, group }: { queue: string; group: string }) {
             <tbody>
               {data.messages.map((m, i) => (
                 <tr key={`${m.messageId}-${i}`}>
-                  <td>{m.messageId === null ? '(no id)' : <a href={href('q', queue, 'm', m.messageId)}>{m.messageId}</a>}</td>
+                  <td>{m.messageId === null
+                    ? <a href={href('q', queue, 'p', String(m.position), m.bodySha256)}>(no id: message {m.position + 1} of the lot)</a>
+                    : <a href={href('q', queue, 'm', m.messageId)}>{m.messageId}</a>}</td>
                   <td><Time iso={m.parkedAt} /></td>
                   <td class="num">{m.attempts ?? '–'}</td>
                   <td>{m.errorName ?? '–'}</td>
-                  <td>{m.errorMessage ?? '–'}</td>
+                  <td class="text">{m.errorMessage ?? '–'}</td>
                   <td class="num">{m.bodyBytes}</td>
                 </tr>
               ))}

@@ -1,8 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, type Group, type Job } from './api.js';
-import { Confirm, href, JobProgress, Loading, Page, Time, useLoad } from './shared.js';
+import { Confirm, href, JobProgress, Loading, Name, Page, Time, useLoad } from './shared.js';
 
 type Pending = { kind: 'replay' | 'purge'; group: Group };
+
+/** A group as a confirmation names it: its error name and its message, since several groups can share a name. */
+const groupName = (g: Group): string => `${g.errorName ?? 'no error name'}${g.message === '' ? '' : ` ("${g.message}")`}`;
 
 /** The parking lot grouped by cause, with replay and purge per group. */
 function GroupsView({ queue }: { queue: string }) {
@@ -24,8 +27,8 @@ function GroupsView({ queue }: { queue: string }) {
       {pending !== undefined && (
         <Confirm
           question={pending.kind === 'replay'
-            ? `Replay ${pending.group.count} message(s) of ${pending.group.errorName ?? 'no error name'} to ${pending.group.sourceQueue ?? 'their source queue'}?`
-            : `Delete ${pending.group.count} parked message(s) of ${pending.group.errorName ?? 'no error name'}? This cannot be undone.`}
+            ? `Replay ${pending.group.count} message(s) of ${groupName(pending.group)} to ${pending.group.sourceQueue ?? 'their source queue'}?`
+            : `Delete ${pending.group.count} parked message(s) of ${groupName(pending.group)}? This cannot be undone.`}
           action={pending.kind === 'replay' ? `Replay ${pending.group.count}` : `Delete ${pending.group.count}`}
           danger={pending.kind === 'purge'}
           onConfirm={() => run(pending)}
@@ -43,8 +46,8 @@ function GroupsView({ queue }: { queue: string }) {
                   <tr key={g.key} data-group={g.key}>
                     <td class="num count">{g.count}</td>
                     <td><strong>{g.errorName ?? '–'}</strong></td>
-                    <td><code>{g.message || '–'}</code></td>
-                    <td>{g.sourceQueue ?? '–'}</td>
+                    <td class="text"><code>{g.message || '–'}</code></td>
+                    <td>{g.sourceQueue === null ? '–' : <Name text={g.sourceQueue} />}</td>
                     <td><Time iso={g.firstSeen} /></td>
                     <td><Time iso={g.lastSeen} /></td>
                     <td>{g.sample.messageId === null ? '–' : <a href={href('q', queue, 'm', g.sample.messageId)} title={g.sample.errorMessage ?? ''}>{g.sample.messageId}</a>}</td>

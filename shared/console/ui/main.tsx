@@ -6,7 +6,10 @@ import { GroupsView } from './groups.js';
 import { MessageView } from './message.js';
 import { OverviewView } from './overview.js';
 
-/** `#/q/<queue>/g/<group key>` → ['q', queue, 'g', key], each part URL-decoded. */
+/**
+ * `#/q/<queue>/g/<group key>` → ['q', queue, 'g', key], each part URL-decoded. A message is
+ * `m/<id>`, or `p/<position>/<body sha256>` when it has no id.
+ */
 function route(): string[] {
   return location.hash.replace(/^#\/?/, '').split('/').filter((p) => p !== '').map(decodeURIComponent);
 }
@@ -23,9 +26,12 @@ function App() {
     return () => removeEventListener('hashchange', onHash);
   }, []);
   const [kind, queue, sub, id] = parts;
-  if (kind === 'q' && queue !== undefined && sub === 'g' && id !== undefined) return <GroupDetailView queue={queue} group={id} />;
-  if (kind === 'q' && queue !== undefined && sub === 'm' && id !== undefined) return <MessageView queue={queue} id={id} />;
-  if (kind === 'q' && queue !== undefined) return <GroupsView queue={queue} />;
+  // Keyed by the route: another page starts afresh, without the last one's banners, dialogs or forms.
+  const key = parts.join('/');
+  if (kind === 'q' && queue !== undefined && sub === 'g' && id !== undefined) return <GroupDetailView key={key} queue={queue} group={id} />;
+  if (kind === 'q' && queue !== undefined && sub === 'm' && id !== undefined) return <MessageView key={key} queue={queue} pick={{ id }} />;
+  if (kind === 'q' && queue !== undefined && sub === 'p' && id !== undefined) return <MessageView key={key} queue={queue} pick={{ position: Number(id), bodySha256: parts[4] ?? '' }} />;
+  if (kind === 'q' && queue !== undefined) return <GroupsView key={key} queue={queue} />;
   return <OverviewView />;
 }
 

@@ -47,9 +47,16 @@ function EditForm({ message, onSubmit, onCancel }: { message: MessageDetail; onS
   );
 }
 
-/** One parked message: why it is parked, properties, headers, body, stack and history; replay it, or edit and replay it. */
-function MessageView({ queue, id }: { queue: string; id: string }) {
-  const { data, error } = useLoad(() => api.message(queue, id), [queue, id]);
+/** Which message a page shows: by its id, or by where the list saw it (one without an id). */
+type MessagePick = { id: string } | { position: number; bodySha256: string };
+
+/**
+ * One parked message: why it is parked, properties, headers, body, stack and history; replay it, or
+ * edit and replay it. One without an id is shown, not acted on here: the actions pick by id.
+ */
+function MessageView({ queue, pick }: { queue: string; pick: MessagePick }) {
+  const id = 'id' in pick ? pick.id : undefined;
+  const { data, error } = useLoad(() => ('id' in pick ? api.message(queue, pick.id) : api.messageAt(queue, pick.position, pick.bodySha256)), [queue, JSON.stringify(pick)]);
   const [mode, setMode] = useState<'view' | 'confirm' | 'edit'>('view');
   const [jobs, setJobs] = useState<Job[]>([]);
   const [failure, setFailure] = useState<string | undefined>();
@@ -59,18 +66,20 @@ function MessageView({ queue, id }: { queue: string; id: string }) {
   };
   const failed = (e: Error): void => setFailure(e.message);
   return (
-    <Page title={`Message ${id}`} crumbs={[[queue, href('q', queue)]]}>
+    <Page title={'id' in pick ? `Message ${pick.id}` : `Message ${pick.position + 1} of the lot (no id)`} crumbs={[[queue, href('q', queue)]]}>
       {jobs.map((job) => <JobProgress key={job.id} job={job} />)}
       {failure !== undefined && <p role="alert" class="error">{failure}</p>}
       {data === undefined ? <Loading error={error} what="the message" /> : (
         <>
-          <p>
-            <button type="button" onClick={() => setMode('confirm')}>Replay</button>{' '}
-            <button type="button" onClick={() => setMode('edit')}>Edit and replay</button>
-          </p>
-          {!data.edit.body.editable && <p class="note" id="not-editable">The body cannot be edited here: {data.edit.body.reason}. Replay sends it unchanged; Edit and replay changes headers only.</p>}
-          {mode === 'confirm' && <Confirm question={`Replay message ${id} to ${String(data.parked.sourceQueue ?? 'its source queue')}?`} action="Replay 1" onConfirm={() => api.replay(queue, { 'message-id': id, expectedCount: 1 }).then(started, failed)} onCancel={() => setMode('view')} />}
-          {mode === 'edit' && <EditForm message={data} onCancel={() => setMode('view')} onSubmit={(request) => api.editReplay(queue, id, request).then(started, failed)} />}
+          {id === undefined ? <p class="note" id="no-id">This message has no message id, so it cannot be replayed on its own from here: replay it with its group, or narrow the group's messages with a filter (Body contains…) and replay those.</p> : (
+            <p>
+              <button type="button" onClick={() => setMode('confirm')}>Replay</button>{' '}
+              <button type="button" onClick={() => setMode('edit')}>Edit and replay</button>
+            </p>
+          )}
+          {id !== undefined && !data.edit.body.editable && <p class="note" id="not-editable">The body cannot be edited here: {data.edit.body.reason}. Replay sends it unchanged; Edit and replay changes headers only.</p>}
+          {id !== undefined && mode === 'confirm' && <Confirm question={`Replay message ${id} to ${String(data.parked.sourceQueue ?? 'its source queue')}?`} action="Replay 1" onConfirm={() => api.replay(queue, { 'message-id': id, expectedCount: 1 }).then(started, failed)} onCancel={() => setMode('view')} />}
+          {id !== undefined && mode === 'edit' && <EditForm message={data} onCancel={() => setMode('view')} onSubmit={(request) => api.editReplay(queue, id, request).then(started, failed)} />}
           <section><h2>Why it is parked</h2><Pairs entries={data.parked} /></section>
           <section><h2>Attempt history</h2>
             {data.history.length === 0 ? <p class="muted">(no history headers)</p> : <ol class="history">{data.history.map((s, i) => <li key={i}>{s.at !== null && <time dateTime={s.at}>{s.at}</time>} {s.event}</li>)}</ol>}

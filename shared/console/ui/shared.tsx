@@ -1,19 +1,22 @@
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Job } from './api.js';
+import { jobResultText } from './job-result.js';
+import { timeAgo } from './time-ago.js';
 
 /** A link inside the app (hash routes, so reloads and the back button work without a server route). */
 const href = (...parts: string[]): string => `#/${parts.map(encodeURIComponent).join('/')}`;
 
-function age(iso: string | null): string {
-  if (iso === null) return '–';
-  const ms = Date.now() - Date.parse(iso);
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms >= size) return `${Math.floor(ms / size)}${unit}`;
-  return 'now';
+function Time({ iso }: { iso: string | null }) {
+  return iso === null ? <span>–</span> : <time dateTime={iso} title={iso}>{timeAgo(iso, Date.now())}</time>;
 }
 
-function Time({ iso }: { iso: string | null }) {
-  return iso === null ? <span>–</span> : <time dateTime={iso} title={iso}>{age(iso)} ago</time>;
+/**
+ * A queue name that may wrap after its dots, dashes, underscores and slashes, never inside a word
+ * (`qa.invoic|es`): the cells' CSS breaks a word only when nothing else fits.
+ */
+function Name({ text }: { text: string }) {
+  return <>{text.split(/(?<=[./_-])/).map((part, i) => <Fragment key={i}>{i > 0 && <wbr />}{part}</Fragment>)}</>;
 }
 
 /** Loads data, showing loading and errors in words; `reload` runs it again. */
@@ -66,7 +69,7 @@ function JobProgress({ job: started, onDone }: { job: Job; onDone?: (job: Job) =
       {c !== null && <progress max={c.total || 1} value={c.visited} />}
       {c !== null && <span> {c.visited}/{c.total} read · {c.moved} replayed · {c.deleted} deleted · {c.kept} kept</span>}
       {job.error !== null && <p class="error">{job.error}</p>}
-      {job.result !== null && <pre class="result">{JSON.stringify(job.result, null, 2)}</pre>}
+      {job.result !== null && <ul class="result">{jobResultText(job.kind, job.result).map((line) => <li key={line}>{line}</li>)}</ul>}
     </div>
   );
 }
@@ -82,4 +85,4 @@ function Page({ title, crumbs, children }: { title: string; crumbs?: [string, st
   );
 }
 
-export { age, Confirm, href, JobProgress, Loading, Page, Time, useLoad };
+export { Confirm, href, JobProgress, Loading, Name, Page, Time, useLoad };
