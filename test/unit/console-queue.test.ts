@@ -59,8 +59,8 @@ describe('consoleQueuesFromConfig', () => {
   it('names the apply command with the parking lot in its environment, as --queue sees it', () => {
     const queues = consoleQueuesFromConfig(loadConfig({ WORK_QUEUE: 'orders', PARKING_QUEUE: 'orders.dead' }), ['orders', 'invoices']);
     expect(queues.map((q) => q.applyCommand)).toEqual([
-      'PARKING_QUEUE=orders.dead npm run topology -- apply --queue orders',
-      'PARKING_QUEUE=invoices.parked npm run topology -- apply --queue invoices',
+      'PARKING_QUEUE=orders.dead npm run topology -- apply --work-queue orders',
+      'PARKING_QUEUE=invoices.parked npm run topology -- apply --work-queue invoices',
     ]);
   });
 
