@@ -24,7 +24,8 @@ function connectError(urls: readonly string[], connectTimeoutMs: number, failure
   const tried = urls.filter((u) => failures.has(u));
   if (tried.length === 0) {
     const timeout = `no broker answered within ${connectTimeoutMs} ms (CONNECT_TIMEOUT_MS): is RabbitMQ running and reachable?`;
-    return new BrokerConnectionError(`Cannot connect to ${urls.map(redactUrl).join(', ')}: ${timeout} (last error: ${redactText(String((lastError as Error | undefined)?.message))})`, {
+    const last = lastError === undefined ? '' : ` (last error: ${redactText(String((lastError as Error).message ?? lastError))})`;
+    return new BrokerConnectionError(`Cannot connect to ${urls.map(redactUrl).join(', ')}: ${timeout}${last}`, {
       reason: 'timeout',
     });
   }

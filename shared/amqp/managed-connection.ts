@@ -37,7 +37,9 @@ async function connectManaged(options: ManagedConnectionOptions): Promise<Manage
   const manager = new AmqpConnectionManagerClass([...options.urls], {
     heartbeatIntervalInSeconds: 5,
     reconnectTimeInSeconds: 0.5,
-    connectionOptions: { noDelay: true, clientProperties: { connection_name: options.connectionName } },
+    // `timeout` bounds each attempt, handshake included: without it an attempt on a server that
+    // accepts and stays silent never ends, and close() waits for it for ever.
+    connectionOptions: { noDelay: true, timeout: options.connectTimeoutMs, clientProperties: { connection_name: options.connectionName } },
   });
   let drops = 0;
   // Each endpoint's last failure since the last connect: the same explanation connectBroker gives.
