@@ -31,7 +31,8 @@ class ConfigError extends BoomerangError {
 /**
  * Why a connection could not be opened: nothing listens on the port (`refused`), the host name does
  * not resolve, the login or the vhost was refused, the TLS certificate names another host or has no
- * trusted CA, the port does not speak TLS (`tls`), no answer in time, or anything else (`unreachable`).
+ * trusted CA, the port does not speak TLS (`tls`), something other than AMQP answered (`not-amqp`: an
+ * HTTP server, say), no answer in time, or anything else (`unreachable`).
  */
 type BrokerFailureReason =
   | 'refused'
@@ -41,6 +42,7 @@ type BrokerFailureReason =
   | 'tls-hostname'
   | 'tls-untrusted'
   | 'tls'
+  | 'not-amqp'
   | 'timeout'
   | 'unreachable'
   /** Connected, then the connection dropped (or the broker closed it) mid-invocation. */

@@ -64,11 +64,23 @@ function explainConnectFailure(error: unknown, url: string): ConnectFailure {
       explanation: `the broker refused to open vhost "${vhost}" for user "${user}": the vhost does not exist, or the user has no permission on it (rabbitmqctl list_vhosts; rabbitmqctl list_permissions -p "${vhost}")`,
     };
   }
+  if (text === 'not-amqp') return { reason: 'not-amqp', final: true, explanation: notAmqpExplanation(where, message) };
   if (!tls && (code === 'ECONNRESET' || text === 'closed-in-handshake')) {
     return { reason: 'unreachable', final: false, explanation: `${where} closed the connection during the AMQP handshake (${code || message}): if it is a TLS port, use amqps://` };
   }
   if (code === 'ETIMEDOUT' || text === 'connect-timeout') return { reason: 'timeout', final: false, explanation: `${where} did not answer in time (ETIMEDOUT)` };
   return { reason: 'unreachable', final: false, explanation: `${where}: ${message}` };
+}
+
+// amqplib reads the first 7 bytes of the answer as a frame header (type, channel, 4-byte size): from
+// an HTTP server's "HTTP/1.1 400 Bad Request" the size is the bytes "P/1.", 0x502F312E.
+const HTTP_FRAME_SIZE = /^Frame size 1345270062 /;
+const AMQP_PORTS = 'RabbitMQ takes AMQP on port 5672 (5671 with TLS, amqps://), and its management UI takes HTTP on 15672';
+
+/** A server that answered the AMQP header in another protocol: an HTTP server named as such. */
+function notAmqpExplanation(where: string, message: string): string {
+  if (HTTP_FRAME_SIZE.test(message)) return `an HTTP server answered on ${where}, not an AMQP broker: ${AMQP_PORTS}; check the port (AMQP_URL or AMQP_PORT)`;
+  return `${where} answered in a protocol other than AMQP (amqplib: ${message}): ${AMQP_PORTS}; check the port (AMQP_URL or AMQP_PORT)`;
 }
 
 /** Host, port, scheme and user of an AMQP URL as amqplib reads them; never the password. */

@@ -1,6 +1,7 @@
 import { connect, type ChannelModel } from 'amqplib';
 import { BrokerConnectionError } from '../errors.js';
 import { redactText, redactUrl } from '../observability/redact.js';
+import { connectError, everyFinal } from './connect-error.js';
 import { type ConnectFailure, explainConnectFailure } from './connect-failure.js';
 
 type ConnectOptions = {
@@ -45,11 +46,11 @@ async function connectBroker(options: ConnectOptions): Promise<BrokerConnection>
         failures.set(url, explainConnectFailure(error, url));
       }
     }
-    if (options.urls.every((u) => failures.get(u)?.final === true)) break;
+    if (everyFinal(options.urls, failures)) break;
     // After a round over every endpoint, pause before the next: a restarting broker needs a moment.
     if (attempt % options.urls.length === options.urls.length - 1) await sleep(Math.min(RETRY_PAUSE_MS, deadline - Date.now()));
   }
-  throw connectError(options, failures, lastError);
+  throw connectError(options.urls, options.connectTimeoutMs, failures, lastError);
 }
 
 const RETRY_PAUSE_MS = 200;
@@ -99,24 +100,6 @@ function opened(connection: ChannelModel, url: string): BrokerConnection {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-}
-
-/** The error for a connect that failed: each endpoint's last failure, or the timeout when none came. */
-function connectError(options: ConnectOptions, failures: ReadonlyMap<string, ConnectFailure>, error: unknown): BrokerConnectionError {
-  const tried = options.urls.filter((u) => failures.has(u));
-  if (tried.length === 0) {
-    const timeout = `no broker answered within ${options.connectTimeoutMs} ms (CONNECT_TIMEOUT_MS): is RabbitMQ running and reachable?`;
-    return new BrokerConnectionError(`Cannot connect to ${options.urls.map(redactUrl).join(', ')}: ${timeout} (last error: ${redactText(String((error as Error).message))})`, {
-      reason: 'timeout',
-    });
-  }
-  const explained = tried.map((u) => ({ url: redactUrl(u), failure: failures.get(u) as ConnectFailure }));
-  const gaveUp = explained.every((e) => e.failure.final) ? '' : ` (tried for ${options.connectTimeoutMs} ms, CONNECT_TIMEOUT_MS)`;
-  const message =
-    explained.length === 1 && options.urls.length === 1
-      ? `Cannot connect to ${explained[0]?.url}: ${explained[0]?.failure.explanation}${gaveUp}`
-      : `Cannot connect to any of ${options.urls.length} endpoints${gaveUp}: ${explained.map((e) => `${e.url}: ${e.failure.explanation}`).join('; ')}`;
-  return new BrokerConnectionError(message, { reason: explained[0]?.failure.reason });
 }
 
 export { connectBroker };

@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import { AmqpConnectionManagerClass, type AmqpConnectionManager } from 'amqp-connection-manager';
 import type { ChannelModel } from 'amqplib';
-import { BrokerConnectionError } from '../errors.js';
-import { redactUrl } from '../observability/redact.js';
-import { explainConnectFailure } from './connect-failure.js';
+import { connectError, everyFinal } from './connect-error.js';
+import { type ConnectFailure, explainConnectFailure } from './connect-failure.js';
 
 type ManagedConnectionOptions = {
   /** Tried in turn (round robin), at the start and after each lost connection. */
@@ -27,8 +26,9 @@ type ManagedConnection = {
 
 /**
  * Connects with amqp-connection-manager, which reconnects (round robin over the endpoints) whenever
- * the connection drops. Fails with a `BrokerConnectionError` that explains the last attempt when no
- * endpoint answers within `connectTimeoutMs`.
+ * the connection drops. Fails with the `BrokerConnectionError` connectBroker gives: at once when every
+ * endpoint failed for good (a refused login or vhost, a TLS certificate, not an AMQP port), else when
+ * none answers within `connectTimeoutMs`.
  * @example
  * const managed = await connectManaged({ urls: config.amqpUrls, connectTimeoutMs: 5000, connectionName: 'boomerang-parked' });
  * const channel = await (await managed.current()).createConfirmChannel();
@@ -37,27 +37,46 @@ async function connectManaged(options: ManagedConnectionOptions): Promise<Manage
   const manager = new AmqpConnectionManagerClass([...options.urls], {
     heartbeatIntervalInSeconds: 5,
     reconnectTimeInSeconds: 0.5,
-    connectionOptions: { noDelay: true, clientProperties: { connection_name: options.connectionName } },
+    // `timeout` bounds each attempt, handshake included: without it an attempt on a server that
+    // accepts and stays silent never ends, and close() waits for it for ever.
+    connectionOptions: { noDelay: true, timeout: options.connectTimeoutMs, clientProperties: { connection_name: options.connectionName } },
   });
   let drops = 0;
-  let lastFailure: BrokerConnectionError | undefined;
+  // Each endpoint's last failure since the last connect: the same explanation connectBroker gives.
+  const failures = new Map<string, ConnectFailure>();
+  let lastError: unknown;
   manager.on('disconnect', () => {
     drops++;
   });
+  manager.on('connect', () => failures.clear());
   manager.on('connectFailed', ({ err, url }: { err: Error; url: unknown }) => {
-    const failure = explainConnectFailure(err, String(url));
-    lastFailure = new BrokerConnectionError(`Cannot connect to ${redactUrl(String(url))}: ${failure.explanation}`, { reason: failure.reason, cause: err });
+    lastError = err;
+    failures.set(String(url), explainConnectFailure(err, String(url)));
   });
   const current = async (): Promise<ChannelModel> => {
     const connection = manager.isConnected() ? manager.connection : undefined;
     if (connection !== undefined) return connection;
-    const timeout = AbortSignal.timeout(options.connectTimeoutMs);
-    try {
-      await once(manager, 'connect', { signal: timeout });
-    } catch {
-      throw lastFailure ?? new BrokerConnectionError(`Cannot connect to ${options.urls.map(redactUrl).join(', ')}: no broker answered within ${options.connectTimeoutMs} ms (CONNECT_TIMEOUT_MS)`, { reason: 'timeout' });
-    }
+    await untilConnected();
     return current();
+  };
+  const untilConnected = async (): Promise<void> => {
+    // The manager retries every half second for ever: a refused login or vhost would only come back
+    // refused, so stop at once when every endpoint failed for good, as connectBroker does.
+    const stop = new AbortController();
+    const onFailed = (): void => {
+      if (everyFinal(options.urls, failures)) stop.abort();
+    };
+    onFailed();
+    const timer = setTimeout(() => stop.abort(), options.connectTimeoutMs);
+    manager.on('connectFailed', onFailed);
+    try {
+      await once(manager, 'connect', { signal: stop.signal });
+    } catch {
+      throw connectError(options.urls, options.connectTimeoutMs, failures, lastError);
+    } finally {
+      clearTimeout(timer);
+      manager.off('connectFailed', onFailed);
+    }
   };
   manager.connect().catch(() => undefined);
   try {

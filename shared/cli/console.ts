@@ -45,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
   const host = values.host ?? '127.0.0.1';
   const { config, queues } = await consoleQueues({ function: values.function, queue: values['work-queue'] }, process.env);
   const broker = configBroker(config);
+  await broker.check();
   const service = new ConsoleService({ queues, broker, retryHeader: config.retryHeader, defaultReplayRatePerSecond: rate });
   const server = await startConsoleServer({ service, assets: await buildConsoleAssets(), host, port });
   if (!['127.0.0.1', '::1', 'localhost'].includes(host)) {

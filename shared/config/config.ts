@@ -1,12 +1,12 @@
 import { backoffDelayMs, tierDelaysMs } from '../retry/backoff.js';
 import { envJson, envOption, envQueueName, envString, envValue, type Env } from './env.js';
+import { parseAmqpUrls } from './amqp-urls.js';
 import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
 import { type AckOrder, OPTIONS } from './option-table.js';
 import { ConfigError } from '../errors.js';
 import { resolveIdempotencyConfig } from '../idempotency/in-code.js';
 import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
 import { assertRetryHeaderName, DEFAULT_RETRY_HEADER, LAST_DELIVERY_COUNT } from '../message/headers.js';
-import { redactUrl } from '../observability/redact.js';
 import type { RetryPolicy } from '../retry/retry-policy.js';
 import { resolveRetryRules, type ResolvedRetryRule } from '../retry/retry-rules.js';
 import { assertDelayQueueBudget } from '../topology/queue-budget.js';
@@ -132,7 +132,7 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     ? resolveRetryRules(code.rules, policy, `rules of ${code.source}`)
     : ((json) => (json === undefined ? [] : resolveRetryRules(json, policy)))(envJson(env, 'RETRY_RULES'));
   const config: Config = {
-    amqpUrls: amqpUrls(env),
+    amqpUrls: parseAmqpUrls(envString(env, 'AMQP_URL') ?? DEFAULTS.amqpUrl),
     amqpSecret: amqpSecret(env),
     workQueue,
     parkingQueue: read.queueName('parkingQueue', 'PARKING_QUEUE', `${workQueue}.parked`),
@@ -220,17 +220,6 @@ function crashLoopLimit(env: Env): number {
     throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}, got ${limit}: 4.x quorum queues drop a message returned more often`);
   }
   return limit;
-}
-
-function amqpUrls(env: Env): string[] {
-  const urls = (envString(env, 'AMQP_URL') ?? DEFAULTS.amqpUrl).split(',').map((u) => u.trim()).filter((u) => u !== '');
-  for (const url of urls) {
-    if (!/^amqps?:\/\/[^/]/i.test(url)) {
-      throw new ConfigError(`AMQP_URL must be amqp:// or amqps:// URLs separated by commas; got ${JSON.stringify(redactUrl(url))}`);
-    }
-  }
-  if (urls.length === 0) throw new ConfigError('AMQP_URL is set but holds no URL');
-  return urls;
 }
 
 function amqpSecret(env: Env): AmqpSecretConfig | undefined {

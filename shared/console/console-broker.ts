@@ -12,6 +12,11 @@ interface ConsoleBroker {
   readonly endpoint: string;
   /** Runs one parking-lot command on `queue` (a walk), reporting its counts as it goes. */
   walk<T>(queue: string, command: (ctx: CommandContext) => Promise<T>, onCounts?: (counts: Readonly<WalkCounts>) => void): Promise<T>;
+  /**
+   * Opens one connection and closes it: throws the `BrokerConnectionError` `invoke` gives (a refused
+   * login at once), so a misconfigured console exits instead of serving a page that only shows errors.
+   */
+  check(): Promise<void>;
   /** Messages ready in each queue; null for a queue that does not exist. */
   depths(queues: readonly string[]): Promise<ReadonlyMap<string, number | null>>;
 }
@@ -29,6 +34,9 @@ function configBroker(config: Config): ConsoleBroker {
   return {
     endpoint: config.amqpSecret === undefined ? config.amqpUrls.map(redactUrl).join(', ') : `the broker in secret ${config.amqpSecret.secretId}`,
     walk: (queue, command, onCounts = () => undefined) => withParkingLot(config, queue, (ctx) => command({ ...ctx, progress: () => countsProgress(onCounts) })),
+    async check() {
+      await (await connectFromConfig(config, { connectionName: 'boomerang-console' })).close();
+    },
     async depths(queues) {
       const broker = await connectFromConfig(config, { connectionName: 'boomerang-console' });
       try {

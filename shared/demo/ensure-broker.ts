@@ -2,44 +2,69 @@ import { spawn, spawnSync } from 'node:child_process';
 import { connectBroker } from '../amqp/connection.js';
 import { BrokerConnectionError } from '../errors.js';
 import { redactUrl } from '../observability/redact.js';
+import { decideBrokerStart } from './broker-start.js';
 
-/** Whether an AMQP connection can be opened now. */
-async function brokerAnswers(urls: readonly string[], timeoutMs: number): Promise<boolean> {
+/** Starts the local broker; the demo's is {@link rabbitmqServer}, tests pass a fake. */
+interface BrokerStarter {
+  /** Whether it can start one here at all. */
+  installed(): boolean;
+  /** Starts it in the background and returns at once. */
+  start(): void;
+}
+
+/** The local `rabbitmq-server`, started detached. */
+const rabbitmqServer: BrokerStarter = {
+  installed: () => spawnSync('sh', ['-c', 'command -v rabbitmq-server'], { stdio: 'ignore' }).status === 0,
+  start: () => spawn('rabbitmq-server', ['-detached'], { stdio: 'ignore', detached: true }).unref(),
+};
+
+/** How long a started broker gets to answer. */
+const START_WAIT_MS = 90_000;
+
+/** Opens and closes one AMQP connection: undefined when it opened, else why not. */
+async function probe(urls: readonly string[]): Promise<BrokerConnectionError | undefined> {
   try {
-    const broker = await connectBroker({ urls, connectTimeoutMs: timeoutMs, connectionName: 'boomerang-local-probe' });
-    await broker.close();
-    return true;
-  } catch {
-    return false;
+    await (await connectBroker({ urls, connectTimeoutMs: 2000, connectionName: 'boomerang-local-probe' })).close();
+    return undefined;
+  } catch (error) {
+    return error as BrokerConnectionError;
   }
 }
 
 /**
- * Makes sure a broker answers for the demo: when none does and the URL is local, starts the local
- * `rabbitmq-server` if it is installed; otherwise throws with exactly what to do.
+ * Makes sure a broker answers for the demo. Only when nothing listens (a refused connection) and the
+ * URL is local does it start `starter`; any other failure (a refused login or vhost...) is thrown at
+ * once with the explanation `invoke` gives.
  */
-async function ensureBroker(urls: readonly string[], say: (line: string) => void): Promise<void> {
-  if (await brokerAnswers(urls, 2000)) return;
+async function ensureBroker(urls: readonly string[], say: (line: string) => void, starter: BrokerStarter = rabbitmqServer): Promise<void> {
+  const failure = await probe(urls);
+  if (failure === undefined) return;
   const where = urls.map(redactUrl).join(', ');
-  const local = urls.every((u) => /@(127\.0\.0\.1|localhost)(:\d+)?(\/|$)/.test(u) || /^amqps?:\/\/(127\.0\.0\.1|localhost)/.test(u));
-  if (!local) throw new BrokerConnectionError(`No broker answers at ${where}. Check AMQP_URL, or unset it to use a local RabbitMQ.`);
-  if (spawnSync('sh', ['-c', 'command -v rabbitmq-server'], { stdio: 'ignore' }).status !== 0) {
+  const decision = decideBrokerStart(failure.reason, urls);
+  if (decision === 'report') throw failure;
+  if (decision === 'not-local') throw new BrokerConnectionError(`No broker answers at ${where}. Check AMQP_URL, or unset it to use a local RabbitMQ.`, { cause: failure, reason: failure.reason });
+  if (!starter.installed()) {
     throw new BrokerConnectionError(
       `No broker answers at ${where} and rabbitmq-server is not installed. Install it (Debian/Ubuntu: sudo apt-get install rabbitmq-server), ` +
         'start it with "rabbitmq-server -detached", or point AMQP_URL at a running broker.',
+      { cause: failure, reason: failure.reason },
     );
   }
   say('RabbitMQ is not running: starting it with "rabbitmq-server -detached" ...');
-  spawn('rabbitmq-server', ['-detached'], { stdio: 'ignore', detached: true }).unref();
-  const deadline = Date.now() + 90_000;
+  starter.start();
+  const deadline = Date.now() + START_WAIT_MS;
   while (Date.now() < deadline) {
-    if (await brokerAnswers(urls, 2000)) {
+    const again = await probe(urls);
+    if (again === undefined) {
       say('RabbitMQ is up.');
       return;
     }
+    // It answers now, and refuses: waiting longer would not change that.
+    if (again.reason !== 'refused') throw again;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  throw new BrokerConnectionError(`Started rabbitmq-server, but no broker answered at ${where} within 90 s; see /var/log/rabbitmq/.`);
+  throw new BrokerConnectionError(`Started rabbitmq-server, but no broker answered at ${where} within ${START_WAIT_MS / 1000} s; see /var/log/rabbitmq/.`);
 }
 
 export { ensureBroker };
+export type { BrokerStarter };

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { connectBroker } from '../../shared/amqp/connection.js';
@@ -96,5 +97,23 @@ describe('connectBroker on a misconfigured URL', () => {
     // Assess
     expect(error.reason).toBe('tls');
     expect(error.message).toContain(`${new URL(AMQP_URL).hostname}:${new URL(AMQP_URL).port || 5672} does not speak TLS`);
+  });
+
+  it('says an HTTP server answered, and which ports AMQP and the management UI use', { timeout: 5000 }, async () => {
+    // Prepare: what answers on 15672 when the management plugin runs
+    const http = createHttpServer((_req, res) => res.end('RabbitMQ Management')).listen(0, '127.0.0.1');
+    await once(http, 'listening');
+    const { port } = http.address() as { port: number };
+    try {
+      // Act
+      const error = await failureOf(variantOf({ port }));
+      // Assess
+      expect(error.reason).toBe('not-amqp');
+      expect(error.message).toContain(`an HTTP server answered on 127.0.0.1:${port}, not an AMQP broker: RabbitMQ takes AMQP on port 5672 (5671 with TLS, amqps://)`);
+      expect(error.message).not.toMatch(/Frame size|tried for/);
+    } finally {
+      http.close();
+      http.closeAllConnections();
+    }
   });
 });

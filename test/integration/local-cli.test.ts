@@ -1,6 +1,10 @@
 import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { demoOptions } from '../../shared/cli/demo-options.js';
+import { redactUrl } from '../../shared/observability/redact.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
 
@@ -83,5 +87,26 @@ describe('npm run local', () => {
     // Exit 0 means all 3 settled (delivered, or parked on the provider's 2 % permanent 400s); each was PUT at least once.
     expect(run.stdout).toMatch(/provider requests\s+([3-9]|\d{2,})\s/);
     expect(await broker().messageCount(queue)).toBe(0);
+  });
+
+  it('reports a wrong password at once, with invoke\'s words, and never starts a rabbitmq-server', { timeout: 15_000 }, async () => {
+    // Prepare: a rabbitmq-server first on the PATH that only leaves a mark
+    const bin = mkdtempSync(join(tmpdir(), 'fake-rabbit-'));
+    const mark = join(bin, 'started');
+    writeFileSync(join(bin, 'rabbitmq-server'), `#!/bin/sh\ntouch '${mark}'\n`);
+    chmodSync(join(bin, 'rabbitmq-server'), 0o755);
+    const url = new URL(AMQP_URL);
+    url.password = `wrong-${uniqueName('pw')}`;
+    try {
+      // Act
+      const run = await local(['--messages', '5'], { AMQP_URL: url.toString(), PATH: `${bin}:${process.env.PATH}` });
+      // Assess
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`BrokerConnectionError: Cannot connect to ${redactUrl(url.toString())}: the broker refused the login of user "${url.username}": check the user name and password`);
+      expect(run.stdout).not.toContain('starting it');
+      expect(existsSync(mark)).toBe(false);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });

@@ -192,6 +192,14 @@ describe('loadConfig', () => {
     [{ WORK_QUEUE: 'orders', PARKING_QUEUE: 'orders' }, ['PARKING_QUEUE', 'WORK_QUEUE', '"orders"']],
     [{ AMQP_URL: 'http://x' }, ['AMQP_URL', '"http://x"']],
     [{ AMQP_URL: ' , ' }, ['AMQP_URL', 'no URL']],
+    // amqplib reads a URL with a bad port as one with no protocol: "Expected amqp: or amqps: as the protocol".
+    [{ AMQP_URL: 'amqp://guest:pw@127.0.0.1:567200' }, ['AMQP_URL', 'port "567200"', '"amqp://guest:***@127.0.0.1:567200"', 'from 1 to 65535', '5672']],
+    [{ AMQP_URL: 'amqp://guest:pw@127.0.0.1:0' }, ['AMQP_URL', 'port "0"', 'from 1 to 65535']],
+    [{ AMQP_URL: 'amqps://app:pw@mq:5671x/prod' }, ['AMQP_URL', 'port "5671x"', '"amqps://app:***@mq:5671x/prod"']],
+    [{ AMQP_URL: 'amqp://guest:pw@mq:-1' }, ['AMQP_URL', 'port "-1"']],
+    [{ AMQP_URL: 'amqp://guest:pw@[::1]:70000' }, ['AMQP_URL', 'port "70000"', '[::1]']],
+    [{ AMQP_URL: 'amqps://app:pw@mq-1:5671, amqps://app:pw@mq-2:port' }, ['AMQP_URL', 'port "port"', '"amqps://app:***@mq-2:port"']],
+    [{ AMQP_URL: 'amqp://app:pw@mq host:5672' }, ['AMQP_URL', '"amqp://app:***@mq host:5672"', 'not a valid URL']],
     [{ RETRY_HEADER: 'x-death' }, ['RETRY_HEADER', '"x-death"', 'the broker owns that namespace']],
     [{ RETRY_HEADER: 'X-Delivery-Count' }, ['RETRY_HEADER', '"X-Delivery-Count"', 'the broker owns that namespace']],
     [{ RETRY_HEADER: 'x-my-count' }, ['RETRY_HEADER', '"x-my-count"', 'retry-no']],
@@ -217,6 +225,10 @@ describe('loadConfig', () => {
     // A comma in the password splits the value into two "URLs".
     'amqp://user:pa,s3cret@mq.example.com',
     'amqps://user:s3cret@mq-1.example.com,ftp://user:s3cret@mq-2.example.com',
+    // No host: "s3cret" stands where a port would.
+    'amqp://user:s3cret',
+    'amqp://user:s3cret@mq.example.com:x',
+    'amqp://user:s3cret@mq example.com',
   ])('never shows the password of a bad AMQP_URL: %s', (url) => {
     // Act
     const error = configError({ AMQP_URL: url });

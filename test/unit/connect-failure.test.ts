@@ -77,6 +77,27 @@ describe('explainConnectFailure', () => {
       },
     },
     {
+      case: 'an HTTP server on the port ("P/1." of "HTTP/1.1" read as a frame size)',
+      error: failure('Frame size 1345270062 exceeds maxFrameSize 67108864'),
+      url: `amqp://app:${PASSWORD}@mq:15672`,
+      expected: {
+        reason: 'not-amqp',
+        final: true,
+        explanation: 'an HTTP server answered on mq:15672, not an AMQP broker: RabbitMQ takes AMQP on port 5672 (5671 with TLS, amqps://), and its management UI takes HTTP on 15672; check the port (AMQP_URL or AMQP_PORT)',
+      },
+    },
+    {
+      case: 'another protocol on the port ("-2.0" of "SSH-2.0")',
+      error: failure('Frame size 758263344 exceeds maxFrameSize 67108864'),
+      url: `amqp://app:${PASSWORD}@mq:22`,
+      expected: {
+        reason: 'not-amqp',
+        final: true,
+        explanation:
+          'mq:22 answered in a protocol other than AMQP (amqplib: Frame size 758263344 exceeds maxFrameSize 67108864): RabbitMQ takes AMQP on port 5672 (5671 with TLS, amqps://), and its management UI takes HTTP on 15672; check the port (AMQP_URL or AMQP_PORT)',
+      },
+    },
+    {
       case: 'the socket timeout',
       error: failure('connect ETIMEDOUT'),
       url: `amqp://app:${PASSWORD}@mq`,
