@@ -52,6 +52,16 @@ describe('npm run invoke -- event', () => {
   });
 });
 
+describe('npm run invoke: variables a queue file replaces', () => {
+  it('names each on stderr with both values, an invalid one too, before it connects', async () => {
+    // Act: webhooks.ts gives retry.maxRetries 8; nothing listens on port 1, so the invocation fails after the note
+    const run = await invoke(['pull', '--function', 'webhooks'], { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', CONNECT_TIMEOUT_MS: '500', MAX_RETRIES: '-1' });
+    // Assess
+    expect(run.stderr).toContain('note: MAX_RETRIES=-1 is set but not used: retry.maxRetries in defineQueue("webhooks") is 8 (and -1 would be refused');
+    expect(run.code).toBe(1);
+  });
+});
+
 describe('npm run invoke: bad input', () => {
   it.each([
     ['a bad environment value', ['pull', '--function', 'webhooks'], { IDLE_TIMEOUT_MS: 'abc' }, 'IDLE_TIMEOUT_MS'],
