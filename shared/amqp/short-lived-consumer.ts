@@ -30,6 +30,8 @@ class ShortLivedConsumer {
   private aborted = false;
   /** Set when the broker cancelled us (the queue was deleted, say). */
   public cancelledByBroker = false;
+  /** Drops the `stopOn` listener: a signal that outlives many consumers (a parking-lot read's turns) must not collect them. */
+  private unlisten: () => void = () => undefined;
 
   private constructor(private readonly channel: Channel) {}
 
@@ -47,7 +49,10 @@ class ShortLivedConsumer {
       consumer.endWait();
     };
     if (stopOn?.aborted) abort();
-    else stopOn?.addEventListener('abort', abort, { once: true });
+    else if (stopOn !== undefined) {
+      stopOn.addEventListener('abort', abort, { once: true });
+      consumer.unlisten = () => stopOn.removeEventListener('abort', abort);
+    }
     // global=false: per consumer; Amazon MQ's RabbitMQ 4.3 rejects global QoS.
     await channel.prefetch(prefetch, false);
     const ok = await channel.consume(queue, (message) => consumer.onMessage(message), { noAck: false, exclusive });
@@ -74,6 +79,7 @@ class ShortLivedConsumer {
   public async stop(): Promise<void> {
     const tag = this.consumerTag;
     this.consumerTag = undefined;
+    this.unlisten();
     if (tag !== undefined && !this.cancelledByBroker) await this.channel.cancel(tag);
     this.endWait();
   }

@@ -31,6 +31,7 @@ async function readMessageList(ctx: CommandContext, filter: ParkedFilter, limit:
   const messages: Record<string, unknown>[] = [];
   let position = 0;
   const result = await walkReported(ctx, ctx.progress('list', () => `${matching.selected} matched`), {
+    readOnly: true,
     visit: (message) => {
       const view = toParkedView(message);
       if (matching.take(view) && messages.length < limit) messages.push({ ...listEntry(view, nowMs), position, bodySha256: sha256(message.content) });
@@ -86,6 +87,7 @@ async function readMessageDetail(ctx: CommandContext, pick: MessagePick, retryHe
   const picked = (message: Message, at: number): boolean =>
     'messageId' in pick ? message.properties.messageId === pick.messageId : at === pick.position && sha256(message.content) === pick.bodySha256;
   const result = await walkReported(ctx, ctx.progress('show', () => (found ? 'found' : 'looking')), {
+    readOnly: true,
     visit: (message) => {
       if (found === undefined && picked(message, position)) found = message;
       position++;

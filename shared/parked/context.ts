@@ -10,6 +10,8 @@ type CommandContext = {
   /** The parking queue. */
   readonly queue: string;
   readonly publishTimeoutMs: number;
+  /** The most messages a read's consumer holds at once: the queue's BATCH_SIZE. @default 100 */
+  readonly prefetch?: number;
   /** Ctrl-C: stop after the message in hand. */
   readonly signal?: AbortSignal;
   /** A report for one walk: its label and its own counts in words. */
@@ -22,13 +24,14 @@ type CommandContext = {
 type WalkResult = WalkCounts & { readonly ending: WalkEnding };
 
 /** Runs a walk of the context's queue with its progress report, which is stopped whatever happens. */
-async function walkReported(ctx: CommandContext, progress: Progress, options: Pick<WalkOptions, 'visit' | 'stopEarly' | 'onNotMoved'>): Promise<WalkResult> {
+async function walkReported(ctx: CommandContext, progress: Progress, options: Pick<WalkOptions, 'visit' | 'stopEarly' | 'onNotMoved' | 'readOnly'>): Promise<WalkResult> {
   let last: Readonly<WalkCounts> = { total: 0, visited: 0, kept: 0, moved: 0, deleted: 0, notMoved: 0 };
   try {
     const result = await walkParkingLot(ctx.channel, {
       ...options,
       queue: ctx.queue,
       publishTimeoutMs: ctx.publishTimeoutMs,
+      prefetch: ctx.prefetch,
       signal: ctx.signal,
       onProgress: (counts) => {
         last = counts;

@@ -78,6 +78,7 @@ async function groupParked(ctx: CommandContext, filter: ParkedFilter = EVERYTHIN
   const matching = new Selection(filter, Number.POSITIVE_INFINITY, (ctx.now ?? Date.now)());
   const progress = ctx.progress('groups', () => `${matching.selected} grouped`);
   const result = await walkReported(ctx, progress, {
+    readOnly: true,
     visit: (message) => {
       const view = toParkedView(message);
       if (matching.take(view)) tally.add(view);

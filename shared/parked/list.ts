@@ -23,6 +23,7 @@ async function listParked(ctx: CommandContext, options: ListOptions): Promise<Wa
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const progress = ctx.progress('list', () => `${matching.selected} matched`);
   const result = await walkReported(ctx, progress, {
+    readOnly: true,
     visit: (message) => {
       const view = toParkedView(message);
       if (!matching.take(view) || matching.selected > limit) return KEEP;

@@ -20,6 +20,7 @@ async function purgeParked(ctx: CommandContext, options: PurgeOptions): Promise<
   const label = options.dryRun ? 'purge (dry run)' : 'purge';
   const progress = ctx.progress(label, (c) => (options.dryRun ? `${selection.selected} would be deleted` : `${c.deleted} deleted · ${c.kept} kept`));
   const result = await walkReported(ctx, progress, {
+    readOnly: options.dryRun,
     stopEarly: () => selection.full,
     visit: (message) => (selection.take(toParkedView(message)) && !options.dryRun ? { kind: 'delete' } : { kind: 'keep' }),
   });

@@ -92,6 +92,7 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions, tally: 
   const label = options.dryRun ? 'replay (dry run)' : 'replay';
   const progress = ctx.progress(label, (c) => (options.dryRun ? `${total(sent)} would be replayed` : `${c.moved} replayed · ${c.notMoved} unroutable`));
   const result = await walkReported(ctx, progress, {
+    readOnly: options.dryRun,
     stopEarly: () => selection.full,
     onNotMoved: (message, queue, error) => {
       if (error.reason === 'returned') add(unroutable, queue, 1);

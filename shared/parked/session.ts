@@ -67,6 +67,7 @@ async function runOnChannel<T>(connection: ChannelModel, config: Config, queue: 
     channel,
     queue,
     publishTimeoutMs: config.publishTimeoutMs,
+    prefetch: config.batchSize,
     signal,
     progress: (label, details) => createProgress({ label, details }),
   };

@@ -22,6 +22,7 @@ async function showParked(ctx: CommandContext, options: ShowOptions): Promise<Wa
   let count = 0;
   const progress = ctx.progress('show', () => `${count} found`);
   const result = await walkReported(ctx, progress, {
+    readOnly: true,
     visit: (message) => {
       if (message.properties.messageId === options.messageId && ++count <= MAX_SHOWN) found.push(message);
       return { kind: 'keep' };

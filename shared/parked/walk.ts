@@ -1,9 +1,11 @@
-import type { ConfirmChannel, GetMessage, Message } from 'amqplib';
+import type { ConfirmChannel, Message } from 'amqplib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LonePublisher } from '../amqp/lone-publisher.js';
 import type { Copy } from '../message/copy-message.js';
 import { isNamedError, type PublishError } from '../errors.js';
+import { OPTIONS } from '../config/option-table.js';
 import { lockReader } from './reader-lock.js';
+import { TurnReader } from './turn-reader.js';
 import { ParkedCommandError, ParkingLotBusyError } from '../errors.js';
 
 /** What becomes of one parked message. */
@@ -45,7 +47,24 @@ type WalkOptions = {
   /** A move that stays parked: unroutable (`returned`), or one amqplib cannot send (`rejected-locally`: headers over its 64 KiB buffer). */
   readonly onNotMoved?: (message: Message, queue: string, error: PublishError) => void;
   readonly publishTimeoutMs: number;
+  /** The most messages the read's consumer holds at once (its prefetch): the queue's BATCH_SIZE. @default 100 */
+  readonly prefetch?: number;
+  /**
+   * Every verdict is `keep` (`list`, `groups`, `show`, dry runs, the console's reads): the walk reads in
+   * turns of a short-lived consumer. Otherwise it takes one message at a time with `basic.get`, the one
+   * way AMQP 0-9-1 has to take exactly the messages it acts on: a consumer would have more in flight
+   * when a `--limit` stops it, and a quorum queue puts those at the back (measured). @default false
+   */
+  readonly readOnly?: boolean;
+  /** How long to wait for a delivery before deciding the queue holds fewer messages than counted. @default 5000 */
+  readonly idleTimeoutMs?: number;
 };
+
+/**
+ * About the most bytes of bodies a read holds at once: its prefetch shrinks to fit the largest body
+ * seen (a console reading 8 MB messages takes two at a time, not 100).
+ */
+const READ_BUDGET_BYTES = 16 * 1024 * 1024;
 
 /**
  * Returns sent before waiting for the broker to apply them. RabbitMQ's quorum-queue client keeps 32
@@ -58,20 +77,20 @@ const RETURN_BATCH = 16;
 const RETURN_WAIT_MS = 10_000;
 
 /**
- * Walks a parking lot once without changing what it keeps: it counts the messages, takes exactly that
- * many one at a time (`basic.get`, unacked), and gives each a verdict. A deleted one is acked; a moved
- * one is published to its queue (mandatory, confirmed, nothing added to it), then acked; one that
- * cannot be sent stays parked. Every kept message is held unacked and given back (`basic.nack` with
- * requeue) in its order when the walk ends, so it stays byte for byte as it was: nothing is
- * re-published. Where it goes back (measured): to its place on classic queues and RabbitMQ 4.3 quorum
- * queues; to the back on 3.x quorum queues, which after a whole walk is the same order, behind any
- * message parked meanwhile. What a give-back changes is the broker's count, not the message: the
- * `redelivered` flag, and on quorum queues `x-delivery-count` (3.x, 4.0-4.2) or `x-acquired-count`
- * (4.3) rise by one.
+ * Walks a parking lot once without changing what it keeps: it counts the messages, consumes exactly
+ * that many (unacked, in turns of a short-lived consumer: see `TurnReader`), and gives each a verdict.
+ * A deleted one is acked; a moved one is published to its queue (mandatory, confirmed, nothing added
+ * to it), then acked; one that cannot be sent stays parked. Every kept message is held unacked and
+ * given back (`basic.nack` with requeue) in its order when the walk ends, so it stays byte for byte as
+ * it was: nothing is re-published. Where it goes back (measured): to its place on classic queues; to
+ * the back on quorum queues, which after a whole walk is the same order, behind any message parked
+ * meanwhile. What a give-back changes is the broker's count, not the message: the `redelivered` flag,
+ * and on quorum queues `x-delivery-count` (3.x, 4.0-4.2) or `x-acquired-count` (4.3) rise by one.
  *
- * One at a time, because holding every kept message needs no consumer credit (a quorum queue stops a
- * consumer at 2 000 unacked even with an unlimited prefetch, measured), and only the message in hand
- * is in memory. A crash, or a lost connection, gives back what the walk held: nothing is lost.
+ * In turns, because a held message keeps its consumer's credit, and one consumer could not hold a
+ * whole lot (a quorum queue stops a consumer at 2 000 unacked even with an unlimited prefetch,
+ * measured). Memory holds a turn's messages, within `READ_BUDGET_BYTES`, and a delivery tag of each
+ * held one. A crash, or a lost connection, gives back what the walk held: nothing is lost.
  */
 async function walkParkingLot(channel: ConfirmChannel, options: WalkOptions): Promise<WalkCounts & { ending: WalkEnding }> {
   // Locked before counting: a reader that counted while another walked would see the other's held messages missing.
@@ -107,14 +126,26 @@ async function walkLocked(channel: ConfirmChannel, options: WalkOptions): Promis
       return false;
     }
   };
+  const closed = new AbortController();
+  const onClose = (): void => closed.abort();
+  channel.once('close', onClose);
+  const reader: Reader = options.readOnly === true
+    ? new TurnReader(channel, options.queue, { maxPrefetch: options.prefetch ?? OPTIONS.batchSize.default, budgetBytes: READ_BUDGET_BYTES, stopOn: closed.signal })
+    : new GetReader(channel, options.queue);
   let ending: WalkEnding = 'done';
   try {
     while (counts.visited < total) {
       if (options.signal?.aborted) { ending = 'aborted'; break; }
-      const message = await nextMessage(channel, options.queue, counts);
-      if (message === false) { ending = 'queue-shrank'; break; }
+      const message = await reader.next(options.idleTimeoutMs ?? 5000);
+      if (message === undefined) {
+        if (closed.signal.aborted) throw new ParkedCommandError(`the channel closed after ${counts.visited} of ${total}; every message not yet moved or deleted stays parked`);
+        if (reader.cancelledByBroker) throw new ParkedCommandError(`the broker cancelled the read of ${options.queue}: was the queue deleted?`);
+        ending = 'queue-shrank';
+        break;
+      }
       counts.visited++;
       const verdict = await options.visit(message);
+      if (options.readOnly === true && verdict.kind !== 'keep') throw new Error(`a read-only walk of ${options.queue} was asked to ${verdict.kind} a message`);
       if (verdict.kind === 'delete') {
         channel.ack(message);
         counts.deleted++;
@@ -126,18 +157,38 @@ async function walkLocked(channel: ConfirmChannel, options: WalkOptions): Promis
       if (counts.visited < total && held.length === 0 && (options.stopEarly?.() ?? false)) { ending = 'early'; break; }
     }
   } finally {
+    channel.off('close', onClose);
+    // Delivered but never visited (a turn's buffer when the walk stopped, or messages parked meanwhile): given back too.
+    for (const message of await reader.close().catch(() => [])) held.push(message.fields.deliveryTag);
     // After a failure the channel may be gone: then the broker gives back what it held when it closes.
     await giveBack(channel, options.queue, held).catch(() => undefined);
   }
   return { ...counts, ending };
 }
 
-/** The next parked message, unacked; `false` when the queue is empty. A closed channel is a `ParkedCommandError`. */
-async function nextMessage(channel: ConfirmChannel, queue: string, counts: Readonly<WalkCounts>): Promise<GetMessage | false> {
-  try {
-    return await channel.get(queue, { noAck: false });
-  } catch (error) {
-    throw new ParkedCommandError(`the channel closed after ${counts.visited} of ${counts.total} (${(error as Error).message}); every message not yet moved or deleted stays parked`, { cause: error });
+/** Where a walk takes its messages from, in queue order. */
+type Reader = {
+  /** The next message, unacked; undefined when none came in time, or the channel closed. */
+  next(timeoutMs: number): Promise<Message | undefined>;
+  /** What was delivered but never handed out, to be given back. */
+  close(): Promise<Message[]>;
+  readonly cancelledByBroker: boolean;
+};
+
+/** One `basic.get` at a time: it takes exactly what is asked for, and nothing is ever in flight. */
+class GetReader implements Reader {
+  public readonly cancelledByBroker = false;
+
+  public constructor(private readonly channel: ConfirmChannel, private readonly queue: string) {}
+
+  public async next(): Promise<Message | undefined> {
+    // A closed channel rejects; the walk tells that from an empty queue by the channel's close.
+    const message = await this.channel.get(this.queue, { noAck: false }).catch(() => false as const);
+    return message === false ? undefined : message;
+  }
+
+  public close(): Promise<Message[]> {
+    return Promise.resolve([]);
   }
 }
 
