@@ -38,10 +38,10 @@ class TurnReader {
 
   /** The next message in queue order, or undefined when none came within `timeoutMs` (or the consumer ended). */
   public async next(timeoutMs: number): Promise<ConsumeMessage | undefined> {
+    if (this.options.stopOn.aborted) return undefined;
     if (this.consumer !== undefined && this.handed >= this.prefetch) await this.endTurn();
     const left = this.leftover.shift();
     if (left !== undefined) return this.seen(left);
-    if (this.options.stopOn.aborted) return undefined;
     if (this.consumer === undefined) {
       this.consumer = await ShortLivedConsumer.start(this.channel, this.queue, this.prefetch, { stopOn: this.options.stopOn });
       this.handed = 0;

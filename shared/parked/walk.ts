@@ -83,8 +83,8 @@ const RETURN_WAIT_MS = 10_000;
  * to it), then acked; one that cannot be sent stays parked. Every kept message is held unacked and
  * given back (`basic.nack` with requeue) in its order when the walk ends, so it stays byte for byte as
  * it was: nothing is re-published. Where it goes back (measured): to its place on classic queues; to
- * the back on quorum queues, which after a whole walk is the same order, behind any message parked
- * meanwhile. What a give-back changes is the broker's count, not the message: the `redelivered` flag,
+ * the back on quorum queues (on 4.3 a `basic.get` one goes back to its place), which after a whole
+ * walk is the same order, behind any message parked meanwhile. What a give-back changes is the broker's count, not the message: the `redelivered` flag,
  * and on quorum queues `x-delivery-count` (3.x, 4.0-4.2) or `x-acquired-count` (4.3) rise by one.
  *
  * In turns, because a held message keeps its consumer's credit, and one consumer could not hold a
