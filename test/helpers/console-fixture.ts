@@ -82,6 +82,8 @@ async function startDeclaredConsole(dir: string): Promise<{ server: ConsoleServe
 async function declareOneOfTwo(broker: TestBroker, dir: string): Promise<{ work: string; undeclared: string }> {
   const { work } = await parkThreeKinds(broker);
   const undeclared = uniqueName('console-missing');
+  // Never declared, but a read of its parking lot declares the lot's reader lock (test cleanup deletes it with the lot).
+  broker.trackQueue(`${undeclared}.parked`);
   writeQueueFile(dir, { template: 'orders', name: 'invoices', workQueue: work });
   writeQueueFile(dir, { template: 'orders', name: 'partner-sync', workQueue: undeclared });
   const declared = await loadDeclaredQueues({ dir, env: { AMQP_URL } });
