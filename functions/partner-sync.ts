@@ -1,4 +1,4 @@
-import { defineQueue } from 'boomerang';
+import { defineQueue } from 'boomerang-rabbitmq';
 import { createPartnerSync } from '../shared/examples/partner-sync/partner-sync.js';
 
 /** Partner sync: each message PUTs one record to the partner API (PARTNER_API_URL). */

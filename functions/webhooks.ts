@@ -1,4 +1,4 @@
-import { defineQueue } from 'boomerang';
+import { defineQueue } from 'boomerang-rabbitmq';
 import { createWebhookDelivery, httpTimeoutMsFromEnv } from '../shared/examples/webhooks/webhook-delivery.js';
 
 /** Webhook delivery: each message is one HTTP request to a customer's endpoint. */

@@ -1,5 +1,5 @@
 /**
- * Boomerang's public entry point: `import { … } from 'boomerang'` (the package's `exports`). A team's
+ * Boomerang's public entry point: `import { … } from 'boomerang-rabbitmq'` (the package's `exports`). A team's
  * function file needs nothing else: `defineQueue` (one queue: its handler, options and deploy), the factories, the error classes a handler throws or a caller
  * catches (exactly those: see docs/architecture.md, "Errors"), and the types of a handler, a message, a rule and a summary.
  */

@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { PACKAGE_ALIAS } from './helpers/package-alias.js';
 import { PlainSummaryReporter } from './helpers/plain-summary-reporter.js';
 
 export default defineConfig({
+  resolve: { alias: PACKAGE_ALIAS },
   test: {
     root: fileURLToPath(new URL('..', import.meta.url)),
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],

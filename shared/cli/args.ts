@@ -4,14 +4,18 @@ import { GuardedOutput } from '../observability/guarded-output.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** What `parseCli` hands `parseArgs`: the CLI's options plus `--help`, positionals allowed, unknown flags refused. */
+type CliConfig<T extends Options> = { args: string[]; options: T & { help: { type: 'boolean'; short: 'h' } }; allowPositionals: true; strict: true };
+
 /**
  * `parseArgs` with strict checking; its errors become `UsageError`s that name the bad flag.
  * `renamed` maps an old flag to its new name: the old spelling is read as the new one, with a note
  * on stderr (`--queue` named the parking queue for `parked` but the work queue elsewhere).
  */
-function parseCli<T extends Options>(argv: string[], options: T, renamed: Readonly<Record<string, string>> = {}) {
+function parseCli<T extends Options>(argv: string[], options: T, renamed: Readonly<Record<string, string>> = {}): ReturnType<typeof parseArgs<CliConfig<T>>> {
   try {
-    return parseArgs({ args: renameFlags(argv, renamed), options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    const config: CliConfig<T> = { args: renameFlags(argv, renamed), options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true };
+    return parseArgs(config);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

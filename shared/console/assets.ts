@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 /** The front end as the server sends it: everything local, nothing from a CDN. */
 type ConsoleAssets = { readonly html: string; readonly js: string; readonly css: string };
@@ -23,11 +22,23 @@ const HTML = `<!doctype html>
 </html>
 `;
 
+/** The page's script and styles as the package ships them: built by `bundleConsolePage` into ui/ next to the compiled console. */
+const PREBUILT = { js: `${UI}app.js`, css: `${UI}app.css` } as const;
+
 /**
- * Bundles the Preact front end with esbuild, in memory, when the console starts (about a second):
- * no build step to forget, no generated file in the repository.
+ * The front end: the package's prebuilt page (npm run build:package wrote ui/app.js), or, from the
+ * repository's source, the Preact page bundled with esbuild in memory when the console starts (about a
+ * second): no build step to forget, no generated file in the repository.
  */
 async function buildConsoleAssets(): Promise<ConsoleAssets> {
+  const prebuilt = await readFile(PREBUILT.js, 'utf8').catch(() => undefined);
+  const js = prebuilt ?? (await bundleConsolePage());
+  return { html: HTML, js, css: await readFile(PREBUILT.css, 'utf8') };
+}
+
+/** The page's script: main.tsx and Preact, bundled and minified. esbuild is loaded only here, so an installed package never needs it for the console. */
+async function bundleConsolePage(): Promise<string> {
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [`${UI}main.tsx`],
     bundle: true,
@@ -40,9 +51,8 @@ async function buildConsoleAssets(): Promise<ConsoleAssets> {
     legalComments: 'none',
     logLevel: 'silent',
   });
-  const js = result.outputFiles[0]?.text ?? '';
-  return { html: HTML, js, css: await readFile(`${UI}app.css`, 'utf8') };
+  return result.outputFiles[0]?.text ?? '';
 }
 
-export { buildConsoleAssets };
+export { buildConsoleAssets, bundleConsolePage };
 export type { ConsoleAssets };

@@ -1,12 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { Env } from '../config/env.js';
 import { ConfigError } from '../errors.js';
 import { isQueueDefinition, type QueueDefinition } from './define-queue.js';
 
-/** The repository's functions/ folder: where a team's queue files live. */
-const DEFAULT_FUNCTIONS_DIR = fileURLToPath(new URL('../../functions', import.meta.url));
+/** Where a team's queue files live when nothing else says: `functions/` in the working directory (the project's root under npm). */
+const DEFAULT_FUNCTIONS_DIR = 'functions';
 
 /** A declared queue and the file that declares it. */
 type DeclaredQueue = QueueDefinition & {
@@ -15,13 +15,13 @@ type DeclaredQueue = QueueDefinition & {
 };
 
 type DiscoveryOptions = {
-  /** The folder to read. @default BOOMERANG_FUNCTIONS_DIR, else the repository's functions/ */
+  /** The folder to read. @default BOOMERANG_FUNCTIONS_DIR, else functions/ in the working directory */
   readonly dir?: string;
   /** @default process.env */
   readonly env?: Env;
 };
 
-/** The folder discovery reads: the option, else BOOMERANG_FUNCTIONS_DIR, else functions/. */
+/** The folder discovery reads, absolute: the option, else BOOMERANG_FUNCTIONS_DIR, else functions/ in the working directory. */
 function functionsDir(options: DiscoveryOptions = {}): string {
   const fromEnv = (options.env ?? process.env).BOOMERANG_FUNCTIONS_DIR?.trim();
   return resolve(options.dir ?? (fromEnv === undefined || fromEnv === '' ? DEFAULT_FUNCTIONS_DIR : fromEnv));
@@ -53,7 +53,7 @@ async function loadDeclaredQueues(options: DiscoveryOptions = {}): Promise<Decla
     if (!isQueueDefinition(module.queue)) {
       throw new ConfigError(
         `${shown} declares no queue: every file in ${relative(process.cwd(), dir) || dir}/ must export \`queue\` made by defineQueue ` +
-          "(export const { queue, pull, event } = defineQueue({ name, handler, workQueue, ... }) with defineQueue from 'boomerang'); move other code out of that folder",
+          "(export const { queue, pull, event } = defineQueue({ name, handler, workQueue, ... }) with defineQueue from 'boomerang-rabbitmq'); move other code out of that folder",
       );
     }
     const queue = module.queue;

@@ -5,7 +5,7 @@
  * (shared/native/amqp10-attempt.ts), so esbuild puts it in a chunk that loads then: the cold start
  * counts it.
  */
-import { defineQueue } from 'boomerang';
+import { defineQueue } from 'boomerang-rabbitmq';
 import { createWebhookDelivery, httpTimeoutMsFromEnv } from '../../shared/examples/webhooks/webhook-delivery.js';
 
 /** The bench's own work queue, so that the cold starts never touch the webhooks queue. */

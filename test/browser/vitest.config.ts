@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { PACKAGE_ALIAS } from '../helpers/package-alias.js';
 import { PlainSummaryReporter } from '../helpers/plain-summary-reporter.js';
 
 /** The console in a real browser (Debian's Chromium through playwright-core): `npm run test:browser`. */
 export default defineConfig({
+  resolve: { alias: PACKAGE_ALIAS },
   test: {
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['test/browser/**/*.browser.test.ts'],

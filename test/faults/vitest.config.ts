@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { PACKAGE_ALIAS } from '../helpers/package-alias.js';
 import { PlainSummaryReporter } from '../helpers/plain-summary-reporter.js';
 
 /**
@@ -9,6 +10,7 @@ import { PlainSummaryReporter } from '../helpers/plain-summary-reporter.js';
  * things at once would blur each other's counts.
  */
 export default defineConfig({
+  resolve: { alias: PACKAGE_ALIAS },
   test: {
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['test/faults/**/*.test.ts', 'test/cluster/**/*.test.ts'],
