@@ -111,6 +111,15 @@ module.exports = {
       to: { path: '^shared/examples/' },
     },
     {
+      name: 'runtime-graph-has-no-tools',
+      comment:
+        "What a Lambda bundle imports through the public entry point (shared/index.ts, the package's '.' export) reaches no tool " +
+        '(the console, the CLI, the demo, the parking-lot commands), no CDK construct and no test code, at any depth.',
+      severity: 'error',
+      from: { path: '^shared/index[.]ts$' },
+      to: { path: ['^shared/(console|cli|demo|parked|cdk)/', '^test/', '^infra/'], reachable: true },
+    },
+    {
       name: 'shared-imports-no-deployment',
       comment: 'shared/ imports nothing from functions/ or infra/.',
       severity: 'error',
