@@ -29,7 +29,9 @@ function every couple of seconds as a scheduler would, until everything settled.
 
   --function <name>     the declared queue to run (functions/<name>.ts; the folder is
                         BOOMERANG_FUNCTIONS_DIR when set): its handler and options, on the demo's
-                        queues, with demo-sized retry timing. webhooks or partner-sync (default ${DEFAULT_DEMO_FUNCTION})
+                        queues, with demo-sized retry timing. webhooks or partner-sync (default ${DEFAULT_DEMO_FUNCTION});
+                        when the folder declares no queue of that name, the package's own example
+                        runs, with a note on stderr
 
   --messages <n>        how many webhook messages to publish, 1 to 100000 (default 300)
   --failure-rate <r>    fraction of provider answers that fail transiently (default 0.4; 2 % more
@@ -55,7 +57,8 @@ async function main(): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { messages, failureRate, intervalMs, name, handler, feed, config, plan, ownQueues, ownExchanges } = await demoOptions({ ...values, queue: values['work-queue'] }, process.env);
+  const { messages, failureRate, intervalMs, name, notice, handler, feed, config, plan, ownQueues, ownExchanges } = await demoOptions({ ...values, queue: values['work-queue'] }, process.env);
+  if (notice !== undefined) process.stderr.write(`${notice}\n`);
   const demoQueue = config.workQueue;
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   const log = createLogger({ level: logLevelFrom(process.env.LOG_LEVEL ?? 'error') });
