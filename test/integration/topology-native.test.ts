@@ -85,7 +85,7 @@ describe.runIf(canRunNative)(`native topology on RabbitMQ ${version}`, () => {
       ['x-delivery-limit', '500'],
     ]);
     expect(report.warnings[0]?.fix).toBeUndefined();
-    expect(report.warnings[0]?.message).toContain('delete it and run `npm run topology -- apply`');
+    expect(report.warnings[0]?.message).toContain('delete it and run `boomerang topology apply`');
   });
 
   it('verify offers the policy that lowers the delivery limit of a native work queue declared with a higher one, and the policy mends it', async () => {
