@@ -7,18 +7,20 @@ import { type Config, loadConfig } from '../config/config.js';
 import type { Env } from '../config/env.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
 import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
-import { asUsage, intFlag, parseCli, runCli } from './args.js';
+import { asUsage, intFlag, parseCli } from './args.js';
+import { type CliCommand, sameInThisRepository } from './command.js';
 import { UsageError } from '../errors.js';
 import { GuardedOutput } from '../observability/guarded-output.js';
 
-const USAGE = `Usage: npm run console -- [--function <name>]... | [--work-queue <name>]... [--host <address>] [--port <n>] [--rate <n/s>]
+const USAGE = `Usage: boomerang console [--function <name>]... | [--work-queue <name>]... [--host <address>] [--port <n>] [--rate <n/s>]
+       [--functions-dir <dir>]
 
 The parking lot in a browser: queue depths, failures grouped by cause, each message in full; replay
 a message, a group or a filtered selection, purge a group, edit and replay a message. It shows every
-queue declared in functions/ (BOOMERANG_FUNCTIONS_DIR when set): its work queue, delay queues and
-parking lot as its file and the environment configure them. It uses the broker of AMQP_URL (or
-AMQP_SECRET_ID) and the parked CLI's engine: reads leave the parking lot as it was, replays are
-confirmed and rate-limited. The last line it prints is the URL to open, with a random access token;
+queue declared in functions/ (--functions-dir, else BOOMERANG_FUNCTIONS_DIR when set): its work
+queue, delay queues and parking lot as its file and the environment configure them. It uses the
+broker of AMQP_URL (or AMQP_SECRET_ID) and the engine of boomerang parked: reads leave the parking
+lot as it was, replays are confirmed and rate-limited. The last line it prints is the URL to open, with a random access token;
 no data and no action without it.
 
   --function <name>  show this declared queue only (repeatable; default: every declared queue)
@@ -27,7 +29,9 @@ no data and no action without it.
                      --queue still works)
   --host <address>   interface to listen on (default 127.0.0.1: this machine only)
   --port <n>         port (default: a free one)
-  --rate <n>[/s|/m]  replay rate when the page asks for none (default 50/s)`;
+  --rate <n>[/s|/m]  replay rate when the page asks for none (default 50/s)
+
+${sameInThisRepository('console')}`;
 
 const stderr = GuardedOutput.of(process.stderr);
 const say = (line: string): void => GuardedOutput.of(process.stdout).write(`${line}\n`);
@@ -79,4 +83,12 @@ async function consoleQueues(flags: { readonly function?: string[]; readonly que
   return { config: await asUsage(() => (picked[0] as DeclaredQueue).loadConfig(env, 'pull')), queues };
 }
 
-await runCli(USAGE, () => main(process.argv.slice(2)));
+/** `boomerang console`. */
+const consoleCommand: CliCommand = {
+  name: 'console',
+  summary: 'the operator console: the parking lots in a browser, with replay and purge',
+  usage: USAGE,
+  run: main,
+};
+
+export { consoleCommand };

@@ -2,7 +2,8 @@ import { asUsage, intFlag } from './args.js';
 import { UsageError } from '../errors.js';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../config/config.js';
 import type { Handler } from '../message/message.js';
-import { type DeclaredQueue, loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
+import { type DeclaredQueue, pickQueue } from '../queues/declared-queues.js';
+import { demoQueue, unfedQueue } from './demo-queue.js';
 import { buildTopologyPlan } from '../topology/plan.js';
 import type { TopologyPlan } from '../topology/types.js';
 
@@ -34,7 +35,7 @@ const DEMO_FEEDS: Readonly<Record<string, DemoFeed>> = {
   },
 };
 
-/** The flags of `npm run local`, as node:util parseArgs gives them. */
+/** The flags of `boomerang local`, as node:util parseArgs gives them. */
 type DemoFlags = {
   readonly function?: string;
   readonly messages?: string;
@@ -53,6 +54,8 @@ type DemoOptions = {
   readonly intervalMs: number;
   /** The declared queue the demo runs: its handler and options (`--function`). */
   readonly name: string;
+  /** A line for stderr when the demo runs the package's own example instead of the team's folder. */
+  readonly notice: string | undefined;
   readonly handler: Handler;
   readonly feed: DemoFeed;
   /** The queue's config on the demo's own queues, with demo-sized retries unless the environment says otherwise. */
@@ -69,7 +72,8 @@ type DemoOptions = {
 
 /**
  * Reads and checks every flag and the environment before anything connects: a bad value is a
- * `UsageError` that names its flag or variable. `queues` are the declared queues (discovered when not given).
+ * `UsageError` that names its flag or variable. `queues` are the declared queues; when not given, the
+ * team's functions folder, or the package's own example when that folder lacks it (`demoQueue`).
  */
 async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: readonly DeclaredQueue[]): Promise<DemoOptions> {
   const messages = intFlag('messages', flags.messages, 1, 100_000) ?? 300;
@@ -79,12 +83,12 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   if (!queue.startsWith(DEMO_QUEUE)) {
     throw new UsageError(`--work-queue must start with "${DEMO_QUEUE}": the demo deletes and recreates its queues, so it only touches its own; got ${JSON.stringify(queue)}`);
   }
-  const declared = queues ?? (await asUsage(() => loadDeclaredQueues({ env })));
-  const chosen = await asUsage(() => pickQueue(declared, flags.function ?? DEFAULT_DEMO_FUNCTION));
+  const asked = flags.function ?? DEFAULT_DEMO_FUNCTION;
+  const { queue: chosen, notice } = queues === undefined
+    ? await asUsage(() => demoQueue(asked, Object.keys(DEMO_FEEDS), env))
+    : { queue: await asUsage(() => pickQueue(queues, asked)), notice: undefined };
   const feed = DEMO_FEEDS[chosen.name];
-  if (feed === undefined) {
-    throw new UsageError(`--function ${chosen.name}: the demo feeds ${Object.keys(DEMO_FEEDS).join(' and ')} only (it knows their messages); run yours with npm run invoke -- pull --function ${chosen.name}`);
-  }
+  if (feed === undefined) throw new UsageError(unfedQueue(chosen.name, Object.keys(DEMO_FEEDS)));
   // The queue's handler and options, except: the queues are the demo's own (a PARKING_QUEUE from the
   // environment could be a real one), and the retry timing is demo-sized (4 retries of 1, 2, 4, 8 s)
   // unless the environment says otherwise, so that a run settles in a minute. Rules keep what they
@@ -100,7 +104,7 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   // Exact mode's level and unroutable queues are shared by every work queue of the vhost: kept.
   const ownQueues = plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name);
   const ownExchanges = plan.marker === undefined ? [] : [plan.marker];
-  return { messages, failureRate, intervalMs, name: chosen.name, handler: chosen.handler, feed, config, plan, ownQueues, ownExchanges };
+  return { messages, failureRate, intervalMs, name: chosen.name, notice, handler: chosen.handler, feed, config, plan, ownQueues, ownExchanges };
 }
 
 /** A number flag within [0, max], such as `0.4`. */

@@ -7,23 +7,26 @@ import { ConfigError } from '../errors.js';
 import { loadHandler } from './load-handler.js';
 import { overrideNote, singleTarget } from './queue-flags.js';
 import type { Summary } from '../observability/summary.js';
-import { asUsage, intFlag, parseCli, runCli } from './args.js';
+import { asUsage, intFlag, parseCli } from './args.js';
+import { type CliCommand, sameInThisRepository } from './command.js';
 import { UsageError } from '../errors.js';
 
-const USAGE = `Usage: npm run invoke -- pull  --function <name> [--budget-ms <n>]
-       npm run invoke -- event --function <name> --event <file.json> [--budget-ms <n>]
-       npm run invoke -- pull|event --handler <module> [--work-queue <name>] [--event <file.json>] [--budget-ms <n>]
+const USAGE = `Usage: boomerang invoke pull  --function <name> [--budget-ms <n>] [--functions-dir <dir>]
+       boomerang invoke event --function <name> --event <file.json> [--budget-ms <n>] [--functions-dir <dir>]
+       boomerang invoke pull|event --handler <module> [--work-queue <name>] [--event <file.json>] [--budget-ms <n>]
 
 Runs one invocation of a function locally, as the cloud would run it, against the broker in AMQP_URL
 (default ${DEFAULTS.amqpUrl.replace(/:[^:@/]*@/, ':***@')}), or the one AMQP_SECRET_ID describes.
 
   pull                 the scheduled pull function: consumes the work queue until it is idle
   event                the Amazon MQ event source function, given an aws:rmq event from a file
-                       (a sample: test/fixtures/rmq-event-local.json, for the queue boomerang.webhooks)
+                       (a sample in Boomerang's repository: test/fixtures/rmq-event-local.json,
+                       for the queue boomerang.webhooks)
 
   --function <name>    the declared queue to run (a functions/*.ts file exporting \`queue\` made by
-                       defineQueue; the folder is BOOMERANG_FUNCTIONS_DIR when set): its handler, and
-                       its options in code before the environment. Optional when one queue is declared
+                       defineQueue; the folder is --functions-dir, else BOOMERANG_FUNCTIONS_DIR when
+                       set): its handler, and its options in code before the environment. Optional
+                       when one queue is declared
   --event <file>       the aws:rmq event (JSON) for 'event'; its keys name the queues ("<queue>::<vhost>")
   --handler <module>   instead of --function: a module exporting handle(message, context) or a default
                        function, configured by the environment alone (WORK_QUEUE, MAX_RETRIES...)
@@ -37,10 +40,11 @@ Logs go to stderr as JSON lines; the last stdout line is the summary as one JSON
 Exit codes: 0 done, 1 the invocation failed (for 'event': the event source would deliver the whole
 batch again; the summary says how far it got), 2 bad usage: a flag, an environment variable, or
 the file --handler or --event names (checked before connecting).
-The topology of every queue involved must exist first: npm run topology -- apply [--function <name>]`;
+The topology of every queue involved must exist first: boomerang topology apply [--function <name>]
+${sameInThisRepository('invoke')}`;
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseCli(process.argv.slice(2), {
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCli(argv, {
     function: { type: 'string' },
     handler: { type: 'string' },
     'work-queue': { type: 'string' },
@@ -98,7 +102,15 @@ async function readEvent(path: string): Promise<unknown> {
   }
 }
 
-await runCli(USAGE, main);
-// The invocation is over when its summary is out: a handler still running past the hard stop (its
-// delivery already went back) must not keep the process alive, as Lambda would freeze it.
-process.stdout.write('', () => process.exit());
+/** `boomerang invoke pull|event`. */
+const invokeCommand: CliCommand = {
+  name: 'invoke',
+  summary: "run one invocation of a queue's pull or event function locally, as the cloud runs it",
+  usage: USAGE,
+  // The invocation is over when its summary is out: a handler still running past the hard stop (its
+  // delivery already went back) must not keep the process alive, as Lambda would freeze it.
+  exitWhenDone: true,
+  run: main,
+};
+
+export { invokeCommand };

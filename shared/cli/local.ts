@@ -15,10 +15,12 @@ import { topologyOptionsFromConfig } from '../config/config.js';
 import { applyTopology } from '../topology/apply.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';
 import { buildTopologyPlan } from '../topology/plan.js';
-import { parseCli, runCli } from './args.js';
+import { parseCli } from './args.js';
+import { type CliCommand, sameInThisRepository } from './command.js';
 import { UsageError } from '../errors.js';
 
-const USAGE = `Usage: npm run local [-- --function <name>] [--messages <n>] [--failure-rate <0..0.98>] [--interval-ms <n>] [--work-queue <name>]
+const USAGE = `Usage: boomerang local [--function <name>] [--messages <n>] [--failure-rate <0..0.98>] [--interval-ms <n>] [--work-queue <name>]
+       [--functions-dir <dir>]
 
 The whole job end to end on this machine: makes sure RabbitMQ runs (starts a local rabbitmq-server
 if it is installed), resets the demo's queues (deletes and recreates the work queue, its parking lot
@@ -28,8 +30,10 @@ starts a flaky local HTTP provider, publishes messages for it, and invokes the d
 function every couple of seconds as a scheduler would, until everything settled.
 
   --function <name>     the declared queue to run (functions/<name>.ts; the folder is
-                        BOOMERANG_FUNCTIONS_DIR when set): its handler and options, on the demo's
-                        queues, with demo-sized retry timing. webhooks or partner-sync (default ${DEFAULT_DEMO_FUNCTION})
+                        --functions-dir, else BOOMERANG_FUNCTIONS_DIR when set): its handler and
+                        options, on the demo's queues, with demo-sized retry timing. webhooks or
+                        partner-sync (default ${DEFAULT_DEMO_FUNCTION}); when the folder declares no queue of
+                        that name, the package's own example runs, with a note on stderr
 
   --messages <n>        how many webhook messages to publish, 1 to 100000 (default 300)
   --failure-rate <r>    fraction of provider answers that fail transiently (default 0.4; 2 % more
@@ -40,10 +44,11 @@ function every couple of seconds as a scheduler would, until everything settled.
   -h, --help            this text
 
 Any variable the queue's file leaves to the environment applies too (MAX_RETRIES, BACKOFF_INITIAL_MS,
-QUEUE_TYPE...), except WORK_QUEUE and PARKING_QUEUE: the demo only touches its own queues.`;
+QUEUE_TYPE...), except WORK_QUEUE and PARKING_QUEUE: the demo only touches its own queues.
+${sameInThisRepository('local')}`;
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseCli(process.argv.slice(2), {
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCli(argv, {
     function: { type: 'string' },
     messages: { type: 'string' },
     'failure-rate': { type: 'string' },
@@ -55,7 +60,8 @@ async function main(): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { messages, failureRate, intervalMs, name, handler, feed, config, plan, ownQueues, ownExchanges } = await demoOptions({ ...values, queue: values['work-queue'] }, process.env);
+  const { messages, failureRate, intervalMs, name, notice, handler, feed, config, plan, ownQueues, ownExchanges } = await demoOptions({ ...values, queue: values['work-queue'] }, process.env);
+  if (notice !== undefined) process.stderr.write(`${notice}\n`);
   const demoQueue = config.workQueue;
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   const log = createLogger({ level: logLevelFrom(process.env.LOG_LEVEL ?? 'error') });
@@ -142,4 +148,12 @@ async function invokeOnce(invoke: ReturnType<typeof createPullFunction>, interva
   }
 }
 
-await runCli(USAGE, main);
+/** `boomerang local`. */
+const localCommand: CliCommand = {
+  name: 'local',
+  summary: 'the end-to-end demo on this machine: a flaky partner, retries, a parking lot',
+  usage: USAGE,
+  run: main,
+};
+
+export { localCommand };

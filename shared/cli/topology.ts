@@ -16,16 +16,17 @@ import { nativeBrokerRefusal } from '../topology/native-broker.js';
 import { rabbitmqctlPolicyReader } from '../topology/rabbitmqctl-policies.js';
 import type { PolicyReader, TopologyPlan } from '../topology/types.js';
 import { verifyTopology } from '../topology/verify.js';
-import { parseCli, runCli } from './args.js';
+import { parseCli } from './args.js';
+import { type CliCommand, sameInThisRepository } from './command.js';
 import { UsageError } from '../errors.js';
 import { mergeDefinitions } from './merge-definitions.js';
 import { overrideNote, type QueueTarget, queueTargets } from './queue-flags.js';
 
-const USAGE = `Usage: npm run topology -- <apply|verify|export> [--function <name> | --work-queue <name>] [--out <file>] [--vhost <name>] [--broker-version <x.y.z>]
-       [--rabbitmqctl <command>]
+const USAGE = `Usage: boomerang topology apply|verify|export [--function <name> | --work-queue <name>] [--out <file>] [--vhost <name>]
+       [--broker-version <x.y.z>] [--rabbitmqctl <command>] [--functions-dir <dir>]
 
 Covers every queue declared in functions/ (each file exporting \`queue\` made by defineQueue; the folder
-is BOOMERANG_FUNCTIONS_DIR when set), each with its own options, in one command.
+is --functions-dir, else BOOMERANG_FUNCTIONS_DIR when set), each with its own options, in one command.
 
   apply    declares the parking lot, the delay path and (if missing) the work queue; idempotent.
            An existing queue whose arguments differ is reported with every differing argument,
@@ -57,10 +58,11 @@ file leaves to the environment: DELAY_MODE, MAX_RETRIES, BACKOFF_*, RETRY_RULES.
 follow each queue's retry policy and rules.
 DELAY_MODE=native needs RabbitMQ 4.3 or later: apply and verify refuse an older broker, naming its
 version and the modes that work there.
-Exit codes: 0 in order, 1 missing or different (or the broker failed or was refused), 2 bad usage.`;
+Exit codes: 0 in order, 1 missing or different (or the broker failed or was refused), 2 bad usage.
+${sameInThisRepository('topology')}`;
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseCli(process.argv.slice(2), { function: { type: 'string' }, 'work-queue': { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' }, rabbitmqctl: { type: 'string' } }, { queue: 'work-queue' });
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCli(argv, { function: { type: 'string' }, 'work-queue': { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' }, rabbitmqctl: { type: 'string' } }, { queue: 'work-queue' });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -144,4 +146,12 @@ async function exportDefinitions(plans: readonly (QueueTarget & { readonly plan:
   return 0;
 }
 
-await runCli(USAGE, main);
+/** `boomerang topology apply|verify|export`. */
+const topologyCommand: CliCommand = {
+  name: 'topology',
+  summary: 'declare (apply), check (verify) or export the broker-side queues of the declared queues',
+  usage: USAGE,
+  run: main,
+};
+
+export { topologyCommand };

@@ -34,7 +34,7 @@ function shellWord(word: string): string {
  * @example consoleQueuesFromDeclared(await loadDeclaredQueues(), process.env).map((q) => q.name) // ['partner-sync', 'webhooks']
  */
 function consoleQueuesFromDeclared(queues: readonly Pick<QueueDefinition, 'name' | 'loadConfig'>[], env: Env): ConsoleQueue[] {
-  return queues.map((queue) => consoleQueueOf(queue.name, queue.loadConfig(env, 'pull'), `npm run topology -- apply --function ${shellWord(queue.name)}`));
+  return queues.map((queue) => consoleQueueOf(queue.name, queue.loadConfig(env, 'pull'), `boomerang topology apply --function ${shellWord(queue.name)}`));
 }
 
 /**
@@ -51,7 +51,7 @@ function consoleQueuesFromConfig(config: Config, workQueues: readonly string[] =
     const parkingQueue = workQueue === config.workQueue ? config.parkingQueue : `${workQueue}.parked`;
     // The parking lot goes in the environment: topology's --queue would otherwise take PARKING_QUEUE,
     // which names WORK_QUEUE's lot, not this queue's. The rest (AMQP_URL, MAX_RETRIES...) is the console's.
-    const apply = `PARKING_QUEUE=${shellWord(parkingQueue)} npm run topology -- apply --work-queue ${shellWord(workQueue)}`;
+    const apply = `PARKING_QUEUE=${shellWord(parkingQueue)} boomerang topology apply --work-queue ${shellWord(workQueue)}`;
     return consoleQueueOf(workQueue, { ...config, workQueue, parkingQueue }, apply);
   });
 }

@@ -59,7 +59,7 @@ function scripted(request: IncomingMessage, url: URL, header: string, searchPara
 }
 
 /**
- * Starts a local HTTP partner that fails on purpose, for `npm run local`, integration tests and benchmarks.
+ * Starts a local HTTP partner that fails on purpose, for `boomerang local`, integration tests and benchmarks.
  *
  * A request may script its own fate: `x-demo-fail-times: N` (or `?failTimes=N`) with `x-demo-id: ID`
  * (or `?id=ID`) fails the first N requests for that id with 503, then succeeds. Other requests draw at

@@ -34,7 +34,7 @@ const NEEDED: Readonly<Record<string, string>> = {
   'x-delayed-retry-type': 'a retry would come back at once instead of after its delay',
 };
 
-const APPLY = '`npm run topology -- apply`';
+const APPLY = '`boomerang topology apply`';
 
 /** What the check found: a drift that stops the invocation, and differences that only pace or limit otherwise (logged). */
 type NativeTopologyFinding = {
@@ -67,7 +67,7 @@ function judgeNativeTopology(spec: QueueSpec, parkingQueue: string, work: QueueI
   const message =
     `Work queue '${spec.name}' lacks in its own arguments what delayMode 'native' needs: ${each}. No message was taken. ` +
     'A policy does not count here: over AMQP the function sees only a queue\'s arguments, not its policy. ' +
-    `Declare the queue with them: move its messages elsewhere (e.g. a shovel), delete it and run ${APPLY} (\`npm run topology -- verify\` shows the same differences).`;
+    `Declare the queue with them: move its messages elsewhere (e.g. a shovel), delete it and run ${APPLY} (\`boomerang topology verify\` shows the same differences).`;
   return { drift: { message, missing: fatal.map((d) => `${spec.name}: ${d.argument}`) }, tolerated };
 }
 
@@ -84,7 +84,7 @@ async function checkNativeTopology(read: QueueReader, config: Config, log: Logge
   if (drift !== undefined) throw new TopologyDriftError(drift.message, { missing: drift.missing });
   if (tolerated.length > 0) {
     const differences = tolerated.map((d) => `${d.argument} ${shown(d.actual)} (the config plans ${shown(d.expected)})`).join(', ');
-    log.warn('native work queue settings differ from the config; messages are safe, but crashes are paced or limited otherwise: see npm run topology -- verify', { queue: spec.name, differences });
+    log.warn('native work queue settings differ from the config; messages are safe, but crashes are paced or limited otherwise: see boomerang topology verify', { queue: spec.name, differences });
   }
 }
 

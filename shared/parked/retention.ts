@@ -18,7 +18,7 @@ type RetentionResult = {
 
 /**
  * Retention: deletes the parked messages parked at least `olderThanMs` ago and keeps the others in
- * order. It is `npm run parked -- purge --older-than <age> --yes`: the same filter, the same walk.
+ * order. It is `boomerang parked purge --older-than <age> --yes`: the same filter, the same walk.
  * @example const { purged, kept } = await purgeOlderThan(ctx, 14 * 86_400_000);
  */
 async function purgeOlderThan(ctx: CommandContext, olderThanMs: number): Promise<RetentionResult> {

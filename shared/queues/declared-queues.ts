@@ -83,5 +83,5 @@ function pickQueue(queues: readonly DeclaredQueue[], name: string): DeclaredQueu
   return queue;
 }
 
-export { DEFAULT_FUNCTIONS_DIR, functionsDir, loadDeclaredQueues, pickQueue };
+export { DEFAULT_FUNCTIONS_DIR, functionsDir, loadDeclaredQueues, pickQueue, queueFiles };
 export type { DeclaredQueue, DiscoveryOptions };

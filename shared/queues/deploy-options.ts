@@ -48,7 +48,7 @@ type DeployOptions = {
   readonly parkedDepthAlarm?: number | false;
   /**
    * Retention: a small function, invoked on a schedule, deletes the parked messages parked at least
-   * `olderThan` ago (what `npm run parked -- purge --older-than <olderThan> --yes` does). Off when unset.
+   * `olderThan` ago (what `boomerang parked purge --older-than <olderThan> --yes` does). Off when unset.
    * @default off
    */
   readonly retention?: {

@@ -24,7 +24,7 @@ function formatVerifyAdvice(report: { readonly items: readonly ReportItem<string
   return [
     ...formatWarnings(report.warnings, vhost),
     ...different.map((item) => describeDifferences(item.differences ?? [], item.messageCount)),
-    ...(missing.length > 0 ? [`${missing.length} missing: \`npm run topology -- apply\` creates ${missing.length === 1 ? 'it' : 'them'}.`] : []),
+    ...(missing.length > 0 ? [`${missing.length} missing: \`boomerang topology apply\` creates ${missing.length === 1 ? 'it' : 'them'}.`] : []),
   ];
 }
 

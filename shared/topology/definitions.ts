@@ -3,7 +3,7 @@
  * API (`POST /api/definitions`) and the management UI ("Import definitions", also on Amazon MQ) read.
  * Pure, and built from the same `buildTopologyPlan` as `apply` and `verify`, so the three never disagree.
  * An import creates what is missing and leaves an existing queue as it is, even when its arguments
- * differ (checked on RabbitMQ 3.10): run `npm run topology -- verify` after it.
+ * differ (checked on RabbitMQ 3.10): run `boomerang topology verify` after it.
  */
 import { allExchanges } from './plan.js';
 import type { TopologyPlan } from './types.js';

@@ -108,12 +108,12 @@ function nativeWorkQueueCheck(
   const detail = `native settings differ (from ${source})`;
   const lacks = `work queue '${spec.name}' lacks what delayMode 'native' needs (${differences.map((d) => d.argument).join(', ')}), and apply cannot change an existing queue's arguments.`;
   if (!fixable) {
-    const message = `${lacks} The pull function needs them among the queue's own arguments (it checks them at its first invocation, and cannot see a policy), so a policy cannot mend it: move its messages elsewhere (e.g. a shovel), delete it and run \`npm run topology -- apply\`, which declares it with them.`;
+    const message = `${lacks} The pull function needs them among the queue's own arguments (it checks them at its first invocation, and cannot see a policy), so a policy cannot mend it: move its messages elsewhere (e.g. a shovel), delete it and run \`boomerang topology apply\`, which declares it with them.`;
     return { differences, detail, warning: { queue: spec.name, message } };
   }
   const message =
     `${lacks} This policy supplies them (the lower delayed-retry-min, -max and delivery-limit wins). ` +
-    `${ONE_POLICY} Then check with \`npm run topology -- verify --rabbitmqctl rabbitmqctl\`: AMQP cannot read policies.`;
+    `${ONE_POLICY} Then check with \`boomerang topology verify --rabbitmqctl rabbitmqctl\`: AMQP cannot read policies.`;
   return { differences, detail, warning: { queue: spec.name, message, fix: nativePolicy(spec.name, policyDefinition(spec)) } };
 }
 

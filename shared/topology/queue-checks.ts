@@ -30,13 +30,13 @@ function parkingLotCheck(queue: string, current: ArgumentTable | undefined, majo
   }
   const risk =
     `parking lot '${queue}' has a delivery limit (${limit.why}) and no dead-letter target: a parked message is dropped ` +
-    `${droppedAfter(limit)} (a crash or timeout while \`npm run parked\` holds it, a lost connection).`;
+    `${droppedAfter(limit)} (a crash or timeout while \`boomerang parked\` holds it, a lost connection).`;
   const detail = `delivery limit ${limit.limit}: parked messages can be dropped`;
   if (current['x-delivery-limit'] === undefined) {
     const message = `${risk} Its arguments cannot be changed, but a policy can lift the default (unless one already does: ${POLICIES_UNREADABLE}). ${ONE_POLICY}`;
     return { detail, warning: { queue, message, fix: noDeliveryLimitPolicy(queue) } };
   }
-  const message = `${risk} A policy cannot lift a limit the queue's arguments set: move its messages elsewhere (e.g. a shovel), delete it and run \`npm run topology -- apply\`.`;
+  const message = `${risk} A policy cannot lift a limit the queue's arguments set: move its messages elsewhere (e.g. a shovel), delete it and run \`boomerang topology apply\`.`;
   return { detail, warning: { queue, message } };
 }
 

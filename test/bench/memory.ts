@@ -77,7 +77,7 @@ async function runOne(options: MemoryOptions, mode: 'success' | 'retry', message
     const args =
       runner === 'bundle'
         ? [join(REPO_ROOT, 'test/bench/memory-child.mjs'), PULL_BUNDLE, mode]
-        : ['--import', 'tsx', 'shared/cli/invoke.ts', 'pull', '--handler', `test/bench/handlers/${mode === 'retry' ? 'fail' : 'noop'}.ts`, '--work-queue', config.workQueue, '--budget-ms', '600000'];
+        : ['--import', 'tsx', 'shared/cli/boomerang.ts', 'invoke', 'pull', '--handler', `test/bench/handlers/${mode === 'retry' ? 'fail' : 'noop'}.ts`, '--work-queue', config.workQueue, '--budget-ms', '600000'];
     const startedAt = Date.now();
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

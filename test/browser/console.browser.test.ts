@@ -384,7 +384,7 @@ describe('A declared queue without topology', () => {
       expect(await page.locator('[data-parked="invoices"]').innerText()).toBe('9');
       await page.getByRole('link', { name: 'Failure groups of invoices' }).waitFor();
       const missing = await page.locator('[data-missing="partner-sync"]').innerText();
-      expect(missing).toContain('npm run topology -- apply --function partner-sync');
+      expect(missing).toContain('boomerang topology apply --function partner-sync');
       expect(missing).toContain('None of its queues exists yet');
       expect(await page.locator('[data-parked="partner-sync"]').innerText()).toBe('missing');
     } finally {

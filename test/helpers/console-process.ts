@@ -1,16 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { AMQP_URL } from './broker.js';
-
-const CLI = fileURLToPath(new URL('../../shared/cli/console.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+import { boomerangArgs } from './boomerang-cli.js';
 
 type ConsoleRun = { readonly child: ChildProcess; stdout: () => string; stderr: () => string };
 
-/** `npm run console -- <args>` with AMQP_URL and `env`, its stdout and stderr as they come. */
+/** `boomerang console <args>` with AMQP_URL and `env`, its stdout and stderr as they come. */
 function startConsole(args: string[], env: Record<string, string> = {}): ConsoleRun {
-  const child = spawn(process.execPath, [TSX, CLI, ...args], { env: { ...process.env, AMQP_URL, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, boomerangArgs(['console', ...args]), { env: { ...process.env, AMQP_URL, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { boomerangArgs } from './boomerang-cli.js';
 
-/** The repository root, where `shared/cli/invoke.ts` lives. */
+/** The repository root: handler paths are relative to it. */
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 type InvokeOptions = {
@@ -30,11 +31,11 @@ type ChildInvocation = {
 };
 
 /**
- * Runs one invocation as its own process, exactly as `npm run invoke -- pull` does but without npm
- * in between (`node --import tsx shared/cli/invoke.ts`), so a signal reaches the invocation itself.
+ * Runs one invocation as its own process, exactly as `boomerang invoke pull` does but without npm
+ * in between (`node --import tsx shared/cli/boomerang.ts invoke`), so a signal reaches the invocation itself.
  */
 function spawnInvoke(options: InvokeOptions): ChildInvocation {
-  const args = ['--import', 'tsx', 'shared/cli/invoke.ts', 'pull', '--handler', options.handler, '--work-queue', options.queue, '--budget-ms', String(options.budgetMs)];
+  const args = boomerangArgs(['invoke', 'pull', '--handler', options.handler, '--work-queue', options.queue, '--budget-ms', String(options.budgetMs)]);
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -2,7 +2,7 @@
  * The docs' "Add your own handler", followed step by step on a fixture, as a new user would:
  *   1. write functions/<name>.ts (here: copied from test/fixtures/queue-templates/orders.ts.template into a
  *      temporary functions folder that BOOMERANG_FUNCTIONS_DIR points discovery at);
- *   2. `npm run topology -- apply --function <name>`, and try it: `npm run invoke -- pull --function <name>`
+ *   2. `boomerang topology apply --function <name>`, and try it: `boomerang invoke pull --function <name>`
  *      (here also its Lambda bundle, built by the real bundler, run in a plain node process);
  *   3. `npm run synth`: its functions, schedule and mapping are in the template.
  */
@@ -19,11 +19,10 @@ import { AMQP_URL, sleep } from '../helpers/broker.js';
 import { publishJson } from '../helpers/engine.js';
 import { trackPlan, useTestBroker } from '../helpers/topology.js';
 import { REPO_ROOT, tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
+import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 
 /** A limit, not a measurement: tsx loading aws-cdk-lib and a synth took up to a minute on the loaded 2-core machine. */
 const STEP_TIMEOUT_MS = 180_000;
-
-type Run = { readonly code: number | null; readonly stdout: string; readonly stderr: string };
 
 const testBroker = useTestBroker();
 const suffix = Math.random().toString(36).slice(2, 8);
@@ -33,14 +32,19 @@ let functions: ReturnType<typeof tempFunctionsDir>;
 let scratch: string;
 let queue: DeclaredQueue;
 
-/** Runs one of the repository's npm scripts the way npm does (node + tsx), with the fixture's functions folder. */
-function npmRun(script: string, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+/** Runs one of the repository's scripts the way npm does (node + tsx), with the fixture's functions folder. */
+function npmRun(script: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
     const options = { cwd: REPO_ROOT, env: { PATH: process.env.PATH, AMQP_URL, LOG_LEVEL: 'silent', BOOMERANG_FUNCTIONS_DIR: functions.dir, ...env }, timeout: STEP_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 };
     execFile(process.execPath, ['--import', 'tsx', script, ...args], options, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
     });
   });
+}
+
+/** Runs `boomerang <args>` as a team types it, on the fixture's functions folder (`--functions-dir`). */
+function boomerang(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runBoomerang([...args, '--functions-dir', functions.dir], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, AMQP_URL, LOG_LEVEL: 'silent', ...env }, timeoutMs: STEP_TIMEOUT_MS });
 }
 
 /** Calls a bundle's `handler` in a plain node process, as Lambda would; resolves with the summary it returned. */
@@ -76,16 +80,16 @@ describe('Add your own handler, step by step', () => {
     expect(queue.loadConfig({}).policy).toMatchObject({ maxRetries: 2, initialDelayMs: 200 });
   });
 
-  it('2. topology apply, then its function handles, retries and parks as its options say: through npm run invoke and through its Lambda bundle', async () => {
+  it('2. topology apply, then its function handles, retries and parks as its options say: through boomerang invoke and through its Lambda bundle', async () => {
     // Prepare: the step as the user types it
     const broker = testBroker();
     trackPlan(broker, buildTopologyPlan(topologyOptionsFromConfig(queue.loadConfig({}))));
-    const applied = await npmRun('shared/cli/topology.ts', ['apply', '--function', name]);
+    const applied = await boomerang(['topology', 'apply', '--function', name]);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain(`topology applied for ${workQueue} (tiers mode`);
     // Act (a): one invocation through the CLI
     publishJson(broker, workQueue, { id: 'cli-ok', outcome: 'ok' }, { messageId: 'cli-ok' });
-    const invoked = await npmRun('shared/cli/invoke.ts', ['pull', '--function', name], { IDLE_TIMEOUT_MS: '300' });
+    const invoked = await boomerang(['invoke', 'pull', '--function', name], { IDLE_TIMEOUT_MS: '300' });
     // Assess (a)
     expect(invoked.code, invoked.stderr).toBe(0);
     expect(JSON.parse(invoked.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ received: 1, acked: 1 });

@@ -94,10 +94,10 @@ describe('console API', () => {
       const queues = overview.json.queues as Record<string, unknown>[];
       expect(queues.find((q) => q.name === 'invoices')).toMatchObject({ parking: { depth: 9, groups: 3 }, missing: [], applyCommand: null, problem: null });
       const missing = queues.find((q) => q.name === 'partner-sync');
-      expect(missing).toMatchObject({ parking: { name: `${undeclared}.parked`, depth: null, groups: null }, applyCommand: 'npm run topology -- apply --function partner-sync', problem: null });
+      expect(missing).toMatchObject({ parking: { name: `${undeclared}.parked`, depth: null, groups: null }, applyCommand: 'boomerang topology apply --function partner-sync', problem: null });
       expect(missing?.missing).toEqual(expect.arrayContaining([undeclared, `${undeclared}.parked`]));
       expect(groups.status).toBe(409);
-      expect(groups.json.error).toContain('npm run topology -- apply --function partner-sync');
+      expect(groups.json.error).toContain('boomerang topology apply --function partner-sync');
       expect(groups.json.error).not.toContain('PARKING_QUEUE');
     } finally {
       functions.remove();

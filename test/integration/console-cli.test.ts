@@ -7,7 +7,7 @@ import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
 const broker = useTestBroker();
 
-describe('npm run console', () => {
+describe('boomerang console', () => {
   it('prints the URL with its token as the last start-up line, never the password, and stops on Ctrl-C', async () => {
     // Prepare
     const { work } = await parkThreeKinds(broker());
@@ -35,7 +35,7 @@ describe('npm run console', () => {
   });
 });
 
-describe('npm run console over the declared queues', () => {
+describe('boomerang console over the declared queues', () => {
   let functions: ReturnType<typeof tempFunctionsDir>;
   let lots: { work: string; parked: string }[];
 

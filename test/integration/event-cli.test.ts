@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,24 +5,19 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
+import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 import { eventFor, fixtureMessages } from '../fixtures/events.js';
 
 const testBroker = useTestBroker();
 /** The retry policy of both the test's topology and the CLI process: their delay queues must match. */
 const POLICY = { MAX_RETRIES: '2', BACKOFF_INITIAL_MS: '200', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '400', BACKOFF_JITTER: '0' };
 
-type Run = { readonly code: number; readonly stdout: string; readonly stderr: string };
-
-/** Runs `npm run invoke -- <args>` as the CLI does (node + tsx), with `env` on top of a clean environment. */
-function invoke(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'shared/cli/invoke.ts', ...args], { env: { PATH: process.env.PATH, AMQP_URL, LOG_LEVEL: 'silent', ...env } }, (error, stdout, stderr) => {
-      resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
-    });
-  });
+/** Runs `boomerang invoke <args>` (node + tsx), with `env` on top of a clean environment. */
+function invoke(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runBoomerang(['invoke', ...args], { env: { PATH: process.env.PATH, AMQP_URL, LOG_LEVEL: 'silent', ...env } });
 }
 
-describe('npm run invoke -- event', () => {
+describe('boomerang invoke event', () => {
   it('runs the event function on an event file against the local broker and prints the summary last', async () => {
     // Prepare
     const broker = testBroker();
@@ -47,12 +41,12 @@ describe('npm run invoke -- event', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('error: event needs --event <file.json>');
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('npm run invoke -- pull  --function <name>');
-    expect(help.stdout).toContain('npm run invoke -- event --function <name> --event <file.json>');
+    expect(help.stdout).toContain('boomerang invoke pull  --function <name>');
+    expect(help.stdout).toContain('boomerang invoke event --function <name> --event <file.json>');
   });
 });
 
-describe('npm run invoke: variables a queue file replaces', () => {
+describe('boomerang invoke: variables a queue file replaces', () => {
   it('names each on stderr with both values, an invalid one too, before it connects', async () => {
     // Act: webhooks.ts gives retry.maxRetries 8; nothing listens on port 1, so the invocation fails after the note
     const run = await invoke(['pull', '--function', 'webhooks'], { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', CONNECT_TIMEOUT_MS: '500', MAX_RETRIES: '-1' });
@@ -62,7 +56,7 @@ describe('npm run invoke: variables a queue file replaces', () => {
   });
 });
 
-describe('npm run invoke: bad input', () => {
+describe('boomerang invoke: bad input', () => {
   it.each([
     ['a bad environment value', ['pull', '--function', 'webhooks'], { IDLE_TIMEOUT_MS: 'abc' }, 'IDLE_TIMEOUT_MS'],
     ['no --function with two declared queues', ['pull'], {}, 'say which queue to run: --function <name>; the declared queues are partner-sync, webhooks'],
@@ -78,6 +72,6 @@ describe('npm run invoke: bad input', () => {
     // Assess
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`error: ${named}`);
-    expect(run.stderr).toContain('Usage: npm run invoke');
+    expect(run.stderr).toContain('Usage: boomerang invoke');
   });
 });

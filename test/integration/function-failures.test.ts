@@ -126,7 +126,7 @@ describe('a function invocation that fails', () => {
     expect(await broker.exists('exchange', marker)).toBe(false);
   });
 
-  it('npm run invoke -- pull: exits 1 on a missing delay path, saying what to run, and leaves the message', async () => {
+  it('boomerang invoke pull: exits 1 on a missing delay path, saying what to run, and leaves the message', async () => {
     // Prepare
     const broker = testBroker();
     const workQueue = uniqueName('work');

@@ -3,7 +3,7 @@ import { AMQP_URL } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';
 import { spawnInvoke } from '../helpers/invoke-child.js';
 
-describe('npm run invoke -- pull with a handler that never settles', () => {
+describe('boomerang invoke pull with a handler that never settles', () => {
   let scenario: FaultScenario | undefined;
 
   afterEach(async () => {

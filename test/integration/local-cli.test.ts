@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,22 +6,18 @@ import { demoOptions } from '../../shared/cli/demo-options.js';
 import { redactUrl } from '../../shared/observability/redact.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
+import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
-type Run = { readonly code: number | null; readonly stdout: string; readonly stderr: string };
-
-/** Runs `npm run local -- <args>` as npm does (node + tsx); killed after `timeoutMs` (a hang fails the test). */
-function local(args: string[], env: Record<string, string>, timeoutMs = 25_000): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'shared/cli/local.ts', ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, timeout: timeoutMs }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
-  });
+/** Runs `boomerang local <args>` (node + tsx); killed after `timeoutMs` (a hang fails the test). */
+function local(args: string[], env: Record<string, string>, timeoutMs = 25_000): Promise<CliRun> {
+  return runBoomerang(['local', ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, timeoutMs });
 }
 
 /** TEST-NET-1 (RFC 5737): no broker there, and not local, so nothing would try to start one. */
 const NOWHERE = 'amqp://guest:guest@192.0.2.1:5672';
 
-describe('npm run local', () => {
+describe('boomerang local', () => {
   const broker = useTestBroker();
 
   /** A demo work queue of the test's own, with everything the demo makes on it tracked for deletion. */
@@ -46,7 +41,7 @@ describe('npm run local', () => {
     // Assess
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`error: ${named}`);
-    expect(run.stderr).toContain('Usage: npm run local');
+    expect(run.stderr).toContain('Usage: boomerang local');
     expect(run.stdout).toBe('');
   });
 
@@ -87,6 +82,24 @@ describe('npm run local', () => {
     // Exit 0 means all 3 settled (delivered, or parked on the provider's 2 % permanent 400s); each was PUT at least once.
     expect(run.stdout).toMatch(/provider requests\s+([3-9]|\d{2,})\s/);
     expect(await broker().messageCount(queue)).toBe(0);
+  });
+
+  it("runs the package's own webhooks example in a team's project without one, saying so on stderr", async () => {
+    // Prepare: a team's folder (--functions-dir) that declares orders only
+    const { queue, env } = await ownDemo('local-team');
+    const team = tempFunctionsDir();
+    writeQueueFile(team.dir, { template: 'orders', name: 'orders', workQueue: uniqueName('team-orders') });
+    try {
+      // Act
+      const run = await local(['--functions-dir', team.dir, '--work-queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
+      // Assess
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain("declares no webhooks queue: the demo runs the package's own webhooks example (functions/webhooks.ts)");
+      expect(run.stdout).toContain('published 3 webhooks messages');
+      expect(await broker().messageCount(queue)).toBe(0);
+    } finally {
+      team.remove();
+    }
   });
 
   it('reports a wrong password at once, with invoke\'s words, and never starts a rabbitmq-server', { timeout: 15_000 }, async () => {

@@ -1,31 +1,23 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { consoleUrl, startConsole, stopConsole } from '../helpers/console-process.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
+import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 
 /**
  * A queue declared with `delayMode: 'native'` in a functions folder, worked the way a team works it:
- * `npm run topology -- apply`, `npm run invoke -- pull` as the schedule would, and `npm run console`.
+ * `boomerang topology apply`, `boomerang invoke pull` as the schedule would, and `boomerang console`.
  */
 const version = BROKER_VERSION;
 const NATIVE = NATIVE_BROKER;
 
-const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-const cli = (name: string): string => fileURLToPath(new URL(`../../shared/cli/${name}.ts`, import.meta.url));
 const broker = useTestBroker();
 
-type Run = { code: number; stdout: string; stderr: string };
-
-function run(script: string, args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [TSX, cli(script), ...args], { env: { ...process.env, AMQP_URL, LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
-    });
-  });
+/** `boomerang <command> <args>` with AMQP_URL and `env`. */
+function run(command: string, args: string[], env: Record<string, string>): Promise<CliRun> {
+  return runBoomerang([command, ...args], { env: { ...process.env, AMQP_URL, LOG_LEVEL: 'silent', ...env }, timeoutMs: 60_000 });
 }
 
 describe(`a native queue in a functions folder, on RabbitMQ ${version}`, () => {

@@ -1,22 +1,13 @@
-import { execFile, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
+import { boomerangArgs, type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 
-const BIN = fileURLToPath(new URL('../../shared/cli/parked-bin.mjs', import.meta.url));
-
-type Run = { readonly code: number; readonly stdout: string; readonly stderr: string };
-
-/** Runs the installed bin (`boomerang-parked`) with stdin closed (not a terminal), as a script would. */
-function parkedCli(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, AMQP_URL, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
-    });
-    child.stdin?.end();
-  });
+/** Runs `boomerang parked <args>` with stdin closed (not a terminal), as a script would. */
+function parkedCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return runBoomerang(['parked', ...args], { env: { ...process.env, AMQP_URL, ...env }, timeoutMs: 20_000 });
 }
 
 /** A work queue and its parking lot (quorum), with `count` parked messages m-0, m-1... pointing back at it. */
@@ -38,7 +29,7 @@ async function parkedMessages(broker: TestBroker, count: number): Promise<{ work
   return { work, parked };
 }
 
-describe('the boomerang-parked command', () => {
+describe('boomerang parked', () => {
   const broker = useTestBroker();
 
   /** The lot holds m-0 ... m-(count-1), once each, in order (the drain takes them off). */
@@ -48,7 +39,7 @@ describe('the boomerang-parked command', () => {
     expect(messages.map((m) => String(m.properties.messageId))).toEqual(Array.from({ length: count }, (_, i) => `m-${i}`));
   }
 
-  it('lists through the installed bin and exits 0', async () => {
+  it('lists through the CLI and exits 0', async () => {
     // Prepare
     const { work } = await parkedMessages(broker(), 3);
     // Act
@@ -79,7 +70,7 @@ describe('the boomerang-parked command', () => {
     for (const command of ['list', 'show', 'replay', 'purge']) {
       const { code, stdout } = await parkedCli([command, '--help'], {});
       expect(code).toBe(0);
-      expect(stdout).toContain(`npm run parked -- ${command}`);
+      expect(stdout).toContain(`Usage: boomerang parked ${command}`);
     }
   });
 
@@ -89,7 +80,7 @@ describe('the boomerang-parked command', () => {
     // Assess
     expect(code).toBe(2);
     expect(stderr).toContain('error: PARKING_QUEUE must not start with "amq."');
-    expect(stderr).toContain('Usage: npm run parked -- list');
+    expect(stderr).toContain('Usage: boomerang parked list');
   });
 
   it('on a terminal, counts what purge would delete before it asks, then deletes it on a yes', async () => {
@@ -100,7 +91,7 @@ describe('the boomerang-parked command', () => {
     await channel.waitForConfirms();
     await channel.close();
     // Act: script(1) gives the command a terminal; the test answers the question
-    const child = spawn('script', ['-qec', `${process.execPath} ${BIN} purge --error Timeout`, '/dev/null'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', [process.execPath, ...boomerangArgs(['parked', 'purge', '--error', 'Timeout'])].join(' '), '/dev/null'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     child.stdout.on('data', (chunk: Buffer) => {
       screen += chunk.toString();
@@ -136,7 +127,7 @@ describe('the boomerang-parked command', () => {
   it('carries on to the end when its reader goes away (| head), so the lot keeps exactly its messages, in order', async () => {
     // Prepare
     const { work, parked } = await parkedMessages(broker(), 500);
-    const child = spawn(process.execPath, [BIN, 'list', '--json'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, boomerangArgs(['parked', 'list', '--json']), { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
     // Act: the reader takes the first rows and goes, as head -1 does
@@ -152,7 +143,7 @@ describe('the boomerang-parked command', () => {
   it('survives its stderr going away (2>&1 | true) without duplicating what it held', async () => {
     // Prepare
     const { work, parked } = await parkedMessages(broker(), 100);
-    const child = spawn(process.execPath, [BIN, 'list'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, boomerangArgs(['parked', 'list']), { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['ignore', 'ignore', 'pipe'] });
     // Act
     child.stderr.destroy();
     const code = await new Promise((resolve) => child.once('close', resolve));
@@ -164,7 +155,7 @@ describe('the boomerang-parked command', () => {
   it('killed (SIGKILL) in the middle of a replay, duplicates at most one message and loses none', async () => {
     // Prepare
     const { work, parked } = await parkedMessages(broker(), 40);
-    const child = spawn(process.execPath, [BIN, 'replay', '--rate', '20/s'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: 'ignore' });
+    const child = spawn(process.execPath, boomerangArgs(['parked', 'replay', '--rate', '20/s']), { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: 'ignore' });
     // Act: kill it once some, but not all, were replayed
     for (let tries = 0; tries < 200 && (await broker().messageCount(work)) < 5; tries++) await sleep(25);
     child.kill('SIGKILL');

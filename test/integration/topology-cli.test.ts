@@ -1,21 +1,15 @@
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 
-type Run = { readonly code: number | null; readonly stdout: string; readonly stderr: string };
-
-/** Runs `npm run topology -- <args>` as npm does (node + tsx); killed after 25 s (a hang fails the test). */
-function topology(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'shared/cli/topology.ts', ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, timeout: 25_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
-  });
+/** Runs `boomerang topology <args>` (node + tsx); killed after 25 s (a hang fails the test). */
+function topology(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return runBoomerang(['topology', ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env } });
 }
 
 /** TEST-NET-1 (RFC 5737): nothing answers there, so a run that tried to connect would not exit 2. */
 const NOWHERE = 'amqp://guest:guest@192.0.2.1:5672';
 
-describe('npm run topology', () => {
+describe('boomerang topology', () => {
   it.each([
     [['verify', '--work-queue', 'orders'], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
     [['verify'], { IDLE_TIMEOUT_MS: 'abc' }, 'IDLE_TIMEOUT_MS'],
@@ -31,7 +25,7 @@ describe('npm run topology', () => {
     // Assess
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(named);
-    expect(run.stderr).toContain('Usage: npm run topology');
+    expect(run.stderr).toContain('Usage: boomerang topology');
   });
 
   it('names on stderr each variable set but replaced by the queue\'s file, with both values, an invalid one too', async () => {
@@ -51,7 +45,7 @@ describe('npm run topology', () => {
     const [all, one] = await Promise.all([topology(['export'], { AMQP_URL: NOWHERE }), topology(['export', '--function', 'partner-sync'], { AMQP_URL: NOWHERE })]);
     // Assess
     expect(all.code, all.stderr).toBe(0);
-    const workQueues = (run: Run): string[] => (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues.map((q) => q.name).filter((name) => !/\.(parked|delay\.\d+ms)$/.test(name));
+    const workQueues = (run: CliRun): string[] => (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues.map((q) => q.name).filter((name) => !/\.(parked|delay\.\d+ms)$/.test(name));
     expect(workQueues(all)).toEqual(['boomerang.partner-sync', 'boomerang.webhooks']);
     expect(workQueues(one)).toEqual(['boomerang.partner-sync']);
   });

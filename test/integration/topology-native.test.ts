@@ -5,7 +5,6 @@
  * apply, verify and the CLI refuse, naming the version. The suite for the other version is skipped
  * by design: each broker proves its own half.
  */
-import { execFile } from 'node:child_process';
 import rhea from 'rhea';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isNamedError, type UnsupportedBrokerError } from '../../shared/errors.js';
@@ -20,6 +19,7 @@ import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { BrokerCtl } from '../helpers/broker-ctl.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { publishConfirmed, topologyOptions, trackPlan, useTestBroker } from '../helpers/topology.js';
+import { runBoomerang } from '../helpers/boomerang-cli.js';
 
 const version = BROKER_VERSION;
 const canRunNative = NATIVE_BROKER;
@@ -85,7 +85,7 @@ describe.runIf(canRunNative)(`native topology on RabbitMQ ${version}`, () => {
       ['x-delivery-limit', '500'],
     ]);
     expect(report.warnings[0]?.fix).toBeUndefined();
-    expect(report.warnings[0]?.message).toContain('delete it and run `npm run topology -- apply`');
+    expect(report.warnings[0]?.message).toContain('delete it and run `boomerang topology apply`');
   });
 
   it('verify offers the policy that lowers the delivery limit of a native work queue declared with a higher one, and the policy mends it', async () => {
@@ -169,14 +169,10 @@ describe.runIf(!canRunNative)(`native topology refused on RabbitMQ ${version}`, 
     expect(await testBroker().exists('queue', options.parkingQueue)).toBe(false);
   });
 
-  it.each(['apply', 'verify'])('npm run topology -- %s exits 1, naming the version', async (command) => {
+  it.each(['apply', 'verify'])('boomerang topology %s exits 1, naming the version', async (command) => {
     // Act
-    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const env = { PATH: process.env.PATH, LOG_LEVEL: 'silent', AMQP_URL, DELAY_MODE: 'native' };
-      execFile(process.execPath, ['--import', 'tsx', 'shared/cli/topology.ts', command, '--work-queue', uniqueName('native')], { env, timeout: 25_000 }, (error, _stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr });
-      });
-    });
+    const env = { PATH: process.env.PATH, LOG_LEVEL: 'silent', AMQP_URL, DELAY_MODE: 'native' };
+    const run = await runBoomerang(['topology', command, '--work-queue', uniqueName('native')], { env });
     // Assess
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toContain(`UnsupportedBrokerError: RabbitMQ ${version} cannot delay a message natively`);

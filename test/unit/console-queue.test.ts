@@ -27,7 +27,7 @@ describe('consoleQueuesFromDeclared', () => {
 
   it('names the command that declares a declared queue\'s topology', () => {
     const [queue] = consoleQueuesFromDeclared([declared({ name: 'partner-sync', workQueue: 'boomerang.partner-sync' })], {});
-    expect(queue?.applyCommand).toBe('npm run topology -- apply --function partner-sync');
+    expect(queue?.applyCommand).toBe('boomerang topology apply --function partner-sync');
   });
 
   it('reads what the file leaves to the environment: PARKING_QUEUE', () => {
@@ -59,8 +59,8 @@ describe('consoleQueuesFromConfig', () => {
   it('names the apply command with the parking lot in its environment, as --queue sees it', () => {
     const queues = consoleQueuesFromConfig(loadConfig({ WORK_QUEUE: 'orders', PARKING_QUEUE: 'orders.dead' }), ['orders', 'invoices']);
     expect(queues.map((q) => q.applyCommand)).toEqual([
-      'PARKING_QUEUE=orders.dead npm run topology -- apply --work-queue orders',
-      'PARKING_QUEUE=invoices.parked npm run topology -- apply --work-queue invoices',
+      'PARKING_QUEUE=orders.dead boomerang topology apply --work-queue orders',
+      'PARKING_QUEUE=invoices.parked boomerang topology apply --work-queue invoices',
     ]);
   });
 

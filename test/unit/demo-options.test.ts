@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../shared/errors.js';
 import { type DemoFlags, demoOptions } from '../../shared/cli/demo-options.js';
+import { PACKAGE_EXAMPLES_DIR } from '../../shared/cli/demo-queue.js';
 import { defineQueue } from '../../shared/queues/define-queue.js';
+import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
 const ENV = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672' };
 
@@ -70,5 +74,65 @@ describe('demoOptions', () => {
 
   it.each([['0', 0], ['0.4', 0.4], ['.5', 0.5], ['0.98', 0.98]])('accepts --failure-rate %s', async (raw, expected) => {
     expect((await demoOptions({ 'failure-rate': raw }, ENV)).failureRate).toBe(expected);
+  });
+});
+
+describe("demoOptions in a team's project", () => {
+  let team: ReturnType<typeof tempFunctionsDir>;
+  let webhooksTeam: ReturnType<typeof tempFunctionsDir>;
+  const shown = (dir: string): string => relative(process.cwd(), dir);
+
+  beforeAll(() => {
+    team = tempFunctionsDir();
+    writeQueueFile(team.dir, { template: 'orders', name: 'orders', workQueue: 'team-orders' });
+    webhooksTeam = tempFunctionsDir();
+    writeQueueFile(webhooksTeam.dir, { template: 'orders', name: 'webhooks', workQueue: 'team-webhooks' });
+  });
+  afterAll(() => {
+    team.remove();
+    webhooksTeam.remove();
+  });
+
+  it("runs the package's own example when the team's folder declares no webhooks queue, and says so", async () => {
+    // Act
+    const options = await demoOptions({}, { ...ENV, BOOMERANG_FUNCTIONS_DIR: team.dir });
+    // Assess
+    expect(options.name).toBe('webhooks');
+    expect(options.config.workQueue).toBe('boomerang.demo');
+    expect(options.notice).toBe(`note: ${shown(team.dir)}/ declares no webhooks queue: the demo runs the package's own webhooks example (${shown(join(PACKAGE_EXAMPLES_DIR, 'webhooks.ts'))})`);
+  });
+
+  it.each([
+    ['does not exist', (): string => join(team.dir, 'nowhere')],
+    ['declares no queue', (): string => {
+      const dir = join(team.dir, 'empty');
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    }],
+  ])("runs the package's example of --function when the folder %s", async (why, dir) => {
+    // Act
+    const options = await demoOptions({ function: 'partner-sync' }, { ...ENV, BOOMERANG_FUNCTIONS_DIR: dir() });
+    // Assess
+    expect(options.name).toBe('partner-sync');
+    expect(options.notice).toContain(`${why}: the demo runs the package's own partner-sync example (${shown(join(PACKAGE_EXAMPLES_DIR, 'partner-sync.ts'))})`);
+  });
+
+  it('keeps running a webhooks queue the team declares, without a note', async () => {
+    // Act
+    const options = await demoOptions({}, { ...ENV, BOOMERANG_FUNCTIONS_DIR: webhooksTeam.dir });
+    // Assess: the team's file (orders.ts.template: 2 retries from 200 ms, batch of 20), on the demo's queues
+    expect(options.notice).toBeUndefined();
+    expect(options.config).toMatchObject({ workQueue: 'boomerang.demo', batchSize: 20 });
+  });
+
+  it.each<[string, DemoFlags, string]>([
+    ['a queue the team declares but the demo cannot feed', { function: 'orders' }, '--function orders: the demo feeds webhooks and partner-sync only (it knows their messages); run yours with boomerang invoke pull --function orders'],
+    ['a queue neither declares', { function: 'nope' }, '--function nope: no such queue; the declared queues are orders'],
+  ])('refuses %s', async (_what, flags, message) => {
+    await expect(demoOptions(flags, { ...ENV, BOOMERANG_FUNCTIONS_DIR: team.dir })).rejects.toThrow(new UsageError(message));
+  });
+
+  it('refuses a queue the demo does not know when there is no folder, naming the ones it runs', async () => {
+    await expect(demoOptions({ function: 'nope' }, { ...ENV, BOOMERANG_FUNCTIONS_DIR: join(team.dir, 'nowhere') })).rejects.toThrow(new UsageError('--function nope: the demo feeds webhooks and partner-sync only (it knows their messages); run yours with boomerang invoke pull --function nope'));
   });
 });

@@ -35,7 +35,7 @@ describe('judgeNativeTopology', () => {
     const { drift } = judgeNativeTopology(spec, lotName, work, parking);
     // Assess
     expect(drift?.missing).toEqual(missing);
-    expect(drift?.message).toContain('No message was taken: run `npm run topology -- apply`');
+    expect(drift?.message).toContain('No message was taken: run `boomerang topology apply`');
   });
 
   it('refuses a plain quorum queue, naming each setting it lacks and what would go wrong, and says a policy does not count', () => {

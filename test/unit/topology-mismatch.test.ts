@@ -85,7 +85,7 @@ describe('describeDifferences', () => {
     // Assess
     expect(text).toContain("queue 'q' has x-message-ttl = '1000' but the topology expects '2000'; x-dead-letter-routing-key = (not set) but the topology expects 'orders'.");
     expect(text).toContain(remedy);
-    expect(text).not.toContain('npm run topology -- apply');
+    expect(text).not.toContain('boomerang topology apply');
   });
 });
 

@@ -38,7 +38,7 @@ describe('nativeWorkQueueCheck', () => {
     ]);
     expect(check.warning?.fix).toBeUndefined();
     expect(check.warning?.message).toContain('The pull function needs them among the queue\'s own arguments');
-    expect(check.warning?.message).toContain('delete it and run `npm run topology -- apply`');
+    expect(check.warning?.message).toContain('delete it and run `boomerang topology apply`');
   });
 
   it('offers the policy that lowers the pacing and the limit of a queue with every native argument', () => {
@@ -88,7 +88,7 @@ describe('nativeWorkQueueCheck', () => {
     const check = nativeWorkQueueCheck(spec, current, noPolicy);
     // Assess
     expect(check.warning?.fix !== undefined).toBe(fixable);
-    expect(check.warning?.message).toContain(fixable ? 'This policy supplies them' : 'delete it and run `npm run topology -- apply`');
+    expect(check.warning?.message).toContain(fixable ? 'This policy supplies them' : 'delete it and run `boomerang topology apply`');
   });
 
   it('reports what it could read when the arguments could not all be read', () => {

@@ -60,7 +60,7 @@ describe('formatVerifyAdvice', () => {
     expect(lines).toEqual([
       `WARNING: work queue drops\n  rabbitmqctl set_policy -p prod boomerang-dead-letter-orders '^orders$' '{"dead-letter-exchange":"","dead-letter-routing-key":"orders.parked"}' --apply-to queues`,
       expect.stringMatching(/^queue 'q' has x-message-ttl = '5' but the topology expects '1000'\. .* It is empty: delete it/),
-      '1 missing: `npm run topology -- apply` creates it.',
+      '1 missing: `boomerang topology apply` creates it.',
     ]);
   });
 });

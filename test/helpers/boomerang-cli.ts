@@ -1,0 +1,43 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The CLI's entry point, run from the source as this repository's npm scripts run it. */
+const BOOMERANG = fileURLToPath(new URL('../../shared/cli/boomerang.ts', import.meta.url));
+
+/** Node's arguments for `boomerang <args>` from the source, without npm in between (a signal reaches the CLI itself). */
+function boomerangArgs(args: readonly string[]): string[] {
+  return ['--import', 'tsx', BOOMERANG, ...args];
+}
+
+type CliRun = {
+  /** The exit code; null when the process was killed (a timeout: a hang fails the test). */
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+};
+
+type CliRunOptions = {
+  /** The child's whole environment (nothing is inherited unless given). */
+  readonly env: NodeJS.ProcessEnv;
+  /** @default 25 000 */
+  readonly timeoutMs?: number;
+  /** @default the test process's working directory */
+  readonly cwd?: string;
+};
+
+/**
+ * Runs `boomerang <args>` (`npm run <command> -- ...` does the same) with stdin closed (not a
+ * terminal), as a script would; resolves when it exits.
+ * @example const run = await runBoomerang(['topology', 'export'], { env: { PATH: process.env.PATH } });
+ */
+function runBoomerang(args: readonly string[], { env, timeoutMs = 25_000, cwd }: CliRunOptions): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, boomerangArgs(args), { env, cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+    });
+    child.stdin?.end();
+  });
+}
+
+export { BOOMERANG, boomerangArgs, runBoomerang };
+export type { CliRun, CliRunOptions };
