@@ -1,14 +1,16 @@
 import { UsageError } from '../errors.js';
-import type { CliCommand } from './command.js';
+
+/** A command as routing sees it: its name (the dispatcher loads the command itself only once it is chosen). */
+type Named = { readonly name: string };
 
 /** What `boomerang <argv>` asks for: the command list, the version, a command's usage, or a command to run. */
-type Route =
+type Route<C extends Named = Named> =
   | { readonly kind: 'overview' }
   | { readonly kind: 'version' }
-  | { readonly kind: 'usage'; readonly command: CliCommand }
+  | { readonly kind: 'usage'; readonly command: C }
   | {
     readonly kind: 'run';
-    readonly command: CliCommand;
+    readonly command: C;
     /** The command's own arguments, `--functions-dir` taken out. */
     readonly argv: readonly string[];
     /** `--functions-dir <dir>`: the folder of the queue files for this run, over BOOMERANG_FUNCTIONS_DIR. */
@@ -51,9 +53,9 @@ function takeFunctionsDir(argv: readonly string[]): { readonly argv: string[]; r
  * command or option is a `UsageError` naming it and the commands.
  * @example routeOf(['topology', 'export'], commands) // { kind: 'run', command: topology, argv: ['export'], functionsDir: undefined }
  */
-function routeOf(argv: readonly string[], commands: readonly CliCommand[]): Route {
+function routeOf<C extends Named>(argv: readonly string[], commands: readonly C[]): Route<C> {
   const { argv: [first, ...rest], functionsDir } = takeFunctionsDir(argv);
-  const named = (name: string): CliCommand => {
+  const named = (name: string): C => {
     const command = commands.find((c) => c.name === name);
     if (command === undefined) throw new UsageError(`unknown ${name.startsWith('-') ? 'option' : 'command'} ${JSON.stringify(name)}; the commands are ${commands.map((c) => c.name).join(', ')}`);
     return command;
