@@ -11,16 +11,17 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { ConfigError } from '../shared/errors.js';
 import type { Mode } from '../shared/queues/deploy-options.js';
-import { functionAlarms, type WatchedFunction } from './alarms.js';
-import { type BrokerEndpoint, createBroker, existingBroker } from './broker.js';
-import { bundleName, DEFAULT_OUTDIR } from './bundles.js';
-import { boomerangFunction } from './function.js';
-import { functionEnvironment } from './function-environment.js';
-import { IdempotencyTable } from './idempotency-table.js';
-import { parkedDepthAlarm } from './parked-depth-alarm.js';
-import { retentionFunction } from './retention.js';
-import type { StackConfig, StackQueue } from './stack-config.js';
-import { timeoutWarnings } from './timeout-warnings.js';
+import { functionAlarms, type WatchedFunction } from '../shared/cdk/alarms.js';
+import { type BrokerEndpoint, createBroker, existingBroker } from '../shared/cdk/broker.js';
+import { bundleName, DEFAULT_OUTDIR } from '../shared/cdk/bundles.js';
+import { boomerangFunction } from '../shared/cdk/function.js';
+import { functionEnvironment } from '../shared/cdk/function-environment.js';
+import { IdempotencyTable } from '../shared/cdk/idempotency-table.js';
+import { parkedDepthAlarm } from '../shared/cdk/parked-depth-alarm.js';
+import { retentionFunction } from '../shared/cdk/retention.js';
+import type { DeployedQueue } from '../shared/cdk/deployed-queue.js';
+import type { StackConfig } from './stack-config.js';
+import { timeoutWarnings } from '../shared/cdk/timeout-warnings.js';
 
 type BoomerangStackProps = StackProps & {
   readonly config: StackConfig;
@@ -106,7 +107,7 @@ class BoomerangStack extends Stack {
   }
 
   /** `<stackName>-<queue>-<kind>`, checked against Lambda's limit. */
-  private functionName(queue: StackQueue, kind: Kind): string {
+  private functionName(queue: DeployedQueue, kind: Kind): string {
     const name = `${this.stackName}-${queue.name}-${kind}`;
     if (name.length > MAX_FUNCTION_NAME) {
       throw new ConfigError(`The function name ${name} is ${name.length} characters; Lambda allows ${MAX_FUNCTION_NAME}: shorten the stackName context or the name in ${queue.file}`);
@@ -114,7 +115,7 @@ class BoomerangStack extends Stack {
     return name;
   }
 
-  private common(queue: StackQueue, kind: Kind, shared: Shared, table: IdempotencyTable | undefined) {
+  private common(queue: DeployedQueue, kind: Kind, shared: Shared, table: IdempotencyTable | undefined) {
     const name = this.functionName(queue, kind);
     const idempotencyStore = table?.storeSetting;
     return {
@@ -133,7 +134,7 @@ class BoomerangStack extends Stack {
   }
 
   /** The pull function and the schedule that invokes it. */
-  private pullFunction(queue: StackQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
+  private pullFunction(queue: DeployedQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
     const spec = { ...this.common(queue, 'pull', shared, table), sizing: queue.deploy.pull };
     const { rateMinutes, reservedConcurrency } = queue.deploy.pull;
     const pull = boomerangFunction(this, { ...spec, statements: [shared.readSecret, ...spec.idempotencyStatements], reservedConcurrency });
@@ -147,7 +148,7 @@ class BoomerangStack extends Stack {
   }
 
   /** The event function and the event source mapping that invokes it with batches of the work queue. */
-  private eventFunction(queue: StackQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
+  private eventFunction(queue: DeployedQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
     const { broker } = shared;
     if (broker.arn === undefined) throw new Error('the event source mapping needs the broker ARN: existingBroker must be asked for it');
     const spec = { ...this.common(queue, 'event', shared, table), sizing: queue.deploy.event };

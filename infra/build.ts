@@ -5,7 +5,7 @@
  */
 import { asUsage, parseCli, runCli } from '../shared/cli/args.js';
 import { loadDeclaredQueues } from '../shared/queues/declared-queues.js';
-import { buildBundles, formatBundles, functionEntries } from './bundles.js';
+import { buildBundles, formatBundles, functionEntries } from '../shared/cdk/bundles.js';
 
 const USAGE = `Usage: npm run build [-- --outdir <dir>]
 

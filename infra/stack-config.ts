@@ -7,38 +7,24 @@ import { relative } from 'node:path';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { envChoice, envInt, envJson, envString, type Env } from '../shared/config/env.js';
 import type { DeclaredQueue } from '../shared/queues/declared-queues.js';
-import type { ResolvedDeploy } from '../shared/queues/deploy-options.js';
+import { formatOverrides } from '../shared/config/env-overrides.js';
+import type { DeployedQueue, Network } from '../shared/cdk/deployed-queue.js';
 import { ConfigError } from '../shared/errors.js';
-import { type BrokerOptions, brokerOptions } from './broker-options.js';
+import { type BrokerOptions, brokerOptions } from '../shared/cdk/broker-options.js';
 import { checkContextKeys, type ContextKey } from './context-keys.js';
-import { checkFunctionEnvironment, type FunctionTimings } from './function-environment.js';
-
-/** One declared queue, as the stack deploys it. */
-type StackQueue = {
-  /** The queue's name: its functions are `<stackName>-<name>-<mode>`. */
-  readonly name: string;
-  /** The queue the event source mapping consumes (the functions take it from their definition). */
-  readonly workQueue: string;
-  /** Where the queue is declared, for messages: `functions/webhooks.ts`. */
-  readonly file: string;
-  readonly deploy: ResolvedDeploy;
-  /** What the functions read from their environment about time, for the synth's timeout warnings. */
-  readonly timings: FunctionTimings;
-  /** The complete ARN of the Redis store's password secret (code or functionEnvironment): the pull and event functions may read it. */
-  readonly storeSecretArn: string | undefined;
-};
+import { checkFunctionEnvironment } from '../shared/cdk/function-environment.js';
 
 /** Everything the stack reads from context and the declared queues, validated; see `CONTEXT_DEFAULTS` for the defaults. */
 type StackConfig = {
   /** Every declared queue, in the order of their files. */
-  readonly queues: readonly StackQueue[];
+  readonly queues: readonly DeployedQueue[];
   readonly logRetentionDays: RetentionDays;
   /** An SNS topic ARN the alarms notify; none when undefined. */
   readonly alarmTopicArn: string | undefined;
   /** `create`: the stack creates a single-instance Amazon MQ for RabbitMQ broker. */
   readonly broker: { readonly kind: 'existing' } | BrokerOptions;
   /** Subnets and security groups for the functions (and a created broker): a private broker needs them. */
-  readonly network: { readonly subnetIds: readonly string[]; readonly securityGroupIds: readonly string[] } | undefined;
+  readonly network: Network | undefined;
   /** More environment variables for every function (HTTP_TIMEOUT_MS, PARTNER_API_URL, LOG_LEVEL...). */
   readonly environment: Readonly<Record<string, string>>;
 };
@@ -72,8 +58,10 @@ function stackConfigFromContext(context: Readonly<Record<string, unknown>>, queu
       name: queue.name,
       workQueue: queue.workQueue,
       file: relative(process.cwd(), queue.file) || queue.file,
+      path: queue.file,
       deploy: queue.deploy,
       ...checkFunctionEnvironment(queue, environment),
+      overrides: formatOverrides(queue.overrides(environment)),
     })),
     logRetentionDays: retention as RetentionDays,
     alarmTopicArn: envString(env, 'alarmTopicArn'),
@@ -124,4 +112,4 @@ function textOf(value: unknown): string | undefined {
 }
 
 export { stackConfigFromContext };
-export type { StackConfig, StackQueue };
+export type { StackConfig };

@@ -6,10 +6,9 @@
 import { join } from 'node:path';
 import { parseCli, runCli } from '../shared/cli/args.js';
 import { UsageError } from '../shared/errors.js';
-import { formatOverrides } from '../shared/config/env-overrides.js';
 import { addBoomerangStack, prepareApp } from './app.js';
 import { loadDeclaredQueues } from '../shared/queues/declared-queues.js';
-import { buildBundles, DEFAULT_OUTDIR, formatBundles, functionEntries } from './bundles.js';
+import { buildBundles, DEFAULT_OUTDIR, formatBundles, functionEntries } from '../shared/cdk/bundles.js';
 import { CONTEXT_KEYS } from './context-keys.js';
 
 const USAGE = `Usage: npm run synth [-- -c <key>=<value> ...] [--bundle-dir <dir>]
@@ -41,8 +40,8 @@ async function main(): Promise<number> {
   const queues = await loadDeclaredQueues();
   const prepared = prepareApp({ queues, context, outdir: process.env.CDK_OUTDIR ?? join(process.cwd(), 'cdk.out') });
   // The deployed functions read functionEnvironment: a variable there that a queue's file replaces is said here, and at their cold start.
-  for (const queue of queues) {
-    for (const line of formatOverrides(queue.overrides(prepared.config.environment))) process.stderr.write(`note: functionEnvironment: ${line}\n`);
+  for (const queue of prepared.config.queues) {
+    for (const line of queue.overrides) process.stderr.write(`note: functionEnvironment: ${line}\n`);
   }
   const bundleDir = values['bundle-dir'] ?? DEFAULT_OUTDIR;
   // The template points at the bundles: build them first, so that synth never packages a stale or missing one.

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { functionEnvironment } from '../../infra/function-environment.js';
+import { functionEnvironment } from '../../shared/cdk/function-environment.js';
 import { topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { loadDeclaredQueues, pickQueue } from '../../shared/queues/declared-queues.js';
 import { applyTopology } from '../../shared/topology/apply.js';

@@ -11,7 +11,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundles, functionEntries } from '../../infra/bundles.js';
+import { buildBundles, functionEntries } from '../../shared/cdk/bundles.js';
 import { topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { type DeclaredQueue, loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';

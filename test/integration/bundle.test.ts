@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../../shared/observability/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
-import { type Bundle, buildBundles, functionEntries } from '../../infra/bundles.js';
+import { type Bundle, buildBundles, functionEntries } from '../../shared/cdk/bundles.js';
 import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 import { agedLot } from '../helpers/aged-lot.js';

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkFunctionEnvironment } from '../../infra/function-environment.js';
+import { checkFunctionEnvironment } from '../../shared/cdk/function-environment.js';
 import { ConfigError } from '../../shared/errors.js';
 import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';

@@ -2,8 +2,8 @@
  * The engine and host instance of a broker the stack creates, checked against what Amazon MQ for
  * RabbitMQ offers: engine 3.13 runs on mq.t3, mq.m5 and mq.m7g; engines 4.2 and 4.3 on mq.m7g only.
  */
-import { type Env, envChoice, envString } from '../shared/config/env.js';
-import { ConfigError } from '../shared/errors.js';
+import { type Env, envChoice, envString } from '../config/env.js';
+import { ConfigError } from '../errors.js';
 
 /** The RabbitMQ engine versions Amazon MQ offers. An existing broker upgrades one step at a time: 3.13 → 4.2 → 4.3. */
 const ENGINE_VERSIONS = ['3.13', '4.2', '4.3'] as const;

@@ -4,12 +4,12 @@
  * `loadConfig`, the webhook handler's `httpTimeoutMsFromEnv`), so a value they would refuse at their
  * first invocation fails the synth instead, naming the context key.
  */
-import { httpTimeoutMsFromEnv } from '../shared/examples/webhooks/webhook-delivery.js';
-import { ConfigError, isNamedError } from '../shared/errors.js';
-import { describeUrl, redisUrlHasPassword } from '../shared/idempotency/options.js';
-import { METRICS_NAMESPACE } from '../shared/observability/metrics.js';
-import { redactUrl } from '../shared/observability/redact.js';
-import type { QueueDefinition } from '../shared/queues/define-queue.js';
+import { httpTimeoutMsFromEnv } from '../examples/webhooks/webhook-delivery.js';
+import { ConfigError, isNamedError } from '../errors.js';
+import { describeUrl, redisUrlHasPassword } from '../idempotency/options.js';
+import { METRICS_NAMESPACE } from '../observability/metrics.js';
+import { redactUrl } from '../observability/redact.js';
+import type { QueueDefinition } from '../queues/define-queue.js';
 
 /** Where the stack-set values come from (tokens in the stack, placeholders at the check). */
 type StackValues = {

@@ -10,7 +10,7 @@
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import type { DeclaredQueue } from '../shared/queues/declared-queues.js';
+import type { DeclaredQueue } from '../queues/declared-queues.js';
 
 /** One bundle to build: its folder name under the output folder, and the module text esbuild starts from. */
 type BundleEntry = { readonly name: string; readonly contents: string };

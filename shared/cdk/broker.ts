@@ -3,7 +3,7 @@ import { CfnBroker } from 'aws-cdk-lib/aws-amazonmq';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { BrokerOptions } from './broker-options.js';
-import type { StackConfig } from './stack-config.js';
+import type { Network } from './deployed-queue.js';
 
 /** Where the functions and the event source mapping find the broker. */
 type BrokerEndpoint = {
@@ -23,7 +23,7 @@ function createBroker(
   scope: Construct,
   secret: ISecret,
   options: BrokerOptions,
-  network: StackConfig['network'],
+  network: Network | undefined,
 ): BrokerEndpoint {
   const broker = new CfnBroker(scope, 'Broker', {
     brokerName: `${Stack.of(scope).stackName}-broker`,

@@ -3,8 +3,8 @@ import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk
 import { Architecture, type CfnFunction, Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { FunctionSizing } from '../shared/queues/deploy-options.js';
-import type { StackConfig } from './stack-config.js';
+import type { FunctionSizing } from '../queues/deploy-options.js';
+import type { Network } from './deployed-queue.js';
 
 /** Lambda's Node.js runtime the bundles run on (they are built for Node 20; nodejs20.x is deprecated). */
 const RUNTIME = Runtime.NODEJS_22_X;
@@ -21,7 +21,7 @@ type FunctionSpec = {
   readonly sizing: FunctionSizing;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
-  readonly network: StackConfig['network'];
+  readonly network: Network | undefined;
   /** What the function may do besides writing its logs. */
   readonly statements: readonly PolicyStatement[];
   /** 0 or undefined: unreserved. */
