@@ -1,7 +1,6 @@
 /**
- * What the construct deploys for one declared queue, and the network its functions run in: plain data,
- * read from the queue's definition file (and checked against `functionEnvironment`) before any resource
- * is made.
+ * What the construct deploys for one declared queue: plain data, read from the queue's definition file
+ * (and checked against `functionEnvironment`) before any resource is made.
  */
 import type { ResolvedDeploy } from '../queues/deploy-options.js';
 import type { FunctionTimings } from './function-environment.js';
@@ -25,7 +24,4 @@ type DeployedQueue = {
   readonly overrides: readonly string[];
 };
 
-/** Subnets and security groups for the functions (and a created broker): a private broker needs them. */
-type Network = { readonly subnetIds: readonly string[]; readonly securityGroupIds: readonly string[] };
-
-export type { DeployedQueue, Network };
+export type { DeployedQueue };

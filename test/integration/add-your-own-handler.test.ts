@@ -111,7 +111,7 @@ describe('Add your own handler, step by step', () => {
 
   it('3. npm run synth deploys it: both functions, its schedule, its mapping on its work queue', async () => {
     // Act
-    const synth = await npmRun('infra/synth.ts', ['--bundle-dir', join(scratch, 'synth-dist')], { CDK_OUTDIR: join(scratch, 'cdk.out') });
+    const synth = await npmRun('infra/synth.ts', [], { CDK_OUTDIR: join(scratch, 'cdk.out') });
     // Assess
     expect(synth.code, synth.stderr).toBe(0);
     const templateFile = (await readdir(join(scratch, 'cdk.out'))).find((f) => f.endsWith('.template.json'));

@@ -20,7 +20,7 @@ beforeAll(async () => {
     writeQueueFile(functions.dir, { template: 'orders-idempotent', name: 'orders', workQueue: 'orders' });
     writeQueueFile(functions.dir, { template: 'orders-redis-secret', name: 'cache', workQueue: 'cache' });
     writeQueueFile(functions.dir, { template: 'orders-pull', name: 'plain', workQueue: 'plain' });
-    synth = await synthesize({ stackName: 'Shop' }, await loadDeclaredQueues({ dir: functions.dir }));
+    synth = synthesize({ stackName: 'Shop' }, functions.dir);
   } finally {
     functions.remove();
   }
