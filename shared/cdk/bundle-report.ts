@@ -54,10 +54,10 @@ function describeBundle(name: string, file: string, metafile: Metafile): Bundle 
   return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs, chunks };
 }
 
-/** `node_modules/@scope/pkg/...` → `@scope/pkg`; files outside node_modules → `boomerang (own code)`. */
+/** `node_modules/@scope/pkg/...` → `@scope/pkg`; files outside node_modules (the project's own: the queue files, and Boomerang in this repository) → `(own code)`. */
 function packageOf(path: string): string {
   const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-  return match?.[1] ?? 'boomerang (own code)';
+  return match?.[1] ?? '(own code)';
 }
 
 /** The report: each bundle's size, then what each dependency costs, then its chunks. */
