@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -144,15 +144,23 @@ describe('Class: BoomerangQueues as the example app\'s stack', () => {
     expect(actual.Outputs).toEqual(expected.Outputs);
   }, SYNTH_TIMEOUT_MS);
 
-  it('notifies an alarm topic from every alarm', () => {
+  it('notifies an alarm topic from every alarm, and notes a functionEnvironment variable the queue\'s file replaces', () => {
     // Prepare
     const app = new App({ context: SKIP_BUNDLING });
     const stack = new Stack(app, 'Orders');
     // Act
-    new BoomerangQueues(stack, 'Queues', { files: [EXAMPLES[1] as string], brokerSecret: Secret.fromSecretCompleteArn(stack, 'Secret', SECRET_ARN), brokerHost: BROKER_HOST, brokerArn: BROKER_ARN, alarmTopic: Topic.fromTopicArn(stack, 'Topic', TOPIC_ARN) });
+    new BoomerangQueues(stack, 'Queues', {
+      files: [EXAMPLES[1] as string],
+      brokerSecret: Secret.fromSecretCompleteArn(stack, 'Secret', SECRET_ARN),
+      brokerHost: BROKER_HOST,
+      brokerArn: BROKER_ARN,
+      alarmTopic: Topic.fromTopicArn(stack, 'Topic', TOPIC_ARN),
+      functionEnvironment: { CONCURRENCY: '4' },
+    });
     const template = synthesizeStack(app, stack).template;
     // Assess
     template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
     template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [TOPIC_ARN] });
+    Annotations.fromStack(stack).hasInfo('/Orders/Queues', 'functionEnvironment: CONCURRENCY=4 is set but not used: concurrency in defineQueue("webhooks") is 8');
   }, SYNTH_TIMEOUT_MS);
 });
