@@ -5,7 +5,8 @@
  */
 import { asUsage, parseCli, runCli } from '../shared/cli/args.js';
 import { loadDeclaredQueues } from '../shared/queues/declared-queues.js';
-import { buildBundles, formatBundles, functionEntries } from './bundles.js';
+import { formatBundles } from '../shared/cdk/bundle-report.js';
+import { buildBundles, defaultOutdir, functionEntries } from '../shared/cdk/bundles.js';
 
 const USAGE = `Usage: npm run build [-- --outdir <dir>]
 
@@ -13,7 +14,8 @@ Bundles each declared queue (every functions/*.ts exporting \`queue\` made by de
 BOOMERANG_FUNCTIONS_DIR when set) with esbuild: one bundle per mode it deploys, <dir>/<queue>-<mode>/index.mjs
 exporting that mode's function as \`handler\` (default dir: dist/). ESM for Node 20, minified, source
 maps, @aws-sdk/* left to the Lambda runtime. Prints each bundle's size (without the map) and what each dependency costs.
-The bundles are judged by their cold start: npm run bench -- --section serverless.`;
+npm run synth bundles the same way, into the cloud assembly (it needs no dist/). The bundles are judged
+by their cold start: npm run bench -- --section serverless.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseCli(process.argv.slice(2), { outdir: { type: 'string' } });
@@ -23,8 +25,9 @@ async function main(): Promise<number> {
   }
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const queues = await asUsage(() => loadDeclaredQueues());
-  const bundles = await buildBundles({ entries: functionEntries(queues), outdir: values.outdir });
-  process.stdout.write(`${formatBundles(bundles)}\n`);
+  const outdir = values.outdir ?? defaultOutdir();
+  const bundles = await buildBundles({ entries: functionEntries(queues), outdir });
+  process.stdout.write(`bundles in ${outdir}/<name>/index.mjs:\n${formatBundles(bundles)}\n`);
   return 0;
 }
 

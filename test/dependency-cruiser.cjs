@@ -9,6 +9,7 @@
  *   modes         shared/pull/, shared/event/ (later shared/native/), side by side
  *   assembly      shared/queues/, shared/index.ts (the public entry point)
  *   tools         shared/parked/, then shared/console/ and shared/demo/, then shared/cli/
+ *   cdk           shared/cdk/           (the CDK construct, boomerang-rabbitmq/cdk: deployment side, in the package)
  *   deployment    functions/, shared/examples/ (a team's handlers), infra/
  */
 const GROUND = '^shared/(errors[.]ts|message/|retry/|config/)';
@@ -95,6 +96,29 @@ module.exports = {
       to: { path: ['^shared/cli/', '^shared/(console|demo)/'], pathNot: '^shared/$1/' },
     },
     {
+      name: 'cdk-deploys-the-assembly',
+      comment:
+        'cdk/ (the construct a team\'s CDK app loads) reads the assembly (queues/) and what lies below it; it runs no tool ' +
+        '(parked/, console/, demo/, cli/) and no mode: the functions it deploys are bundles, not imports.',
+      severity: 'error',
+      from: { path: '^shared/cdk/' },
+      to: { path: [TOOLS, MODES, '^shared/(core|copy|amqp)/', '^shared/index[.]ts$'] },
+    },
+    {
+      name: 'nothing-in-shared-imports-cdk',
+      comment: 'Only infra/ (and the tests) import cdk/: the runtime, its entry point (index.ts) and the tools never load aws-cdk-lib.',
+      severity: 'error',
+      from: { path: '^shared/', pathNot: '^shared/cdk/' },
+      to: { path: '^shared/cdk/' },
+    },
+    {
+      name: 'cdk-libraries-only-in-cdk',
+      comment: 'aws-cdk-lib, constructs and cdk-nag are optional peers: only cdk/ and infra/ may import them, so that the runtime never needs them.',
+      severity: 'error',
+      from: { path: '^(shared|functions)/', pathNot: '^shared/cdk/' },
+      to: { path: 'node_modules/(aws-cdk-lib|constructs|cdk-nag)/' },
+    },
+    {
       name: 'cli-only-from-scripts',
       comment: 'Nothing imports cli/ except cli/ itself and the command-line scripts of infra/ (build, build-package, synth).',
       severity: 'error',
@@ -105,9 +129,9 @@ module.exports = {
       name: 'examples-only-from-functions',
       comment:
         "shared/examples/ are a team's handlers: only functions/ (and the tests) import them. Known debt (docs/architecture.md): " +
-        "infra/function-environment.ts reads the webhook example's HTTP_TIMEOUT_MS for its timeout warning.",
+        "cdk/function-environment.ts reads the webhook example's HTTP_TIMEOUT_MS for its timeout warning.",
       severity: 'error',
-      from: { pathNot: ['^functions/', '^shared/examples/', '^infra/function-environment[.]ts$'] },
+      from: { pathNot: ['^functions/', '^shared/examples/', '^shared/cdk/function-environment[.]ts$'] },
       to: { path: '^shared/examples/' },
     },
     {

@@ -7,7 +7,7 @@ import { redactUrl } from '../observability/redact.js';
 /**
  * Where completed and in-progress keys are kept: a Redis or Valkey server (`rediss://` for TLS), or a
  * DynamoDB table with the key schema Powertools expects (partition key `id`, TTL on `expiration`;
- * infra/idempotency-table.ts creates it).
+ * shared/cdk/idempotency-table.ts creates it).
  */
 type IdempotencyStoreSpec =
   | {

@@ -1,7 +1,7 @@
 /**
  * The scheduled retention function of a declared queue (`deploy.retention`): each run deletes the
  * parked messages older than the queue's `retention.olderThan`, keeps the rest in order, and logs
- * how many it purged and kept. The stack bundles it per queue (infra/bundles.ts).
+ * how many it purged and kept. The CDK construct bundles it per queue (shared/cdk/bundles.ts).
  */
 import type { Config } from '../config/config.js';
 import type { Env } from '../config/env.js';

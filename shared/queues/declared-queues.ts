@@ -17,6 +17,11 @@ type DeclaredQueue = QueueDefinition & {
 type DiscoveryOptions = {
   /** The folder to read. @default BOOMERANG_FUNCTIONS_DIR, else functions/ in the working directory */
   readonly dir?: string;
+  /**
+   * The definition files to read instead of a folder, each exporting `queue` (absolute, or relative to the
+   * working directory); `dir` and BOOMERANG_FUNCTIONS_DIR are then not read. @default every file in the folder
+   */
+  readonly files?: readonly string[];
   /** @default process.env */
   readonly env?: Env;
 };
@@ -39,21 +44,23 @@ function queueFiles(dir: string): string[] {
 }
 
 /**
- * Every queue declared in the functions folder: each file there must export `queue` made by
+ * Every queue declared in the functions folder (or in `files`): each file must export `queue` made by
  * `defineQueue`. Throws `ConfigError` naming the file that does not, and refusing two queues with one
- * name or one work queue. Sorted by file name.
+ * name or one work queue. Sorted by file name (`files` in their order).
  * @example const queues = await loadDeclaredQueues(); // webhooks, partner-sync
  */
 async function loadDeclaredQueues(options: DiscoveryOptions = {}): Promise<DeclaredQueue[]> {
-  const dir = functionsDir(options);
+  const dir = options.files === undefined ? functionsDir(options) : undefined;
+  const where = dir === undefined ? 'a definition file' : `every file in ${relative(process.cwd(), dir) || dir}/`;
   const queues: DeclaredQueue[] = [];
-  for (const file of queueFiles(dir)) {
+  for (const file of dir === undefined ? (options.files ?? []).map((f) => resolve(f)) : queueFiles(dir)) {
     const shown = relative(process.cwd(), file) || file;
     const module = await importQueueFile(file, shown);
     if (!isQueueDefinition(module.queue)) {
       throw new ConfigError(
-        `${shown} declares no queue: every file in ${relative(process.cwd(), dir) || dir}/ must export \`queue\` made by defineQueue ` +
-          "(export const { queue, pull, event } = defineQueue({ name, handler, workQueue, ... }) with defineQueue from 'boomerang-rabbitmq'); move other code out of that folder",
+        `${shown} declares no queue: ${where} must export \`queue\` made by defineQueue ` +
+          "(export const { queue, pull, event } = defineQueue({ name, handler, workQueue, ... }) with defineQueue from 'boomerang-rabbitmq')" +
+          (dir === undefined ? '' : '; move other code out of that folder'),
       );
     }
     const queue = module.queue;
@@ -63,7 +70,9 @@ async function loadDeclaredQueues(options: DiscoveryOptions = {}): Promise<Decla
     if (sameQueue) throw new ConfigError(`${shown} (${queue.name}) and ${relative(process.cwd(), sameQueue.file)} (${sameQueue.name}) both consume the work queue ${JSON.stringify(queue.workQueue)}: give each queue its own`);
     queues.push(Object.freeze({ ...queue, file }));
   }
-  if (queues.length === 0) throw new ConfigError(`No queue is declared in ${dir}: add a file there that exports \`queue\` made by defineQueue`);
+  if (queues.length === 0) {
+    throw new ConfigError(dir === undefined ? 'No queue is declared: the list of definition files is empty' : `No queue is declared in ${dir}: add a file there that exports \`queue\` made by defineQueue`);
+  }
   return queues;
 }
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildBundles, functionEntries } from '../../infra/bundles.js';
+import { buildBundles, functionEntries } from '../../shared/cdk/bundles.js';
 import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 

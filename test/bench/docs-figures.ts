@@ -3,8 +3,10 @@
  * kept in bench-results/ (the last bench and fault runs on each broker version). `--check` writes
  * nothing and exits 1 when a block differs from what it would write (a hand edit, or new results).
  *
- * Block ids: `bench-<major.minor>` (from bench-rabbitmq-<major.minor>.<patch>.json, the highest patch)
- * and `faults-<major.minor>` (from faults/rabbitmq-<major.minor>.<patch>/*.json).
+ * Block ids: `bench-<major.minor>` (from bench-rabbitmq-<major.minor>.<patch>.json, the highest patch),
+ * `faults-<major.minor>` (from faults/rabbitmq-<major.minor>.<patch>/*.json), and across brokers
+ * `idempotency-faults`, `idempotency-cost` and `bundling` (docs/deploy.md: the construct's bundle
+ * against NodejsFunction's).
  *
  * @example
  * // npm run bench && npm run test:faults && npm run docs:figures
@@ -15,7 +17,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 import { replaceGeneratedBlocks } from './doc-blocks.js';
-import { type BenchReport, type FaultReport, renderBench, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from './figures-render.js';
+import { type BenchReport, type FaultReport, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from './figures-render.js';
 
 class DocsFiguresError extends Error {
   public constructor(message: string, options?: ErrorOptions) {
@@ -49,9 +51,9 @@ function list(dir: string): string[] {
 
 /** The body of one generated block, from the results under `resultsDir`. */
 function renderBlock(id: string, resultsDir: string, root: string, fileName: string): string {
-  if (id === 'idempotency-faults' || id === 'idempotency-cost') return `${NOTICE}\n\n${renderAcross(id, resultsDir, root)}`;
+  if (id === 'idempotency-faults' || id === 'idempotency-cost' || id === 'bundling') return `${NOTICE}\n\n${renderAcross(id, resultsDir, root)}`;
   const m = /^(bench|faults)-(\d+\.\d+)$/.exec(id);
-  if (!m) throw new DocsFiguresError(`${fileName}: unknown generated block "${id}"; expected bench-<major.minor>, faults-<major.minor> (e.g. bench-3.10), idempotency-faults or idempotency-cost`);
+  if (!m) throw new DocsFiguresError(`${fileName}: unknown generated block "${id}"; expected bench-<major.minor>, faults-<major.minor> (e.g. bench-3.10), idempotency-faults, idempotency-cost or bundling`);
   const [, kind, minor] = m as unknown as [string, string, string];
   if (kind === 'bench') {
     const name = latestForMinor(list(resultsDir), 'bench-rabbitmq-', minor, '.json');
@@ -64,14 +66,15 @@ function renderBlock(id: string, resultsDir: string, root: string, fileName: str
 }
 
 /** The latest results of every broker version there are results for, side by side (oldest version first). */
-function renderAcross(id: 'idempotency-faults' | 'idempotency-cost', resultsDir: string, root: string): string {
+function renderAcross(id: 'idempotency-faults' | 'idempotency-cost' | 'bundling', resultsDir: string, root: string): string {
   const byVersion = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
-  if (id === 'idempotency-cost') {
+  if (id === 'idempotency-cost' || id === 'bundling') {
     const minors = [...new Set(list(resultsDir).flatMap((n) => /^bench-rabbitmq-(\d+\.\d+)\.\d+\.json$/.exec(n)?.[1] ?? []))].sort(byVersion);
-    return renderIdempotencyCostAcross(minors.map((minor) => {
+    const brokers = minors.map((minor) => {
       const report = readJson<BenchReport>(join(resultsDir, latestForMinor(list(resultsDir), 'bench-rabbitmq-', minor, '.json') as string), root);
       return { rabbitmq: report.machine.rabbitmq, report };
-    }));
+    });
+    return id === 'bundling' ? renderBundlingAcross(brokers) : renderIdempotencyCostAcross(brokers);
   }
   const faultsDir = join(resultsDir, 'faults');
   const minors = [...new Set(list(faultsDir).flatMap((n) => /^rabbitmq-(\d+\.\d+)\.\d+$/.exec(n)?.[1] ?? []))].sort(byVersion);

@@ -212,5 +212,30 @@ function renderIdempotencyCostAcross(brokers: readonly BrokerBench[]): string {
   return lines.join('\n');
 }
 
-export { NO_BENCH_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross };
+/** Where the bundling comparison (docs/deploy.md) stands until a bench has measured it. */
+const NO_BUNDLING_RESULTS = 'Not measured by a bench run yet: run `npm run bench -- --section serverless`, then `npm run docs:figures`.';
+
+/** The bench's bundling rows (the construct's bundle against NodejsFunction's), one column per broker. */
+function renderBundlingAcross(brokers: readonly BrokerBench[]): string {
+  const rowsOf = (b: BrokerBench) => b.report.rows.filter((r) => r.section === 'serverless cost, bundling');
+  const withRows = brokers.filter((b) => rowsOf(b).length > 0);
+  if (withRows.length === 0) return NO_BUNDLING_RESULTS;
+  const key = (metric: string) => metric.replace(/ \(median of \d+\)/, '');
+  const lines = [
+    `The webhooks pull function bundled by BoomerangQueues against NodejsFunction, medians of fresh node processes (\`npm run bench\`, section serverless, of ${withRows.map((b) => `${b.report.startedAt.slice(0, 10)} on ${b.rabbitmq}`).join(' and ')}; ${describeMachine(withRows[0]!.report.machine)}):`,
+    '',
+    `| BoomerangQueues against | ${withRows.map((b) => b.rabbitmq).join(' | ')} |`,
+    `|---|${withRows.map(() => '---|').join('')}`,
+  ];
+  for (const metric of [...new Set(withRows.flatMap((b) => rowsOf(b).map((r) => key(r.metric))))]) {
+    const cells = withRows.map((b) => {
+      const row = rowsOf(b).find((r) => key(r.metric) === metric);
+      return row === undefined ? '-' : `${row.boomerang.split(' (')[0]} against ${row.anchor.split(' (')[0]} (${row.ratio})`;
+    });
+    lines.push(`| ${[metric.replace(/^webhooks pull, /, '').replace(/: BoomerangQueues \([^)]*\) against /, ', ')].concat(cells).map(cell).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+export { NO_BENCH_RESULTS, NO_BUNDLING_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross };
 export type { BenchReport, BrokerBench, BrokerFaults, FaultReport };

@@ -16,7 +16,8 @@ import type { BenchBroker } from './bench-broker.js';
 import { ANCHOR_BUNDLE, ensureBundles, NATIVE_BUNDLE } from './bundles.js';
 import { queue } from './cold-start-native-entry.js';
 import { fmt, pct, type Row } from './report.js';
-import { COLD_START_TARGET_RATIO, coldStartEnv, runChild, startPartner } from './serverless.js';
+import { runChild } from './cold-start.js';
+import { COLD_START_TARGET_RATIO, coldStartEnv, startPartner } from './serverless.js';
 import { median } from './stats.js';
 
 type NativeColdStart = {

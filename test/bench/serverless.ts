@@ -5,13 +5,12 @@
  * bundle connects, consumes its work queue and calls the handler; the event bundle is invoked with an
  * `aws:rmq` event of one message (it connects to the broker first, for the copies it may publish).
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { functionEnvironment } from '../../infra/function-environment.js';
+import { functionEnvironment } from '../../shared/cdk/function-environment.js';
 import { topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { loadDeclaredQueues, pickQueue } from '../../shared/queues/declared-queues.js';
 import { applyTopology } from '../../shared/topology/apply.js';
@@ -19,6 +18,8 @@ import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 import type { BenchBroker } from './bench-broker.js';
 import { ANCHOR_BUNDLE, BUNDLES, ensureBundles } from './bundles.js';
+import { publishOne, timeColdStart } from './cold-start.js';
+import { type BundlingChoice, bundlingChoice } from './bundling-choice.js';
 import { fmt, pct, type Row } from './report.js';
 import { median } from './stats.js';
 
@@ -71,24 +72,7 @@ async function startPartner(): Promise<{ server: Server; url: string; arrivals: 
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/orders`, arrivals };
 }
 
-function runChild(args: readonly string[], env: Record<string, string>): Promise<{ startedAt: number; importedAt: number; error?: string; summary?: unknown }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('close', () => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop() ?? ''));
-      } catch {
-        reject(new Error(`cold-start child printed no result: ${out.slice(-500)} ${err.slice(-500)}`));
-      }
-    });
-  });
-}
-
-async function serverlessCost(options: ServerlessOptions): Promise<{ result: Record<string, BundleResult>; rows: Row[] }> {
+async function serverlessCost(options: ServerlessOptions): Promise<{ result: Record<string, BundleResult | BundlingChoice>; rows: Row[] }> {
   const missing = await ensureBundles(options.progress);
   if (missing) {
     const result = Object.fromEntries(Object.entries(BUNDLES).map(([name, bundle]) => [name, { bundle, note: missing }]));
@@ -107,7 +91,8 @@ async function serverlessCost(options: ServerlessOptions): Promise<{ result: Rec
     const note = `not measured: ${config.workQueue} holds ${waiting} messages that the cold starts would consume`;
     return { result: Object.fromEntries(Object.entries(BUNDLES).map(([name, bundle]) => [name, { bundle, note }])), rows: Object.keys(BUNDLES).map((name) => notMeasured(name, note)) };
   }
-  const result: Record<string, BundleResult> = {};
+  const result: Record<string, BundleResult | BundlingChoice> = {};
+  const rows: Row[] = [];
   try {
     for (const [name, bundle] of Object.entries(BUNDLES) as ['pull' | 'event', string][]) {
       const content = readFileSync(bundle);
@@ -115,41 +100,33 @@ async function serverlessCost(options: ServerlessOptions): Promise<{ result: Rec
       const importMs: number[] = [];
       const anchorFirstHandledMs: number[] = [];
       const anchorImportMs: number[] = [];
-      const publish = async (body: string, id: string): Promise<void> => {
-        const channel = await options.broker.connection.createConfirmChannel();
-        channel.sendToQueue(config.workQueue, Buffer.from(body), { persistent: true, messageId: id, contentType: 'application/json' });
-        await channel.waitForConfirms();
-        await channel.close();
-      };
       for (let run = 0; run < options.runs; run++) {
         const body = JSON.stringify({ url: partner.url, body: { run } });
-        partner.arrivals.length = 0;
         let childEnv: Record<string, string> = env;
-        if (name === 'pull') await publish(body, `cold-${run}`);
+        if (name === 'pull') await publishOne(options.broker, config.workQueue, body, `cold-${run}`);
         else childEnv = { ...env, BENCH_EVENT: JSON.stringify(rmqEvent(config.workQueue, body, run)) };
-        const child = await runChild([join(REPO_ROOT, 'test/bench/cold-start-child.mjs'), bundle, name], childEnv);
-        const arrivedAt = partner.arrivals[0];
-        if (child.error || arrivedAt === undefined) throw new Error(`${name} bundle: no handled message (${child.error ?? 'the partner got no request'})`);
-        firstHandledMs.push(arrivedAt - child.startedAt);
-        importMs.push(child.importedAt - child.startedAt);
+        const cold = await timeColdStart([join(REPO_ROOT, 'test/bench/cold-start-child.mjs'), bundle, name], childEnv, partner, `${name} bundle`);
+        firstHandledMs.push(cold.firstHandledMs);
+        importMs.push(cold.importMs);
         if (name !== 'pull') continue;
         // The anchor, right after, on the same queue and partner.
-        partner.arrivals.length = 0;
-        await publish(body, `cold-anchor-${run}`);
-        const anchor = await runChild([join(REPO_ROOT, 'test/bench/cold-start-anchor.mjs'), ANCHOR_BUNDLE, config.workQueue], env);
-        const anchorArrivedAt = partner.arrivals[0];
-        if (anchor.error || anchorArrivedAt === undefined) throw new Error(`cold-start anchor: no handled message (${anchor.error ?? 'the partner got no request'})`);
-        anchorFirstHandledMs.push(anchorArrivedAt - anchor.startedAt);
-        anchorImportMs.push(anchor.importedAt - anchor.startedAt);
+        await publishOne(options.broker, config.workQueue, body, `cold-anchor-${run}`);
+        const anchor = await timeColdStart([join(REPO_ROOT, 'test/bench/cold-start-anchor.mjs'), ANCHOR_BUNDLE, config.workQueue], env, partner, 'cold-start anchor');
+        anchorFirstHandledMs.push(anchor.firstHandledMs);
+        anchorImportMs.push(anchor.importMs);
       }
       result[name] = { bundle, bytes: statSync(bundle).size, gzipBytes: gzipSync(content).length, firstHandledMs, importMs, ...(name === 'pull' ? { anchorFirstHandledMs, anchorImportMs } : {}) };
       options.progress(`  ${name}: ${fmt(statSync(bundle).size / 1000, 1)} kB, first handled message after ${fmt(median(firstHandledMs))} ms (median of ${options.runs})`);
     }
+    // Why the construct bundles itself: its bundle against NodejsFunction's, on the same queue and partner.
+    const choice = await bundlingChoice({ ...options, workQueue: config.workQueue, env, partner });
+    result.bundling = choice.result;
+    rows.push(...choice.rows);
   } finally {
     partner.server.close();
     // The declared queue's topology stays (npm run topology -- apply makes the same); its messages are all handled.
   }
-  return { result, rows: rowsFor(result) };
+  return { result, rows: [...rowsFor(result), ...rows] };
 }
 
 /** An `aws:rmq` event holding one webhook message for `queue` (properties the publisher did not set are null). */
@@ -168,9 +145,10 @@ function notMeasured(name: string, note: string): Row {
   return { section: 'serverless cost', metric: `${name} bundle`, boomerang: note, anchor: '-', ratio: '-', target: '-', verdict: 'not measured' };
 }
 
-function rowsFor(result: Record<string, BundleResult>): Row[] {
+function rowsFor(result: Record<string, BundleResult | BundlingChoice>): Row[] {
   const rows: Row[] = [];
-  for (const [name, r] of Object.entries(result)) {
+  for (const [name, r] of Object.entries(result) as [string, BundleResult][]) {
+    if (name === 'bundling') continue;
     if (r.bytes === undefined || r.firstHandledMs === undefined || r.importMs === undefined) {
       rows.push(notMeasured(name, r.note ?? 'not measured'));
       continue;
@@ -201,5 +179,5 @@ function rowsFor(result: Record<string, BundleResult>): Row[] {
   return rows;
 }
 
-export { COLD_START_TARGET_RATIO, coldStartEnv, runChild, serverlessCost, startPartner };
+export { COLD_START_TARGET_RATIO, coldStartEnv, serverlessCost, startPartner };
 export type { BundleResult };

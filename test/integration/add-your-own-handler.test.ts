@@ -11,7 +11,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundles, functionEntries } from '../../infra/bundles.js';
+import { buildBundles, functionEntries } from '../../shared/cdk/bundles.js';
 import { topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { type DeclaredQueue, loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
@@ -115,7 +115,7 @@ describe('Add your own handler, step by step', () => {
 
   it('3. npm run synth deploys it: both functions, its schedule, its mapping on its work queue', async () => {
     // Act
-    const synth = await npmRun('infra/synth.ts', ['--bundle-dir', join(scratch, 'synth-dist')], { CDK_OUTDIR: join(scratch, 'cdk.out') });
+    const synth = await npmRun('infra/synth.ts', [], { CDK_OUTDIR: join(scratch, 'cdk.out') });
     // Assess
     expect(synth.code, synth.stderr).toBe(0);
     const templateFile = (await readdir(join(scratch, 'cdk.out'))).find((f) => f.endsWith('.template.json'));

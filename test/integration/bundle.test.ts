@@ -1,17 +1,15 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Summary } from '../../shared/observability/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
-import { type Bundle, buildBundles, functionEntries } from '../../infra/bundles.js';
+import type { Bundle } from '../../shared/cdk/bundle-report.js';
+import { buildBundles, functionEntries } from '../../shared/cdk/bundles.js';
 import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 import { agedLot } from '../helpers/aged-lot.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
+import { functionEnv, invokeBundle, runBundle, startPartner } from '../helpers/bundle-run.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { eventFor, fixtureMessages } from '../fixtures/events.js';
@@ -24,51 +22,9 @@ let removeFixture: () => void = () => undefined;
 /** The bundle of the fixture queue (the webhook delivery on the queue WORK_QUEUE names) for one mode. */
 const fixtureBundle = (mode: 'pull' | 'event'): string => join(outdir, `bundle-webhooks-${mode}`, 'index.mjs');
 
-/**
- * Imports a built bundle in a plain `node` process (no tsx, no vitest, no node_modules next to it, as
- * in Lambda) and calls its `handler` with `event` and a stub context; resolves with what it returned.
- */
-function invokeBundle(file: string, event: unknown, env: Record<string, string>): Promise<Summary> {
-  return runBundle(file, event, env).then(({ code, stdout, stderr }) => {
-    if (code !== 0) throw new Error(`the bundle failed (exit ${code}):\n${stderr}`);
-    return JSON.parse(stdout) as Summary;
-  });
-}
-
-type BundleRun = { readonly code: number; readonly stdout: string; readonly stderr: string };
-
-/** As `invokeBundle`, but resolves however the handler ended: a throw exits 1, as Lambda would record an error. */
-function runBundle(file: string, event: unknown, env: Record<string, string>): Promise<BundleRun> {
-  const script = `
-    const { handler } = await import(${JSON.stringify(`file://${file}`)});
-    const deadline = Date.now() + 4000;
-    const context = { awsRequestId: 'bundle-test', functionName: 'bundle-test', getRemainingTimeInMillis: () => deadline - Date.now() };
-    process.stdout.write(JSON.stringify(await handler(JSON.parse(process.env.TEST_EVENT), context)));`;
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: outdir, env: { PATH: process.env.PATH, ...env, TEST_EVENT: JSON.stringify(event) } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
 /** The lines of `text` that are JSON objects (a crash's stack trace is not). */
 function jsonLines(text: string): Record<string, unknown>[] {
   return text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-/** A local partner: 200 on /ok, 503 on anything else. */
-async function startPartner(): Promise<{ server: Server; url: string }> {
-  const server = createServer((request, response) => {
-    request.resume();
-    response.writeHead(request.url === '/ok' ? 200 : 503).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-/** The function's environment for a test's own queue: the local broker, short delays, no logs. */
-function functionEnv(workQueue: string): Record<string, string> {
-  return { AMQP_URL, WORK_QUEUE: workQueue, BACKOFF_INITIAL_MS: '200', BACKOFF_MAX_MS: '3200', BACKOFF_JITTER: '0', MAX_RETRIES: '3', IDLE_TIMEOUT_MS: '150', SAFETY_MARGIN_MS: '500', LOG_LEVEL: 'silent' };
 }
 
 beforeAll(async () => {
@@ -109,7 +65,7 @@ describe('the Lambda bundles', () => {
     expect(bundle?.bytes).toBe(bytes);
     expect(bundle?.costs.reduce((sum, c) => sum + c.bytes, 0)).toBe(bytes);
     expect(bundle?.mapBytes).toBeGreaterThan(0);
-    expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', 'boomerang (own code)']));
+    expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', '(own code)']));
     // A function's connection lives for one invocation: plain amqplib, no reconnecting manager.
     expect(bundle?.costs.map((c) => c.source)).not.toContain('amqp-connection-manager');
     expect(bundle?.costs.map((c) => c.source)).not.toContain('@aws-sdk/client-secrets-manager');

@@ -80,6 +80,21 @@ describe('loadDeclaredQueues', () => {
     await expect(loadDeclaredQueues({ dir })).rejects.toThrow(/Orders\.ts: name in defineQueue\("Orders"\) must be lower-case letters/);
   });
 
+  it('reads the files given instead of a folder, in their order, and names one that declares no queue', async () => {
+    // Prepare
+    const dir = folder();
+    const zebra = writeQueueFile(dir, { template: 'orders', name: 'zebra', workQueue: 'test-zebra' });
+    const apple = writeQueueFile(dir, { template: 'orders', name: 'apple', workQueue: 'test-apple' });
+    writeFileSync(join(dir, 'helpers.ts'), 'export const twice = (n: number) => n * 2;\n');
+    // Act
+    const queues = await loadDeclaredQueues({ files: [zebra, apple], dir: '/nowhere' });
+    const helpers = loadDeclaredQueues({ files: [join(dir, 'helpers.ts')] });
+    // Assess
+    expect(queues.map((q) => q.name)).toEqual(['zebra', 'apple']);
+    await expect(helpers).rejects.toThrow(/helpers\.ts declares no queue: a definition file must export `queue` made by defineQueue/);
+    await expect(loadDeclaredQueues({ files: [] })).rejects.toThrow('No queue is declared: the list of definition files is empty');
+  });
+
   it('refuses an empty folder', async () => {
     await expect(loadDeclaredQueues({ dir: folder() })).rejects.toThrow('No queue is declared in');
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeneratedBlockError, generatedBlockIds, replaceGeneratedBlocks } from '../bench/doc-blocks.js';
 import { DocsFiguresError, generateDocs, latestForMinor, renderBlock } from '../bench/docs-figures.js';
-import { type BenchReport, NO_BENCH_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from '../bench/figures-render.js';
+import { type BenchReport, NO_BENCH_RESULTS, NO_BUNDLING_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from '../bench/figures-render.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 
 const MACHINE = { cpu: 'AMD EPYC', cores: 2, memoryGiB: 24, node: 'v20.20.2', rabbitmq: 'RabbitMQ 3.10.8' };
@@ -160,6 +160,31 @@ describe('renderIdempotencyCostAcross', () => {
     expect(text).toContain('| success path | redis | 22 % (12 337 msg/s against 53 510) | 30 % (12 337 msg/s against 53 510) |');
     expect(text).not.toContain('140 %');
     expect(renderIdempotencyCostAcross([{ rabbitmq: 'RabbitMQ 3.10.8', report: report([]) }])).toBe(NO_BENCH_RESULTS);
+  });
+});
+
+describe('renderBundlingAcross', () => {
+  it('gives each NodejsFunction variant and figure its row, each broker its column, the construct\'s figure first', () => {
+    // Prepare
+    const row = (what: string, variant: string, mine: string, theirs: string, ratio: string) => ({
+      section: 'serverless cost, bundling',
+      metric: `webhooks pull, ${what} (median of 15): BoomerangQueues (esbuild, code split into chunks, @aws-sdk/* external) against ${variant}`,
+      boomerang: `${mine} (range 30-40 ms); index.mjs 330.4 kB, 70.1 kB gzipped`,
+      anchor: `${theirs} (range 150-180 ms); index.mjs 900.0 kB, 200.0 kB gzipped`,
+      ratio,
+      target: '≤ 100 %',
+      verdict: 'meets' as const,
+    });
+    const report = (rows: BenchReport['rows']): BenchReport => ({ ...REPORT, rows });
+    // Act
+    const text = renderBundlingAcross([
+      { rabbitmq: 'RabbitMQ 3.10.8', report: report([row('import() of the bundle in a fresh node process', 'NodejsFunction (one file)', '33 ms', '160 ms', '21 %')]) },
+      { rabbitmq: 'RabbitMQ 4.3.6', report: report([]) },
+    ]);
+    // Assess: brokers without the rows get no column
+    expect(text).toContain('| BoomerangQueues against | RabbitMQ 3.10.8 |');
+    expect(text).toContain('| import() of the bundle in a fresh node process, NodejsFunction (one file) | 33 ms against 160 ms (21 %) |');
+    expect(renderBundlingAcross([{ rabbitmq: 'RabbitMQ 3.10.8', report: report([]) }])).toBe(NO_BUNDLING_RESULTS);
   });
 });
 

@@ -6,7 +6,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdempotencyTable, type IdempotencyTableProps } from '../../infra/idempotency-table.js';
+import { IdempotencyTable, type IdempotencyTableProps } from '../../shared/cdk/idempotency-table.js';
 
 const dirs: string[] = [];
 afterEach(() => {

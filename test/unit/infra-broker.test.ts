@@ -25,7 +25,7 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
   it('passes cdk-nag AwsSolutions and the CloudFormation checks', () => {
     // Assess
     expect(synth.findings).toEqual([]);
-    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/PartnerSyncPullRole', 'Boomerang/PartnerSyncEventRole', 'Boomerang/PartnerSyncEventRole', 'Boomerang/PartnerSyncRetentionRole', 'Boomerang/WebhooksPullRole', 'Boomerang/WebhooksEventRole', 'Boomerang/WebhooksEventRole']);
+    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/Default/PartnerSyncPullRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncRetentionRole', 'Boomerang/Default/WebhooksPullRole', 'Boomerang/Default/WebhooksEventRole', 'Boomerang/Default/WebhooksEventRole']);
   });
 
   it('creates a private single-instance RabbitMQ 4.3 broker on mq.m7g whose user comes from the secret by dynamic reference', () => {

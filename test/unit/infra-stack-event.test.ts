@@ -67,7 +67,7 @@ describe("BoomerangStack for an existing broker, one queue with deploy.modes ['e
     // Assess
     expect(synth.warnings).toEqual([
       {
-        path: expect.stringMatching(/^\/Orders\/OrdersEventFunction/),
+        path: expect.stringMatching(/^\/Orders\/Default\/OrdersEventFunction/),
         message: expect.stringContaining('orders event function: HTTP_TIMEOUT_MS (10000) + SAFETY_MARGIN_MS (3000) = 13000 ms exceeds its timeout, deploy.event.timeoutSeconds=10 s'),
       },
     ]);

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkFunctionEnvironment } from '../../infra/function-environment.js';
+import { checkFunctionEnvironment } from '../../shared/cdk/function-environment.js';
 import { ConfigError } from '../../shared/errors.js';
 import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
@@ -20,7 +20,7 @@ beforeAll(async () => {
     writeQueueFile(functions.dir, { template: 'orders-idempotent', name: 'orders', workQueue: 'orders' });
     writeQueueFile(functions.dir, { template: 'orders-redis-secret', name: 'cache', workQueue: 'cache' });
     writeQueueFile(functions.dir, { template: 'orders-pull', name: 'plain', workQueue: 'plain' });
-    synth = await synthesize({ stackName: 'Shop' }, await loadDeclaredQueues({ dir: functions.dir }));
+    synth = synthesize({ stackName: 'Shop' }, functions.dir);
   } finally {
     functions.remove();
   }

@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../helpers/invoke-child.js';
 const PRODUCT_FOLDERS = ['functions', 'shared', 'infra'];
 const SWITCHES = [/rejectUnauthorized/, /NODE_TLS_REJECT_UNAUTHORIZED/, /checkServerIdentity/];
 /** Files that name a switch only to refuse it: the synth check refuses NODE_TLS_REJECT_UNAUTHORIZED in functionEnvironment. */
-const REFUSERS: Readonly<Record<string, RegExp>> = { 'infra/function-environment.ts': /NODE_TLS_REJECT_UNAUTHORIZED/ };
+const REFUSERS: Readonly<Record<string, RegExp>> = { 'shared/cdk/function-environment.ts': /NODE_TLS_REJECT_UNAUTHORIZED/ };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

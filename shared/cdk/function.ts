@@ -1,10 +1,10 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, type Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { FunctionSizing } from '../shared/queues/deploy-options.js';
-import type { StackConfig } from './stack-config.js';
+import type { FunctionSizing } from '../queues/deploy-options.js';
+import type { Network } from './network.js';
 
 /** Lambda's Node.js runtime the bundles run on (they are built for Node 20; nodejs20.x is deprecated). */
 const RUNTIME = Runtime.NODEJS_22_X;
@@ -16,12 +16,12 @@ type FunctionSpec = {
   /** Construct id prefix: `WebhooksPull`, `WebhooksEvent`. */
   readonly id: string;
   readonly functionName: string;
-  /** The folder holding the bundle's `index.mjs` (exporting `handler`). */
-  readonly bundlePath: string;
+  /** The bundle: a folder whose `index.mjs` exports `handler` (bundle-code.ts). */
+  readonly code: Code;
   readonly sizing: FunctionSizing;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
-  readonly network: StackConfig['network'];
+  readonly network: Network | undefined;
   /** What the function may do besides writing its logs. */
   readonly statements: readonly PolicyStatement[];
   /** 0 or undefined: unreserved. */
@@ -49,13 +49,13 @@ function boomerangFunction(scope: Construct, spec: FunctionSpec): { readonly fn:
     functionName: spec.functionName,
     runtime: RUNTIME,
     architecture: Architecture.ARM_64,
-    code: Code.fromAsset(spec.bundlePath),
+    code: spec.code,
     handler: 'index.handler',
     timeout: Duration.seconds(spec.sizing.timeoutSeconds),
     memorySize: spec.sizing.memoryMb,
     environment: { ...spec.environment },
     logGroup,
-    // Text, the runtime's default, pinned: the timeout alarm's filter matches the runtime's text line (infra/alarms.ts).
+    // Text, the runtime's default, pinned: the timeout alarm's filter matches the runtime's text line (alarms.ts).
     loggingFormat: LoggingFormat.TEXT,
     role,
     reservedConcurrentExecutions: spec.reservedConcurrency || undefined,

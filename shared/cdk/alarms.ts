@@ -3,7 +3,7 @@ import { Alarm, ComparisonOperator, type IMetric, Metric, TreatMissingData } fro
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../shared/observability/metrics.js';
+import { METRICS_NAMESPACE } from '../observability/metrics.js';
 
 /** One deployed function, as its alarms see it. */
 type WatchedFunction = {

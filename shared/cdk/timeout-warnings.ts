@@ -1,5 +1,5 @@
-import type { Mode } from '../shared/queues/deploy-options.js';
-import type { StackQueue } from './stack-config.js';
+import type { Mode } from '../queues/deploy-options.js';
+import type { DeployedQueue } from './deployed-queue.js';
 
 /** A synth warning about one deployed function. */
 type TimeoutWarning = { readonly queue: string; readonly mode: Mode; readonly message: string };
@@ -11,7 +11,7 @@ type TimeoutWarning = { readonly queue: string; readonly mode: Mode; readonly me
  * function, not by HTTP_TIMEOUT_MS, and its message retried again and again.
  * @example timeoutWarnings(queue) // [{ queue: 'webhooks', mode: 'pull', message: 'webhooks pull function: HTTP_TIMEOUT_MS (10000) + ...' }]
  */
-function timeoutWarnings(queue: StackQueue): TimeoutWarning[] {
+function timeoutWarnings(queue: Pick<DeployedQueue, 'name' | 'file' | 'deploy' | 'timings'>): TimeoutWarning[] {
   const { httpTimeoutMs, safetyMarginMs } = queue.timings;
   const neededMs = httpTimeoutMs + safetyMarginMs;
   return queue.deploy.modes.flatMap((mode) => {

@@ -1,9 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
 import { type Alarm, type IMetric, MathExpression, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../shared/observability/metrics.js';
+import { METRICS_NAMESPACE } from '../observability/metrics.js';
 import { alarm } from './alarms.js';
-import type { StackQueue } from './stack-config.js';
+import type { DeployedQueue } from './deployed-queue.js';
 
 /** The shortest period: the metric's one datapoint per invocation, at most a minute apart for a busy queue. */
 const MIN_PERIOD_MINUTES = 5;
@@ -17,7 +17,7 @@ const MIN_PERIOD_MINUTES = 5;
  * Undefined when the queue turned it off (`parkedDepthAlarm: false`).
  * @example const depth = parkedDepthAlarm(stack, 'Orders', queue, ['Orders-orders-pull']);
  */
-function parkedDepthAlarm(scope: Construct, idPrefix: string, queue: StackQueue, functionNames: readonly string[]): Alarm | undefined {
+function parkedDepthAlarm(scope: Construct, idPrefix: string, queue: Pick<DeployedQueue, 'name' | 'file' | 'deploy'>, functionNames: readonly string[]): Alarm | undefined {
   const threshold = queue.deploy.parkedDepthAlarm;
   if (threshold === undefined || functionNames.length === 0) return undefined;
   const minutes = queue.deploy.modes.includes('pull') ? Math.max(MIN_PERIOD_MINUTES, queue.deploy.pull.rateMinutes) : MIN_PERIOD_MINUTES;

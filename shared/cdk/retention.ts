@@ -4,7 +4,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import type { ResolvedRetention } from '../shared/queues/deploy-options.js';
+import type { ResolvedRetention } from '../queues/deploy-options.js';
 import { alarm } from './alarms.js';
 import { boomerangFunction, type FunctionSpec } from './function.js';
 

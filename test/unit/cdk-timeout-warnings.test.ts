@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { StackQueue } from '../../infra/stack-config.js';
-import { timeoutWarnings } from '../../infra/timeout-warnings.js';
+import type { DeployedQueue } from '../../shared/cdk/deployed-queue.js';
+import { timeoutWarnings } from '../../shared/cdk/timeout-warnings.js';
 import { type DeployOptions, resolveDeploy } from '../../shared/queues/deploy-options.js';
 
 /** One queue as the stack sees it, with `deploy` and the functions' timings. */
-function queue(deploy: DeployOptions, timings = { httpTimeoutMs: 10_000, safetyMarginMs: 3000 }): StackQueue {
-  return { name: 'orders', workQueue: 'orders', file: 'functions/orders.ts', deploy: resolveDeploy(deploy, "defineQueue('orders')"), timings, storeSecretArn: undefined };
+function queue(deploy: DeployOptions, timings = { httpTimeoutMs: 10_000, safetyMarginMs: 3000 }): Pick<DeployedQueue, 'name' | 'file' | 'deploy' | 'timings'> {
+  return { name: 'orders', file: 'functions/orders.ts', deploy: resolveDeploy(deploy, "defineQueue('orders')"), timings };
 }
 
 describe('timeoutWarnings', () => {

@@ -1,15 +1,15 @@
 /**
- * The environment of a deployed function: what the stack sets itself, plus `functionEnvironment` from
- * the context. At synth the whole of it goes through each queue's own parser (its definition's
+ * The environment of a deployed function: what the construct sets itself, plus its `functionEnvironment`
+ * prop (the context key of the example app). At synth the whole of it goes through each queue's own parser (its definition's
  * `loadConfig`, the webhook handler's `httpTimeoutMsFromEnv`), so a value they would refuse at their
  * first invocation fails the synth instead, naming the context key.
  */
-import { httpTimeoutMsFromEnv } from '../shared/examples/webhooks/webhook-delivery.js';
-import { ConfigError, isNamedError } from '../shared/errors.js';
-import { describeUrl, redisUrlHasPassword } from '../shared/idempotency/options.js';
-import { METRICS_NAMESPACE } from '../shared/observability/metrics.js';
-import { redactUrl } from '../shared/observability/redact.js';
-import type { QueueDefinition } from '../shared/queues/define-queue.js';
+import { httpTimeoutMsFromEnv } from '../examples/webhooks/webhook-delivery.js';
+import { ConfigError, isNamedError } from '../errors.js';
+import { describeUrl, redisUrlHasPassword } from '../idempotency/options.js';
+import { METRICS_NAMESPACE } from '../observability/metrics.js';
+import { redactUrl } from '../observability/redact.js';
+import type { QueueDefinition } from '../queues/define-queue.js';
 
 /** Where the stack-set values come from (tokens in the stack, placeholders at the check). */
 type StackValues = {
@@ -27,10 +27,10 @@ const STACK_VARIABLES: Readonly<Record<string, string>> = {
   WORK_QUEUE: 'each queue names its work queue in its functions/<name>.ts (workQueue in defineQueue), which also names the queue of its event source mapping',
   PARKING_QUEUE: 'each queue names its parking lot in its functions/<name>.ts (parkingQueue in defineQueue; default <workQueue>.parked)',
   AMQP_VHOST: "the stack sets it from the queue's deploy.virtualHost in its functions/<name>.ts, which is also the VIRTUAL_HOST of its event source mapping",
-  AMQP_SECRET_ID: 'the stack sets it to the BrokerSecretArn parameter, the one secret the functions may read',
-  AMQP_HOST: 'the stack sets it to the BrokerHost parameter (or the host of the broker it creates)',
+  AMQP_SECRET_ID: 'the stack sets it to the broker secret (brokerSecret; the BrokerSecretArn parameter of the example app), the one secret the functions may read',
+  AMQP_HOST: 'the stack sets it to the broker host (brokerHost; the BrokerHost parameter of the example app), or the host of the broker it creates',
   AMQP_TLS: 'the stack sets it to true: Amazon MQ takes AMQP over TLS only (port 5671)',
-  AMQP_URL: 'the deployed functions connect with the BrokerSecretArn secret to AMQP_HOST and never read AMQP_URL',
+  AMQP_URL: 'the deployed functions connect with the broker secret to AMQP_HOST and never read AMQP_URL',
   FUNCTION_NAME: 'the stack sets it to the function name, which the alarms watch',
   POWERTOOLS_SERVICE_NAME: 'the stack sets it to the function name: it is the `service` dimension the alarms watch',
   POWERTOOLS_METRICS_NAMESPACE: `the stack sets it to ${METRICS_NAMESPACE}, the namespace the alarms watch`,
@@ -41,7 +41,8 @@ const SAFE_NODE_OPTIONS = '--enable-source-maps';
 
 /**
  * A complete secret ARN, with the six characters Secrets Manager adds to the name: the functions'
- * grant names this one resource, and a partial ARN or a bare name would match no secret.
+ * grant names this one resource (and an event source mapping's BASIC_AUTH takes no other), and a
+ * partial ARN or a bare name would match no secret.
  */
 const COMPLETE_SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+-[A-Za-z0-9]{6}$/;
 
@@ -69,7 +70,7 @@ function refuseUnsafe(extra: Readonly<Record<string, string>>): void {
   if (url !== undefined && url.split(',').some((one) => redactUrl(one.trim()) !== one.trim())) {
     throw new ConfigError(
       `functionEnvironment must not hold a password in AMQP_URL (${redactUrl(url)}): it would be readable in the template and the function configuration. ` +
-        'Put the credentials in the Secrets Manager secret (BrokerSecretArn) and remove AMQP_URL.',
+        'Put the credentials in the broker secret (brokerSecret; BrokerSecretArn in the example app) and remove AMQP_URL.',
     );
   }
   const store = extra.IDEMPOTENCY_STORE;
@@ -146,5 +147,5 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
   return reading;
 }
 
-export { checkFunctionEnvironment, functionEnvironment };
+export { checkFunctionEnvironment, COMPLETE_SECRET_ARN, functionEnvironment };
 export type { FunctionReading, FunctionTimings, StackValues };

@@ -1,0 +1,76 @@
+/**
+ * What a bundle weighs: its size, what each dependency adds to it, and its chunks, loaded with it or at
+ * their first use. Read from esbuild's metafile; printed by `npm run build` and `npm run synth`.
+ */
+import { basename, dirname, join } from 'node:path';
+import type { Metafile } from 'esbuild';
+
+/** What one dependency (or our own code) adds to a bundle, minified. */
+type Cost = { readonly source: string; readonly bytes: number };
+
+type Bundle = {
+  /** `<queue>-<mode>`: the function's key, and its folder under `npm run build`'s output. */
+  readonly name: string;
+  /** The absolute path of `index.mjs` where esbuild wrote it (a CDK asset moves it into the cloud assembly). */
+  readonly file: string;
+  readonly bytes: number;
+  readonly mapBytes: number;
+  /** Largest first; `(esbuild glue)` is what no input accounts for (module wrappers, the banner). */
+  readonly costs: readonly Cost[];
+  /** Files in `chunks/` next to `index.mjs`: loaded with it, or (`lazy`) only when the code first needs them. */
+  readonly chunks: readonly { readonly file: string; readonly bytes: number; readonly lazy: boolean }[];
+};
+
+/** The report of the bundle `name` that esbuild wrote as `file`, from the build's metafile. */
+function describeBundle(name: string, file: string, metafile: Metafile): Bundle {
+  const outputs = Object.entries(metafile.outputs);
+  const [, output] = outputs.find(([path]) => path.endsWith('index.mjs')) ?? [];
+  const [, map] = outputs.find(([path]) => path.endsWith('index.mjs.map')) ?? [];
+  if (!output) throw new Error(`esbuild wrote no index.mjs for ${name}`);
+  const bySource = new Map<string, number>();
+  for (const [path, input] of Object.entries(output.inputs)) {
+    const source = packageOf(path);
+    bySource.set(source, (bySource.get(source) ?? 0) + input.bytesInOutput);
+  }
+  const accounted = [...bySource.values()].reduce((sum, bytes) => sum + bytes, 0);
+  bySource.set('(esbuild glue)', output.bytes - accounted);
+  const costs = [...bySource].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
+  // A chunk reached from index.mjs by static imports only (esbuild's shared helpers) loads with it; one
+  // reached only through an import() somewhere on the way loads at its first use. Followed to any depth:
+  // a lazy chunk may itself load another one on demand (the guard, then its store's client).
+  const lazyOf = new Map<string, boolean>();
+  const walk = (imports: typeof output.imports, lazy: boolean): void => {
+    for (const imported of imports) {
+      if (!imported.path.includes('/chunks/')) continue;
+      const isLazy = lazy || imported.kind === 'dynamic-import';
+      const known = lazyOf.get(imported.path);
+      if (known !== undefined && (known === isLazy || !known)) continue;
+      lazyOf.set(imported.path, isLazy);
+      walk(metafile.outputs[imported.path]?.imports ?? [], isLazy);
+    }
+  };
+  walk(output.imports, false);
+  const chunks = [...lazyOf].map(([path, lazy]) => ({ file: join(dirname(file), 'chunks', basename(path)), bytes: metafile.outputs[path]?.bytes ?? 0, lazy }));
+  return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs, chunks };
+}
+
+/** `node_modules/@scope/pkg/...` → `@scope/pkg`; files outside node_modules (the project's own: the queue files, and Boomerang in this repository) → `(own code)`. */
+function packageOf(path: string): string {
+  const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  return match?.[1] ?? '(own code)';
+}
+
+/** The report: each bundle's size, then what each dependency costs, then its chunks. */
+function formatBundles(bundles: readonly Bundle[]): string {
+  const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} kB`;
+  return bundles
+    .map((b) => {
+      const head = `${b.name}: index.mjs ${kb(b.bytes)} (source map ${kb(b.mapBytes)})`;
+      const lazy = b.chunks.map((c) => `  ${c.lazy ? 'loaded on first use' : 'loaded with it'}: chunks/${basename(c.file)} ${kb(c.bytes)}`);
+      return [head, ...b.costs.map((c) => `  ${c.source.padEnd(32)} ${kb(c.bytes).padStart(9)}`), ...lazy].join('\n');
+    })
+    .join('\n');
+}
+
+export { describeBundle, formatBundles };
+export type { Bundle, Cost };

@@ -1,0 +1,27 @@
+/**
+ * What the construct deploys for one declared queue: plain data, read from the queue's definition file
+ * (and checked against `functionEnvironment`) before any resource is made.
+ */
+import type { ResolvedDeploy } from '../queues/deploy-options.js';
+import type { FunctionTimings } from './function-environment.js';
+
+/** One declared queue, as the construct deploys it. */
+type DeployedQueue = {
+  /** The queue's name: its functions are `<prefix>-<name>-<mode>`. */
+  readonly name: string;
+  /** The queue the event source mapping consumes (the functions take it from their definition). */
+  readonly workQueue: string;
+  /** Where the queue is declared, for messages: `functions/webhooks.ts` (relative to the working directory). */
+  readonly file: string;
+  /** The absolute path of that file, which the bundles start from. */
+  readonly path: string;
+  readonly deploy: ResolvedDeploy;
+  /** What the functions read from their environment about time, for the synth's timeout warnings. */
+  readonly timings: FunctionTimings;
+  /** The complete ARN of the Redis store's password secret (code or functionEnvironment): the pull and event functions may read it. */
+  readonly storeSecretArn: string | undefined;
+  /** A line for each `functionEnvironment` variable that the queue's file replaces, with both values. */
+  readonly overrides: readonly string[];
+};
+
+export type { DeployedQueue };
