@@ -5,14 +5,11 @@ import type { Config } from '../../shared/config/config.js';
 import { UnrecoverableError } from '../../shared/errors.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import type { Handler } from '../../shared/message/message.js';
-import { runNativePull } from '../../shared/native/native-pull.js';
 import { silentLogger } from '../../shared/observability/logger.js';
-import { createOpenTelemetryTracer } from '../../shared/observability/otel-tracer.js';
 import type { Summary } from '../../shared/observability/summary.js';
-import { runPull } from '../../shared/pull/pull.js';
-import { sleep } from '../helpers/broker.js';
+import { createOpenTelemetryTracer } from '../../shared/observability/otel-tracer.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
-import { setUpTopology, testConfig, total } from '../helpers/engine.js';
+import { pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
 import { producerTraceparent, registerInMemoryProvider } from '../helpers/otel.js';
 import { rawPublish, sized } from '../helpers/raw-publish.js';
 import { useTestBroker } from '../helpers/topology.js';
@@ -35,18 +32,6 @@ function attemptSpans(traceId: string, config: Config): ReadableSpan[] {
     .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
 }
 
-/** Invokes the pull function (native for a native queue), traced, until `done` or 15 s. */
-async function pullTracedUntil(config: Config, handler: Handler, done: (summaries: readonly Summary[]) => boolean): Promise<Summary[]> {
-  const run = config.delayMode === 'native' ? runNativePull : runPull;
-  const summaries: Summary[] = [];
-  const deadline = Date.now() + 15_000;
-  while (!done(summaries) && Date.now() < deadline) {
-    summaries.push(await run({ config, handler, budgetMs: 3000, log: silentLogger, tracer }));
-    if (!done(summaries)) await sleep(50);
-  }
-  return summaries;
-}
-
 /** A queue of its own, and a message on it in a producer's trace. */
 async function publishTraced(env: Record<string, string>, messageId: string): Promise<{ config: Config; producer: ReturnType<typeof producerTraceparent> }> {
   const broker = testBroker();
@@ -64,7 +49,7 @@ function pullModeCases(label: string, env: Record<string, string>): void {
       // Prepare
       const { config, producer } = await publishTraced(env, 'traced-1');
       // Act
-      const summaries = await pullTracedUntil(config, failsOnce(), (so) => total(so).acked === 1);
+      const summaries = await pullUntil(config, failsOnce(), (so) => total(so).acked === 1, 15_000, tracer);
       // Assess
       expect(total(summaries)).toMatchObject({ retried: 1, acked: 1 });
       const spans = attemptSpans(producer.traceId, config);
@@ -82,7 +67,7 @@ function pullModeCases(label: string, env: Record<string, string>): void {
       // Prepare
       const { config, producer } = await publishTraced(env, 'traced-park');
       // Act
-      const summaries = await pullTracedUntil(config, () => { throw new UnrecoverableError('bad order'); }, (so) => total(so).parked === 1);
+      const summaries = await pullUntil(config, () => { throw new UnrecoverableError('bad order'); }, (so) => total(so).parked === 1, 15_000, tracer);
       // Assess
       expect(total(summaries)).toMatchObject({ parked: 1 });
       const spans = attemptSpans(producer.traceId, config);
@@ -112,7 +97,7 @@ describe(`a traceparent from another client, on RabbitMQ ${BROKER_VERSION}`, () 
     const producer = producerTraceparent();
     await rawPublish({ queue: config.workQueue, body: Buffer.from('{"n":1}'), messageId: `raw-${tag}`, headers: [['traceparent', tag, sized(Buffer.from(producer.traceparent))]] });
     // Act
-    const summaries = await pullTracedUntil(config, () => undefined, (so) => total(so).acked === 1);
+    const summaries = await pullUntil(config, () => undefined, (so) => total(so).acked === 1, 15_000, tracer);
     // Assess
     expect(total(summaries)).toMatchObject({ acked: 1 });
     const spans = attemptSpans(producer.traceId, config);

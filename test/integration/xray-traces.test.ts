@@ -4,11 +4,9 @@ import type { Config } from '../../shared/config/config.js';
 import type { Handler } from '../../shared/message/message.js';
 import type { AttemptTracer } from '../../shared/observability/attempt-tracer.js';
 import { silentLogger } from '../../shared/observability/logger.js';
-import type { Summary } from '../../shared/observability/summary.js';
-import { runPull } from '../../shared/pull/pull.js';
 import { sleep } from '../helpers/broker.js';
 import { BROKER_VERSION } from '../helpers/broker-version.js';
-import { setUpTopology, testConfig, total } from '../helpers/engine.js';
+import { pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 /**
@@ -68,16 +66,6 @@ const PRODUCER = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067a
 const TRACEPARENT = `00-${PRODUCER.traceId}-${PRODUCER.spanId}-01`;
 const MESSAGE_TRACE = '1-4bf92f35-77b34da6a3ce929d0e0e4736';
 
-async function pullTracedUntil(config: Config, handler: Handler, done: (summaries: readonly Summary[]) => boolean): Promise<Summary[]> {
-  const summaries: Summary[] = [];
-  const deadline = Date.now() + 15_000;
-  while (!done(summaries) && Date.now() < deadline) {
-    summaries.push(await runPull({ config, handler, budgetMs: 3000, log: silentLogger, tracer }));
-    if (!done(summaries)) await sleep(50);
-  }
-  return summaries;
-}
-
 /** The documents of one trace that the daemon got, once `count` of them (segments and subsegments) arrived. */
 async function documentsOf(traceId: string, count: number): Promise<SegmentDocument[]> {
   const deadline = Date.now() + 5000;
@@ -99,7 +87,7 @@ describe(`X-Ray segments through a local daemon socket, on RabbitMQ ${BROKER_VER
       if (message.retryNo === 0) throw new Error('partner down');
     };
     // Act
-    const summaries = await pullTracedUntil(config, handler, (so) => total(so).acked === 1);
+    const summaries = await pullUntil(config, handler, (so) => total(so).acked === 1, 15_000, tracer);
     const trace = await documentsOf(MESSAGE_TRACE, 2);
     // Assess
     expect(total(summaries)).toMatchObject({ retried: 1, acked: 1 });
@@ -126,7 +114,7 @@ describe(`X-Ray segments through a local daemon socket, on RabbitMQ ${BROKER_VER
     broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'sampled', headers: { 'X-Amzn-Trace-Id': `Root=${sampled};Parent=53995c3f42cd8ad8;Sampled=1` } });
     broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'unsampled', headers: { 'X-Amzn-Trace-Id': `Root=${unsampled};Parent=53995c3f42cd8ad8;Sampled=0` } });
     // Act
-    await pullTracedUntil(config, () => undefined, (so) => total(so).acked === 2);
+    await pullUntil(config, () => undefined, (so) => total(so).acked === 2, 15_000, tracer);
     const [segment] = await documentsOf(sampled, 1);
     await sleep(200);
     // Assess
