@@ -1,6 +1,7 @@
 import type { Delivery } from '../message/copy-message.js';
 import { type AttemptSpan, type AttemptTracer, NO_SPAN, noTracer } from '../observability/attempt-tracer.js';
 import type { Outcome } from '../observability/summary.js';
+import type { Verdict } from './verdict.js';
 
 /**
  * The spans of one invocation's attempts, from the lifecycle's start to the mode's settlement. The
@@ -52,4 +53,10 @@ function endQuietly(span: AttemptSpan, outcome: Outcome | undefined, failure: st
   }
 }
 
-export { AttemptSpans };
+/** Tells the span the verdict, with whether the handler ran (false: a crash loop, an undecodable body, deferred, refused, a duplicate), and returns it. */
+function recorded(span: AttemptSpan, handlerRan: boolean, verdict: Verdict): Verdict {
+  span.verdict(verdict, handlerRan);
+  return verdict;
+}
+
+export { AttemptSpans, recorded };

@@ -10,52 +10,21 @@
  * crash-loop parks made, the store failures in a row) and the handlers still running, which the
  * hard stop cuts off: their attempts count, and whatever they return later settles nothing.
  */
-import type { Config } from '../config/config.js';
-import type { IdempotencyGuard, IdempotencyOutcome } from '../idempotency/guard.js';
+import type { IdempotencyOutcome } from '../idempotency/guard.js';
 import { type GuardRefusal, guardRefusalOf, refusalFields, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
 import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Delivery } from '../message/copy-message.js';
 import { readBrokerCount, readRetryNo } from '../message/headers.js';
-import type { BoomerangMessage, Handler, HandlerContext } from '../message/message.js';
+import type { BoomerangMessage, HandlerContext } from '../message/message.js';
 import type { AttemptSpan } from '../observability/attempt-tracer.js';
-import type { Logger } from '../observability/logger.js';
-import type { InvocationMetrics } from '../observability/metrics.js';
 import { backoffDelayMs } from '../retry/backoff.js';
 import { decideRetry, type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { checkCrashLoop, crashLoopError } from './crash-loop.js';
-import type { ModeSettings } from './mode-settings.js';
-import type { AttemptSpans } from './attempt-spans.js';
-import type { Tally } from './tally.js';
+import { type AttemptSpans, recorded } from './attempt-spans.js';
+import type { LifecycleOptions, Origin } from './lifecycle-options.js';
 import { cutOff, NOT_TRIED, RECORDED_FAILURE, OUT_OF_TIME, STORE_DOWN } from './recorded-failures.js';
 import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
-
-/** Where a delivery came from: its queue and, for an event record, what could not be decoded. */
-type Origin = {
-  readonly queue: string;
-  /** The body could not be decoded: parked with this reason, the handler never sees it. */
-  readonly problem?: string;
-  /** Fields that arrived unusable and were dropped; logged as a warning. */
-  readonly notes?: readonly string[];
-};
-
-type LifecycleOptions = {
-  readonly config: Pick<Config, 'retryHeader' | 'policy' | 'rules' | 'crashLoopLimit' | 'breakerThreshold' | 'concurrency' | 'functionName'>;
-  readonly handler: Handler;
-  /** Runs each handler call at most once per idempotency key. @default none */
-  readonly guard?: IdempotencyGuard;
-  readonly settings: ModeSettings;
-  readonly log: Logger;
-  readonly metrics: InvocationMetrics;
-  /** In [0, 1), for the backoff jitter. */
-  readonly random: () => number;
-  /** The invocation's tally: its spans get one span per attempt, which the mode's settlement ends. */
-  readonly tally: Tally;
-  /** Epoch ms: the handlers' signal aborts, and no handler starts after it. */
-  readonly stopAt: number;
-  /** Epoch ms: what the guard keeps a key in progress for. */
-  readonly hardStopAt: number;
-};
 
 /** Why no more messages should go to the handler in this invocation, if any. */
 type Stop = 'breaker-open' | 'idempotency-store-down';
@@ -121,17 +90,17 @@ class Lifecycle<O extends Origin = Origin> {
     const span = this.spans.start(delivery, origin.queue, retryNo);
     if (origin.problem !== undefined) {
       const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
-      return recordUntried(span, this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined));
+      return recorded(span, false, this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined));
     }
     const { ownReturnsHeader } = this.options.settings;
     const ownReturns = ownReturnsHeader === undefined ? 0 : readBrokerCount(delivery.properties.headers, ownReturnsHeader) ?? 0;
     const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked, ownReturns);
     if (crashLoop.kind === 'park') {
       this.crashLoopsParked++;
-      return recordUntried(span, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined));
+      return recorded(span, false, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined));
     }
     // The breaker opened, or the store went down, while this one waited for a turn.
-    if (this.stop !== undefined) return recordUntried(span, this.untriedVerdict(delivery, false));
+    if (this.stop !== undefined) return recorded(span, false, this.untriedVerdict(delivery, false));
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
     this.running.set(delivery, { message, origin, span });
     const { guard } = this.options;
@@ -142,28 +111,26 @@ class Lifecycle<O extends Origin = Origin> {
       let unkeyed = false;
       if (outcome !== undefined) {
         this.storeFailuresInARow = 0;
-        if (outcome === 'duplicate') return recordUntried(span, DUPLICATE);
+        if (outcome === 'duplicate') return recorded(span, false, DUPLICATE);
         unkeyed = outcome === 'no-key';
       }
       this.breaker = recordOutcome(this.breaker, 'success');
-      const verdict = unkeyed ? ACK_UNKEYED : ACK;
-      span.verdict(verdict, true);
-      return verdict;
+      return recorded(span, true, unkeyed ? ACK_UNKEYED : ACK);
     } catch (thrown) {
       if (!this.running.delete(delivery)) return undefined;
       const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
-      if (refusal !== undefined) return recordUntried(span, this.refused(delivery, origin, retryNo, refusal, thrown));
+      if (refusal !== undefined) return recorded(span, false, this.refused(delivery, origin, retryNo, refusal, thrown));
       span.handlerError(thrown);
       // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
       // would come back first in every invocation and stall the queue behind it.
-      if (this.abort.signal.aborted) return recordTried(span, this.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown));
+      if (this.abort.signal.aborted) return recorded(span, true, this.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown));
       const error = errorFacts(thrown);
       const wasOpen = this.breaker.state === 'open';
       this.breaker = recordOutcome(this.breaker, error.retryable ? 'retryable-failure' : 'other-failure');
       if (!wasOpen && this.breaker.state === 'open') {
         log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', { failuresInARow: this.breaker.failuresInARow, errorName: error.name });
       }
-      return recordTried(span, this.failed(delivery, message, thrown, thrown));
+      return recorded(span, true, this.failed(delivery, message, thrown, thrown));
     }
   }
 
@@ -197,7 +164,7 @@ class Lifecycle<O extends Origin = Origin> {
     const verdicts: Array<[Delivery, Verdict, O]> = [];
     for (const [delivery, { message, origin, span }] of this.running) {
       this.running.delete(delivery);
-      verdicts.push([delivery, recordTried(span, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)), origin]);
+      verdicts.push([delivery, recorded(span, true, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)), origin]);
     }
     return verdicts;
   }
@@ -262,18 +229,6 @@ class Lifecycle<O extends Origin = Origin> {
   private tooLargeReason(delivery: Delivery): string {
     return `too large to copy: the body is ${delivery.content.length} bytes, over MAX_MESSAGE_BYTES (${this.options.settings.copyLimitBytes})`;
   }
-}
-
-/** Tells the span the verdict of an attempt whose handler ran, and returns it. */
-function recordTried(span: AttemptSpan, verdict: Verdict): Verdict {
-  span.verdict(verdict, true);
-  return verdict;
-}
-
-/** Tells the span the verdict of a message the handler never saw (crash loop, undecodable, deferred, refused, duplicate), and returns it. */
-function recordUntried(span: AttemptSpan, verdict: Verdict): Verdict {
-  span.verdict(verdict, false);
-  return verdict;
 }
 
 export { Lifecycle };
