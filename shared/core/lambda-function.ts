@@ -141,6 +141,7 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
       if (summary.breakerOpened) invocation.log.warn('invocation summary: the circuit breaker opened', line);
       else invocation.log.info('invocation summary', line);
       await invocation.metrics.flush(summary);
+      await flushTraces(tracer, invocation.log);
       return summary;
     } catch (error) {
       const summary = summaryOf(error, Date.now() - startedAt);
@@ -148,6 +149,7 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
       const fields = config === undefined ? {} : (spec.fields?.(config) ?? {});
       invocation.log.error('invocation summary: ended early', { coldStart: invocation.coldStart, ...fields, summary, errorName: name, reason: message });
       await invocation.metrics.flush(summary, name);
+      await flushTraces(tracer, invocation.log);
       throw error;
     }
   };
@@ -157,6 +159,24 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
 function warnOverrides(log: Logger, overrides: readonly EnvOverride[]): void {
   if (overrides.length === 0) return;
   log.warn('environment variables set but overridden by the queue\'s file: their values are not used', { overrides });
+}
+
+/** How long the end of an invocation waits for the tracer to send its buffered spans. */
+const TRACE_FLUSH_WAIT_MS = 2000;
+
+/** Sends the spans the tracer still holds before Lambda may freeze the process; a slow or failing exporter delays the end by 2 s at most. */
+async function flushTraces(tracer: Promise<AttemptTracer> | undefined, log: Logger): Promise<void> {
+  const made = await tracer?.catch(() => undefined);
+  if (made?.flush === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, TRACE_FLUSH_WAIT_MS); });
+  try {
+    await Promise.race([made.flush(), waited]);
+  } catch (error) {
+    log.warn('the tracer could not send its spans', { reason: (error as Error).message });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Loaded on demand: a function with idempotency off never loads Powertools Idempotency nor the store clients. */

@@ -58,6 +58,11 @@ interface AttemptSpan {
 /** Starts attempt spans; one per container, shared by its invocations. */
 interface AttemptTracer {
   start(attempt: AttemptStart): AttemptSpan;
+  /**
+   * Sends the spans still buffered: the wrapper calls it at the end of each invocation, before Lambda
+   * may freeze the process. @default nothing to send
+   */
+  flush?(): Promise<void>;
 }
 
 const NO_SPAN: AttemptSpan = Object.freeze({

@@ -10,6 +10,7 @@ import {
   SpanStatusCode,
   type TextMapGetter,
   trace,
+  type TracerProvider,
 } from '@opentelemetry/api';
 import type { AttemptEnd, AttemptSpan, AttemptStart, AttemptTracer, TracedVerdict } from './attempt-tracer.js';
 import { headerText } from './trace-headers.js';
@@ -47,7 +48,19 @@ function createOpenTelemetryTracer(): AttemptTracer {
       const span = tracer.startSpan(`${attempt.queue} process`, { kind: SpanKind.CONSUMER, attributes: startAttributes(attempt), links }, parent);
       return new OpenTelemetrySpan(span, trace.setSpan(parent, span));
     },
+    flush: () => forceFlush(trace.getTracerProvider()),
   };
+}
+
+/**
+ * Flushes the registered provider when it can (an SDK's does; the API's no-op cannot): the global is a
+ * proxy, whose delegate is the team's provider. Duck-typed, since the team's copy of the API may be
+ * another one than this bundle's.
+ */
+async function forceFlush(provider: TracerProvider): Promise<void> {
+  const { getDelegate } = provider as { getDelegate?: () => TracerProvider };
+  const delegate = (typeof getDelegate === 'function' ? getDelegate.call(provider) : provider) as { forceFlush?: () => Promise<void> };
+  if (typeof delegate.forceFlush === 'function') await delegate.forceFlush();
 }
 
 /** The messaging semantic conventions' attributes of a RabbitMQ consumer, and the count the message came with. */

@@ -62,6 +62,22 @@ describe('createLambdaFunction', () => {
     expect(seen[2]).toBe(noTracer);
   });
 
+  it('asks the tracer to send its buffered spans at the end of each invocation, a failed one too', async () => {
+    // Prepare
+    let flushes = 0;
+    const tracer = { start: noTracer.start, flush: async () => { flushes++; } };
+    let calls = 0;
+    const invoke = createLambdaFunction({ config: CONFIG, log: recordingLogger('error').log, tracer }, {
+      defaultName: 'boomerang', loadConfig: () => CONFIG,
+      run: async () => { if (++calls === 2) throw new Error('broker down'); return emptySummary(); },
+    });
+    // Act
+    await invoke({}, context('r-1'));
+    await expect(invoke({}, context('r-2'))).rejects.toThrow('broker down');
+    // Assess
+    expect(flushes).toBe(2);
+  });
+
   it('warns once per container, at its first invocation, of the variables set but replaced by the queue\'s file', async () => {
     // Prepare
     const logger = recordingLogger('warn');
