@@ -30,6 +30,11 @@ class AttemptSpans {
     return span;
   }
 
+  /** The open span of `delivery`'s attempt, else the no-op one. */
+  public of(delivery: Delivery): AttemptSpan {
+    return this.open.get(delivery) ?? NO_SPAN;
+  }
+
   /** The mode carried out the delivery's verdict (`failure`: it could not, and says why): ends its span. */
   public settled(delivery: Delivery, outcome: Outcome | undefined, failure?: string): void {
     const span = this.open.get(delivery);

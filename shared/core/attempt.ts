@@ -16,7 +16,7 @@ import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Delivery } from '../message/copy-message.js';
 import { readBrokerCount, readRetryNo } from '../message/headers.js';
 import type { BoomerangMessage, HandlerContext } from '../message/message.js';
-import type { AttemptSpan } from '../observability/attempt-tracer.js';
+import { NO_SPAN } from '../observability/attempt-tracer.js';
 import { backoffDelayMs } from '../retry/backoff.js';
 import { decideRetry, type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
@@ -29,7 +29,7 @@ import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
 /** Why no more messages should go to the handler in this invocation, if any. */
 type Stop = 'breaker-open' | 'idempotency-store-down';
 
-type Running<O> = { readonly message: BoomerangMessage; readonly origin: O; readonly span: AttemptSpan };
+type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
 
 /**
  * The lifecycle of the messages of one invocation.
@@ -87,7 +87,9 @@ class Lifecycle<O extends Origin = Origin> {
     if (reading.warning !== undefined) log.warn(reading.warning, { messageId: delivery.properties.messageId, queue: origin.queue });
     if (origin.notes !== undefined && origin.notes.length > 0) log.warn('event message has unusable fields', { messageId: delivery.properties.messageId, queue: origin.queue, warnings: origin.notes });
     const { retryNo } = reading;
-    const span = this.spans.start(delivery, origin.queue, retryNo);
+    // Tracing off: no span call at all on the success path, so that off costs nothing per message.
+    const traced = this.spans.on;
+    const span = traced ? this.spans.start(delivery, origin.queue, retryNo) : NO_SPAN;
     if (origin.problem !== undefined) {
       const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
       return recorded(span, false, this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined));
@@ -102,11 +104,11 @@ class Lifecycle<O extends Origin = Origin> {
     // The breaker opened, or the store went down, while this one waited for a turn.
     if (this.stop !== undefined) return recorded(span, false, this.untriedVerdict(delivery, false));
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
-    this.running.set(delivery, { message, origin, span });
-    const { guard } = this.options;
+    this.running.set(delivery, { message, origin });
+    const { guard, handler } = this.options;
     try {
-      // Tracing on: the handler runs inside its span (a closure per message, so only then).
-      const outcome = await (this.spans.on ? span.run(() => this.call(message)) : this.call(message));
+      // Tracing on: the handler runs inside its span (a closure per message, so only then). No guard: the plain call.
+      const outcome = traced ? await span.run(() => this.call(message)) : guard === undefined ? await handler(message, this.context) : await this.call(message);
       if (!this.running.delete(delivery)) return undefined;
       let unkeyed = false;
       if (outcome !== undefined) {
@@ -115,7 +117,9 @@ class Lifecycle<O extends Origin = Origin> {
         unkeyed = outcome === 'no-key';
       }
       this.breaker = recordOutcome(this.breaker, 'success');
-      return recorded(span, true, unkeyed ? ACK_UNKEYED : ACK);
+      const verdict = unkeyed ? ACK_UNKEYED : ACK;
+      if (traced) span.verdict(verdict, true);
+      return verdict;
     } catch (thrown) {
       if (!this.running.delete(delivery)) return undefined;
       const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
@@ -162,9 +166,9 @@ class Lifecycle<O extends Origin = Origin> {
    */
   public cutOffRunning(): Array<[Delivery, Verdict, O]> {
     const verdicts: Array<[Delivery, Verdict, O]> = [];
-    for (const [delivery, { message, origin, span }] of this.running) {
+    for (const [delivery, { message, origin }] of this.running) {
       this.running.delete(delivery);
-      verdicts.push([delivery, recorded(span, true, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)), origin]);
+      verdicts.push([delivery, recorded(this.spans.of(delivery), true, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)), origin]);
     }
     return verdicts;
   }
@@ -175,7 +179,7 @@ class Lifecycle<O extends Origin = Origin> {
     this.abort.abort(new Error('invocation over'));
   }
 
-  /** The handler's call; with a guard, at most once per idempotency key. No guard: the plain call, nothing more per message. */
+  /** The handler's call; with a guard, at most once per idempotency key. */
   private call(message: BoomerangMessage): Promise<IdempotencyOutcome | void> | void {
     const { guard, handler } = this.options;
     if (guard === undefined) return handler(message, this.context);

@@ -129,6 +129,21 @@ describe('Lifecycle: one span per attempt', () => {
     ]);
   });
 
+  it('a handler still running at the hard stop: its span gets the cut-off verdict, and its late outcome changes nothing', async () => {
+    // Prepare
+    const tracer = new FakeTracer();
+    let finish: () => void = () => undefined;
+    const { lifecycle } = setUp(() => new Promise<void>((resolve) => { finish = resolve; }), tracer);
+    const late = lifecycle.attempt(delivery(), ORIGIN);
+    // Act
+    const [[, verdict] = []] = lifecycle.cutOffRunning();
+    finish();
+    await late;
+    // Assess
+    expect(verdict).toMatchObject({ kind: 'retry' });
+    expect(tracer.spans[0]!.events).toEqual([{ kind: 'verdict', verdict: expect.objectContaining({ kind: 'retry', error: expect.objectContaining({ name: 'HandlerCutOffError' }) }), handlerRan: true }]);
+  });
+
   it('a crash-loop park: a span whose handler did not run', async () => {
     // Prepare
     const tracer = new FakeTracer();
