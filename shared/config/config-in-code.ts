@@ -5,7 +5,7 @@ import type { DelayMode, QueueType } from '../topology/types.js';
 import type { IdempotencyInCode } from '../idempotency/in-code.js';
 import { envOption, envQueueName, type Env } from './env.js';
 import { describeRange, inRange } from './option-range.js';
-import type { AckOrder, OptionSpec, OptionValue } from './option-table.js';
+import type { AckOrder, OptionSpec, OptionValue, Tracing } from './option-table.js';
 
 /**
  * What a declared queue gives in code (`defineQueue`): each option given replaces its environment
@@ -26,6 +26,8 @@ type ConfigInCode = {
   readonly batchSize?: number;
   readonly maxMessages?: number;
   readonly concurrency?: number;
+  /** One span per attempt: `'opentelemetry'` or `'xray'`. @default TRACING, else 'off' */
+  readonly tracing?: Tracing;
   /** Opt-in idempotent handling (see `IdempotencyInCode`). @default IDEMPOTENCY_STORE, else off */
   readonly idempotency?: IdempotencyInCode;
 };

@@ -2,7 +2,7 @@ import { backoffDelayMs, tierDelaysMs } from '../retry/backoff.js';
 import { envJson, envOption, envQueueName, envString, envValue, type Env } from './env.js';
 import { parseAmqpUrls } from './amqp-urls.js';
 import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
-import { type AckOrder, OPTIONS } from './option-table.js';
+import { type AckOrder, OPTIONS, type Tracing } from './option-table.js';
 import { ConfigError } from '../errors.js';
 import { resolveIdempotencyConfig } from '../idempotency/in-code.js';
 import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
@@ -44,6 +44,8 @@ type Config = {
   readonly breakerThreshold: number;
   /** Returns counted by the broker (`x-delivery-count`) at which a delivery is parked untried; 0 disables the guard. */
   readonly crashLoopLimit: number;
+  /** Where each attempt's span goes (`tracing` in code, else TRACING): `off`, `opentelemetry` or `xray`. */
+  readonly tracing: Tracing;
   /**
    * The idempotency guard's options (`idempotency` in code, else IDEMPOTENCY_STORE and
    * IDEMPOTENCY_TTL_SECONDS); undefined: off, every message runs the handler.
@@ -76,7 +78,7 @@ type AmqpSecretConfig = {
  * DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
  * BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER, BATCH_SIZE, MAX_MESSAGES, CONCURRENCY,
  * CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, MAX_MESSAGE_BYTES, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS, BUDGET_MS, FUNCTION_NAME,
- * BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, IDEMPOTENCY_STORE, IDEMPOTENCY_TTL_SECONDS, IDEMPOTENCY_STORE_SECRET_ID, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
+ * BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, TRACING, IDEMPOTENCY_STORE, IDEMPOTENCY_TTL_SECONDS, IDEMPOTENCY_STORE_SECRET_ID, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
  */
 const DEFAULTS = {
   amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
@@ -156,6 +158,7 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     functionName: functionNameFrom(env, defaultFunctionName),
     breakerThreshold: envOption(env, OPTIONS.breakerThreshold),
     crashLoopLimit: crashLoopLimit(env),
+    tracing: read.option(OPTIONS.tracing),
     idempotency: resolveIdempotencyConfig(env, code.idempotency, code.source, workQueue),
   };
   if (config.parkingQueue === config.workQueue) {
@@ -243,4 +246,4 @@ function retryHeader(env: Env): string {
 }
 
 export { DEFAULTS, functionNameFrom, loadConfig, NATIVE_EVENT_REFUSAL, topologyOptionsFromConfig };
-export type { AckOrder, AmqpSecretConfig, Config, ConfigInCode };
+export type { AckOrder, AmqpSecretConfig, Config, ConfigInCode, Tracing };

@@ -19,6 +19,10 @@ type OptionSpec = {
 const ACK_ORDERS = ['publish-then-ack', 'ack-then-publish'] as const;
 type AckOrder = (typeof ACK_ORDERS)[number];
 
+/** Where the span of each attempt goes: nowhere, the OpenTelemetry API's tracer provider, or AWS X-Ray through Powertools Tracer. */
+const TRACINGS = ['off', 'opentelemetry', 'xray'] as const;
+type Tracing = (typeof TRACINGS)[number];
+
 /** RabbitMQ's `x-message-ttl` is a 32-bit signed integer of milliseconds. */
 const MAX_TTL_MS = 2 ** 31 - 1;
 
@@ -58,6 +62,7 @@ const OPTIONS = {
   amqpTls: { variable: 'AMQP_TLS', range: { type: 'choice', choices: ['true', 'false'] }, default: 'true', doc: 'amqps:// with a username/password secret' },
   secretCacheSeconds: { variable: 'SECRET_CACHE_SECONDS', range: { type: 'integer', min: 0, max: 86_400 }, default: 300, doc: 'how long a fetched secret is reused by a warm container' },
   // Longer than a year is almost surely milliseconds typed as seconds.
+  tracing: { variable: 'TRACING', code: 'tracing', range: { type: 'choice', choices: TRACINGS }, default: 'off', doc: 'one span per attempt, in the message\'s trace: off, the OpenTelemetry API (a tracer provider the team registers) or AWS X-Ray (Powertools Tracer)' },
   idempotencyTtlSeconds: { variable: 'IDEMPOTENCY_TTL_SECONDS', code: 'idempotency.ttlSeconds', range: { type: 'integer', min: 1, max: 31_536_000 }, default: 3600, doc: 'how long a completed key is remembered (1 hour, as Powertools)' },
 } as const satisfies Record<string, OptionSpec>;
 
@@ -65,4 +70,4 @@ const OPTIONS = {
 type OptionValue<S extends OptionSpec> = S['range'] extends { readonly type: 'choice'; readonly choices: readonly (infer C)[] } ? C : number;
 
 export { OPTIONS };
-export type { AckOrder, OptionSpec, OptionValue };
+export type { AckOrder, OptionSpec, OptionValue, Tracing };

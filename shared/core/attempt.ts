@@ -3,54 +3,28 @@
  * crash loop, run the idempotency guard and the handler within the budget, decide retry or park, and
  * keep the circuit breaker and the store-failure streak. It returns a verdict (core/verdict.ts) and
  * publishes, acks or nacks nothing: each mode settles verdicts its own way (pull/, event/).
+ * Each attempt gets a span (core/attempt-spans.ts, through the tally): started here, told the
+ * verdict here, ended where the mode reports the settlement.
  *
  * One lifecycle serves one invocation; it holds what an invocation learns (the breaker, the
  * crash-loop parks made, the store failures in a row) and the handlers still running, which the
  * hard stop cuts off: their attempts count, and whatever they return later settles nothing.
  */
-import type { Config } from '../config/config.js';
-import type { IdempotencyGuard } from '../idempotency/guard.js';
+import type { IdempotencyOutcome } from '../idempotency/guard.js';
 import { type GuardRefusal, guardRefusalOf, refusalFields, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
 import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Delivery } from '../message/copy-message.js';
 import { readBrokerCount, readRetryNo } from '../message/headers.js';
-import type { BoomerangMessage, Handler, HandlerContext } from '../message/message.js';
-import type { Logger } from '../observability/logger.js';
-import type { InvocationMetrics } from '../observability/metrics.js';
+import type { BoomerangMessage, HandlerContext } from '../message/message.js';
+import { NO_SPAN } from '../observability/attempt-tracer.js';
 import { backoffDelayMs } from '../retry/backoff.js';
 import { decideRetry, type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { checkCrashLoop, crashLoopError } from './crash-loop.js';
-import type { ModeSettings } from './mode-settings.js';
-import type { Tally } from './tally.js';
+import { type AttemptSpans, recorded } from './attempt-spans.js';
+import type { LifecycleOptions, Origin } from './lifecycle-options.js';
 import { cutOff, NOT_TRIED, RECORDED_FAILURE, OUT_OF_TIME, STORE_DOWN } from './recorded-failures.js';
 import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
-
-/** Where a delivery came from: its queue and, for an event record, what could not be decoded. */
-type Origin = {
-  readonly queue: string;
-  /** The body could not be decoded: parked with this reason, the handler never sees it. */
-  readonly problem?: string;
-  /** Fields that arrived unusable and were dropped; logged as a warning. */
-  readonly notes?: readonly string[];
-};
-
-type LifecycleOptions = {
-  readonly config: Pick<Config, 'retryHeader' | 'policy' | 'rules' | 'crashLoopLimit' | 'breakerThreshold' | 'concurrency' | 'functionName'>;
-  readonly handler: Handler;
-  /** Runs each handler call at most once per idempotency key. @default none */
-  readonly guard?: IdempotencyGuard;
-  readonly settings: ModeSettings;
-  readonly log: Logger;
-  readonly metrics: InvocationMetrics;
-  /** In [0, 1), for the backoff jitter. */
-  readonly random: () => number;
-  readonly tally: Tally;
-  /** Epoch ms: the handlers' signal aborts, and no handler starts after it. */
-  readonly stopAt: number;
-  /** Epoch ms: what the guard keeps a key in progress for. */
-  readonly hardStopAt: number;
-};
 
 /** Why no more messages should go to the handler in this invocation, if any. */
 type Stop = 'breaker-open' | 'idempotency-store-down';
@@ -74,8 +48,10 @@ class Lifecycle<O extends Origin = Origin> {
   private readonly abortTimer: NodeJS.Timeout;
   /** One context for every call: AbortController#signal is a checked getter, too slow to read per message. */
   private readonly context: HandlerContext;
+  private readonly spans: AttemptSpans;
 
   public constructor(private readonly options: LifecycleOptions) {
+    this.spans = options.tally.spans;
     this.breaker = startBreaker(options.config.breakerThreshold);
     this.context = Object.freeze({ signal: this.abort.signal, functionName: options.config.functionName });
     this.abortTimer = setTimeout(() => this.abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
@@ -111,50 +87,54 @@ class Lifecycle<O extends Origin = Origin> {
     if (reading.warning !== undefined) log.warn(reading.warning, { messageId: delivery.properties.messageId, queue: origin.queue });
     if (origin.notes !== undefined && origin.notes.length > 0) log.warn('event message has unusable fields', { messageId: delivery.properties.messageId, queue: origin.queue, warnings: origin.notes });
     const { retryNo } = reading;
+    // Tracing off: no span call at all on the success path, so that off costs nothing per message.
+    const traced = this.spans.on;
+    const span = traced ? this.spans.start(delivery, origin.queue, retryNo) : NO_SPAN;
     if (origin.problem !== undefined) {
       const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
-      return this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined);
+      return recorded(span, false, this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined));
     }
     const { ownReturnsHeader } = this.options.settings;
     const ownReturns = ownReturnsHeader === undefined ? 0 : readBrokerCount(delivery.properties.headers, ownReturnsHeader) ?? 0;
     const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked, ownReturns);
     if (crashLoop.kind === 'park') {
       this.crashLoopsParked++;
-      return this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined);
+      return recorded(span, false, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined));
     }
     // The breaker opened, or the store went down, while this one waited for a turn.
-    if (this.stop !== undefined) return this.untried(delivery);
+    if (this.stop !== undefined) return recorded(span, false, this.untriedVerdict(delivery, false));
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
     this.running.set(delivery, { message, origin });
     const { guard, handler } = this.options;
     try {
-      // No guard: the plain call, nothing more per message.
-      const outcome = guard === undefined
-        ? await handler(message, this.context)
-        : await guard.run(message, async () => { await handler(message, this.context); }, this.options.hardStopAt - Date.now());
+      // Tracing on: the handler runs inside its span (a closure per message, so only then). No guard: the plain call.
+      const outcome = traced ? await span.run(() => this.call(message)) : guard === undefined ? await handler(message, this.context) : await this.call(message);
       if (!this.running.delete(delivery)) return undefined;
       let unkeyed = false;
       if (outcome !== undefined) {
         this.storeFailuresInARow = 0;
-        if (outcome === 'duplicate') return DUPLICATE;
+        if (outcome === 'duplicate') return recorded(span, false, DUPLICATE);
         unkeyed = outcome === 'no-key';
       }
       this.breaker = recordOutcome(this.breaker, 'success');
-      return unkeyed ? ACK_UNKEYED : ACK;
+      const verdict = unkeyed ? ACK_UNKEYED : ACK;
+      if (traced) span.verdict(verdict, true);
+      return verdict;
     } catch (thrown) {
       if (!this.running.delete(delivery)) return undefined;
       const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
-      if (refusal !== undefined) return this.refused(delivery, origin, retryNo, refusal, thrown);
+      if (refusal !== undefined) return recorded(span, false, this.refused(delivery, origin, retryNo, refusal, thrown));
+      span.handlerError(thrown);
       // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
       // would come back first in every invocation and stall the queue behind it.
-      if (this.abort.signal.aborted) return this.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown);
+      if (this.abort.signal.aborted) return recorded(span, true, this.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown));
       const error = errorFacts(thrown);
       const wasOpen = this.breaker.state === 'open';
       this.breaker = recordOutcome(this.breaker, error.retryable ? 'retryable-failure' : 'other-failure');
       if (!wasOpen && this.breaker.state === 'open') {
         log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', { failuresInARow: this.breaker.failuresInARow, errorName: error.name });
       }
-      return this.failed(delivery, message, thrown, thrown);
+      return recorded(span, true, this.failed(delivery, message, thrown, thrown));
     }
   }
 
@@ -162,8 +142,15 @@ class Lifecycle<O extends Origin = Origin> {
    * The verdict of a delivery that never reaches a handler: deferred to the delay path with the
    * count it came with (the breaker opened, the store is down), or given back as it is when there is
    * no delay path, no copy can carry it, or (`outOfTime`) the invocation has no time left for it.
+   * Its span says the handler did not run, and why it waits.
    */
-  public untried(delivery: Delivery, outOfTime = false): Verdict {
+  public untried(delivery: Delivery, origin: O, outOfTime = false): Verdict {
+    const verdict = this.untriedVerdict(delivery, outOfTime);
+    if (this.spans.on) this.spans.start(delivery, origin.queue, readRetryNo(delivery.properties.headers, this.options.config.retryHeader).retryNo).verdict(verdict, false);
+    return verdict;
+  }
+
+  private untriedVerdict(delivery: Delivery, outOfTime: boolean): Verdict {
     if (!outOfTime) return this.deferred(delivery, this.stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
     // Where a give-back raises `x-delivery-count`, it would count toward the crash-loop limit although
     // no handler saw the message: it waits the shortest delay instead, its count and its own `x-delivery-count` kept out of it.
@@ -181,7 +168,7 @@ class Lifecycle<O extends Origin = Origin> {
     const verdicts: Array<[Delivery, Verdict, O]> = [];
     for (const [delivery, { message, origin }] of this.running) {
       this.running.delete(delivery);
-      verdicts.push([delivery, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined), origin]);
+      verdicts.push([delivery, recorded(this.spans.of(delivery), true, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)), origin]);
     }
     return verdicts;
   }
@@ -190,6 +177,13 @@ class Lifecycle<O extends Origin = Origin> {
   public end(): void {
     clearTimeout(this.abortTimer);
     this.abort.abort(new Error('invocation over'));
+  }
+
+  /** The handler's call; with a guard, at most once per idempotency key. */
+  private call(message: BoomerangMessage): Promise<IdempotencyOutcome | void> | void {
+    const { guard, handler } = this.options;
+    if (guard === undefined) return handler(message, this.context);
+    return guard.run(message, async () => { await handler(message, this.context); }, this.options.hardStopAt - Date.now());
   }
 
   /** A failed attempt: retry or park, as `decideRetry` says. `handlerError` is what the handler threw, for the stack. */

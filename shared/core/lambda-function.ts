@@ -8,8 +8,10 @@ import type { Env } from '../config/env.js';
 import type { EnvOverride } from '../config/env-overrides.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
+import type { AttemptTracer } from '../observability/attempt-tracer.js';
 import { createLogger, logLevelFrom, type LogFields, type Logger } from '../observability/logger.js';
 import { noMetrics, type InvocationMetrics } from '../observability/metrics.js';
+import { openTracer } from '../observability/open-tracer.js';
 import { createLambdaLogger, type LambdaLogger } from '../observability/powertools-logger.js';
 import { PowertoolsMetrics } from '../observability/powertools-metrics.js';
 import { emptySummary, type StopReason, type Summary } from '../observability/summary.js';
@@ -41,6 +43,11 @@ type FunctionOptions = {
    */
   readonly idempotencyGuard?: (options: ResolvedIdempotencyOptions, log: Logger) => IdempotencyGuard | Promise<IdempotencyGuard>;
   /**
+   * Starts a span per attempt. @default made from `config.tracing` once per container, at the first
+   * invocation: none when it is `off` (nothing loaded), else the OpenTelemetry or X-Ray tracer
+   */
+  readonly tracer?: AttemptTracer;
+  /**
    * The variables set in `env` that the options in code replace (a declared queue passes its own):
    * logged as one warning at the first invocation of the container, so none is ignored in silence. @default none
    */
@@ -64,6 +71,8 @@ type Invocation<E> = {
   readonly metrics: InvocationMetrics;
   /** The container's guard when `config.idempotency` is set; undefined: idempotency is off. */
   readonly idempotency: IdempotencyGuard | undefined;
+  /** The container's tracer (`noTracer` when `config.tracing` is off). */
+  readonly tracer: AttemptTracer;
 };
 
 /** What makes one function out of the wrapper. */
@@ -113,6 +122,9 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
     });
     return guard;
   };
+  // One per container too: a tracer provider, or the X-Ray SDK's socket, is reused by every invocation.
+  let tracer: Promise<AttemptTracer> | undefined = given.tracer === undefined ? undefined : Promise.resolve(given.tracer);
+  const tracerFor = (config: Config): Promise<AttemptTracer> => (tracer ??= openTracer(config.tracing, logs().log));
   return async (event, context) => {
     const { lambdaLog, log } = logs();
     lambdaLog?.addContext(context);
@@ -124,11 +136,12 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
       const current = (config ??= (given.loadConfig ?? spec.loadConfig)(env));
       const fields = spec.fields?.(current) ?? {};
       const idempotency = await guardFor(current);
-      const summary = await spec.run({ config: current, event, budgetMs: context.getRemainingTimeInMillis(), log: invocation.log.child(fields), metrics: invocation.metrics, idempotency });
+      const summary = await spec.run({ config: current, event, budgetMs: context.getRemainingTimeInMillis(), log: invocation.log.child(fields), metrics: invocation.metrics, idempotency, tracer: await tracerFor(current) });
       const line = { coldStart: invocation.coldStart, ...fields, summary };
       if (summary.breakerOpened) invocation.log.warn('invocation summary: the circuit breaker opened', line);
       else invocation.log.info('invocation summary', line);
       await invocation.metrics.flush(summary);
+      await flushTraces(tracer, invocation.log);
       return summary;
     } catch (error) {
       const summary = summaryOf(error, Date.now() - startedAt);
@@ -136,6 +149,7 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
       const fields = config === undefined ? {} : (spec.fields?.(config) ?? {});
       invocation.log.error('invocation summary: ended early', { coldStart: invocation.coldStart, ...fields, summary, errorName: name, reason: message });
       await invocation.metrics.flush(summary, name);
+      await flushTraces(tracer, invocation.log);
       throw error;
     }
   };
@@ -145,6 +159,24 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
 function warnOverrides(log: Logger, overrides: readonly EnvOverride[]): void {
   if (overrides.length === 0) return;
   log.warn('environment variables set but overridden by the queue\'s file: their values are not used', { overrides });
+}
+
+/** How long the end of an invocation waits for the tracer to send its buffered spans. */
+const TRACE_FLUSH_WAIT_MS = 2000;
+
+/** Sends the spans the tracer still holds before Lambda may freeze the process; a slow or failing exporter delays the end by 2 s at most. */
+async function flushTraces(tracer: Promise<AttemptTracer> | undefined, log: Logger): Promise<void> {
+  const made = await tracer?.catch(() => undefined);
+  if (made?.flush === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, TRACE_FLUSH_WAIT_MS); });
+  try {
+    await Promise.race([made.flush(), waited]);
+  } catch (error) {
+    log.warn('the tracer could not send its spans', { reason: (error as Error).message });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Loaded on demand: a function with idempotency off never loads Powertools Idempotency nor the store clients. */

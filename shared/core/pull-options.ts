@@ -2,6 +2,7 @@ import type { ChannelModel } from 'amqplib';
 import type { Config } from '../config/config.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
 import type { Handler } from '../message/message.js';
+import type { AttemptTracer } from '../observability/attempt-tracer.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 
@@ -26,6 +27,8 @@ type PullOptions = {
    * `config.idempotency` is set). @default none: every message runs the handler
    */
   readonly idempotency?: IdempotencyGuard;
+  /** Starts one span per attempt, which its settlement ends. @default noTracer: tracing off */
+  readonly tracer?: AttemptTracer;
 };
 
 export type { PullOptions };

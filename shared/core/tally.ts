@@ -1,4 +1,7 @@
+import type { Delivery } from '../message/copy-message.js';
+import type { AttemptTracer } from '../observability/attempt-tracer.js';
 import { emptySummary, type Outcome, type StopReason, type Summary } from '../observability/summary.js';
+import { AttemptSpans } from './attempt-spans.js';
 
 /** Stop reasons that end an invocation by failure: they replace the reason the loop stopped taking for. */
 type FailureReason = Extract<StopReason, 'connection-lost' | 'channel-closed' | 'publish-failed'>;
@@ -7,10 +10,22 @@ type FailureReason = Extract<StopReason, 'connection-lost' | 'channel-closed' | 
  * The one writer of an invocation's summary: the ledger (pull), the settlers (event) and the
  * lifecycle count through it, and the mode reads the result once at the end. The first stop reason
  * stays, unless a failure (a lost connection, an unconfirmed copy) ended the invocation after it.
+ * Each settlement is reported here once, so the attempt's span (`spans`, started by the lifecycle)
+ * ends here too.
  */
 class Tally {
+  /** The attempts' spans: the lifecycle starts them, each settlement counted here ends its own. */
+  public readonly spans: AttemptSpans;
+  /** `spans.on`, read once: with tracing off a settlement costs one check more than the count. */
+  private readonly traced: boolean;
   private readonly summary: Summary = emptySummary();
   private stopSet = false;
+
+  /** @param tracer the container's tracer. @default noTracer: tracing off */
+  public constructor(tracer?: AttemptTracer) {
+    this.spans = new AttemptSpans(tracer);
+    this.traced = this.spans.on;
+  }
 
   /** The counts so far, live (reports and tests read it; only the tally writes it). */
   public get current(): Readonly<Summary> {
@@ -31,8 +46,18 @@ class Tally {
     this.summary.received += count;
   }
 
-  public settle(outcome: Outcome): void {
+  /**
+   * Counts how a delivery was settled and ends its attempt's span; `failure` says why the settlement
+   * went wrong (the copy was not confirmed, so the message went back). No `delivery`: counted only.
+   */
+  public settle(outcome: Outcome, delivery?: Delivery, failure?: string): void {
     this.summary[outcome]++;
+    if (this.traced && delivery !== undefined) this.spans.settled(delivery, outcome, failure);
+  }
+
+  /** The delivery's settlement failed and nothing was done with it here (event: the batch comes back whole); not counted. */
+  public unsettled(delivery: Delivery, failure: string): void {
+    if (this.traced) this.spans.settled(delivery, undefined, failure);
   }
 
   /** A handler ran unguarded (idempotency on, no key); also counted as `acked`. */
@@ -61,8 +86,9 @@ class Tally {
     this.summary.parkedDepth = depth;
   }
 
-  /** The summary with its duration; the tally is not written after this. */
+  /** The summary with its duration; the tally is not written after this. Spans still open end as not settled. */
   public finish(startedAt: number): Summary {
+    if (this.traced) this.spans.endAll(`not settled: the invocation ended (${this.summary.stoppedBecause})`);
     this.summary.durationMs = Date.now() - startedAt;
     return this.summary;
   }

@@ -6,6 +6,7 @@ import { ConfigError, isNamedError } from '../errors.js';
 import { EventBatchError } from './event-batch-error.js';
 import { TopologyDriftError } from '../core/topology-drift-error.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
+import type { AttemptTracer } from '../observability/attempt-tracer.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { Handler } from '../message/message.js';
@@ -36,6 +37,8 @@ type EventRunOptions = {
   readonly metrics?: InvocationMetrics;
   /** Runs each handler call at most once per idempotency key. @default none: every record runs the handler */
   readonly idempotency?: IdempotencyGuard;
+  /** Starts one span per attempt, which its settlement ends. @default noTracer: tracing off */
+  readonly tracer?: AttemptTracer;
   /**
    * Runs once connected, before any handler, with the topology of each queue of the batch; a throw
    * fails the invocation with that error, and the whole batch comes back (the wrapper checks each
@@ -56,7 +59,7 @@ type EventRunOptions = {
 async function runEvent(options: EventRunOptions): Promise<Summary> {
   const { config, log } = options;
   const startedAt = Date.now();
-  const tally = new Tally();
+  const tally = new Tally(options.tracer);
   const records = decodeEvent(options.event, config);
   tally.receive(records.length);
   if (records.length === 0) return tally.finish(startedAt);

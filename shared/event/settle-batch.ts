@@ -69,9 +69,10 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
     settled.add(record);
     if (verdict.kind === 'ack' && verdict.unkeyed) tally.unkeyed();
     const done = settleEventVerdict(deps, record, verdict).then(
-      (outcome: Outcome) => tally.settle(outcome),
+      (outcome: Outcome) => tally.settle(outcome, record.delivery),
       (error: Error) => {
         failure ??= error;
+        tally.unsettled(record.delivery, `copy not confirmed (${error.message}): the whole batch comes back`);
         deps.log.error('a copy was not confirmed; the whole batch will come back', { messageId: record.delivery.properties.messageId, queue: record.queue, reason: error.message });
       },
     );
@@ -88,7 +89,7 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
     }
     if (failure !== undefined) break;
     if (lifecycle.stop !== undefined) {
-      void settle(record, lifecycle.untried(record.delivery));
+      void settle(record, lifecycle.untried(record.delivery, record));
       continue;
     }
     // Untried records wait for the end: they go back to the tail of their queue.
@@ -103,7 +104,7 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
   // still succeed; after a failure it comes back whole anyway.
   if (failure === undefined) {
     for (const [, verdict, record] of lifecycle.cutOffRunning()) void settle(record, verdict);
-    for (const record of records) if (!settled.has(record)) void settle(record, lifecycle.untried(record.delivery, true));
+    for (const record of records) if (!settled.has(record)) void settle(record, lifecycle.untried(record.delivery, record, true));
   }
   await publishing.allFinished();
   lifecycle.end();

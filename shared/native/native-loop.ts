@@ -55,7 +55,7 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
     const outcome = nativeOutcome(verdict, delivery, { now: Date.now(), functionName: config.functionName });
     writer.settle(received.delivery, outcome);
     receiver.settled();
-    tally.settle(summaryOutcome(verdict));
+    tally.settle(summaryOutcome(verdict), delivery);
     if (verdict.kind === 'retry') metrics.retryDelay(verdict.delayMs);
     // The same line the copy path writes for a park (copy/failure-copy.ts).
     if (verdict.kind === 'park') log.warn('message parked', { ...describeFailure(failureOf(delivery, verdict)), reason: verdict.reason, parkingQueue: config.parkingQueue });
@@ -92,7 +92,7 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
     const outOfTime = lifecycle.stop === undefined;
     for (const received of receiver.takeBuffered()) {
       const { delivery } = admit(received);
-      settle(delivery, lifecycle.untried(delivery, outOfTime));
+      settle(delivery, lifecycle.untried(delivery, origin, outOfTime));
     }
   }
   await allFinishedBy(handling, state.hardStopAt, state.broken);

@@ -31,7 +31,7 @@ async function runNativePull(options: PullOptions, checks: { readonly checkTopol
   const { config, log } = options;
   const startedAt = Date.now();
   const { stopTakingAt, hardStopAt } = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
-  const tally = new Tally();
+  const tally = new Tally(options.tracer);
   const broker = await connectAmqp10FromConfig(config, { connectionName: config.functionName, log }).catch((error: unknown) => refuseOlderBroker(config, error));
   let receiver: NativeReceiver;
   let management: NativeManagement;

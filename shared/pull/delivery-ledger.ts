@@ -50,7 +50,7 @@ class DeliveryLedger {
   /** Acks (sent with this turn's others) and counts the outcome; false if it was already settled. */
   public ack(delivery: ConsumeMessage, outcome: Exclude<Outcome, 'requeued'>): boolean {
     if (!this.open.delete(delivery)) return false;
-    this.tally.settle(outcome);
+    this.tally.settle(outcome, delivery);
     this.unsent.push(delivery);
     if (!this.holding && !this.sendScheduled) {
       this.sendScheduled = true;
@@ -76,10 +76,11 @@ class DeliveryLedger {
 
   /**
    * Puts it back on the work queue untouched; false if it was already settled. Sent at once: a
-   * later `multiple` ack must find it settled already, never cover it.
+   * later `multiple` ack must find it settled already, never cover it. `failure`: why its verdict
+   * could not be carried out (the copy was not confirmed), for its span.
    */
-  public requeue(delivery: ConsumeMessage): boolean {
-    return this.nackNow(delivery, true);
+  public requeue(delivery: ConsumeMessage, failure?: string): boolean {
+    return this.nackNow(delivery, true, failure);
   }
 
   /**
@@ -105,9 +106,9 @@ class DeliveryLedger {
     this.sendAcks();
   }
 
-  /** Counts an outcome of a delivery acked earlier without one. */
-  public count(outcome: Exclude<Outcome, 'requeued'>): void {
-    this.tally.settle(outcome);
+  /** Counts an outcome of a delivery acked earlier without one (`failure`: a loss, said on its span). */
+  public count(delivery: ConsumeMessage, outcome: Exclude<Outcome, 'requeued'>, failure?: string): void {
+    this.tally.settle(outcome, delivery, failure);
   }
 
   /**
@@ -119,9 +120,9 @@ class DeliveryLedger {
   }
 
   /** A nack sent at once, counted as `requeued` or (dead-lettered to the parking lot) `parked`. */
-  private nackNow(delivery: ConsumeMessage, requeue: boolean): boolean {
+  private nackNow(delivery: ConsumeMessage, requeue: boolean, failure?: string): boolean {
     if (!this.open.delete(delivery)) return false;
-    this.tally.settle(requeue ? 'requeued' : 'parked');
+    this.tally.settle(requeue ? 'requeued' : 'parked', delivery, failure);
     quietly(() => this.channel.nack(delivery, false, requeue));
     return true;
   }

@@ -65,7 +65,7 @@ async function ackThenPublish(deps: DispositionDeps, ctx: CopyContext, failure: 
   }
   if (!deps.ledger.ackAtOnce(failure.delivery)) return;
   if (await tryPublishCopy(ctx, target)) {
-    deps.ledger.count(target.outcome);
+    deps.ledger.count(failure.delivery, target.outcome);
     logCopyOutcome(ctx, failure, target);
     return;
   }
@@ -76,12 +76,12 @@ async function ackThenPublish(deps: DispositionDeps, ctx: CopyContext, failure: 
   const fallbacks = [...(delayed ? [planCopy(ctx, park)] : []), planCopy(ctx, park, LEAN_LAST_RESORT)];
   for (const fallback of fallbacks) {
     if (await tryPublishCopy(ctx, fallback)) {
-      deps.ledger.count('parked');
+      deps.ledger.count(failure.delivery, 'parked', delayed ? 'its retry copy could not be published: parked instead' : undefined);
       logCopyOutcome(ctx, park, fallback);
       return;
     }
   }
-  deps.ledger.count('lost');
+  deps.ledger.count(failure.delivery, 'lost', 'acked first (ACK_ORDER=ack-then-publish), then no copy could be published');
   deps.log.error('message lost: acked first (ACK_ORDER=ack-then-publish), then no copy could be published', describeFailure(failure));
   // Every further message would be lost the same way: stop taking them.
   deps.onCopyFailed(new PublishError('neither the delay path nor the parking lot confirmed a copy', 'nacked'));
@@ -90,7 +90,7 @@ async function ackThenPublish(deps: DispositionDeps, ctx: CopyContext, failure: 
 /** The copy failed: the original goes back to the work queue untouched, and the invocation stops taking more. */
 function giveBack(deps: DispositionDeps, failure: PullFailure, error: Error): void {
   deps.log.warn('copy not confirmed; message returned to the work queue', { ...describeFailure(failure), reason: error.message });
-  deps.ledger.requeue(failure.delivery);
+  deps.ledger.requeue(failure.delivery, `copy not confirmed (${error.message}): given back to the work queue`);
   deps.onCopyFailed(error);
 }
 

@@ -49,7 +49,7 @@ function createUncopyablePark(deps: UncopyableDeps): (delivery: ConsumeMessage, 
       await withUnlimitedPublisher(deps, (ctx) => publishFailureCopy(ctx, { ...failureOf(delivery, verdict), delivery }));
       deps.ledger.ack(delivery, 'parked');
     } catch (error) {
-      deps.ledger.requeue(delivery);
+      deps.ledger.requeue(delivery, `not parked: no dead-lettering to the parking lot, and the broker refused a copy (${(error as Error).message})`);
       deps.log.error(`message over MAX_MESSAGE_BYTES could not be parked: ${deps.topology.workQueue} does not dead-letter to ${deps.topology.parkingQueue}, and the broker refused a copy; it stays in the work queue. Let the work queue dead-letter to the parking lot (topology apply creates it so), or move the message out by hand`, { ...fields, cause: (error as Error).message });
     }
   };

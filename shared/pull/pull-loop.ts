@@ -114,7 +114,7 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
     const outOfTime = lifecycle.stop === undefined;
     for (const delivery of consumer.takeBuffered()) {
       ledger.received(delivery);
-      const verdict = lifecycle.untried(delivery, outOfTime);
+      const verdict = lifecycle.untried(delivery, origin, outOfTime);
       if (verdict.kind === 'give-back') giveBack.push(delivery);
       else settle(delivery, verdict);
     }

@@ -28,7 +28,7 @@ async function runPull(options: PullOptions): Promise<Summary> {
   const { config, log } = options;
   const startedAt = Date.now();
   const { stopTakingAt, hardStopAt, settleBy } = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
-  const tally = new Tally();
+  const tally = new Tally(options.tracer);
   const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
   // The check and the opening of the channel (open, confirm.select) wait on the broker at the same
   // time: a cold start pays for the slower of the two, not for both. Nothing is consumed before the

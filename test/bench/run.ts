@@ -42,6 +42,8 @@ the sections run replace their earlier figures and the others are kept.
   --seed <n>             seed of the random delays (default: BENCH_SEED, else random; printed)
   --memory-sizes <list>  messages per memory run, comma-separated (default 10000,50000)
   --cold-starts <n>      fresh processes per bundle for the cold start (default 5)
+  --tracing              success and retry: also run Boomerang with TRACING=opentelemetry (a provider,
+                         a batch span processor, an exporter that drops), beside tracing off
   --out <file>           where the JSON goes (default bench-results/latest.json); with --out,
                          no per-broker file is written
   -h, --help             this text`;
@@ -72,6 +74,7 @@ function parse() {
         'memory-sizes': { type: 'string' },
         'cold-starts': { type: 'string' },
         out: { type: 'string' },
+        tracing: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -99,6 +102,7 @@ function parse() {
     seed: v.seed === undefined ? seedFromEnv('BENCH_SEED') : positiveInt('seed', v.seed, 0),
     memorySizes,
     coldStarts: positiveInt('cold-starts', v['cold-starts'], 5),
+    tracing: v.tracing ?? false,
     out: v.out ?? join(RESULTS_DIR, 'latest.json'),
     // A run written elsewhere on purpose is not the docs' run.
     keepForDocs: v.out === undefined,
@@ -129,7 +133,7 @@ async function main(): Promise<void> {
     }
     durations[name] = Date.now() - t0;
   };
-  const throughput = { broker, messages: options.messages, rounds: options.rounds, queueType: options.queueType, progress };
+  const throughput = { broker, messages: options.messages, rounds: options.rounds, queueType: options.queueType, progress, tracing: options.tracing };
   try {
     await timed('success', () => successPath(throughput));
     await timed('retry', () => retryPath(throughput));

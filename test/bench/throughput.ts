@@ -27,6 +27,11 @@ type ThroughputOptions = {
   readonly rounds: number;
   readonly queueType: 'quorum' | 'classic';
   readonly progress: (line: string) => void;
+  /**
+   * Adds Boomerang with `TRACING=opentelemetry` to the success and retry contests: a tracer provider
+   * registered in the child, a batch span processor and an exporter that drops the spans. @default false
+   */
+  readonly tracing?: boolean;
 };
 
 type Timing = { readonly ms: number; readonly cpuMicrosPerMessage: number };
@@ -135,6 +140,29 @@ async function contest(options: ThroughputOptions, queue: string, contestants: r
   );
 }
 
+/** The environment of Boomerang traced: the option on, and a provider for the child to register (contestant-child.mjs). */
+const TRACED = { TRACING: 'opentelemetry', BENCH_OTEL_PROVIDER: '1' } as const;
+const TRACED_NAME = 'boomerang, tracing on';
+
+/** With `--tracing`: Boomerang traced, to run beside Boomerang untraced. */
+function tracedContestant(options: ThroughputOptions, mode: 'success' | 'retry', setup: Setup): Contestant[] {
+  return options.tracing ? [{ name: TRACED_NAME, run: () => runContestant({ who: 'boomerang', mode, setup, options, env: TRACED }) }] : [];
+}
+
+/** With `--tracing`: tracing on against off, both measured in the same run. */
+function tracingRow(options: ThroughputOptions, result: ContestResult, section: string, metric: string): Row[] {
+  if (!options.tracing) return [];
+  return [{
+    section,
+    metric: `${metric}; tracing on (OpenTelemetry: a provider, a batch span processor, an exporter that drops) against off`,
+    boomerang: rateAndCpu(result, TRACED_NAME),
+    anchor: `${rateAndCpu(result, 'boomerang')}: Boomerang, tracing off (the default)`,
+    ratio: pct(ratioOf(result, TRACED_NAME, 'boomerang')),
+    target: 'comparison',
+    verdict: 'info',
+  }];
+}
+
 /** Success path: the pull function with a no-op handler against raw consume + ack. */
 async function successPath(options: ThroughputOptions): Promise<{ result: ContestResult; rows: Row[] }> {
   await ensureBundles(options.progress);
@@ -145,6 +173,7 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
     const result = await contest(options, config.workQueue, [
       { name: 'boomerang', run: () => runContestant({ who: 'boomerang', mode: 'success', setup, options }) },
       { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'success', setup, options }) },
+      ...tracedContestant(options, 'success', setup),
     ], async () => undefined);
     const ratio = ratioOf(result, 'boomerang', 'raw amqplib');
     const rows: Row[] = [{
@@ -156,7 +185,7 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
       // Boomerang acks in batches where the anchor acks each message: issue 10 asks it stay 1.2× ahead.
       target: '≥ 120 % of raw',
       verdict: ratio >= 1.2 ? 'meets' : 'misses',
-    }];
+    }, ...tracingRow(options, result, 'success path', `msg/s, no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`)];
     return { result, rows };
   } finally {
     for (const name of names) await options.broker.deleteQueue(name);
@@ -176,6 +205,7 @@ async function retryPath(options: ThroughputOptions): Promise<{ result: ContestR
       { name: 'boomerang', run: () => runContestant({ who: 'boomerang', mode: 'retry', setup, options }) },
       { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'retry', setup, options }) },
       { name: 'rascal', run: () => runContestant({ who: 'rascal', mode: 'retry', setup, options }) },
+      ...tracedContestant(options, 'retry', setup),
     ], async () => {
       // Every contestant must have put all N copies in its delay queue; then start the next one clean.
       const copies = (await options.broker.count(delayQueue)) + Math.max(0, await options.broker.count(rascal.delayQueue));
@@ -205,6 +235,7 @@ async function retryPath(options: ThroughputOptions): Promise<{ result: ContestR
         target: 'comparison',
         verdict: 'info',
       },
+      ...tracingRow(options, result, 'retry path', `msg/s, every message retried, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
     ];
     return { result, rows };
   } finally {

@@ -1,5 +1,6 @@
 import type { Options } from 'amqplib';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
+import type { AttemptTracer } from '../../shared/observability/attempt-tracer.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
 import { runNativePull } from '../../shared/native/native-pull.js';
@@ -40,21 +41,21 @@ function publishJson(broker: TestBroker, queue: string, body: unknown, options: 
   broker.channel.sendToQueue(queue, Buffer.from(JSON.stringify(body)), { persistent: true, contentType: 'application/json', ...options });
 }
 
-/** Runs one invocation with a short budget and a silent log (a native queue's, for `delayMode: 'native'`). */
-function pullOnce(config: Config, handler: Handler, budgetMs = 5000): Promise<Summary> {
+/** Runs one invocation with a short budget and a silent log (a native queue's, for `delayMode: 'native'`), traced by `tracer` if given. */
+function pullOnce(config: Config, handler: Handler, budgetMs = 5000, tracer?: AttemptTracer): Promise<Summary> {
   const run = config.delayMode === 'native' ? runNativePull : runPull;
-  return run({ config, handler, budgetMs, log: silentLogger });
+  return run({ config, handler, budgetMs, log: silentLogger, tracer });
 }
 
 /**
  * Invokes the pull function again and again, as a scheduler would, until `done()` says so or the
  * time runs out; returns every summary.
  */
-async function pullUntil(config: Config, handler: Handler, done: (summaries: readonly Summary[]) => boolean, timeoutMs = 15_000): Promise<Summary[]> {
+async function pullUntil(config: Config, handler: Handler, done: (summaries: readonly Summary[]) => boolean, timeoutMs = 15_000, tracer?: AttemptTracer): Promise<Summary[]> {
   const summaries: Summary[] = [];
   const deadline = Date.now() + timeoutMs;
   while (!done(summaries) && Date.now() < deadline) {
-    summaries.push(await pullOnce(config, handler, 3000));
+    summaries.push(await pullOnce(config, handler, 3000, tracer));
     if (!done(summaries)) await sleep(50);
   }
   if (!done(summaries)) throw new Error(`pullUntil: condition not met within ${timeoutMs} ms; summaries: ${JSON.stringify(summaries)}`);

@@ -178,7 +178,7 @@ describe('Lifecycle: the store-failure streak', () => {
     await made.attempt(delivery(), ORIGIN);
     expect(made.stop).toBe('idempotency-store-down');
     expect(warnings().filter((m) => m.includes('several messages in a row'))).toHaveLength(1);
-    expect(made.untried(delivery())).toMatchObject({ kind: 'defer', why: { name: 'IdempotencyStoreError' } });
+    expect(made.untried(delivery(), ORIGIN)).toMatchObject({ kind: 'defer', why: { name: 'IdempotencyStoreError' } });
     made.end();
   });
 
@@ -217,7 +217,7 @@ describe('Lifecycle#untried', () => {
     // Prepare
     const { lifecycle: made } = lifecycle(ok, { settings });
     // Act
-    const verdict = made.untried(delivery(), true);
+    const verdict = made.untried(delivery(), ORIGIN, true);
     made.end();
     // Assess
     expect(verdict).toMatchObject(expected);

@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       amqpSecret: undefined,
       breakerThreshold: 10,
       crashLoopLimit: 10,
+      tracing: 'off',
     } satisfies Config);
   });
 
@@ -63,6 +64,7 @@ describe('loadConfig', () => {
     [{ MAX_MESSAGE_BYTES: '0' }, 'MAX_MESSAGE_BYTES'],
     [{ MAX_MESSAGE_BYTES: '600000000' }, 'MAX_MESSAGE_BYTES'],
     [{ CRASH_LOOP_LIMIT: '-1' }, 'CRASH_LOOP_LIMIT'],
+    [{ TRACING: 'zipkin' }, 'TRACING must be one of off, opentelemetry, xray; got "zipkin"'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(variable);
   });

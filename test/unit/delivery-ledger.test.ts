@@ -85,7 +85,7 @@ describe('DeliveryLedger', () => {
     const settled = ledger.ackAtOnce(open[1]!);
     const sent = [...channel.acks];
     const countsBefore = { retried: summary.retried, parked: summary.parked, lost: summary.lost };
-    ledger.count('parked');
+    ledger.count(open[1]!, 'parked');
     // Assess
     expect(settled).toBe(true);
     expect(sent).toEqual([open[1]]);

@@ -4,6 +4,7 @@ import { ConfigError } from '../../shared/errors.js';
 import { envOverrides } from '../../shared/config/env-overrides.js';
 import { createLambdaFunction } from '../../shared/core/lambda-function.js';
 import { emptySummary, type Summary } from '../../shared/observability/summary.js';
+import { noTracer } from '../../shared/observability/attempt-tracer.js';
 import type { InvocationMetrics } from '../../shared/observability/metrics.js';
 import { recordingLogger } from '../helpers/fakes.js';
 
@@ -42,6 +43,39 @@ describe('createLambdaFunction', () => {
     // Assess
     expect(made).toEqual(['redis', 'redis']);
     expect(seen).toEqual([fakeGuard, fakeGuard, undefined]);
+  });
+
+  it('makes the container\'s tracer once, from config.tracing, and hands it to every invocation (off: the no-op one)', async () => {
+    // Prepare
+    const traced: Config = { ...CONFIG, tracing: 'opentelemetry' };
+    const seen: unknown[] = [];
+    const run = async ({ tracer }: { tracer: unknown }) => { seen.push(tracer); return emptySummary(); };
+    const invoke = createLambdaFunction({ config: traced, log: recordingLogger('error').log }, { defaultName: 'boomerang', loadConfig: () => traced, run });
+    const off = createLambdaFunction({ config: CONFIG, log: recordingLogger('error').log }, { defaultName: 'boomerang', loadConfig: () => CONFIG, run });
+    // Act
+    await invoke({}, context('r-1'));
+    await invoke({}, context('r-2'));
+    await off({}, context('r-3'));
+    // Assess
+    expect(seen[0]).not.toBe(noTracer);
+    expect(seen[1]).toBe(seen[0]);
+    expect(seen[2]).toBe(noTracer);
+  });
+
+  it('asks the tracer to send its buffered spans at the end of each invocation, a failed one too', async () => {
+    // Prepare
+    let flushes = 0;
+    const tracer = { start: noTracer.start, flush: async () => { flushes++; } };
+    let calls = 0;
+    const invoke = createLambdaFunction({ config: CONFIG, log: recordingLogger('error').log, tracer }, {
+      defaultName: 'boomerang', loadConfig: () => CONFIG,
+      run: async () => { if (++calls === 2) throw new Error('broker down'); return emptySummary(); },
+    });
+    // Act
+    await invoke({}, context('r-1'));
+    await expect(invoke({}, context('r-2'))).rejects.toThrow('broker down');
+    // Assess
+    expect(flushes).toBe(2);
   });
 
   it('warns once per container, at its first invocation, of the variables set but replaced by the queue\'s file', async () => {
