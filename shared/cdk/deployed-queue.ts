@@ -3,6 +3,7 @@
  * (and checked against `functionEnvironment`) before any resource is made.
  */
 import type { ResolvedDeploy } from '../queues/deploy-options.js';
+import type { Tracing } from '../config/option-table.js';
 import type { FunctionTimings } from './function-environment.js';
 
 /** One declared queue, as the construct deploys it. */
@@ -20,6 +21,8 @@ type DeployedQueue = {
   readonly timings: FunctionTimings;
   /** The complete ARN of the Redis store's password secret (code or functionEnvironment): the pull and event functions may read it. */
   readonly storeSecretArn: string | undefined;
+  /** Where each attempt's span goes: the pull and event functions of an `xray` queue get Lambda's active tracing. */
+  readonly tracing: Tracing;
   /** A line for each `functionEnvironment` variable that the queue's file replaces, with both values. */
   readonly overrides: readonly string[];
 };

@@ -10,6 +10,7 @@ import { describeUrl, redisUrlHasPassword } from '../idempotency/options.js';
 import { METRICS_NAMESPACE } from '../observability/metrics.js';
 import { redactUrl } from '../observability/redact.js';
 import type { QueueDefinition } from '../queues/define-queue.js';
+import type { Tracing } from '../config/option-table.js';
 
 /** Where the stack-set values come from (tokens in the stack, placeholders at the check). */
 type StackValues = {
@@ -109,6 +110,8 @@ type FunctionReading = {
   readonly timings: FunctionTimings;
   /** The complete ARN of the secret holding the Redis store's password, which the functions may read; undefined: none. */
   readonly storeSecretArn: string | undefined;
+  /** Where each attempt's span goes (`tracing`, or TRACING in functionEnvironment): `xray` needs Lambda's active tracing. */
+  readonly tracing: Tracing;
 };
 
 /**
@@ -131,7 +134,7 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
   try {
     const config = queue.loadConfig(env);
     const store = config.idempotency?.store;
-    reading = { timings: { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs }, storeSecretArn: store?.kind === 'redis' ? store.secretId : undefined };
+    reading = { timings: { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs }, storeSecretArn: store?.kind === 'redis' ? store.secretId : undefined, tracing: config.tracing };
   } catch (error) {
     if (!isNamedError<ConfigError>(error, 'ConfigError')) throw error;
     throw new ConfigError(`functionEnvironment: ${error.message} (the functions of ${queue.name} would refuse to start with it)`, { cause: error });

@@ -1,6 +1,6 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, type Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, type Code, Function as LambdaFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { FunctionSizing } from '../queues/deploy-options.js';
@@ -26,6 +26,11 @@ type FunctionSpec = {
   readonly statements: readonly PolicyStatement[];
   /** 0 or undefined: unreserved. */
   readonly reservedConcurrency?: number;
+  /**
+   * Lambda's active X-Ray tracing: the daemon each attempt's segment goes to (a queue with
+   * `tracing: 'xray'`), with the two X-Ray actions on the role. @default false
+   */
+  readonly activeTracing?: boolean;
 };
 
 /**
@@ -59,6 +64,8 @@ function boomerangFunction(scope: Construct, spec: FunctionSpec): { readonly fn:
     loggingFormat: LoggingFormat.TEXT,
     role,
     reservedConcurrentExecutions: spec.reservedConcurrency || undefined,
+    // Active tracing starts the X-Ray daemon and grants xray:PutTraceSegments and PutTelemetryRecords (in the role's default policy).
+    tracing: spec.activeTracing ? Tracing.ACTIVE : undefined,
   });
   if (spec.network) {
     // Plain ids, so synth needs no VPC lookup (and no AWS credentials).
@@ -70,6 +77,9 @@ function boomerangFunction(scope: Construct, spec: FunctionSpec): { readonly fn:
   });
   if (spec.network) {
     Validations.of(role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'The EC2 network-interface actions a function in a VPC needs do not support resource-level permissions.' });
+  }
+  if (spec.activeTracing) {
+    Validations.of(role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords, which active tracing grants, do not support resource-level permissions.' });
   }
   return { fn, role, logGroup };
 }

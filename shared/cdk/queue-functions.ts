@@ -81,6 +81,8 @@ function functionSpec(queue: DeployedQueue, kind: Kind, shared: Shared, table: I
     ],
     logRetention: shared.settings.logRetention,
     network: shared.settings.network,
+    // The segments of a queue's attempts go to Lambda's X-Ray daemon; retention handles no message.
+    activeTracing: queue.tracing === 'xray' && kind !== 'retention',
   };
 }
 

@@ -122,6 +122,27 @@ describe('Class: BoomerangQueues in a team\'s stack', () => {
   });
 });
 
+describe('Class: BoomerangQueues with tracing: xray', () => {
+  it("gives the queue's pull and event functions Lambda's active tracing and its two X-Ray actions, not its retention function; cdk-nag stays clean", () => {
+    // Prepare: TRACING=xray for the examples, through functionEnvironment (a queue's file may set tracing too)
+    const team = teamStack('Traced', 'Queues', () => ({ files: EXAMPLES, functionEnvironment: { TRACING: 'xray' } }));
+    // Act
+    const traced = synthesizeStack(team.app, team.stack);
+    // Assess
+    expect(traced.findings).toEqual([]);
+    const functions = Object.values(traced.template.findResources('AWS::Lambda::Function')).map((f) => [f.Properties.FunctionName, f.Properties.TracingConfig?.Mode]);
+    expect(functions).toEqual([
+      ['Traced-partner-sync-pull', 'Active'],
+      ['Traced-partner-sync-event', 'Active'],
+      ['Traced-partner-sync-retention', undefined],
+      ['Traced-webhooks-pull', 'Active'],
+      ['Traced-webhooks-event', 'Active'],
+    ]);
+    const xray = Object.entries(traced.template.findResources('AWS::IAM::Policy')).map(([id, p]) => [id.replace(/[0-9A-F]{8}$/, ''), p.Properties.PolicyDocument.Statement.map((st: { Action: unknown }) => st.Action)]);
+    expect(xray).toEqual(['PartnerSyncPull', 'PartnerSyncEvent', 'WebhooksPull', 'WebhooksEvent'].map((id) => [`Queues${id}RoleDefaultPolicy`, [['xray:PutTraceSegments', 'xray:PutTelemetryRecords']]]));
+  }, SYNTH_TIMEOUT_MS);
+});
+
 describe('Class: BoomerangQueues as the example app\'s stack', () => {
   const network = { subnetIds: ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'], securityGroupIds: ['sg-0123456789abcdef0'] };
   it.each<[string, () => string, Record<string, unknown>, (stack: Stack) => Partial<BoomerangQueuesProps>]>([
