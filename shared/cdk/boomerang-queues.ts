@@ -97,7 +97,7 @@ class BoomerangQueues extends Construct {
     }
     this.functions = functions;
     this.bundles = bundles;
-    new CfnOutput(this, 'BrokerHostName', { value: this.broker.host, description: 'AMQP_HOST of the functions: run `npm run topology -- apply` against it' });
+    new CfnOutput(this, 'BrokerHostName', { value: this.broker.host, description: 'AMQP_HOST of the functions: run `boomerang topology apply` against it' });
   }
 }
 

@@ -30,7 +30,7 @@ function parkedDepthAlarm(scope: Construct, idPrefix: string, queue: Pick<Deploy
   return alarm(
     scope,
     `${idPrefix}ParkedDepthAlarm`,
-    `The parking lot of ${queue.name} ${over} (parkedDepth, the most read in ${minutes} min): they wait for a human. See them with npm run console, or npm run parked -- groups --function ${queue.name}; replay or purge them (deploy.parkedDepthAlarm in ${queue.file} sets the threshold).`,
+    `The parking lot of ${queue.name} ${over} (parkedDepth, the most read in ${minutes} min): they wait for a human. See them with boomerang console, or boomerang parked groups --function ${queue.name}; replay or purge them (deploy.parkedDepthAlarm in ${queue.file} sets the threshold).`,
     metric,
     threshold,
     true,
