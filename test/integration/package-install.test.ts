@@ -171,6 +171,14 @@ describe('the packed package in a team directory of its own', () => {
     }
     expect(totals).toEqual({ received: 2, acked: 1, retried: 1, parked: 0 });
   }, STEP_TIMEOUT_MS);
+
+  it("a CommonJS CDK app (what cdk init makes) can require the construct: Node 20.19+ requires an ES module without top-level await", async () => {
+    // Act
+    const required = await run(process.execPath, ['-e', "const { BoomerangQueues } = require('boomerang-rabbitmq/cdk'); process.stdout.write(typeof BoomerangQueues);"], team);
+    // Assess
+    expect(required.code, required.stderr).toBe(0);
+    expect(required.stdout).toBe('function');
+  });
 });
 
 /** `boomerang topology apply`, as the team types it, its queues and exchanges (as `topology export` names them) tracked for deletion after the test. */
