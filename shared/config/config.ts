@@ -1,6 +1,7 @@
 import { backoffDelayMs, tierDelaysMs } from '../retry/backoff.js';
-import { envJson, envOption, envQueueName, envString, envValue, type Env } from './env.js';
+import { envJson, envOption, envQueueName, envString, type Env } from './env.js';
 import { parseAmqpUrls } from './amqp-urls.js';
+import { amqpSecret, type AmqpSecretConfig } from './amqp-secret.js';
 import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
 import { type AckOrder, OPTIONS, type Tracing } from './option-table.js';
 import { ConfigError } from '../errors.js';
@@ -51,24 +52,6 @@ type Config = {
    * IDEMPOTENCY_TTL_SECONDS); undefined: off, every message runs the handler.
    */
   readonly idempotency?: ResolvedIdempotencyOptions;
-};
-
-/**
- * Where the broker credentials come from when `AMQP_SECRET_ID` is set. The secret holds `{"url"}` or
- * `{"username", "password"}` (the shape the Lambda event source mapping uses); with the latter the
- * URL is built from host, port, vhost and TLS.
- */
-type AmqpSecretConfig = {
-  readonly secretId: string;
-  /** Required with a username/password secret; a secret holding a URL needs none of these. */
-  readonly host: string | undefined;
-  readonly port: number | undefined;
-  /** @default '/' */
-  readonly vhost: string;
-  /** amqps:// when true. @default true */
-  readonly tls: boolean;
-  /** How long a fetched secret is reused by a warm container. @default 300 */
-  readonly cacheSeconds: number;
 };
 
 /**
@@ -223,20 +206,6 @@ function crashLoopLimit(env: Env): number {
     throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}, got ${limit}: 4.x quorum queues drop a message returned more often`);
   }
   return limit;
-}
-
-function amqpSecret(env: Env): AmqpSecretConfig | undefined {
-  const secretId = envString(env, 'AMQP_SECRET_ID');
-  if (secretId === undefined) return undefined;
-  const tls = envOption(env, OPTIONS.amqpTls) === 'true';
-  return Object.freeze({
-    secretId,
-    host: envString(env, 'AMQP_HOST'),
-    port: env.AMQP_PORT === undefined || env.AMQP_PORT.trim() === '' ? undefined : (envValue(env, OPTIONS.amqpPort.variable, OPTIONS.amqpPort.range, 0) as number),
-    vhost: envString(env, 'AMQP_VHOST') ?? '/',
-    tls,
-    cacheSeconds: envOption(env, OPTIONS.secretCacheSeconds),
-  });
 }
 
 function retryHeader(env: Env): string {
