@@ -3,6 +3,7 @@ import { DEFAULT_RETRY_POLICY, POLICY_OPTIONS, resolveRetryPolicy, type RetryPol
 import type { RetryRule } from '../retry/retry-rules.js';
 import type { DelayMode, QueueType } from '../topology/types.js';
 import type { IdempotencyInCode } from '../idempotency/in-code.js';
+import type { RateLimitInCode } from './rate-limit.js';
 import { envOption, envQueueName, type Env } from './env.js';
 import { describeRange, inRange } from './option-range.js';
 import type { AckOrder, OptionSpec, OptionValue, Tracing } from './option-table.js';
@@ -30,6 +31,8 @@ type ConfigInCode = {
   readonly tracing?: Tracing;
   /** Opt-in idempotent handling (see `IdempotencyInCode`). @default IDEMPOTENCY_STORE, else off */
   readonly idempotency?: IdempotencyInCode;
+  /** At most this many handler starts per second for the queue (see `RateLimitInCode`). @default RATE_LIMIT_PER_SECOND, else none */
+  readonly rateLimit?: RateLimitInCode;
 };
 
 /** Each policy field from code, else from its variable; the error names the code option or the variable. */

@@ -4,6 +4,7 @@ import { parseAmqpUrls } from './amqp-urls.js';
 import { amqpSecret, type AmqpSecretConfig } from './amqp-secret.js';
 import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
 import { type AckOrder, OPTIONS, type Tracing } from './option-table.js';
+import { resolveRateLimit, type ResolvedRateLimit } from './rate-limit.js';
 import { ConfigError } from '../errors.js';
 import { resolveIdempotencyConfig } from '../idempotency/in-code.js';
 import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
@@ -52,16 +53,18 @@ type Config = {
    * IDEMPOTENCY_TTL_SECONDS); undefined: off, every message runs the handler.
    */
   readonly idempotency?: ResolvedIdempotencyOptions;
+  /** Handler starts per second at most, for the queue (`rateLimit` in code, else RATE_LIMIT_*); undefined: no limit. */
+  readonly rateLimit?: ResolvedRateLimit;
 };
 
 /**
  * The defaults: those of the options with a range are `OPTIONS`' (option-table.ts), written there only;
  * docs/configuration.md's tables mirror them (test/unit/option-table.test.ts checks it).
- * Variables: AMQP_URL, WORK_QUEUE, PARKING_QUEUE (default `<WORK_QUEUE>.parked`), DELAY_MODE,
- * DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX, QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER,
- * BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER, BATCH_SIZE, MAX_MESSAGES, CONCURRENCY,
- * CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, MAX_MESSAGE_BYTES, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS, BUDGET_MS, FUNCTION_NAME,
- * BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, TRACING, IDEMPOTENCY_STORE, IDEMPOTENCY_TTL_SECONDS, IDEMPOTENCY_STORE_SECRET_ID, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
+ * Variables: AMQP_URL, WORK_QUEUE, PARKING_QUEUE (default `<WORK_QUEUE>.parked`), DELAY_MODE, DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX,
+ * QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER, BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER,
+ * BATCH_SIZE, MAX_MESSAGES, CONCURRENCY, CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, MAX_MESSAGE_BYTES, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS,
+ * BUDGET_MS, FUNCTION_NAME, BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, TRACING, IDEMPOTENCY_STORE, IDEMPOTENCY_TTL_SECONDS, IDEMPOTENCY_STORE_SECRET_ID,
+ * RATE_LIMIT_PER_SECOND, RATE_LIMIT_SHARES, RATE_LIMIT_STORE, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
  */
 const DEFAULTS = {
   amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
@@ -113,6 +116,7 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
   const read = layered(env, code);
   const workQueue = read.queueName('workQueue', 'WORK_QUEUE', DEFAULTS.workQueue);
   const policy = retryPolicy(env, code);
+  const idempotency = resolveIdempotencyConfig(env, code.idempotency, code.source, workQueue);
   const rules = code.rules !== undefined
     ? resolveRetryRules(code.rules, policy, `rules of ${code.source}`)
     : ((json) => (json === undefined ? [] : resolveRetryRules(json, policy)))(envJson(env, 'RETRY_RULES'));
@@ -142,7 +146,8 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     breakerThreshold: envOption(env, OPTIONS.breakerThreshold),
     crashLoopLimit: crashLoopLimit(env),
     tracing: read.option(OPTIONS.tracing),
-    idempotency: resolveIdempotencyConfig(env, code.idempotency, code.source, workQueue),
+    idempotency,
+    rateLimit: resolveRateLimit(env, code.rateLimit, code.source, idempotency),
   };
   if (config.parkingQueue === config.workQueue) {
     const names = code.parkingQueue === undefined && code.workQueue === undefined ? 'PARKING_QUEUE must differ from WORK_QUEUE' : `the parking queue must differ from the work queue in ${code.source}`;

@@ -1,5 +1,5 @@
 import type { ConfigInCode } from './config-in-code.js';
-import { type Env, envJson, envOption, envQueueName, envString } from './env.js';
+import { type Env, envJson, envQueueName, envString, envValue } from './env.js';
 import { OPTIONS, type OptionSpec } from './option-table.js';
 
 /**
@@ -27,8 +27,9 @@ const REPLACEABLE: readonly Replaceable[] = [
   { variable: 'PARKING_QUEUE', path: ['parkingQueue'], check: (env) => envQueueName(env, 'PARKING_QUEUE', '') },
   { variable: 'RETRY_RULES', path: ['rules'], check: (env) => envJson(env, 'RETRY_RULES') },
   ...Object.values(OPTIONS as Record<string, OptionSpec>)
-    .filter((option): option is OptionSpec & { readonly code: string; readonly default: number | string } => option.code !== undefined && option.default !== undefined)
-    .map((option) => ({ variable: option.variable, path: option.code.split('.'), check: (env: Env) => envOption(env, option) })),
+    .filter((option): option is OptionSpec & { readonly code: string } => option.code !== undefined)
+    // An option without a default (a rate limit) is checked all the same: the fallback is never read for a set variable.
+    .map((option) => ({ variable: option.variable, path: option.code.split('.'), check: (env: Env) => envValue(env, option.variable, option.range, option.default ?? 0, option.why) })),
 ];
 
 /** The value at `path` in the options given in code; undefined when not given there. */

@@ -63,6 +63,10 @@ const OPTIONS = {
   secretCacheSeconds: { variable: 'SECRET_CACHE_SECONDS', range: { type: 'integer', min: 0, max: 86_400 }, default: 300, doc: 'how long a fetched secret is reused by a warm container' },
   // Longer than a year is almost surely milliseconds typed as seconds.
   tracing: { variable: 'TRACING', code: 'tracing', range: { type: 'choice', choices: TRACINGS }, default: 'off', doc: 'one span per attempt, in the message\'s trace: off, the OpenTelemetry API (a tracer provider the team registers) or AWS X-Ray (Powertools Tracer)' },
+  // The slowest limit starts one handler every 1 000 s; the fastest is far above what a limit protects.
+  rateLimitPerSecond: { variable: 'RATE_LIMIT_PER_SECOND', code: 'rateLimit.perSecond', range: { type: 'number', min: 0.001, max: 10_000 }, doc: 'handler starts per second at most, for the whole queue (every invocation on it, pull and event); fractions too (0.5 is one start every 2 s)' },
+  // The pull function's reserved concurrency (up to 1000) plus the event source mapping's one invocation.
+  rateLimitShares: { variable: 'RATE_LIMIT_SHARES', range: { type: 'integer', min: 1, max: 1001 }, default: 1, doc: 'how many invocations of the queue can run at once: without a store, each starts at most RATE_LIMIT_PER_SECOND / this many handlers per second (the stack sets it)' },
   idempotencyTtlSeconds: { variable: 'IDEMPOTENCY_TTL_SECONDS', code: 'idempotency.ttlSeconds', range: { type: 'integer', min: 1, max: 31_536_000 }, default: 3600, doc: 'how long a completed key is remembered (1 hour, as Powertools)' },
 } as const satisfies Record<string, OptionSpec>;
 

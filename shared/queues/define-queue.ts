@@ -49,7 +49,7 @@ const DEFINITION = Symbol.for('boomerang.queue-definition');
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 const QUEUE_KEYS: readonly string[] = [
-  'name', 'handler', 'workQueue', 'parkingQueue', 'delayMode', 'delayResolutionMs', 'queueType', 'retry', 'rules', 'ackOrder', 'batchSize', 'maxMessages', 'concurrency', 'tracing', 'idempotency', 'deploy',
+  'name', 'handler', 'workQueue', 'parkingQueue', 'delayMode', 'delayResolutionMs', 'queueType', 'retry', 'rules', 'ackOrder', 'batchSize', 'maxMessages', 'concurrency', 'tracing', 'idempotency', 'rateLimit', 'deploy',
 ];
 
 /**

@@ -34,6 +34,7 @@ function boundaries(range: OptionRange): { accepted: (number | string)[]; refuse
 const CONTEXT: Partial<Record<Name, { env: Env; code?: Partial<ConfigInCode> }>> = {
   maxDelayMs: { env: { BACKOFF_INITIAL_MS: '1' }, code: { retry: { initialDelayMs: 1 } } },
   idempotencyTtlSeconds: { env: { IDEMPOTENCY_STORE: REDIS } },
+  rateLimitShares: { env: { RATE_LIMIT_PER_SECOND: '10' } },
   amqpPort: { env: { AMQP_SECRET_ID: 's' } },
   amqpTls: { env: { AMQP_SECRET_ID: 's' } },
   secretCacheSeconds: { env: { AMQP_SECRET_ID: 's' } },
@@ -42,6 +43,8 @@ const CONTEXT: Partial<Record<Name, { env: Env; code?: Partial<ConfigInCode> }>>
 /** Where a row's value lands in the config. */
 function valueIn(config: Config, name: Name): unknown {
   if (name === 'idempotencyTtlSeconds') return config.idempotency?.ttlSeconds;
+  if (name === 'rateLimitPerSecond') return config.rateLimit?.perSecond;
+  if (name === 'rateLimitShares') return config.rateLimit?.shares;
   if (name === 'amqpPort') return config.amqpSecret?.port;
   if (name === 'amqpTls') return config.amqpSecret?.tls === undefined ? undefined : String(config.amqpSecret.tls);
   if (name === 'secretCacheSeconds') return config.amqpSecret?.cacheSeconds;
