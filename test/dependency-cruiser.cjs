@@ -3,7 +3,7 @@
  * `depcruise shared infra functions --config test/dependency-cruiser.cjs` and fails on any violation.
  * Layers, bottom to top (a layer imports only layers below it, and never in a cycle):
  *   ground floor  shared/errors.ts, shared/message/, shared/retry/, shared/config/
- *   services      shared/observability/, shared/topology/, shared/idempotency/, shared/amqp/
+ *   services      shared/observability/, shared/topology/, shared/idempotency/, shared/amqp/, shared/pacing/
  *   core          shared/core/          (the lifecycle of one message)
  *   copy          shared/copy/          (the copy path the modes share)
  *   modes         shared/pull/, shared/event/ (later shared/native/), side by side
@@ -13,7 +13,7 @@
  *   deployment    functions/, shared/examples/ (a team's handlers), infra/
  */
 const GROUND = '^shared/(errors[.]ts|message/|retry/|config/)';
-const SERVICES = '^shared/(observability|topology|idempotency|amqp)/';
+const SERVICES = '^shared/(observability|topology|idempotency|amqp|pacing)/';
 const MODES = '^shared/(pull|event|native)/';
 const ASSEMBLY = '^shared/(queues/|index[.]ts)';
 const TOOLS = '^shared/(parked|console|demo|cli)/';
@@ -41,7 +41,7 @@ module.exports = {
     },
     {
       name: 'services-below-core',
-      comment: 'observability/, topology/, idempotency/ and amqp/ import only the ground floor and each other.',
+      comment: 'observability/, topology/, idempotency/, amqp/ and pacing/ import only the ground floor and each other.',
       severity: 'error',
       from: { path: SERVICES },
       to: { path: '^shared/', pathNot: [GROUND, SERVICES] },
