@@ -23,6 +23,7 @@ import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-break
 import { checkCrashLoop, crashLoopError } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
 import type { LifecycleOptions, Origin } from './lifecycle-options.js';
+import type { Pacer } from './pacer.js';
 import { cutOff, NOT_TRIED, RECORDED_FAILURE, OUT_OF_TIME, STORE_DOWN } from './recorded-failures.js';
 import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
 
@@ -55,6 +56,8 @@ class Lifecycle<O extends Origin = Origin> {
     this.breaker = startBreaker(options.config.breakerThreshold);
     this.context = Object.freeze({ signal: this.abort.signal, functionName: options.config.functionName });
     this.abortTimer = setTimeout(() => this.abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
+    // Paced: the summary says so (pacedMs), even when no start had to wait.
+    if (options.pacer !== undefined) options.tally.paced(0);
   }
 
   /** Aborted at the budget's stop: the handlers' own signal. */
@@ -103,6 +106,10 @@ class Lifecycle<O extends Origin = Origin> {
     }
     // The breaker opened, or the store went down, while this one waited for a turn.
     if (this.stop !== undefined) return recorded(span, false, this.untriedVerdict(delivery, false));
+    if (this.options.pacer !== undefined) {
+      const untried = await this.paced(delivery);
+      if (untried !== undefined) return recorded(span, false, untried);
+    }
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
     this.running.set(delivery, { message, origin });
     const { guard, handler } = this.options;
@@ -177,6 +184,14 @@ class Lifecycle<O extends Origin = Origin> {
   public end(): void {
     clearTimeout(this.abortTimer);
     this.abort.abort(new Error('invocation over'));
+  }
+
+  /** Waits for the rate limit's turn; the verdict when it may not start after all (out of time, or the lifecycle stopped meanwhile). */
+  private async paced(delivery: Delivery): Promise<Verdict | undefined> {
+    const waitedMs = await (this.options.pacer as Pacer).turn(this.context.signal);
+    if (waitedMs === undefined) return this.untriedVerdict(delivery, true);
+    this.options.tally.paced(waitedMs);
+    return this.stop === undefined ? undefined : this.untriedVerdict(delivery, false);
   }
 
   /** The handler's call; with a guard, at most once per idempotency key. */

@@ -11,6 +11,7 @@ import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
 import type { AttemptTracer } from '../observability/attempt-tracer.js';
 import { createLogger, logLevelFrom, type LogFields, type Logger } from '../observability/logger.js';
 import { noMetrics, type InvocationMetrics } from '../observability/metrics.js';
+import { containerPacing, type Pacer } from './pacer.js';
 import { openTracer } from '../observability/open-tracer.js';
 import { createLambdaLogger, type LambdaLogger } from '../observability/powertools-logger.js';
 import { PowertoolsMetrics } from '../observability/powertools-metrics.js';
@@ -52,6 +53,11 @@ type FunctionOptions = {
    * logged as one warning at the first invocation of the container, so none is ignored in silence. @default none
    */
   readonly overrides?: (env: Env) => readonly EnvOverride[];
+  /**
+   * Makes each invocation's pacer from the config (tests give a fake store). @default containerPacing():
+   * none without `config.rateLimit`, else the share of the limit or the store's bucket, the store opened once per container
+   */
+  readonly pacing?: (config: Config, log: Logger) => Pacer | undefined;
 };
 
 /** The part of the Lambda context the functions read (Powertools' logger adds the rest it finds). */
@@ -73,6 +79,8 @@ type Invocation<E> = {
   readonly idempotency: IdempotencyGuard | undefined;
   /** The container's tracer (`noTracer` when `config.tracing` is off). */
   readonly tracer: AttemptTracer;
+  /** This invocation's pacer when `config.rateLimit` is set; undefined: no limit. */
+  readonly pacer: Pacer | undefined;
 };
 
 /** What makes one function out of the wrapper. */
@@ -125,6 +133,7 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
   // One per container too: a tracer provider, or the X-Ray SDK's socket, is reused by every invocation.
   let tracer: Promise<AttemptTracer> | undefined = given.tracer === undefined ? undefined : Promise.resolve(given.tracer);
   const tracerFor = (config: Config): Promise<AttemptTracer> => (tracer ??= openTracer(config.tracing, logs().log));
+  const pacerFor = given.pacing ?? containerPacing();
   return async (event, context) => {
     const { lambdaLog, log } = logs();
     lambdaLog?.addContext(context);
@@ -136,8 +145,10 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
       const current = (config ??= (given.loadConfig ?? spec.loadConfig)(env));
       const fields = spec.fields?.(current) ?? {};
       const idempotency = await guardFor(current);
-      const summary = await spec.run({ config: current, event, budgetMs: context.getRemainingTimeInMillis(), log: invocation.log.child(fields), metrics: invocation.metrics, idempotency, tracer: await tracerFor(current) });
-      const line = { coldStart: invocation.coldStart, ...fields, summary };
+      const runLog = invocation.log.child(fields);
+      const pacer = pacerFor(current, runLog);
+      const summary = await spec.run({ config: current, event, budgetMs: context.getRemainingTimeInMillis(), log: runLog, metrics: invocation.metrics, idempotency, tracer: await tracerFor(current), pacer });
+      const line = { coldStart: invocation.coldStart, ...fields, ...(pacer === undefined ? {} : { pacing: pacer.describe() }), summary };
       if (summary.breakerOpened) invocation.log.warn('invocation summary: the circuit breaker opened', line);
       else invocation.log.info('invocation summary', line);
       await invocation.metrics.flush(summary);

@@ -4,6 +4,7 @@ import type { Handler } from '../message/message.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { ModeSettings } from './mode-settings.js';
+import type { Pacer } from './pacer.js';
 import type { Tally } from './tally.js';
 
 /** Where a delivery came from: its queue and, for an event record, what could not be decoded. */
@@ -31,6 +32,8 @@ type LifecycleOptions = {
   readonly stopAt: number;
   /** Epoch ms: what the guard keeps a key in progress for. */
   readonly hardStopAt: number;
+  /** The queue's rate limit: each handler start waits for its turn. @default none: no limit, no wait */
+  readonly pacer?: Pacer;
 };
 
 export type { LifecycleOptions, Origin };

@@ -26,6 +26,7 @@ function pullLifecycle(
     tally: parts.tally,
     stopAt: parts.stopTakingAt,
     hardStopAt: parts.hardStopAt,
+    pacer: options.pacer,
   });
 }
 

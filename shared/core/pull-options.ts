@@ -5,6 +5,7 @@ import type { Handler } from '../message/message.js';
 import type { AttemptTracer } from '../observability/attempt-tracer.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
+import type { Pacer } from './pacer.js';
 
 /** What one pull invocation (`runPull`) is given; its consume loop (pull-loop.ts) reads it too. */
 type PullOptions = {
@@ -29,6 +30,8 @@ type PullOptions = {
   readonly idempotency?: IdempotencyGuard;
   /** Starts one span per attempt, which its settlement ends. @default noTracer: tracing off */
   readonly tracer?: AttemptTracer;
+  /** Paces the handler starts (the wrapper's, when `config.rateLimit` is set). @default none: no limit */
+  readonly pacer?: Pacer;
 };
 
 export type { PullOptions };

@@ -20,6 +20,8 @@ class Tally {
   private readonly traced: boolean;
   private readonly summary: Summary = emptySummary();
   private stopSet = false;
+  /** Unrounded: the summary holds it in whole milliseconds. */
+  private pacedMs = 0;
 
   /** @param tracer the container's tracer. @default noTracer: tracing off */
   public constructor(tracer?: AttemptTracer) {
@@ -76,6 +78,12 @@ class Tally {
   public fail(reason: FailureReason): void {
     this.stopSet = true;
     this.summary.stoppedBecause = reason;
+  }
+
+  /** A handler start waited `waitedMs` at the head of the rate limit's line (0: the invocation is paced, nothing waited yet). */
+  public paced(waitedMs: number): void {
+    this.pacedMs += waitedMs;
+    this.summary.pacedMs = Math.round(this.pacedMs);
   }
 
   public breakerOpened(opened: boolean): void {

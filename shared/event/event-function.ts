@@ -33,10 +33,10 @@ function createEventFunction(handler: Handler, given: FunctionOptions = {}) {
   return createLambdaFunction<unknown, EventContext>(given, {
     defaultName: DEFAULTS.eventFunctionName,
     loadConfig: (env) => loadConfig(env, DEFAULTS.eventFunctionName),
-    async run({ config, event, budgetMs, log, metrics, idempotency, tracer }) {
+    async run({ config, event, budgetMs, log, metrics, idempotency, tracer, pacer }) {
       refuseNative(config);
       try {
-        return await runEvent({ config, handler, event, budgetMs, log, metrics, idempotency, tracer, beforeHandlers });
+        return await runEvent({ config, handler, event, budgetMs, log, metrics, idempotency, tracer, pacer, beforeHandlers });
       } catch (error) {
         // A copy came back unroutable: check every queue again next time, each destination on its own.
         if (isReturnedCopy(error)) {

@@ -12,6 +12,7 @@ import type { InvocationMetrics } from '../observability/metrics.js';
 import type { Handler } from '../message/message.js';
 import type { SecretStore } from '../amqp/secrets.js';
 import type { Summary } from '../observability/summary.js';
+import type { Pacer } from '../core/pacer.js';
 import { Tally } from '../core/tally.js';
 import { eventSettings } from '../core/mode-settings.js';
 import type { TopologyOptions } from '../topology/types.js';
@@ -39,6 +40,8 @@ type EventRunOptions = {
   readonly idempotency?: IdempotencyGuard;
   /** Starts one span per attempt, which its settlement ends. @default noTracer: tracing off */
   readonly tracer?: AttemptTracer;
+  /** Paces the handler starts (the wrapper's, when `config.rateLimit` is set). @default none: no limit */
+  readonly pacer?: Pacer;
   /**
    * Runs once connected, before any handler, with the topology of each queue of the batch; a throw
    * fails the invocation with that error, and the whole batch comes back (the wrapper checks each
@@ -109,6 +112,7 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
       random: options.random ?? Math.random,
       tally,
       idempotency: options.idempotency,
+      pacer: options.pacer,
     });
     tally.breakerOpened(result.breakerOpened);
     if (result.failure === undefined) {

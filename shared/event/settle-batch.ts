@@ -2,6 +2,7 @@ import type { Config } from '../config/config.js';
 import { Lifecycle } from '../core/attempt.js';
 import { InFlight, unlessAborted } from '../core/in-flight.js';
 import type { ModeSettings } from '../core/mode-settings.js';
+import type { Pacer } from '../core/pacer.js';
 import type { Outcome } from '../observability/summary.js';
 import type { Tally } from '../core/tally.js';
 import type { Verdict } from '../core/verdict.js';
@@ -27,6 +28,8 @@ type SettleBatchOptions = {
   readonly tally: Tally;
   /** Runs each handler call at most once per idempotency key. @default none */
   readonly idempotency?: IdempotencyGuard;
+  /** Paces the handler starts (the queue's rate limit). @default none */
+  readonly pacer?: Pacer;
 };
 
 type SettleBatchResult = {
@@ -59,6 +62,7 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
     tally,
     stopAt: options.stopAt,
     hardStopAt: options.hardStopAt,
+    pacer: options.pacer,
   });
   const settled = new Set<EventRecord>();
   let failure: Error | undefined;

@@ -26,8 +26,8 @@ const OTHER_ERRORS = 'Other';
 /**
  * The single values of the main document: the summary's counts (`skippedDuplicates` among them),
  * `withoutIdempotencyKey`, `handlerErrors` (all names),
- * `invocationErrors` (1 when the invocation threw), `breakerOpened` (0 or 1), `durationMs`, and
- * `parkedDepth` (the parking lot's depth at the end) when it was read.
+ * `invocationErrors` (1 when the invocation threw), `breakerOpened` (0 or 1), `durationMs`,
+ * `parkedDepth` (the parking lot's depth at the end) when it was read, and `pacedMs` with a rate limit.
  */
 function invocationCounts(summary: Summary, errorsByName: ReadonlyMap<string, number>, failedWith: string | undefined): Record<string, number> {
   const handlerErrors = [...errorsByName.values()].reduce((sum, n) => sum + n, 0);
@@ -37,6 +37,8 @@ function invocationCounts(summary: Summary, errorsByName: ReadonlyMap<string, nu
   counts.durationMs = summary.durationMs;
   // A gauge, not a count: written only when it was read, so a failed invocation never reports 0.
   if (summary.parkedDepth !== undefined) counts.parkedDepth = summary.parkedDepth;
+  // Only a queue with a rate limit has it: the others pay for no metric they cannot have.
+  if (summary.pacedMs !== undefined) counts.pacedMs = summary.pacedMs;
   return counts;
 }
 

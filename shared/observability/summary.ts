@@ -37,6 +37,12 @@ type Summary = {
    * stack alarms on); undefined when the invocation failed or the depth could not be read.
    */
   parkedDepth?: number;
+  /**
+   * With a rate limit only: how long, in the invocation, messages waited for their turn under it (the
+   * time the line of handler starts was held back; never more than `durationMs`). Close to
+   * `durationMs`: the limit set the pace, not the handler or the queue.
+   */
+  pacedMs?: number;
   /** Why the invocation stopped taking messages. */
   stoppedBecause: StopReason;
 };

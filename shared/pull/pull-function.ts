@@ -29,12 +29,12 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
     defaultName: DEFAULTS.functionName,
     loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
     fields: (config) => ({ queue: config.workQueue }),
-    async run({ config, budgetMs, log, metrics, idempotency, tracer }) {
+    async run({ config, budgetMs, log, metrics, idempotency, tracer, pacer }) {
       if (config.delayMode === 'native') {
         // rhea itself is loaded at the first native connection (native/amqp10-attempt.ts): importing
         // the native engine here lazily would make the bundler split every module it shares with this one.
         // Its work queue and parking lot are checked at the first invocation, and again after one that failed.
-        const summary = await runNativePull({ config, handler, budgetMs, log, metrics, idempotency, tracer }, { checkTopology: !delayPathChecked });
+        const summary = await runNativePull({ config, handler, budgetMs, log, metrics, idempotency, tracer, pacer }, { checkTopology: !delayPathChecked });
         delayPathChecked = true;
         return summary;
       }
@@ -43,7 +43,7 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
         delayPathChecked = true;
       };
       try {
-        return await runPull({ config, handler, budgetMs, log, metrics, beforeConsume, idempotency, tracer });
+        return await runPull({ config, handler, budgetMs, log, metrics, beforeConsume, idempotency, tracer, pacer });
       } catch (error) {
         // A copy came back unroutable mid-run: check each destination next time, so that it fails at once.
         if (isNamedError(error, 'TopologyDriftError')) {

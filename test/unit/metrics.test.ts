@@ -51,6 +51,17 @@ describe('emfDocuments', () => {
     expect(directive(main).Metrics.some((m) => m.Name === 'parkedDepth')).toBe(expected !== undefined);
   });
 
+  it.each([
+    { label: 'writes the time paced of a queue with a rate limit', pacedMs: 1234, expected: 1234 },
+    { label: 'leaves pacedMs out without a rate limit', pacedMs: undefined, expected: undefined },
+  ])('$label', ({ pacedMs, expected }) => {
+    // Act
+    const [main] = emfDocuments({ service: 's', timestampMs: NOW, summary: summaryOf({ pacedMs }), errorsByName: new Map(), retryDelaysMs: [] });
+    // Assess
+    expect(main?.pacedMs).toBe(expected);
+    expect(directive(main).Metrics.find((m) => m.Name === 'pacedMs')).toEqual(expected === undefined ? undefined : { Name: 'pacedMs', Unit: 'Milliseconds' });
+  });
+
   it('counts a failed invocation in invocationErrors, also by the name of the error it threw', () => {
     // Prepare
     const summary = summaryOf({ stoppedBecause: 'config-error' });
