@@ -13,20 +13,26 @@ import { loadDeclaredQueues } from '../queues/declared-queues.js';
 import type { DeployedQueue } from './deployed-queue.js';
 import { ANSWER_FD, type DefinitionsAnswer, type DefinitionsRequest } from './definitions.js';
 import { checkFunctionEnvironment } from './function-environment.js';
+import { rateLimitShares } from './rate-limit-shares.js';
 
 async function answer(request: DefinitionsRequest): Promise<DefinitionsAnswer> {
   try {
     const declared = await loadDeclaredQueues({ dir: request.functionsDir, files: request.files, env: {} });
     const env = request.functionEnvironment;
-    const queues = declared.map((queue): DeployedQueue => ({
-      name: queue.name,
-      workQueue: queue.workQueue,
-      file: relative(process.cwd(), queue.file) || queue.file,
-      path: queue.file,
-      deploy: queue.deploy,
-      ...checkFunctionEnvironment(queue, env),
-      overrides: formatOverrides(queue.overrides(env)),
-    }));
+    const queues = declared.map((queue): DeployedQueue => {
+      const file = relative(process.cwd(), queue.file) || queue.file;
+      const reading = checkFunctionEnvironment(queue, env);
+      return {
+        name: queue.name,
+        workQueue: queue.workQueue,
+        file,
+        path: queue.file,
+        deploy: queue.deploy,
+        ...reading,
+        rateLimitShares: rateLimitShares({ name: queue.name, file, deploy: queue.deploy, rateLimit: reading.rateLimit }),
+        overrides: formatOverrides(queue.overrides(env)),
+      };
+    });
     return { queues };
   } catch (error) {
     return { error: { name: (error as Error).name ?? 'Error', message: (error as Error).message ?? String(error) } };

@@ -5,6 +5,7 @@
 import type { ResolvedDeploy } from '../queues/deploy-options.js';
 import type { Tracing } from '../config/option-table.js';
 import type { FunctionTimings } from './function-environment.js';
+import type { RateLimitReading } from './rate-limit-shares.js';
 
 /** One declared queue, as the construct deploys it. */
 type DeployedQueue = {
@@ -23,6 +24,10 @@ type DeployedQueue = {
   readonly storeSecretArn: string | undefined;
   /** Where each attempt's span goes: the pull and event functions of an `xray` queue get Lambda's active tracing. */
   readonly tracing: Tracing;
+  /** The queue's rate limit, as its functions read it; undefined: none. */
+  readonly rateLimit: RateLimitReading | undefined;
+  /** RATE_LIMIT_SHARES of its pull and event functions (rate-limit-shares.ts); undefined without a rate limit. */
+  readonly rateLimitShares: number | undefined;
   /** A line for each `functionEnvironment` variable that the queue's file replaces, with both values. */
   readonly overrides: readonly string[];
 };

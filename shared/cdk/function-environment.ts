@@ -11,6 +11,7 @@ import { METRICS_NAMESPACE } from '../observability/metrics.js';
 import { redactUrl } from '../observability/redact.js';
 import type { QueueDefinition } from '../queues/define-queue.js';
 import type { Tracing } from '../config/option-table.js';
+import type { RateLimitReading } from './rate-limit-shares.js';
 
 /** Where the stack-set values come from (tokens in the stack, placeholders at the check). */
 type StackValues = {
@@ -21,6 +22,8 @@ type StackValues = {
   readonly functionName: string;
   /** `dynamodb:<table>` when the stack created the queue's idempotency table; it goes over `extra`. @default none */
   readonly idempotencyStore?: string;
+  /** RATE_LIMIT_SHARES of a queue with a rate limit (rate-limit-shares.ts). @default none */
+  readonly rateLimitShares?: number;
 };
 
 /** The variables the stack sets, each with where it comes from: `functionEnvironment` may not set them. */
@@ -35,6 +38,7 @@ const STACK_VARIABLES: Readonly<Record<string, string>> = {
   FUNCTION_NAME: 'the stack sets it to the function name, which the alarms watch',
   POWERTOOLS_SERVICE_NAME: 'the stack sets it to the function name: it is the `service` dimension the alarms watch',
   POWERTOOLS_METRICS_NAMESPACE: `the stack sets it to ${METRICS_NAMESPACE}, the namespace the alarms watch`,
+  RATE_LIMIT_SHARES: "the stack sets it for a queue with a rate limit, from its functions/<name>.ts: the pull function's reserved concurrency (deploy.pull.reservedConcurrency), plus 1 when it deploys its event function",
 };
 
 /** The one NODE_OPTIONS a function may get: file-and-line stack traces (docs/deploy.md, "The bundles"). */
@@ -99,6 +103,7 @@ function functionEnvironment(values: StackValues, extra: Readonly<Record<string,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     ...extra,
     ...(values.idempotencyStore === undefined ? {} : { IDEMPOTENCY_STORE: values.idempotencyStore }),
+    ...(values.rateLimitShares === undefined ? {} : { RATE_LIMIT_SHARES: String(values.rateLimitShares) }),
   };
 }
 
@@ -112,6 +117,8 @@ type FunctionReading = {
   readonly storeSecretArn: string | undefined;
   /** Where each attempt's span goes (`tracing`, or TRACING in functionEnvironment): `xray` needs Lambda's active tracing. */
   readonly tracing: Tracing;
+  /** The queue's rate limit (`rateLimit`, or RATE_LIMIT_PER_SECOND in functionEnvironment), and whether a store serves it. */
+  readonly rateLimit: RateLimitReading | undefined;
 };
 
 /**
@@ -134,7 +141,13 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
   try {
     const config = queue.loadConfig(env);
     const store = config.idempotency?.store;
-    reading = { timings: { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs }, storeSecretArn: store?.kind === 'redis' ? store.secretId : undefined, tracing: config.tracing };
+    const limit = config.rateLimit;
+    reading = {
+      timings: { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs },
+      storeSecretArn: store?.kind === 'redis' ? store.secretId : undefined,
+      tracing: config.tracing,
+      rateLimit: limit === undefined ? undefined : { perSecond: limit.perSecond, store: limit.store !== undefined },
+    };
   } catch (error) {
     if (!isNamedError<ConfigError>(error, 'ConfigError')) throw error;
     throw new ConfigError(`functionEnvironment: ${error.message} (the functions of ${queue.name} would refuse to start with it)`, { cause: error });

@@ -73,7 +73,11 @@ function functionSpec(queue: DeployedQueue, kind: Kind, shared: Shared, table: I
     id: `${constructId(queue.name)}${KIND_IDS[kind]}`,
     functionName: name,
     code: bundledCode(entry, shared.workingDir, shared.bundled),
-    environment: functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name, idempotencyStore: table?.storeSetting }, shared.settings.functionEnvironment),
+    environment: functionEnvironment({
+      virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name, idempotencyStore: table?.storeSetting,
+      // Retention handles no message: it is not paced.
+      rateLimitShares: kind === 'retention' ? undefined : queue.rateLimitShares,
+    }, shared.settings.functionEnvironment),
     /** The guard's four item calls on the queue's own table, and the read of its Redis password secret, when it has them. */
     idempotencyStatements: [
       ...(table === undefined ? [] : [table.statement()]),
