@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Gate, TurnLine } from '../../shared/core/turn-line.js';
 import { FakeClock, settle } from '../helpers/fake-clock.js';
+import { mostInWindow } from '../helpers/pace-windows.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 /** The share gate: one start every `intervalMs`, counted from the last one the line let go. */
@@ -11,17 +12,6 @@ function ask(line: TurnLine, clock: FakeClock, count: number, signal = new Abort
   const went: { i: number; at: number; headMs: number | undefined }[] = [];
   for (let i = 0; i < count; i++) void line.turn(signal).then((headMs) => went.push({ i, at: clock.now(), headMs }));
   return went;
-}
-
-/** Most starts in any window of `windowMs` (closed at both ends, the worst reading). */
-function mostInWindow(times: readonly number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while ((sorted[i] as number) - (sorted[j] as number) > windowMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
 }
 
 describe('TurnLine', () => {
