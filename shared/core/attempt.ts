@@ -46,6 +46,9 @@ class Lifecycle<O extends Origin = Origin> {
   private storeDown = false;
   private readonly running = new Map<Delivery, Running<O>>();
   private readonly abort = new AbortController();
+  /** Aborted when the lifecycle stops for good (breaker, store down): the starts waiting for the rate limit leave the line. */
+  private readonly stopping = new AbortController();
+  private readonly turnSignal: AbortSignal;
   private readonly abortTimer: NodeJS.Timeout;
   /** One context for every call: AbortController#signal is a checked getter, too slow to read per message. */
   private readonly context: HandlerContext;
@@ -58,6 +61,7 @@ class Lifecycle<O extends Origin = Origin> {
     this.abortTimer = setTimeout(() => this.abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
     // Paced: the summary says so (pacedMs), even when no start had to wait.
     if (options.pacer !== undefined) options.tally.paced(0);
+    this.turnSignal = options.pacer === undefined ? this.abort.signal : AbortSignal.any([this.abort.signal, this.stopping.signal]);
   }
 
   /** Aborted at the budget's stop: the handlers' own signal. */
@@ -104,12 +108,12 @@ class Lifecycle<O extends Origin = Origin> {
       this.crashLoopsParked++;
       return recorded(span, false, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined));
     }
-    // The breaker opened, or the store went down, while this one waited for a turn.
-    if (this.stop !== undefined) return recorded(span, false, this.untriedVerdict(delivery, false));
     if (this.options.pacer !== undefined) {
       const untried = await this.paced(delivery);
       if (untried !== undefined) return recorded(span, false, untried);
     }
+    // The breaker opened, or the store went down, while this one waited for a turn.
+    if (this.stop !== undefined) return recorded(span, false, this.untriedVerdict(delivery, false));
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
     this.running.set(delivery, { message, origin });
     const { guard, handler } = this.options;
@@ -139,6 +143,7 @@ class Lifecycle<O extends Origin = Origin> {
       const wasOpen = this.breaker.state === 'open';
       this.breaker = recordOutcome(this.breaker, error.retryable ? 'retryable-failure' : 'other-failure');
       if (!wasOpen && this.breaker.state === 'open') {
+        this.stopping.abort();
         log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', { failuresInARow: this.breaker.failuresInARow, errorName: error.name });
       }
       return recorded(span, true, this.failed(delivery, message, thrown, thrown));
@@ -186,12 +191,12 @@ class Lifecycle<O extends Origin = Origin> {
     this.abort.abort(new Error('invocation over'));
   }
 
-  /** Waits for the rate limit's turn; the verdict when it may not start after all (out of time, or the lifecycle stopped meanwhile). */
+  /** Waits for the rate limit's turn; the verdict when it left the line first (out of time, or the lifecycle stopped). */
   private async paced(delivery: Delivery): Promise<Verdict | undefined> {
-    const waitedMs = await (this.options.pacer as Pacer).turn(this.context.signal);
-    if (waitedMs === undefined) return this.untriedVerdict(delivery, true);
+    const waitedMs = await (this.options.pacer as Pacer).turn(this.turnSignal);
+    if (waitedMs === undefined) return this.untriedVerdict(delivery, this.stop === undefined);
     this.options.tally.paced(waitedMs);
-    return this.stop === undefined ? undefined : this.untriedVerdict(delivery, false);
+    return undefined;
   }
 
   /** The handler's call; with a guard, at most once per idempotency key. */
@@ -226,6 +231,7 @@ class Lifecycle<O extends Origin = Origin> {
     this.storeFailuresInARow = refusal === 'store-down' ? this.storeFailuresInARow + 1 : 0;
     if (this.storeFailuresInARow >= STORE_FAILURES_TO_STOP && !this.storeDown) {
       this.storeDown = true;
+      this.stopping.abort();
       log.warn('idempotency: the store failed for several messages in a row; no more messages are tried in this invocation', { failuresInARow: this.storeFailuresInARow, ...refusalFields(thrown) });
     }
     return this.deferred(delivery, errorFacts(thrown));

@@ -77,23 +77,41 @@ describe('Lifecycle: the rate limit', () => {
     expect(verdict).toMatchObject(expected);
   });
 
-  it('defers, untried, a message whose turn came after the breaker opened while it waited', async () => {
+  it('lets a message waiting for its turn leave the line at once when the breaker opens, deferred untried', async () => {
     // Prepare: BREAKER_THRESHOLD 1, so the first failure opens it.
-    const { pacer, give } = handPacer();
+    const { pacer, waiting, give } = handPacer();
     let calls = 0;
     const { made } = lifecycle(() => { calls++; throw new RetryableError('HTTP 503'); }, { pacer });
     const first = made.attempt(delivery(), ORIGIN);
     const second = made.attempt(delivery({ 'x-retry-no': 1 }), ORIGIN);
     await turn();
-    // Act
+    // Act: only the first gets its turn.
     give(0);
     await first;
-    give(100);
     const verdict = await second;
     made.end();
     // Assess
     expect(calls).toBe(1);
+    expect(waiting()).toBe(1);
     expect(verdict).toMatchObject({ kind: 'defer', retryNo: 1, delayMs: 2000, why: { name: 'CircuitBreakerOpen' } });
+  });
+
+  it('defers, untried, a message whose turn came as the lifecycle stopped', async () => {
+    // Prepare: the second's turn is given in the same turn of the event loop as the first fails.
+    const { pacer, give } = handPacer();
+    let calls = 0;
+    const { made } = lifecycle(() => { calls++; throw new RetryableError('HTTP 503'); }, { pacer });
+    const first = made.attempt(delivery(), ORIGIN);
+    const second = made.attempt(delivery(), ORIGIN);
+    await turn();
+    // Act
+    give(0);
+    give(0);
+    const verdicts = await Promise.all([first, second]);
+    made.end();
+    // Assess
+    expect(calls).toBe(1);
+    expect(verdicts[1]).toMatchObject({ kind: 'defer', why: { name: 'CircuitBreakerOpen' } });
   });
 
   it('asks no pacer and writes no pacedMs without a rate limit', async () => {
