@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../shared/config/config.js';
 import { createEventFunction } from '../../shared/event/event-function.js';
 import type { Handler } from '../../shared/message/message.js';
+import { openRateStore } from '../../shared/pacing/open-rate-store.js';
 import { createRedisRateStore } from '../../shared/pacing/redis-rate-store.js';
 import { rateKey } from '../../shared/pacing/rate-store.js';
 import { createPullFunction } from '../../shared/pull/pull-function.js';
@@ -20,6 +21,7 @@ import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { closedPort, REDIS_URL, silentServer } from '../helpers/idempotency-stores.js';
 import { mostInWindow } from '../helpers/pace-windows.js';
+import { startPasswordRedis } from '../helpers/redis-server.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { eventFor, rmqMessage } from '../fixtures/events.js';
 
@@ -163,6 +165,24 @@ describe('the rate limit with a Redis store', () => {
       expect(ttlMs).toBeLessThanOrEqual(1300);
     } finally {
       store.close();
+    }
+  });
+
+  it("logs in with the idempotency store's password secret, and reads it again once when the server refuses the old one", async () => {
+    // Prepare: a server asking for a password, and a secret that holds a stale one first.
+    const server = await startPasswordRedis('s3cret');
+    const reads: boolean[] = [];
+    const secrets = { get: async (_id: string, options?: { readonly refresh?: boolean }) => { reads.push(options?.refresh ?? false); return options?.refresh ? 's3cret' : 'old'; } };
+    const store = await openRateStore({ url: server.url, secretId: 'boomerang/redis', from: 'idempotency' }, recordingLogger('error').log, secrets);
+    try {
+      // Act
+      const answer = await store.take(rateKey('/', uniqueName('rate')), 100);
+      // Assess
+      expect(answer).toBe(0);
+      expect(reads).toEqual([false, true]);
+    } finally {
+      store.close();
+      await server.stop();
     }
   });
 
