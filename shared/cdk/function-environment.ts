@@ -53,8 +53,8 @@ const COMPLETE_SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}
 
 /**
  * Refuses what would weaken every function of the stack, or put a password in the template: TLS
- * verification turned off, NODE_OPTIONS other than source maps, a password in AMQP_URL or in a Redis
- * IDEMPOTENCY_STORE. Passwords never appear in the error.
+ * verification turned off, NODE_OPTIONS other than source maps, a password in AMQP_URL, in a Redis
+ * IDEMPOTENCY_STORE or in RATE_LIMIT_STORE. Passwords never appear in the error.
  */
 function refuseUnsafe(extra: Readonly<Record<string, string>>): void {
   if (extra.NODE_TLS_REJECT_UNAUTHORIZED !== undefined) {
@@ -76,6 +76,14 @@ function refuseUnsafe(extra: Readonly<Record<string, string>>): void {
     throw new ConfigError(
       `functionEnvironment must not hold a password in AMQP_URL (${redactUrl(url)}): it would be readable in the template and the function configuration. ` +
         'Put the credentials in the broker secret (brokerSecret; BrokerSecretArn in the example app) and remove AMQP_URL.',
+    );
+  }
+  const rateStore = extra.RATE_LIMIT_STORE;
+  if (rateStore !== undefined && redisUrlHasPassword(rateStore)) {
+    throw new ConfigError(
+      `functionEnvironment must not hold a password in RATE_LIMIT_STORE (${describeUrl(rateStore)}): it would be readable in the template and the function configuration. ` +
+        'A rate limit whose Redis asks for a password takes it from the idempotency store\'s secret: make that Redis the queue\'s IDEMPOTENCY_STORE, ' +
+        'with its password secret named by IDEMPOTENCY_STORE_SECRET_ID, and remove RATE_LIMIT_STORE (the idempotency store then keeps the limit\'s bucket too).',
     );
   }
   const store = extra.IDEMPOTENCY_STORE;

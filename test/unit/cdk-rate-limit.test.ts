@@ -48,6 +48,21 @@ describe('Function: rateLimitShares', () => {
     expect((error as Error).message).toMatch(/^functionEnvironment must not set RATE_LIMIT_SHARES: the stack sets it for a queue with a rate limit/);
   });
 
+  it('keeps a password out of the template: RATE_LIMIT_STORE may not hold one', () => {
+    // Prepare
+    const { queue } = defineQueue({ name: 'orders', handler: async () => undefined, workQueue: 'orders', rateLimit: { perSecond: 20 } });
+    // Act
+    let error: unknown;
+    try {
+      checkFunctionEnvironment(queue, { RATE_LIMIT_STORE: 'redis://:s3cret@pace.internal:6379' });
+    } catch (thrown) {
+      error = thrown;
+    }
+    // Assess
+    expect((error as Error).message).toMatch(/^functionEnvironment must not hold a password in RATE_LIMIT_STORE \(redis:\/\/:\*\*\*@pace\.internal:6379\)/);
+    expect((error as Error).message).not.toContain('s3cret');
+  });
+
   it('is undefined for a queue without a rate limit', () => {
     expect(rateLimitShares({ name: 'orders', file: 'functions/orders.ts', deploy: resolveDeploy({}, SOURCE), rateLimit: undefined })).toBeUndefined();
   });
