@@ -7,10 +7,10 @@ import { BoomerangQueues } from '../../shared/cdk/index.js';
 import { readQueueDefinitions } from '../../shared/cdk/definitions.js';
 import { checkFunctionEnvironment } from '../../shared/cdk/function-environment.js';
 import { rateLimitShares } from '../../shared/cdk/rate-limit-shares.js';
-import { ConfigError } from '../../shared/errors.js';
 import { defineQueue } from '../../shared/queues/define-queue.js';
 import { resolveDeploy, type DeployOptions } from '../../shared/queues/deploy-options.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
+import { configErrorOf } from '../helpers/config-error.js';
 import { SKIP_BUNDLING, SYNTH_TIMEOUT_MS } from '../fixtures/synth.js';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:boomerang/broker-AbCdEf';
@@ -38,29 +38,19 @@ describe('Function: rateLimitShares', () => {
     // Prepare
     const { queue } = defineQueue({ name: 'orders', handler: async () => undefined, workQueue: 'orders', rateLimit: { perSecond: 20 } });
     // Act
-    let error: unknown;
-    try {
-      checkFunctionEnvironment(queue, { RATE_LIMIT_SHARES: '4' });
-    } catch (thrown) {
-      error = thrown;
-    }
+    const error = configErrorOf(() => checkFunctionEnvironment(queue, { RATE_LIMIT_SHARES: '4' }));
     // Assess
-    expect((error as Error).message).toMatch(/^functionEnvironment must not set RATE_LIMIT_SHARES: the stack sets it for a queue with a rate limit/);
+    expect(error.message).toMatch(/^functionEnvironment must not set RATE_LIMIT_SHARES: the stack sets it for a queue with a rate limit/);
   });
 
   it('keeps a password out of the template: RATE_LIMIT_STORE may not hold one', () => {
     // Prepare
     const { queue } = defineQueue({ name: 'orders', handler: async () => undefined, workQueue: 'orders', rateLimit: { perSecond: 20 } });
     // Act
-    let error: unknown;
-    try {
-      checkFunctionEnvironment(queue, { RATE_LIMIT_STORE: 'redis://:s3cret@pace.internal:6379' });
-    } catch (thrown) {
-      error = thrown;
-    }
+    const error = configErrorOf(() => checkFunctionEnvironment(queue, { RATE_LIMIT_STORE: 'redis://:s3cret@pace.internal:6379' }));
     // Assess
-    expect((error as Error).message).toMatch(/^functionEnvironment must not hold a password in RATE_LIMIT_STORE \(redis:\/\/:\*\*\*@pace\.internal:6379\)/);
-    expect((error as Error).message).not.toContain('s3cret');
+    expect(error.message).toMatch(/^functionEnvironment must not hold a password in RATE_LIMIT_STORE \(redis:\/\/:\*\*\*@pace\.internal:6379\)/);
+    expect(error.message).not.toContain('s3cret');
   });
 
   it('is undefined for a queue without a rate limit', () => {
@@ -69,16 +59,10 @@ describe('Function: rateLimitShares', () => {
 
   it('refuses an unreserved pull function without a store, naming the file and what to do', () => {
     // Act
-    let error: unknown;
-    try {
-      shares({ pull: { reservedConcurrency: 0 } });
-    } catch (thrown) {
-      error = thrown;
-    }
+    const error = configErrorOf(() => shares({ pull: { reservedConcurrency: 0 } }));
     // Assess
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(/^functions\/orders\.ts: the rate limit of orders \(20 a second\) cannot hold: its pull function is unreserved \(deploy\.pull\.reservedConcurrency 0\)/);
-    expect((error as Error).message).toContain('Reserve its concurrency (deploy.pull.reservedConcurrency: 1 keeps one tick at a time), or give the limit a Redis store');
+    expect(error.message).toMatch(/^functions\/orders\.ts: the rate limit of orders \(20 a second\) cannot hold: its pull function is unreserved \(deploy\.pull\.reservedConcurrency 0\)/);
+    expect(error.message).toContain('Reserve its concurrency (deploy.pull.reservedConcurrency: 1 keeps one tick at a time), or give the limit a Redis store');
   });
 });
 
@@ -114,15 +98,9 @@ describe('Class: BoomerangQueues with a rate limit', () => {
     const file = join(fixtures.dir, 'unreserved.ts');
     writeFileSync(file, "import { defineQueue } from 'boomerang-rabbitmq';\nexport const { queue } = defineQueue({ name: 'unreserved', handler: async () => undefined, workQueue: 'unreserved', rateLimit: { perSecond: 5 }, deploy: { pull: { reservedConcurrency: 0 } } });\n");
     // Act
-    let error: unknown;
-    try {
-      readQueueDefinitions({ files: [file], functionEnvironment: {} });
-    } catch (thrown) {
-      error = thrown;
-    }
+    const error = configErrorOf(() => readQueueDefinitions({ files: [file], functionEnvironment: {} }));
     // Assess
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toMatch(/unreserved\.ts: the rate limit of unreserved \(5 a second\) cannot hold/);
+    expect(error.message).toMatch(/unreserved\.ts: the rate limit of unreserved \(5 a second\) cannot hold/);
   }, SYNTH_TIMEOUT_MS);
 
   it('takes an unreserved pull function when a store serves the limit (functionEnvironment names one)', () => {
