@@ -3,8 +3,9 @@ import { type PauseMark, type PauseMarker, pauseMarkerArguments, pauseMarkerMess
 import { ShortLivedConsumer } from './short-lived-consumer.js';
 
 /**
- * How long a read waits for the marker's message after the queue counted one: it comes at once,
- * unless it expired in between (then nothing comes, and the queue is not paused).
+ * How long a read waits for the marker's message after the queue counted one (or a reader): it comes
+ * at once, or once another invocation's read gives it back, unless it expired in between (then nothing
+ * comes, and the queue is not paused).
  */
 const READ_WAIT_MS = 500;
 
@@ -14,7 +15,7 @@ const READ_WAIT_MS = 500;
  *
  * A read is a passive declare (2 round trips with the channel's opening: what an invocation pays when
  * no pause holds, beside its own channel's opening); only when the queue holds a message does it read
- * it, with a consumer of prefetch 1 (2 more), and the channel's close gives it back untouched.
+ * it, with a consumer of prefetch 1 (2 more), and the channel's close (1 more) gives it back untouched.
  * A write declares the queue (always the same arguments) and publishes the marker with a confirm.
  * @example
  * const marker = brokerPauseMarker(broker.connection, 'orders');
@@ -26,14 +27,18 @@ function brokerPauseMarker(connection: ChannelModel, workQueue: string): PauseMa
     queue,
     read: () => onChannel(connection.createChannel(), async (channel) => {
       try {
-        if ((await channel.checkQueue(queue)).messageCount === 0) return undefined;
+        // A marker another invocation is reading right now is unacked, so not counted; its reader is.
+        const { messageCount, consumerCount } = await channel.checkQueue(queue);
+        if (messageCount === 0 && consumerCount === 0) return undefined;
       } catch (error) {
-        // No marker queue: never paused, or its last pause a day ago.
+        // No marker queue: never paused, or not read for a day.
         if ((error as { code?: unknown }).code === 404) return undefined;
         throw error;
       }
       const consumer = await ShortLivedConsumer.start(channel, queue, 1);
       const message = await consumer.take(READ_WAIT_MS);
+      // The close cancels the consumer and gives the marker back (for the next reader) before the read ends.
+      await channel.close().catch(() => undefined);
       return message === undefined ? undefined : pausedUntilOf(message.content, Date.now());
     }),
     write: (mark: PauseMark) => onChannel(connection.createConfirmChannel(), async (channel) => {

@@ -6,7 +6,9 @@
  */
 import type { PauseMarker } from '../amqp/pause-marker.js';
 import type { Logger } from '../observability/logger.js';
+import type { Summary } from '../observability/summary.js';
 import type { PauseStart } from './queue-pause.js';
+import type { Tally } from './tally.js';
 
 /**
  * Until when (epoch ms) the queue's marker says it is paused, or undefined: no marker, or it could
@@ -20,6 +22,16 @@ async function readPause(marker: PauseMarker, log: Logger): Promise<number | und
     log.warn('could not read the pause marker; taken as not paused', { markerQueue: marker.queue, reason: (error as Error).message });
     return undefined;
   }
+}
+
+/**
+ * The summary of an invocation that found its queue paused and took nothing: `stoppedBecause: 'paused'`.
+ * @example return pausedSummary(tally, pausedUntil, startedAt);
+ */
+function pausedSummary(tally: Tally, pausedUntil: number, startedAt: number): Summary {
+  tally.paused(pausedUntil);
+  tally.stop('paused');
+  return tally.finish(startedAt);
 }
 
 /**
@@ -72,4 +84,4 @@ class PauseMarking {
   }
 }
 
-export { PauseMarking, readPause };
+export { PauseMarking, pausedSummary, readPause };
