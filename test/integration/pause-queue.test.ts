@@ -14,8 +14,12 @@ import { eventFor, rmqMessage } from '../fixtures/events.js';
 
 const testBroker = useTestBroker();
 
-/** What the partner asks: a pause long enough for a second invocation to fall inside it on a busy machine. */
-const PAUSE_MS = 2000;
+/**
+ * What the partner asks: long enough for a second invocation to fall inside it on a busy machine. The
+ * tests' policy caps a pause at BACKOFF_MAX_MS, raised to fit it.
+ */
+const PAUSE_MS = 4000;
+const POLICY = { BACKOFF_MAX_MS: '6400' };
 
 type Call = { readonly id: string; readonly retryNo: number; readonly at: number; readonly answer: 'ok' | 'slow-down' };
 
@@ -49,7 +53,7 @@ describe.each([
   it.runIf(runs)('defers what the invocation holds for the rest of the pause; the next invocation within it takes nothing; after it every message is handled once', async () => {
     // Prepare
     const broker = testBroker();
-    const config = testConfig({ BATCH_SIZE: '20', ...env });
+    const config = testConfig({ BATCH_SIZE: '20', ...POLICY, ...env });
     await setUpTopology(broker, config);
     await publishAll(broker, config, ids('first', 10));
     const { handler, calls } = partnerSlowingDownOnce();
@@ -96,7 +100,7 @@ describe(`a partner's "slow down" pauses the queue: event mode on RabbitMQ ${BRO
   it('defers the rest of the batch; a batch delivered within the pause is deferred at once, untried, and every copy comes back', async () => {
     // Prepare
     const broker = testBroker();
-    const config = testConfig({ WORK_QUEUE: uniqueName('work'), FUNCTION_NAME: 'boomerang-event' });
+    const config = testConfig({ WORK_QUEUE: uniqueName('work'), FUNCTION_NAME: 'boomerang-event', ...POLICY });
     await setUpTopology(broker, config);
     const { handler, calls } = partnerSlowingDownOnce();
     const batch = (names: readonly string[]) => eventFor({ [config.workQueue]: names.map((id) => rmqMessage(id, { messageId: id })) });
@@ -109,7 +113,7 @@ describe(`a partner's "slow down" pauses the queue: event mode on RabbitMQ ${BRO
     expect(calls.map((c) => c.id)).toEqual(['a']);
     expect(first).toMatchObject({ received: 3, retried: 1, deferred: 2, stoppedBecause: 'paused' });
     expect(second).toMatchObject({ received: 2, deferred: 2, retried: 0, acked: 0, stoppedBecause: 'paused', pausedUntil: first.pausedUntil });
-    const back = await broker.drain(config.workQueue, 5, 10_000);
+    const back = await broker.drain(config.workQueue, 5, 20_000);
     const retryNoOf = new Map(back.map((m) => [m.properties.messageId as string, m.properties.headers?.['x-retry-no']]));
     expect([...retryNoOf.keys()].sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(retryNoOf.get('a')).toBe(1);
