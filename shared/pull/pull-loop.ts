@@ -39,8 +39,8 @@ type LoopState = {
 
 /**
  * The loop of one pull invocation: takes deliveries until the queue is idle, MAX_MESSAGES, the
- * budget's stop, a pause, an open breaker, a store that is down or a failed copy; hands each to the message
- * lifecycle (core/attempt.ts, at the concurrency it allows) and settles its verdict with the ledger;
+ * budget's stop, a pause, an open breaker, a store that is down or a failed copy; hands each to the
+ * message lifecycle (core/attempt.ts, at the concurrency it allows) and settles its verdict with the ledger;
  * then settles what is in hand by the hard stop and gives back the rest.
  * Resolves with the first copy failure, if any (the loop stopped taking messages at it).
  */
@@ -109,8 +109,9 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   });
   tally.stop(stoppedBecause);
   // What the prefetch brought and no handler saw: deferred untried when the queue is paused (for the
-  // pause's remaining time), the breaker opened or the store is down, and (where a give-back would count toward the crash-loop limit) when time or
-  // MAX_MESSAGES ran out. The rest goes back after the consumer's cancel, below.
+  // pause's remaining time), the breaker opened or the store is down, and (where a give-back would
+  // count toward the crash-loop limit) when time or MAX_MESSAGES ran out. The rest goes back after
+  // the consumer's cancel, below.
   // Given back only after the cancel: a requeue now would come straight back to this consumer.
   const giveBack: ConsumeMessage[] = [];
   if (!state.broken.aborted && copyFailure === undefined) {
