@@ -4,6 +4,7 @@ import type { Handler } from '../message/message.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { ModeSettings } from './mode-settings.js';
+import type { PauseStart } from './queue-pause.js';
 import type { Tally } from './tally.js';
 
 /** Where a delivery came from: its queue and, for an event record, what could not be decoded. */
@@ -31,6 +32,10 @@ type LifecycleOptions = {
   readonly stopAt: number;
   /** Epoch ms: what the guard keeps a key in progress for. */
   readonly hardStopAt: number;
+  /** Epoch ms: the queue is paused until then (an earlier invocation's marker): nothing is tried before. @default none */
+  readonly pausedUntil?: number;
+  /** Told each time a handler's answer starts or extends the pause: the mode writes the marker. @default none */
+  readonly onPause?: (pause: PauseStart) => void;
 };
 
 export type { LifecycleOptions, Origin };
