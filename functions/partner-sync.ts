@@ -10,8 +10,8 @@ export const { queue, pull, event } = defineQueue({
   rules: [
     // The partner holds a newer version: ours can never win, a human decides.
     { match: { errorName: 'PartnerConflictError' }, retry: false },
-    // Rate limited: its Retry-After sets the delay; otherwise a steady pace.
-    { match: { errorName: 'PartnerRateLimitedError' }, maxRetries: 10, initialDelayMs: 30_000, multiplier: 1, maxDelayMs: 60_000 },
+    // Rate limited: its Retry-After sets the delay, otherwise a steady pace; and the whole queue waits as long.
+    { match: { errorName: 'PartnerRateLimitedError' }, pauseQueue: true, maxRetries: 10, initialDelayMs: 30_000, multiplier: 1, maxDelayMs: 60_000 },
     // Down or deploying: keep trying for about a day.
     { match: { errorName: 'PartnerUnavailableError' }, maxRetries: 30, maxDelayMs: 3_600_000 },
   ],

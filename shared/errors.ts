@@ -1,7 +1,7 @@
 /**
  * The ground floor's error classes: it imports nothing. Every class sets a string-literal `name`
  * (esbuild's minifier mangles `constructor.name`), and errors are told apart by that `name`
- * ({@link isNamedError}) or the duck-typed fields (`retryable`, `retryAfterMs`), never by `instanceof`:
+ * ({@link isNamedError}) or the duck-typed fields (`retryable`, `retryAfterMs`, `pauseQueue`), never by `instanceof`:
  * a handler may throw errors from another copy of this module (another bundle), or its own.
  * An error that carries a summary lives with its mode or in core (`core/pull-aborted-error.ts`,
  * `event/event-batch-error.ts`, `core/topology-drift-error.ts`); one that carries topology findings
@@ -89,18 +89,23 @@ class PublishError extends BoomerangError {
 }
 
 /**
- * Throw from a handler to ask for a retry, optionally no sooner than `retryAfterMs`.
- * Any thrown error is retried unless it says `retryable === false`; this class only adds the delay hint.
- * @example throw new RetryableError('partner answered 429', { retryAfterMs: 30_000 });
+ * Throw from a handler to ask for a retry, optionally no sooner than `retryAfterMs`; with `pauseQueue`
+ * (the partner said "slow down": a 429) the invocation also starts no further handler for that time,
+ * and the queue's next invocations take nothing until it is over.
+ * Any thrown error is retried unless it says `retryable === false`; this class only adds the hints.
+ * @example throw new RetryableError('partner answered 429', { retryAfterMs: 30_000, pauseQueue: true });
  */
 class RetryableError extends Error {
   public readonly retryable = true;
   public readonly retryAfterMs: number | undefined;
+  /** Pause the whole queue for `retryAfterMs` (else this message's retry delay), not only this message. */
+  public readonly pauseQueue: boolean;
 
-  public constructor(message: string, options?: ErrorOptions & { retryAfterMs?: number }) {
+  public constructor(message: string, options?: ErrorOptions & { retryAfterMs?: number; pauseQueue?: boolean }) {
     super(message, options);
     this.name = 'RetryableError';
     this.retryAfterMs = options?.retryAfterMs;
+    this.pauseQueue = options?.pauseQueue ?? false;
   }
 }
 

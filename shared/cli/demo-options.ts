@@ -92,14 +92,14 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   // The queue's handler and options, except: the queues are the demo's own (a PARKING_QUEUE from the
   // environment could be a real one), and the retry timing is demo-sized (4 retries of 1, 2, 4, 8 s)
   // unless the environment says otherwise, so that a run settles in a minute. Rules keep what they
-  // match and whether they retry, not their timing: partner-sync's "retry for a day" would keep the
-  // demo waiting for a day.
+  // match, whether they retry and whether they pause the queue, not their timing: partner-sync's
+  // "retry for a day" would keep the demo waiting for a day.
   const config = await asUsage(() => loadConfig({
     MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '1000', IDLE_TIMEOUT_MS: '300', SAFETY_MARGIN_MS: '2000',
     ...env,
     WORK_QUEUE: queue,
     PARKING_QUEUE: `${queue}.parked`,
-  }, `boomerang-${chosen.name}-demo`, { ...chosen.code, workQueue: undefined, parkingQueue: undefined, retry: undefined, rules: chosen.code.rules?.map(({ match, retry }) => (retry === false ? { match, retry } : { match })) }));
+  }, `boomerang-${chosen.name}-demo`, { ...chosen.code, workQueue: undefined, parkingQueue: undefined, retry: undefined, rules: chosen.code.rules?.map(({ match, retry, pauseQueue }) => ({ match, ...(retry === false ? { retry } : {}), ...(pauseQueue === undefined ? {} : { pauseQueue }) })) }));
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   // Exact mode's level and unroutable queues are shared by every work queue of the vhost: kept.
   const ownQueues = plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name);

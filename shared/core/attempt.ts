@@ -24,11 +24,12 @@ import { checkCrashLoop, crashLoopError } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
 import type { LifecycleOptions, Origin } from './lifecycle-options.js';
 import type { Pacer } from './pacer.js';
-import { cutOff, NOT_TRIED, RECORDED_FAILURE, OUT_OF_TIME, STORE_DOWN } from './recorded-failures.js';
+import { QueuePause } from './queue-pause.js';
+import { cutOff, NOT_TRIED, RECORDED_FAILURE, OUT_OF_TIME, queuePaused, STORE_DOWN } from './recorded-failures.js';
 import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
 
-/** Why no more messages should go to the handler in this invocation, if any. */
-type Stop = 'breaker-open' | 'idempotency-store-down';
+/** Why no more messages should go to the handler in this invocation (or, `paused`, for now), if any. */
+type Stop = 'breaker-open' | 'idempotency-store-down' | 'paused';
 
 type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
 
@@ -44,6 +45,8 @@ class Lifecycle<O extends Origin = Origin> {
   private storeFailuresInARow = 0;
   /** The store failed STORE_FAILURES_TO_STOP times in a row: final for the invocation, as an open breaker. */
   private storeDown = false;
+  /** A partner's "slow down": while it holds, nothing is tried and untried messages wait it out. */
+  private readonly pause: QueuePause;
   private readonly running = new Map<Delivery, Running<O>>();
   private readonly abort = new AbortController();
   /** Aborted when the lifecycle stops for good (breaker, store down): the starts waiting for the rate limit leave the line. */
@@ -57,6 +60,7 @@ class Lifecycle<O extends Origin = Origin> {
   public constructor(private readonly options: LifecycleOptions) {
     this.spans = options.tally.spans;
     this.breaker = startBreaker(options.config.breakerThreshold);
+    this.pause = new QueuePause(options);
     this.context = Object.freeze({ signal: this.abort.signal, functionName: options.config.functionName });
     this.abortTimer = setTimeout(() => this.abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
     // Paced: the summary says so (pacedMs), even when no start had to wait.
@@ -69,8 +73,9 @@ class Lifecycle<O extends Origin = Origin> {
     return this.context.signal;
   }
 
-  /** Why no further message should go to a handler (the breaker opened, the store is down), or undefined. */
+  /** Why no further message should go to a handler (the queue is paused, the breaker opened, the store is down), or undefined. */
   public get stop(): Stop | undefined {
+    if (this.pause.holds()) return 'paused';
     if (this.breaker.state === 'open') return 'breaker-open';
     return this.storeDown ? 'idempotency-store-down' : undefined;
   }
@@ -108,11 +113,12 @@ class Lifecycle<O extends Origin = Origin> {
       this.crashLoopsParked++;
       return recorded(span, false, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined));
     }
-    if (this.options.pacer !== undefined) {
+    // Stopped already (paused, say): no turn of the rate limit is spent on it.
+    if (this.options.pacer !== undefined && this.stop === undefined) {
       const untried = await this.paced(delivery);
       if (untried !== undefined) return recorded(span, false, untried);
     }
-    // The breaker opened, or the store went down, while this one waited for a turn.
+    // The queue was paused, the breaker opened, or the store went down, while this one waited for a turn.
     if (this.stop !== undefined) return recorded(span, false, this.untriedVerdict(delivery, false));
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
     this.running.set(delivery, { message, origin });
@@ -163,7 +169,10 @@ class Lifecycle<O extends Origin = Origin> {
   }
 
   private untriedVerdict(delivery: Delivery, outOfTime: boolean): Verdict {
-    if (!outOfTime) return this.deferred(delivery, this.stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
+    const stop = outOfTime ? undefined : this.stop;
+    // Paused: it waits out the pause's remaining time.
+    if (stop === 'paused') return this.pause.counted(this.deferred(delivery, queuePaused(this.pause.until), this.pause.remainingMs()));
+    if (!outOfTime) return this.deferred(delivery, stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
     // Where a give-back raises `x-delivery-count`, it would count toward the crash-loop limit although
     // no handler saw the message: it waits the shortest delay instead, its count and its own `x-delivery-count` kept out of it.
     if (!this.options.settings.giveBackCounts) return { kind: 'give-back', why: 'out-of-time' };
@@ -185,10 +194,11 @@ class Lifecycle<O extends Origin = Origin> {
     return verdicts;
   }
 
-  /** Clears the budget's timer and aborts the signal of any handler still running. */
+  /** Clears the budget's timer and aborts the signal of any handler still running; says so once if a handler's answer paused the queue. */
   public end(): void {
     clearTimeout(this.abortTimer);
     this.abort.abort(new Error('invocation over'));
+    this.pause.report(this.options.log);
   }
 
   /** Waits for the rate limit's turn; the verdict when it left the line first (out of time, or the lifecycle stopped). */
@@ -213,6 +223,7 @@ class Lifecycle<O extends Origin = Origin> {
     metrics.handlerError(error.name);
     const { retryNo, routingKey } = message;
     const decision = decideRetry({ error: thrown, retryNo, policy: config.policy, rules: config.rules, messageType: delivery.properties.type, routingKey, random });
+    if (decision.pauseMs !== undefined) this.pause.ask({ untilMs: Date.now() + decision.pauseMs, queue: message.queue, errorName: error.name, messageId: delivery.properties.messageId as string | undefined });
     if (decision.kind === 'retry' && this.copyable(delivery)) return { kind: 'retry', retryNo, nextRetryNo: decision.retryNo, delayMs: decision.delayMs, error };
     const reason = decision.kind === 'park' ? decision.reason : `${this.tooLargeReason(delivery)}: parked instead of retried`;
     return this.park(delivery, retryNo, error, reason, handlerError instanceof Error ? handlerError.stack : undefined);

@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { ModeSettings } from './mode-settings.js';
 import type { Pacer } from './pacer.js';
+import type { PauseStart } from './queue-pause.js';
 import type { Tally } from './tally.js';
 
 /** Where a delivery came from: its queue and, for an event record, what could not be decoded. */
@@ -34,6 +35,10 @@ type LifecycleOptions = {
   readonly hardStopAt: number;
   /** The queue's rate limit: each handler start waits for its turn. @default none: no limit, no wait */
   readonly pacer?: Pacer;
+  /** Epoch ms: the queue is paused until then (an earlier invocation's marker): nothing is tried before. @default none */
+  readonly pausedUntil?: number;
+  /** Told each time a handler's answer starts or extends the pause: the mode writes the marker. @default none */
+  readonly onPause?: (pause: PauseStart) => void;
 };
 
 export type { LifecycleOptions, Origin };

@@ -1,5 +1,6 @@
 import { Lifecycle } from './attempt.js';
 import type { ModeSettings } from './mode-settings.js';
+import type { PauseStart } from './queue-pause.js';
 import type { PullOptions } from './pull-options.js';
 import type { Tally } from './tally.js';
 import { noMetrics } from '../observability/metrics.js';
@@ -12,7 +13,15 @@ import { noMetrics } from '../observability/metrics.js';
  */
 function pullLifecycle(
   options: PullOptions,
-  parts: { readonly settings: ModeSettings; readonly tally: Tally; readonly stopTakingAt: number; readonly hardStopAt: number; readonly retryHeader?: string },
+  parts: {
+    readonly settings: ModeSettings;
+    readonly tally: Tally;
+    readonly stopTakingAt: number;
+    readonly hardStopAt: number;
+    readonly retryHeader?: string;
+    /** Told each pause a handler's answer starts or extends (the invocation marks it). */
+    readonly onPause?: (pause: PauseStart) => void;
+  },
 ): Lifecycle {
   const { config } = options;
   return new Lifecycle({
@@ -27,6 +36,7 @@ function pullLifecycle(
     stopAt: parts.stopTakingAt,
     hardStopAt: parts.hardStopAt,
     pacer: options.pacer,
+    onPause: parts.onPause,
   });
 }
 

@@ -14,6 +14,8 @@ const RECORDED_FAILURE = {
   cutOff: 'HandlerCutOffError',
   /** Deferred untried: the circuit breaker opened in this invocation. */
   breakerOpen: 'CircuitBreakerOpen',
+  /** Deferred untried: the queue is paused (a partner said "slow down"), for the pause's remaining time. */
+  queuePaused: 'QueuePaused',
   /** Deferred untried: the invocation ran out of time before its turn. */
   outOfTime: 'OutOfTime',
   /** Deferred untried: the idempotency store failed for several messages in a row (the name of the thrown store error). */
@@ -32,6 +34,14 @@ const OUT_OF_TIME: ErrorFacts = { name: RECORDED_FAILURE.outOfTime, message: 'no
 const STORE_DOWN: ErrorFacts = { name: RECORDED_FAILURE.storeDown, message: 'not tried: the idempotency store failed for several messages in a row in this invocation', retryable: true, retryAfterMs: undefined };
 
 /**
+ * What a message deferred untried while its queue is paused "failed" with (its copy's record, should it ever be parked).
+ * @example queuePaused(Date.parse('2026-05-01T12:00:00Z')) // { name: 'QueuePaused', message: 'not tried: the queue is paused until 2026-05-01T12:00:00.000Z (the partner asked to slow down)', ... }
+ */
+function queuePaused(untilMs: number): ErrorFacts {
+  return { name: RECORDED_FAILURE.queuePaused, message: `not tried: the queue is paused until ${new Date(untilMs).toISOString()} (the partner asked to slow down)`, retryable: true, retryAfterMs: undefined };
+}
+
+/**
  * What an attempt the budget cut off failed with: `what` happened, then the handler's own error, if it
  * threw one. Retryable: the attempt counts, so a message that always outlasts the budget cannot stall its queue.
  * @example cutOff('still running at the hard stop', undefined) // { name: 'HandlerCutOffError', message: 'still running at the hard stop', ... }
@@ -41,4 +51,4 @@ function cutOff(what: string, thrown: unknown): ErrorFacts {
   return { name: RECORDED_FAILURE.cutOff, message: `${what}${detail}`, retryable: true, retryAfterMs: undefined };
 }
 
-export { cutOff, NOT_TRIED, OUT_OF_TIME, RECORDED_FAILURE, STORE_DOWN };
+export { cutOff, NOT_TRIED, OUT_OF_TIME, queuePaused, RECORDED_FAILURE, STORE_DOWN };

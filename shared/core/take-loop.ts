@@ -31,9 +31,9 @@ type TakeLoop<D> = {
 };
 
 /**
- * Takes and hands on deliveries until the connection breaks, the lifecycle stops (an open breaker, a
- * store that is down), MAX_MESSAGES were taken, the budget's stop, the queue is idle, or the engine
- * says so; resolves with the reason.
+ * Takes and hands on deliveries until the connection breaks, the lifecycle stops (a partner's pause,
+ * an open breaker, a store that is down), MAX_MESSAGES were taken, the budget's stop, the queue is
+ * idle, or the engine says so; resolves with the reason.
  * @example const stoppedBecause = await takeUntilStop({ config, lifecycle, tally, stopTakingAt, broken, handling, take, outstanding, cancelledByBroker, handle });
  */
 async function takeUntilStop<D>(loop: TakeLoop<D>): Promise<StopReason> {

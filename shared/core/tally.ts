@@ -90,6 +90,12 @@ class Tally {
     this.summary.breakerOpened = opened;
   }
 
+  /** The queue is paused until `untilMs` (epoch ms): the latest time told stays. */
+  public paused(untilMs: number): void {
+    const until = new Date(untilMs).toISOString();
+    if (this.summary.pausedUntil === undefined || this.summary.pausedUntil < until) this.summary.pausedUntil = until;
+  }
+
   public parkedDepth(depth: number | undefined): void {
     this.summary.parkedDepth = depth;
   }

@@ -21,6 +21,9 @@ import { createDelayRouter } from '../topology/plan.js';
 import { readParkedDepth } from '../amqp/parked-depth.js';
 import { decodeEvent, type EventRecord } from './decode-event.js';
 import { settleBatch } from './settle-batch.js';
+import { brokerPauseMarker } from '../amqp/broker-pause-marker.js';
+import type { PauseMarker } from '../amqp/pause-marker.js';
+import { PauseMarking, readPause } from '../core/pause-marking.js';
 
 type EventRunOptions = {
   readonly config: Config;
@@ -78,6 +81,10 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
     const topologyOf = new Map<string, TopologyOptions>();
     for (const record of records) if (!topologyOf.has(record.queue)) topologyOf.set(record.queue, { ...topology, workQueue: record.queue, parkingQueue: record.parkingQueue });
     const opening = broker.connection.createConfirmChannel();
+    // Each queue's pause marker is read while the delay path is checked: a paused queue's records
+    // are deferred at once (an event source mapping reads one queue; a batch pauses as a whole, as its breaker opens).
+    const markers = new Map<string, PauseMarker>([...topologyOf.keys()].map((queue) => [queue, brokerPauseMarker(broker.connection, queue)]));
+    const reading = Promise.all([...markers.values()].map((marker) => readPause(marker, log)));
     try {
       await options.beforeHandlers?.(broker.connection, [...topologyOf.values()]);
     } catch (error) {
@@ -87,6 +94,8 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
       throw new TopologyDriftError(error.message, { missing: error.missing, summary: tally.finish(startedAt) }, { cause: error.cause });
     }
     const channel = await opening;
+    const found = (await reading).filter((until) => until !== undefined);
+    const marking = new PauseMarking((queue) => markers.get(queue) ?? brokerPauseMarker(broker.connection, queue), log, config.functionName);
     const routers = new Map<string, ReturnType<typeof createDelayRouter>>();
     result = await settleBatch({
       records,
@@ -113,7 +122,10 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
       tally,
       idempotency: options.idempotency,
       pacer: options.pacer,
+      pausedUntil: found.length === 0 ? undefined : Math.max(...found),
+      onPause: marking.started,
     });
+    await marking.written(startedAt + options.budgetMs - marginMs / 4 - Date.now());
     tally.breakerOpened(result.breakerOpened);
     if (result.failure === undefined) {
       await channel.close().catch(() => undefined);
@@ -127,7 +139,7 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
     const summary = tally.finish(startedAt);
     throw new EventBatchError(`A copy was not confirmed (${result.failure.message}); the event source will deliver the whole batch of ${records.length} again`, summary, { cause: result.failure });
   }
-  tally.stop(result.outOfTime ? 'budget' : result.breakerOpened ? 'breaker-open' : 'idle');
+  tally.stop(result.outOfTime ? 'budget' : result.breakerOpened ? 'breaker-open' : tally.current.pausedUntil !== undefined ? 'paused' : 'idle');
   const summary = tally.finish(startedAt);
   if (summary.requeued > 0) log.warn('the budget ran out: untried messages went back to the tail of their queue', { count: summary.requeued });
   return summary;

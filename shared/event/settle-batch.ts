@@ -3,6 +3,7 @@ import { Lifecycle } from '../core/attempt.js';
 import { InFlight, unlessAborted } from '../core/in-flight.js';
 import type { ModeSettings } from '../core/mode-settings.js';
 import type { Pacer } from '../core/pacer.js';
+import type { PauseStart } from '../core/queue-pause.js';
 import type { Outcome } from '../observability/summary.js';
 import type { Tally } from '../core/tally.js';
 import type { Verdict } from '../core/verdict.js';
@@ -30,6 +31,10 @@ type SettleBatchOptions = {
   readonly idempotency?: IdempotencyGuard;
   /** Paces the handler starts (the queue's rate limit). @default none */
   readonly pacer?: Pacer;
+  /** Epoch ms: the queue is paused until then (its marker): every record is deferred untried. @default none */
+  readonly pausedUntil?: number;
+  /** Told each pause a handler's answer starts or extends (runEvent marks it on the broker). @default none */
+  readonly onPause?: (pause: PauseStart) => void;
 };
 
 type SettleBatchResult = {
@@ -44,8 +49,8 @@ type SettleBatchResult = {
 /**
  * Hands each record, in event order, to the message lifecycle (core/attempt.ts) at the concurrency it
  * allows (one at a time until the first success, none once the breaker opened), and publishes what
- * each verdict needs: nothing for a success, a retry copy, a parked copy, a deferred copy (the
- * breaker opened, the store is down), or a copy to the tail of its queue (no time left for it).
+ * each verdict needs: nothing for a success, a retry copy, a parked copy, a deferred copy (the queue
+ * is paused, the breaker opened, the store is down), or a copy to the tail of its queue (no time left for it).
  * Each record is settled once. After the first unconfirmed copy no handler starts: the whole batch
  * comes back anyway, and every further handler run would only be one more duplicate.
  */
@@ -63,6 +68,8 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
     stopAt: options.stopAt,
     hardStopAt: options.hardStopAt,
     pacer: options.pacer,
+    pausedUntil: options.pausedUntil,
+    onPause: options.onPause,
   });
   const settled = new Set<EventRecord>();
   let failure: Error | undefined;

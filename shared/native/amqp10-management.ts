@@ -16,6 +16,8 @@
  *   rhea files a session's links by name, so the receiver is attached once the sender is open, on a
  *   session of its own (the work queue's link never shares it).
  * - Attaching the pair took 4-7 ms, one GET 0.4-1.5 ms (median 0.5, 50 in a row).
+ * - `PUT /queues/<name>` with a map `{ durable, arguments }` declares a queue: 201 when it made it,
+ *   200 when it was there with the same arguments, 409 with other ones (the text names the argument).
  */
 import type { Connection, EventContext, Message, Receiver, Sender, Session } from 'rhea';
 import { BrokerConnectionError } from '../errors.js';
@@ -83,7 +85,7 @@ class Amqp10Management {
   }
 
   /** Sends one request and waits for its response, at most `timeoutMs` (by default the one given to `open`). */
-  public request(method: 'GET', path: string, timeoutMs = this.timeoutMs): Promise<ManagementResponse> {
+  public request(method: 'GET' | 'PUT', path: string, timeoutMs = this.timeoutMs, body: unknown = null): Promise<ManagementResponse> {
     return new Promise((resolve, reject) => {
       const id = `boomerang-${++this.nextId}`;
       const timer = setTimeout(() => {
@@ -95,13 +97,23 @@ class Amqp10Management {
         resolve(response);
       });
       // The broker reads a GET's body as an AMQP null: rhea writes one for `body: null`.
-      this.sender.send({ message_id: id, to: path, subject: method, reply_to: '$me', body: null });
+      this.sender.send({ message_id: id, to: path, subject: method, reply_to: '$me', body });
     });
   }
 
   /** The queue `name` of the connection's vhost, or `undefined` when it does not exist (404). */
   public getQueue(name: string, timeoutMs = this.timeoutMs): Promise<QueueInfo | undefined> {
     return getQueue((method, path) => this.request(method, path, timeoutMs), name);
+  }
+
+  /**
+   * Declares the durable queue `name` of the connection's vhost with `args` (`PUT /queues/<name>`), or
+   * finds it there as declared; any other answer (409: it has other arguments) is a `BrokerConnectionError`.
+   */
+  public async declareQueue(name: string, args: Readonly<Record<string, string | number>>): Promise<void> {
+    const path = `/queues/${encodeURIComponent(name)}`;
+    const { status, body } = await this.request('PUT', path, this.timeoutMs, { durable: true, arguments: args });
+    if (status !== '200' && status !== '201') throw new BrokerConnectionError(`The broker's management API answered PUT ${path} with ${status}: ${String(typeof body === 'string' ? body : status).slice(0, 300)}`, { reason: 'channel-closed' });
   }
 
   public close(): void {

@@ -1,5 +1,6 @@
 import type { Origin } from '../core/attempt.js';
 import { pullLifecycle } from '../core/pull-lifecycle.js';
+import type { PauseStart } from '../core/queue-pause.js';
 import { allFinishedBy, InFlight } from '../core/in-flight.js';
 import { takeUntilStop } from '../core/take-loop.js';
 import { nativeSettings } from '../core/mode-settings.js';
@@ -24,6 +25,8 @@ type NativeLoopState = {
   readonly hardStopAt: number;
   /** Aborted when the connection breaks: nothing can be settled any more, the broker returns it all. */
   readonly broken: AbortSignal;
+  /** Told each pause a handler's answer starts or extends (runNativePull marks it on the broker). @default none */
+  readonly onPause?: (pause: PauseStart) => void;
 };
 
 /**
@@ -45,6 +48,7 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
     tally,
     stopTakingAt: state.stopTakingAt,
     hardStopAt: state.hardStopAt,
+    onPause: state.onPause,
   });
   const open = new Map<Delivery, Received>();
   const origin: Origin = { queue: config.workQueue };
@@ -86,7 +90,7 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
   });
   tally.stop(stoppedBecause);
   // No more credit: after the drain nothing arrives, and what the credit brought no handler saw.
-  // Deferred untried when the breaker opened or the store is down; released (4.3 does not count it) when time ran out.
+  // Deferred untried when the queue is paused, the breaker opened or the store is down; released (4.3 does not count it) when time ran out.
   if (!state.broken.aborted) {
     await receiver.stop();
     const outOfTime = lifecycle.stop === undefined;

@@ -6,6 +6,8 @@ import { checkNativeTopology } from './native-topology-check.js';
 
 /** What one native invocation asks of the management API. */
 type NativeManagement = {
+  /** The management API, once attached; undefined when it could not be (only off the first invocation's path). */
+  api(): Promise<Amqp10Management | undefined>;
   /**
    * The parking lot's depth now (the `parkedDepth` metric), or `undefined` when it cannot be read
    * within `waitMs`: never a failure.
@@ -35,6 +37,7 @@ async function openNativeManagement(connection: Connection, options: { config: C
     opened = Amqp10Management.open(connection).catch(() => undefined);
   }
   return {
+    api: () => opened,
     async parkedDepth(waitMs) {
       const read = async (): Promise<number | undefined> => {
         const lot = await (await opened)?.getQueue(config.parkingQueue, waitMs).catch(() => undefined);

@@ -14,6 +14,8 @@ import { type NativeManagement, openNativeManagement } from './native-management
 import { isUnconvertible, sweepUnconvertible } from './unconvertible-sweep.js';
 import { NativeReceiver } from './native-receiver.js';
 import { SettlementWriter } from './settlement-writer.js';
+import { amqp10PauseMarker } from './amqp10-pause-marker.js';
+import { PauseMarking, pausedSummary, readPause } from '../core/pause-marking.js';
 
 /** The longest the parking lot's depth is waited for at the end (one request takes about 1 ms). */
 const PARKED_DEPTH_WAIT_MS = 1_000;
@@ -25,7 +27,8 @@ const PARKED_DEPTH_WAIT_MS = 1_000;
  * for; the broker delays, dead-letters or drops each as told. Whatever is not settled when the
  * connection closes goes back to the queue. With `checkTopology` (the default; the pull function asks
  * for it at a container's first invocation) the work queue and the parking lot are checked before the
- * receiver attaches (native-topology-check.ts); the parking lot's depth is read at the end.
+ * receiver attaches (native-topology-check.ts); the parking lot's depth is read at the end. The queue's
+ * pause marker is read before the receiver attaches: a paused queue takes nothing.
  */
 async function runNativePull(options: PullOptions, checks: { readonly checkTopology?: boolean } = {}): Promise<Summary> {
   const { config, log } = options;
@@ -39,11 +42,18 @@ async function runNativePull(options: PullOptions, checks: { readonly checkTopol
     const refusal = nativeBrokerRefusal(broker.brokerVersion);
     if (refusal !== undefined) throw refusal;
     management = await openNativeManagement(broker.connection, { config, log, checkTopology: checks.checkTopology ?? true });
+    const pausedUntil = await readPause(amqp10PauseMarker(broker.connection, management.api, config.workQueue), log);
+    // An earlier invocation heard the partner say "slow down": attach nothing until the pause is over.
+    if (pausedUntil !== undefined) {
+      await broker.close();
+      return pausedSummary(tally, pausedUntil, startedAt);
+    }
     receiver = await NativeReceiver.open(broker.connection, config.workQueue, config.batchSize);
   } catch (error) {
     await broker.close();
     throw error;
   }
+  const marking = new PauseMarking((queue) => amqp10PauseMarker(broker.connection, management.api, queue), log, config.functionName);
   let failure: Error | undefined;
   try {
     const broken = new AbortController();
@@ -51,8 +61,9 @@ async function runNativePull(options: PullOptions, checks: { readonly checkTopol
       failure ??= error;
       broken.abort(error);
     }, () => undefined);
-    await settleUntilDone({ options, receiver, writer: new SettlementWriter(), tally, stopTakingAt, hardStopAt, broken: broken.signal });
+    await settleUntilDone({ options, receiver, writer: new SettlementWriter(), tally, stopTakingAt, hardStopAt, broken: broken.signal, onPause: marking.started });
     receiver.close();
+    await marking.written(hardStopAt - Date.now());
     tally.parkedDepth(await management.parkedDepth(Math.min(PARKED_DEPTH_WAIT_MS, hardStopAt - Date.now())));
   } catch (error) {
     failure ??= error as Error;

@@ -26,12 +26,13 @@ const OTHER_ERRORS = 'Other';
 /**
  * The single values of the main document: the summary's counts (`skippedDuplicates` among them),
  * `withoutIdempotencyKey`, `handlerErrors` (all names),
- * `invocationErrors` (1 when the invocation threw), `breakerOpened` (0 or 1), `durationMs`,
- * `parkedDepth` (the parking lot's depth at the end) when it was read, and `pacedMs` with a rate limit.
+ * `invocationErrors` (1 when the invocation threw), `breakerOpened` (0 or 1), `paused` (1 when the
+ * queue was paused during the invocation), `durationMs`, `parkedDepth` (the parking lot's depth at
+ * the end) when it was read, and `pacedMs` with a rate limit.
  */
 function invocationCounts(summary: Summary, errorsByName: ReadonlyMap<string, number>, failedWith: string | undefined): Record<string, number> {
   const handlerErrors = [...errorsByName.values()].reduce((sum, n) => sum + n, 0);
-  const counts: Record<string, number> = { handlerErrors, invocationErrors: failedWith === undefined ? 0 : 1, breakerOpened: summary.breakerOpened ? 1 : 0 };
+  const counts: Record<string, number> = { handlerErrors, invocationErrors: failedWith === undefined ? 0 : 1, breakerOpened: summary.breakerOpened ? 1 : 0, paused: summary.pausedUntil === undefined ? 0 : 1 };
   for (const key of SUMMARY_COUNTS) counts[key] = summary[key];
   counts.withoutIdempotencyKey = summary.withoutIdempotencyKey;
   counts.durationMs = summary.durationMs;

@@ -13,10 +13,11 @@ type Summary = {
   /** Only with ACK_ORDER=ack-then-publish: acked, then neither copy could be published. */
   lost: number;
   /**
-   * Not tried because the circuit breaker opened, because the idempotency guard could not run it
-   * (its key is held by another run, or the store failed), or because the invocation had no time left
-   * for it on a broker where a give-back raises `x-delivery-count` (3.x, 4.0-4.2): sent to the delay
-   * path with the retry count it came with (no attempt is counted), then acked.
+   * Not tried because the circuit breaker opened, because the queue is paused (the partner said "slow
+   * down"), because the idempotency guard could not run it (its key is held by another run, or the
+   * store failed), or because the invocation had no time left for it on a broker where a give-back
+   * raises `x-delivery-count` (3.x, 4.0-4.2): sent to the delay path with the retry count it came with
+   * (no attempt is counted), then acked.
    */
   deferred: number;
   /**
@@ -43,6 +44,11 @@ type Summary = {
    * `durationMs`: the limit set the pace, not the handler or the queue.
    */
   pacedMs?: number;
+  /**
+   * ISO time until which the queue is paused, when it was during the invocation: a handler's error
+   * (or a rule) asked for it here, or an earlier invocation did (its marker on the broker). Absent: not paused.
+   */
+  pausedUntil?: string;
   /** Why the invocation stopped taking messages. */
   stoppedBecause: StopReason;
 };
@@ -57,6 +63,8 @@ type StopReason =
   | 'channel-closed'
   | 'publish-failed'
   | 'breaker-open'
+  /** The partner said "slow down" (here, or an earlier invocation): what was held was deferred, and no more was taken. */
+  | 'paused'
   /** The idempotency store failed for several messages in a row: they were deferred, and no more were taken. */
   | 'idempotency-store-down'
   /** Nothing was taken: the configuration is invalid (the error names the variable). */

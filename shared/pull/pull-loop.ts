@@ -4,6 +4,7 @@ import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
 import type { Origin } from '../core/attempt.js';
 import { pullLifecycle } from '../core/pull-lifecycle.js';
+import type { PauseStart } from '../core/queue-pause.js';
 import { allFinishedBy, InFlight } from '../core/in-flight.js';
 import { takeUntilStop } from '../core/take-loop.js';
 import { type BrokerVersion, pullSettings } from '../core/mode-settings.js';
@@ -32,12 +33,14 @@ type LoopState = {
   readonly settleBy: number;
   /** Aborted when the connection or channel breaks. */
   readonly broken: AbortSignal;
+  /** Told each pause a handler's answer starts or extends (runPull marks it on the broker). @default none */
+  readonly onPause?: (pause: PauseStart) => void;
 };
 
 /**
  * The loop of one pull invocation: takes deliveries until the queue is idle, MAX_MESSAGES, the
- * budget's stop, an open breaker, a store that is down or a failed copy; hands each to the message
- * lifecycle (core/attempt.ts, at the concurrency it allows) and settles its verdict with the ledger;
+ * budget's stop, a pause, an open breaker, a store that is down or a failed copy; hands each to the
+ * message lifecycle (core/attempt.ts, at the concurrency it allows) and settles its verdict with the ledger;
  * then settles what is in hand by the hard stop and gives back the rest.
  * Resolves with the first copy failure, if any (the loop stopped taking messages at it).
  */
@@ -47,7 +50,7 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   const metrics = options.metrics ?? noMetrics;
   const consumer = await ShortLivedConsumer.start(channel, config.workQueue, config.batchSize, { stopOn: state.broken });
   const topology = topologyOptionsFromConfig(config);
-  const lifecycle = pullLifecycle(options, { settings: pullSettings(config, topology, state.broker), tally, stopTakingAt: state.stopTakingAt, hardStopAt: state.hardStopAt });
+  const lifecycle = pullLifecycle(options, { settings: pullSettings(config, topology, state.broker), tally, stopTakingAt: state.stopTakingAt, hardStopAt: state.hardStopAt, onPause: state.onPause });
   let copyFailure: Error | undefined;
   // Built on the first retry: with MAX_RETRIES=0 there is no delay path, and none is ever asked for.
   let route: ReturnType<typeof createDelayRouter> | undefined;
@@ -105,9 +108,10 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
     },
   });
   tally.stop(stoppedBecause);
-  // What the prefetch brought and no handler saw: deferred untried when the breaker opened or the
-  // store is down, and (where a give-back would count toward the crash-loop limit) when time or
-  // MAX_MESSAGES ran out. The rest goes back after the consumer's cancel, below.
+  // What the prefetch brought and no handler saw: deferred untried when the queue is paused (for the
+  // pause's remaining time), the breaker opened or the store is down, and (where a give-back would
+  // count toward the crash-loop limit) when time or MAX_MESSAGES ran out. The rest goes back after
+  // the consumer's cancel, below.
   // Given back only after the cancel: a requeue now would come straight back to this consumer.
   const giveBack: ConsumeMessage[] = [];
   if (!state.broken.aborted && copyFailure === undefined) {

@@ -15,13 +15,17 @@ import { Tally } from '../core/tally.js';
 import { parseBrokerVersion } from '../core/mode-settings.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';
 import { DRIFT_REMEDY, forgetDelayPathMarker } from '../copy/delay-path-check.js';
+import { brokerPauseMarker } from '../amqp/broker-pause-marker.js';
+import { PauseMarking, pausedSummary, readPause } from '../core/pause-marking.js';
 
 /**
  * One invocation of the scheduled pull function: connect, consume the work queue with a short-lived
  * consumer (prefetch = BATCH_SIZE) until it is idle, MAX_MESSAGES were taken or the budget nears its
  * end, run the handler on each delivery with bounded concurrency, and ack, retry or park each one.
  * The circuit breaker starts half-open (one message at a time until a success); when it opens, the
- * invocation stops calling the handler and defers what it holds. Whatever is not settled by the end
+ * invocation stops calling the handler and defers what it holds. A partner's "slow down" (a handler's
+ * error or a rule with `pauseQueue`) does the same for the pause's time, and marks the queue paused on
+ * the broker: an invocation that finds the mark takes nothing. Whatever is not settled by the end
  * goes back to the queue, and the connection is always closed.
  */
 async function runPull(options: PullOptions): Promise<Summary> {
@@ -30,18 +34,26 @@ async function runPull(options: PullOptions): Promise<Summary> {
   const { stopTakingAt, hardStopAt, settleBy } = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
   const tally = new Tally(options.tracer);
   const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
-  // The check and the opening of the channel (open, confirm.select) wait on the broker at the same
-  // time: a cold start pays for the slower of the two, not for both. Nothing is consumed before the
-  // check passed, so a failed check gives back nothing and counts no delivery.
+  // The check, the pause marker's read and the opening of the channel (open, confirm.select) wait on
+  // the broker at the same time: an invocation pays for the slowest, not for all. Nothing is consumed
+  // before the check passed, so a failed check gives back nothing and counts no delivery.
   const opening = broker.connection.createConfirmChannel();
+  const marker = brokerPauseMarker(broker.connection, config.workQueue);
   let channel: ConfirmChannel;
   try {
-    [, channel] = await Promise.all([options.beforeConsume?.(broker.connection), opening]);
+    let pausedUntil: number | undefined;
+    [, channel, pausedUntil] = await Promise.all([options.beforeConsume?.(broker.connection), opening, readPause(marker, log)]);
+    // An earlier invocation heard the partner say "slow down": take nothing until the pause is over.
+    if (pausedUntil !== undefined) {
+      await broker.close();
+      return pausedSummary(tally, pausedUntil, startedAt);
+    }
   } catch (error) {
     await opening.catch(() => undefined);
     await broker.close();
     throw error;
   }
+  const marking = new PauseMarking(() => marker, log, config.functionName);
   let failure: Error | undefined;
   let copyFailure: Error | undefined;
   let closing = false;
@@ -60,7 +72,8 @@ async function runPull(options: PullOptions): Promise<Summary> {
     }, () => undefined);
     const ledger = new DeliveryLedger(channel, tally);
     const brokerVersion = parseBrokerVersion(brokerVersionOf(broker.connection));
-    copyFailure = await consumeUntilDone({ options, connection: broker.connection, channel, ledger, tally, broker: brokerVersion, stopTakingAt, hardStopAt, settleBy, broken: broken.signal });
+    copyFailure = await consumeUntilDone({ options, connection: broker.connection, channel, ledger, tally, broker: brokerVersion, stopTakingAt, hardStopAt, settleBy, broken: broken.signal, onPause: marking.started });
+    await marking.written(settleBy - Date.now());
     closing = failure === undefined;
     if (closing) {
       await channel.close().catch(() => undefined);

@@ -2,10 +2,13 @@ import { backoffDelayMs } from './backoff.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { findRule, type ResolvedRetryRule } from './retry-rules.js';
 
-/** What to do with a message whose handler threw. */
+/**
+ * What to do with a message whose handler threw. `pauseMs`, when set, also pauses the whole queue
+ * that long (the partner said "slow down"), whatever becomes of this message.
+ */
 type RetryDecision =
-  | { readonly kind: 'retry'; /** The count the copy carries. */ readonly retryNo: number; readonly delayMs: number }
-  | { readonly kind: 'park'; readonly reason: string };
+  | { readonly kind: 'retry'; /** The count the copy carries. */ readonly retryNo: number; readonly delayMs: number; readonly pauseMs?: number }
+  | { readonly kind: 'park'; readonly reason: string; readonly pauseMs?: number };
 
 type DecideRetryInput = {
   readonly error: unknown;
@@ -20,19 +23,38 @@ type DecideRetryInput = {
 };
 
 /** The facts of a thrown value that the error contract reads; duck-typed, any error works. */
-type ErrorFacts = { readonly name: string; readonly message: string; readonly retryable: boolean; readonly retryAfterMs: number | undefined };
+type ErrorFacts = {
+  readonly name: string;
+  readonly message: string;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  /** The error asks to pause the whole queue (`pauseQueue === true`). Absent: it does not. */
+  readonly pauseQueue?: boolean;
+};
 
 /**
  * Decides retry or park. Order: `retryable === false` parks; then the first matching rule
  * (`retry: false` parks; its policy replaces the base); then the count; then the delay, no shorter
- * than a valid `retryAfterMs` (capped at the policy's max).
+ * than a valid `retryAfterMs` (capped at the policy's max). Then the pause, whatever the fate: when
+ * the rule's `pauseQueue` says so (else the error's own), for `retryAfterMs` (capped at the policy's
+ * max), else for the delay this message was given (a parked one: the delay its next retry would have had).
  */
 function decideRetry(input: DecideRetryInput): RetryDecision {
   const error = errorFacts(input.error);
-  if (!error.retryable) return { kind: 'park', reason: `unrecoverable error ${error.name}` };
-  const rule = findRule(input.rules, { errorName: error.name, messageType: input.messageType, routingKey: input.routingKey });
-  if (rule && !rule.retry) return { kind: 'park', reason: `rule RETRY_RULES[${rule.index}] says never retry` };
+  const rule = error.retryable ? findRule(input.rules, { errorName: error.name, messageType: input.messageType, routingKey: input.routingKey }) : undefined;
   const policy = rule?.policy ?? input.policy;
+  const fate = decideFate(input, error, rule, policy);
+  if (!(rule?.pauseQueue ?? error.pauseQueue === true)) return fate;
+  const pauseMs = error.retryAfterMs !== undefined ? Math.min(error.retryAfterMs, policy.maxDelayMs)
+    : fate.kind === 'retry' ? fate.delayMs
+    : backoffDelayMs(input.retryNo + 1, policy, input.random);
+  return { ...fate, pauseMs };
+}
+
+/** Retry or park, and the retry's delay. */
+function decideFate(input: DecideRetryInput, error: ErrorFacts, rule: ResolvedRetryRule | undefined, policy: RetryPolicy): RetryDecision {
+  if (!error.retryable) return { kind: 'park', reason: `unrecoverable error ${error.name}` };
+  if (rule && !rule.retry) return { kind: 'park', reason: `rule RETRY_RULES[${rule.index}] says never retry` };
   if (input.retryNo >= policy.maxRetries) {
     return { kind: 'park', reason: `retries exhausted: ${input.retryNo} of ${policy.maxRetries} made` };
   }
@@ -42,18 +64,20 @@ function decideRetry(input: DecideRetryInput): RetryDecision {
   return { kind: 'retry', retryNo, delayMs };
 }
 
-/** Reads name, message, `retryable` and `retryAfterMs` off anything a handler may throw. */
+/** Reads name, message, `retryable`, `retryAfterMs` and `pauseQueue` off anything a handler may throw. */
 function errorFacts(thrown: unknown): ErrorFacts {
   if (typeof thrown !== 'object' || thrown === null) {
     return { name: typeof thrown, message: String(thrown), retryable: true, retryAfterMs: undefined };
   }
-  const { name, message, retryable, retryAfterMs } = thrown as Record<string, unknown>;
-  return {
+  const { name, message, retryable, retryAfterMs, pauseQueue } = thrown as Record<string, unknown>;
+  const facts = {
     name: typeof name === 'string' && name !== '' ? name : 'Error',
     message: typeof message === 'string' ? message : '',
     retryable: retryable !== false,
     retryAfterMs: typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? retryAfterMs : undefined,
   };
+  // Only `true` pauses: a truthy string or 1 from some other library's field is not the contract.
+  return pauseQueue === true ? { ...facts, pauseQueue } : facts;
 }
 
 export { decideRetry, errorFacts };

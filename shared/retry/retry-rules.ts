@@ -9,6 +9,7 @@ import { POLICY_KEYS, resolveRetryPolicy, type RetryPolicy } from './retry-polic
  *   { match: { errorName: 'ValidationError' }, retry: false },
  *   { match: { messageType: 'PartnerB' }, maxRetries: 10, maxDelayMs: 3_600_000 },
  *   { match: { routingKey: 'sms.#' }, initialDelayMs: 30_000 },
+ *   { match: { errorName: 'PartnerRateLimitedError' }, pauseQueue: true },
  * ]
  */
 type RetryRule = {
@@ -16,6 +17,12 @@ type RetryRule = {
   readonly match: RetryRuleMatch;
   /** `false` parks a matching failure at once. @default true */
   readonly retry?: boolean;
+  /**
+   * `true` pauses the whole queue on a matching failure (the partner said "slow down"), for the
+   * error's `retryAfterMs`, else the message's retry delay; `false` ignores an error's own
+   * `pauseQueue`. @default the error's `pauseQueue`
+   */
+  readonly pauseQueue?: boolean;
 } & Readonly<Partial<RetryPolicy>>;
 
 type RetryRuleMatch = {
@@ -32,6 +39,8 @@ type ResolvedRetryRule = {
   readonly index: number;
   readonly match: RetryRuleMatch;
   readonly retry: boolean;
+  /** Undefined: the error's own `pauseQueue` decides. */
+  readonly pauseQueue: boolean | undefined;
   readonly policy: RetryPolicy;
 };
 
@@ -52,18 +61,23 @@ function resolveRetryRules(rules: unknown, base: RetryPolicy, source = 'RETRY_RU
   return rules.map((rule: unknown, index) => {
     const where = `${source}[${index}]`;
     if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new ConfigError(`Expected ${where} to be an object`);
-    const { match, retry, ...overrides } = rule as Record<string, unknown>;
+    const { match, retry, pauseQueue, ...overrides } = rule as Record<string, unknown>;
     for (const key of Object.keys(overrides)) {
-      if (!POLICY_KEYS.has(key)) throw new ConfigError(`Unknown key \`${key}\` in ${where}; expected match, retry, or a policy field (${[...POLICY_KEYS].join(', ')})`);
+      if (!POLICY_KEYS.has(key)) throw new ConfigError(`Unknown key \`${key}\` in ${where}; expected match, retry, pauseQueue, or a policy field (${[...POLICY_KEYS].join(', ')})`);
     }
-    if (retry !== undefined && typeof retry !== 'boolean') throw new ConfigError(`Expected \`retry\` in ${where} to be true or false, got ${JSON.stringify(retry)}`);
     return Object.freeze({
       index,
       match: validateMatch(match, where),
-      retry: retry ?? true,
+      retry: optionalBoolean(retry, 'retry', where) ?? true,
+      pauseQueue: optionalBoolean(pauseQueue, 'pauseQueue', where),
       policy: resolveRetryPolicy(overrides, base, where),
     });
   });
+}
+
+function optionalBoolean(value: unknown, key: string, where: string): boolean | undefined {
+  if (value !== undefined && typeof value !== 'boolean') throw new ConfigError(`Expected \`${key}\` in ${where} to be true or false, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 function validateMatch(match: unknown, where: string): RetryRuleMatch {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { readerLockQueue } from '../../shared/parked/reader-lock.js';
+import { pauseMarkerQueue } from '../../shared/amqp/pause-marker.js';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { nackCounts, parseBrokerVersion } from '../../shared/core/mode-settings.js';
 import { nativeBrokerRefusal } from '../../shared/topology/native-broker.js';
@@ -91,7 +92,8 @@ class TestBroker {
   /** Deletes every tracked queue and exchange (each on its own channel: a 404 closes a channel). */
   public async cleanup(): Promise<void> {
     // A parking lot's reader lock outlives its last reader by 10 s (x-expires): it goes with the lot.
-    for (const q of this.queues) await this.quietly(async (ch) => Promise.all([ch.deleteQueue(q), ch.deleteQueue(readerLockQueue(q))]));
+    // A work queue's pause marker (declared at its first pause) lives a day unused: it goes with the queue.
+    for (const q of this.queues) await this.quietly(async (ch) => Promise.all([ch.deleteQueue(q), ch.deleteQueue(readerLockQueue(q)), ch.deleteQueue(pauseMarkerQueue(q))]));
     for (const x of this.exchanges) await this.quietly((ch) => ch.deleteExchange(x));
     this.queues.clear();
     this.exchanges.clear();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Options } from 'amqplib';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
+import { pauseMarkerQueue } from '../../shared/amqp/pause-marker.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { runNativePull } from '../../shared/native/native-pull.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
@@ -157,6 +158,8 @@ class FaultScenario {
     await this.guard?.close().catch(() => undefined);
     await withChannel(url, async (connection) => {
       for (const queue of this.plan.queues) await quietly(connection, (ch) => ch.deleteQueue(queue.name));
+      // Declared by the first pause a partner asked for, if any.
+      await quietly(connection, (ch) => ch.deleteQueue(pauseMarkerQueue(this.config.workQueue)));
       for (const exchange of allExchanges(this.plan)) await quietly(connection, (ch) => ch.deleteExchange(exchange.name));
     }).catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });

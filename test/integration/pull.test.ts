@@ -288,7 +288,10 @@ describe('runPull on the broker', () => {
     // back while the invocation waits for the stuck handler, they are taken by no handler and given back at its end.
     expect(first).toMatchObject({ acked: 0, retried: 1, stoppedBecause: 'budget', ...(broker.giveBackCounts ? { deferred: 2 } : { received: 3, requeued: 2, deferred: 0 }) });
     expect(first.received).toBe(first.retried + first.deferred + first.requeued);
-    expect(total(rest)).toMatchObject({ acked: 3, retried: 0, parked: 0, requeued: 0 });
+    // Nothing retried or parked again, and all three acked; an invocation that met its budget with one in
+    // hand on a loaded machine gives it back untried (requeued), which the next one acks: nothing else.
+    expect(total(rest)).toMatchObject({ acked: 3, retried: 0, parked: 0 });
+    expect(total(rest).received).toBe(3 + total(rest).requeued);
     expect(acked.sort()).toEqual(['good-1', 'good-2', 'stuck']);
     expect(await broker.messageCount(config.parkingQueue)).toBe(0);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/config.js';
 import { Lifecycle, type LifecycleOptions } from '../../shared/core/attempt.js';
 import type { ModeSettings } from '../../shared/core/mode-settings.js';
+import type { PauseStart } from '../../shared/core/queue-pause.js';
 import { Tally } from '../../shared/core/tally.js';
 import type { Verdict } from '../../shared/core/verdict.js';
 import { IdempotencyInProgressError, IdempotencyStoreError, RetryableError, UnrecoverableError } from '../../shared/errors.js';
@@ -156,6 +157,111 @@ describe('Lifecycle: the breaker', () => {
     // Assess
     expect(calls).toBe(2);
     expect(verdict).toMatchObject({ kind: 'defer', retryNo: 1, delayMs: 2000, why: { name: 'CircuitBreakerOpen' } });
+    made.end();
+  });
+});
+
+describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
+  const slowDown = (retryAfterMs?: number): RetryableError => new RetryableError('HTTP 429', { retryAfterMs, pauseQueue: true });
+
+  it('stops while the pause holds, and defers what it is handed untried, for the remaining time, its count kept', async () => {
+    // Prepare
+    const tally = new Tally();
+    const pauses: PauseStart[] = [];
+    const { lifecycle: made, warnings } = lifecycle(throws(slowDown(60_000)), { tally, onPause: (pause) => pauses.push(pause) });
+    const before = Date.now();
+    // Act
+    const answered = await made.attempt({ ...delivery(), properties: { headers: {}, messageId: 'got-429' } as unknown as MessageProperties }, ORIGIN);
+    const held = made.untried(delivery({ 'x-retry-no': 2 }), ORIGIN);
+    const later = await made.attempt(delivery(), ORIGIN);
+    made.end();
+    // Assess: the message that got the answer was tried: retried with its delay
+    expect(answered).toMatchObject({ kind: 'retry', nextRetryNo: 1, delayMs: 60_000 });
+    expect(made.stop).toBe('paused');
+    expect(held).toMatchObject({ kind: 'defer', retryNo: 2, why: { name: 'QueuePaused', retryable: true } });
+    expect((held as { delayMs: number }).delayMs).toBeGreaterThan(59_000);
+    expect((held as { delayMs: number }).delayMs).toBeLessThanOrEqual(60_000);
+    expect(later).toMatchObject({ kind: 'defer', retryNo: 0, why: { name: 'QueuePaused' } });
+    expect(pauses).toEqual([{ untilMs: expect.any(Number), queue: 'orders', errorName: 'RetryableError', messageId: 'got-429' }]);
+    expect(pauses[0]!.untilMs - before).toBeGreaterThanOrEqual(60_000);
+    expect(tally.current.pausedUntil).toBe(new Date(pauses[0]!.untilMs).toISOString());
+    expect(warnings()).toEqual([`partner asked to slow down: queue paused until ${tally.current.pausedUntil}, 2 messages deferred`]);
+  });
+
+  it('is extended by a later pause and never shortened; the mode is told only when it grows', async () => {
+    // Prepare
+    const answers = [slowDown(10_000), slowDown(2000), slowDown(30_000)];
+    const pauses: PauseStart[] = [];
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => { answer = resolve; });
+    const { lifecycle: made } = lifecycle(async () => { await answered; throw answers.shift(); }, { onPause: (pause) => pauses.push(pause) });
+    // Act: three handlers running at once, each answered "slow down"
+    const running = [made.attempt(delivery(), ORIGIN), made.attempt(delivery(), ORIGIN), made.attempt(delivery(), ORIGIN)];
+    answer();
+    await Promise.all(running);
+    const held = made.untried(delivery(), ORIGIN);
+    made.end();
+    // Assess
+    expect(pauses).toHaveLength(2);
+    expect(pauses[1]!.untilMs - pauses[0]!.untilMs).toBeGreaterThanOrEqual(20_000 - 50);
+    expect((held as { delayMs: number }).delayMs).toBeGreaterThan(29_000);
+  });
+
+  it('pauses for the retry delay when the error gives no retryAfterMs, and for a pausing rule', async () => {
+    // Prepare
+    const config = loadConfig({ WORK_QUEUE: 'orders', BACKOFF_INITIAL_MS: '1000', BACKOFF_JITTER: '0', RETRY_RULES: '[{"match":{"errorName":"RateLimited"},"pauseQueue":true}]' });
+    const limited = Object.assign(new Error('429'), { name: 'RateLimited' });
+    const { lifecycle: made } = lifecycle(throws(limited), { config });
+    // Act
+    await made.attempt(delivery({ 'x-retry-no': 2 }), ORIGIN);
+    const held = made.untried(delivery(), ORIGIN);
+    made.end();
+    // Assess: retry 3 waits 4 s, and so does the queue
+    expect((held as { delayMs: number }).delayMs).toBeGreaterThan(3900);
+    expect((held as { delayMs: number }).delayMs).toBeLessThanOrEqual(4000);
+  });
+
+  it('starts paused when an earlier invocation\'s marker says so: nothing is tried, the summary says until when, and nothing is logged', async () => {
+    // Prepare
+    const tally = new Tally();
+    let calls = 0;
+    const untilMs = Date.now() + 5000;
+    const { lifecycle: made, warnings } = lifecycle(() => { calls++; }, { tally, pausedUntil: untilMs });
+    // Act
+    const verdict = await made.attempt(delivery(), ORIGIN);
+    made.end();
+    // Assess
+    expect(calls).toBe(0);
+    expect(verdict).toMatchObject({ kind: 'defer', why: { name: 'QueuePaused', message: `not tried: the queue is paused until ${new Date(untilMs).toISOString()} (the partner asked to slow down)` } });
+    expect(tally.current.pausedUntil).toBe(new Date(untilMs).toISOString());
+    expect(warnings()).toEqual([]);
+  });
+
+  it('lets handlers run again once the pause is over, and ignores a marker already past', async () => {
+    // Prepare
+    const tally = new Tally();
+    let calls = 0;
+    const { lifecycle: made } = lifecycle(() => { calls++; if (calls === 1) throw slowDown(30); }, { tally, pausedUntil: Date.now() - 1 });
+    // Act
+    await made.attempt(delivery(), ORIGIN);
+    const during = made.stop;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const after = await made.attempt(delivery(), ORIGIN);
+    made.end();
+    // Assess
+    expect(during).toBe('paused');
+    expect(made.stop).toBeUndefined();
+    expect(after).toMatchObject({ kind: 'ack' });
+    expect(calls).toBe(2);
+  });
+
+  it('gives a held message back when there is no delay path to defer it to', async () => {
+    // Prepare
+    const { lifecycle: made } = lifecycle(throws(slowDown(5000)), { settings: { ...PULL, canDefer: false } });
+    // Act
+    await made.attempt(delivery(), ORIGIN);
+    // Assess
+    expect(made.untried(delivery(), ORIGIN)).toEqual({ kind: 'give-back', why: 'no-delay-path' });
     made.end();
   });
 });

@@ -49,6 +49,8 @@ describe('demoOptions', () => {
     expect([webhooks.name, partner.name]).toEqual(['webhooks', 'partner-sync']);
     expect(partner.config).toMatchObject({ workQueue: 'boomerang.demo', batchSize: 50, concurrency: 4, policy: { maxRetries: 4, initialDelayMs: 1000 } });
     expect(partner.config.rules.map((r) => r.match.errorName)).toEqual(['PartnerConflictError', 'PartnerRateLimitedError', 'PartnerUnavailableError']);
+    // A rate limit pauses the partner-sync queue (its rule says so), the other two only delay their message.
+    expect(partner.config.rules.map((r) => r.pauseQueue)).toEqual([undefined, true, undefined]);
     // The rules keep whether they retry, with the demo's timing: a run settles in a minute, not a day.
     expect(partner.config.rules.map((r) => [r.retry, r.policy.maxRetries, r.policy.maxDelayMs])).toEqual([[false, 4, partner.config.policy.maxDelayMs], [true, 4, partner.config.policy.maxDelayMs], [true, 4, partner.config.policy.maxDelayMs]]);
     expect(partner.feed.message(3, 'http://p')).toMatchObject({ id: 'record-3' });

@@ -29,13 +29,28 @@ describe('the README', () => {
     expect(Object.keys(JSON.parse(example) as object).sort()).toEqual(expect.arrayContaining(Object.keys(emptySummary()).sort()));
   });
 
-  it("waits as long as a 429's Retry-After asks in its handler example", () => {
-    const example = README.slice(README.indexOf('// functions/orders.ts'), README.indexOf('**2. Declare its queues'));
+  it("waits as long as a 429's Retry-After asks in its handler example, and pauses the queue as long", () => {
+    const example = README.slice(README.indexOf('// functions/orders.ts'), README.indexOf('**3. Declare its queues'));
     expect(example).toMatch(/retry-after/i);
+    expect(example).toMatch(/pauseQueue: true/);
+  });
+
+  it('names the summary field a paused invocation adds', () => {
+    const example = README.slice(README.indexOf('returns a summary:'), README.indexOf('The delay path is a set of queues'));
+    expect(example).toContain('`pausedUntil`');
   });
 });
 
 describe('the docs', () => {
+  it("pause the queue on a 429 in the handler example, and say how, what it costs and what an operator sees", () => {
+    const handlers = read('docs/handlers.md');
+    const example = handlers.slice(handlers.indexOf('// functions/orders.ts'), handlers.indexOf('export const'));
+    expect(example).toMatch(/res\.status === 429\) throw new RetryableError\([^)]*pauseQueue: true/);
+    const pausing = handlers.split('## Pausing the queue when the partner says slow down')[1] ?? '';
+    for (const topic of ['pauseQueue', '.pause', 'What it costs', 'round trips']) expect(pausing).toContain(topic);
+    expect(read('docs/operations.md')).toContain('## A paused queue');
+  });
+
   it('say that a tiers-mode delay waits for the next tier up, where they give the backoff', () => {
     const backoff = read('docs/handlers.md').split('## Backoff and rules')[1] ?? '';
     expect(backoff).toMatch(/tier/);

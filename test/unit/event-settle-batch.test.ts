@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/config.js';
 import { decodeEvent } from '../../shared/event/decode-event.js';
-import { settleBatch } from '../../shared/event/settle-batch.js';
-import { PublishError, UnrecoverableError } from '../../shared/errors.js';
+import { settleBatch, type SettleBatchOptions } from '../../shared/event/settle-batch.js';
+import { PublishError, RetryableError, UnrecoverableError } from '../../shared/errors.js';
 import type { Handler } from '../../shared/message/message.js';
 import { Tally } from '../../shared/core/tally.js';
 import type { ModeSettings } from '../../shared/core/mode-settings.js';
@@ -19,7 +19,7 @@ function records(bodies: string[]) {
 }
 
 /** Runs `settleBatch` with a fake publisher; `budgetMs` from now until the stop, the hard stop 100 ms later. */
-async function settle(bodies: string[], handler: Handler, options: { script?: PublishOutcome[]; budgetMs?: number; concurrency?: number } = {}) {
+async function settle(bodies: string[], handler: Handler, options: { script?: PublishOutcome[]; budgetMs?: number; concurrency?: number; pausedUntil?: number; onPause?: SettleBatchOptions['onPause'] } = {}) {
   const { deps, publisher, logger } = fakeEventDeps(options.script);
   const tally = new Tally();
   const summary = tally.current;
@@ -34,6 +34,8 @@ async function settle(bodies: string[], handler: Handler, options: { script?: Pu
     random: () => 0.5,
     tally,
     settings: SETTINGS,
+    pausedUntil: options.pausedUntil,
+    onPause: options.onPause,
   });
   return { result, summary, publisher, logger };
 }
@@ -44,6 +46,35 @@ const byBody: Handler = (message) => {
   if (body === 'retry') throw new Error('partner down');
   if (body === 'park') throw new UnrecoverableError('bad request');
 };
+
+describe('settleBatch: a paused queue', () => {
+  it('defers every record untried, for the pause\'s remaining time, when the batch comes within a pause', async () => {
+    // Prepare
+    let calls = 0;
+    const untilMs = Date.now() + 30_000;
+    // Act
+    const { summary, publisher } = await settle(['a', 'b', 'c'], () => { calls++; }, { pausedUntil: untilMs });
+    // Assess
+    expect(calls).toBe(0);
+    expect(summary).toMatchObject({ received: 0, deferred: 3, acked: 0, pausedUntil: new Date(untilMs).toISOString() });
+    const delays = publisher.calls.map((c) => Number(/\.delay\.(\d+)ms$/.exec(c.routingKey)?.[1]));
+    for (const delayMs of delays) expect(delayMs).toBeGreaterThan(29_000);
+  });
+
+  it('defers the rest of the batch once a handler\'s answer pauses the queue, and says so once', async () => {
+    // Prepare
+    const paused: number[] = [];
+    const handler: Handler = (message) => {
+      if (message.body.toString() === 'limited') throw new RetryableError('429', { retryAfterMs: 10_000, pauseQueue: true });
+    };
+    // Act
+    const { summary, logger } = await settle(['ok', 'limited', 'x', 'y'], handler, { onPause: (pause) => paused.push(pause.untilMs) });
+    // Assess
+    expect(summary).toMatchObject({ acked: 1, retried: 1, deferred: 2 });
+    expect(paused).toHaveLength(1);
+    expect(logger.entries().filter((e) => String(e.message).startsWith('partner asked to slow down'))).toHaveLength(1);
+  });
+});
 
 describe('settleBatch', () => {
   it('settles each record once: success, retry, park, and an undecodable one parked without the handler', async () => {

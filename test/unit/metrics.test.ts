@@ -62,6 +62,19 @@ describe('emfDocuments', () => {
     expect(directive(main).Metrics.find((m) => m.Name === 'pacedMs')).toEqual(expected === undefined ? undefined : { Name: 'pacedMs', Unit: 'Milliseconds' });
   });
 
+  it.each([
+    { label: 'writes paused 1 when the queue was paused during the invocation', pausedUntil: '2026-05-01T12:00:00.000Z', expected: 1 },
+    { label: 'writes paused 0 otherwise, so that an alarm sees data', pausedUntil: undefined, expected: 0 },
+  ])('$label', ({ pausedUntil, expected }) => {
+    // Prepare
+    const summary = summaryOf({ pausedUntil });
+    // Act
+    const [main] = emfDocuments({ service: 's', timestampMs: NOW, summary, errorsByName: new Map(), retryDelaysMs: [] });
+    // Assess
+    expect(main?.paused).toBe(expected);
+    expect(directive(main).Metrics).toContainEqual({ Name: 'paused', Unit: 'Count' });
+  });
+
   it('counts a failed invocation in invocationErrors, also by the name of the error it threw', () => {
     // Prepare
     const summary = summaryOf({ stoppedBecause: 'config-error' });

@@ -54,10 +54,19 @@ describe('resolveRetryRules', () => {
     [[{ match: { queue: 'x' } }], 'Unknown key `match.queue`'],
     [[{ match: { errorName: '' } }], '`match.errorName`'],
     [[{ match: { errorName: 'E' }, retry: 'no' }], '`retry` in RETRY_RULES[0]'],
+    [[{ match: { errorName: 'E' }, pauseQueue: 'yes' }], '`pauseQueue` in RETRY_RULES[0] to be true or false'],
     [[{ match: { errorName: 'E' }, maxRetries: -1 }], 'Expected `maxRetries` in RETRY_RULES[0]'],
     [[{ match: { errorName: 'E' }, delay: 5 }], 'Unknown key `delay` in RETRY_RULES[0]'],
   ])('rejects %j', (rules, message) => {
     expect(() => resolveRetryRules(rules, DEFAULT_RETRY_POLICY)).toThrow(ConfigError);
     expect(() => resolveRetryRules(rules, DEFAULT_RETRY_POLICY)).toThrow(message);
+  });
+
+  it.each([
+    [{ match: { errorName: 'E' }, pauseQueue: true }, true],
+    [{ match: { errorName: 'E' }, pauseQueue: false }, false],
+    [{ match: { errorName: 'E' } }, undefined],
+  ])('keeps pauseQueue of %j as %s (undefined: the error decides)', (rule, expected) => {
+    expect(resolveRetryRules([rule], DEFAULT_RETRY_POLICY)[0]?.pauseQueue).toBe(expected);
   });
 });

@@ -152,6 +152,10 @@ describe('createWebhookDelivery', () => {
     });
   });
 
+  it.each([[429, true], [503, false], [408, false]])('on %i, asks to pause the queue: %s (only a 429 says "slow down")', async (status, pauseQueue) => {
+    await expect(send({ url: `${partner.url}/status/${status}` })).rejects.toMatchObject({ pauseQueue });
+  });
+
   it.each([
     { label: 'delta-seconds', retryAfter: '7', min: 7_000, max: 7_000 },
     { label: 'an invalid value', retryAfter: 'soon', min: undefined, max: undefined },

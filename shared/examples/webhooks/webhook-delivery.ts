@@ -39,7 +39,7 @@ async function readSnippet(response: Response): Promise<string> {
  * Builds the webhook handler: the message `{ "url", "method"?, "headers"?, "body"? }` is sent once with
  * fetch (method defaults to POST; a non-string body is sent as JSON; `null` means no body).
  * Outcomes: 2xx resolves; 408, 425, 429, 5xx, network errors and timeouts throw `RetryableError`
- * (with `retryAfterMs` from `Retry-After`); any other status and a malformed message throw
+ * (with `retryAfterMs` from `Retry-After`; a 429 also pauses the queue, `pauseQueue`); any other status and a malformed message throw
  * `UnrecoverableError`. Errors name the method, origin, status and a body snippet, never the headers.
  * @example
  * const handle = createWebhookDelivery({ httpTimeoutMs: 5_000 });
@@ -75,7 +75,8 @@ function createWebhookDelivery(options: WebhookDeliveryOptions = {}): Handler {
     // retry budget still ends in the parking lot if it is not. Only "other 4xx" blames the message.
     if (RETRYABLE_4XX.has(status) || (status >= 500 && status <= 599)) {
       const retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'), Date.now());
-      throw new RetryableError(failure, { retryAfterMs });
+      // A 429 says "slow down": the whole queue waits, not only this message.
+      throw new RetryableError(failure, { retryAfterMs, pauseQueue: status === 429 });
     }
     // Other 4xx, and 1xx/3xx that fetch hands back (a 304, a redirect without Location): sending the
     // same request again gets the same answer.
