@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../shared/config/config.js';
 import { createEventFunction } from '../../shared/event/event-function.js';
+import { RetryableError } from '../../shared/errors.js';
 import type { Handler } from '../../shared/message/message.js';
 import { openRateStore } from '../../shared/pacing/open-rate-store.js';
 import { createRedisRateStore } from '../../shared/pacing/redis-rate-store.js';
@@ -96,6 +97,26 @@ describe('the rate limit, pull mode', () => {
     expect(summary.parked).toBe(0);
     expect(summary.received).toBe(summary.acked + summary.requeued + summary.deferred);
     expect(summary.stoppedBecause).toBe('budget');
+  });
+});
+
+describe('the rate limit and the pause', () => {
+  it("calls no handler after a partner's slow down, for the starts already waiting in line: they are deferred untried, for the pause", async () => {
+    // Prepare: 5 a second, 4 waiting in line when the first message's answer pauses the queue for 3 s.
+    const config = await queueWith(10, { RATE_LIMIT_PER_SECOND: '5', CONCURRENCY: '4', MAX_RETRIES: '5', BACKOFF_MAX_MS: '5000' });
+    const calls: number[] = [];
+    const handler: Handler = () => {
+      calls.push(Date.now());
+      if (calls.length === 1) throw new RetryableError('429 Too Many Requests', { retryAfterMs: 3000, pauseQueue: true });
+    };
+    // Act
+    const summary = await createPullFunction(handler, { config, log: recordingLogger('error').log })({}, context());
+    // Assess
+    expect(calls).toHaveLength(1);
+    expect(summary).toMatchObject({ retried: 1, acked: 0, parked: 0, stoppedBecause: 'paused' });
+    expect(summary.deferred).toBeGreaterThanOrEqual(3);
+    expect(summary.pausedUntil).toEqual(expect.any(String));
+    expect(summary.received).toBe(summary.retried + summary.deferred + summary.requeued);
   });
 });
 
