@@ -34,3 +34,4 @@ export type { DelayMode, QueueType } from './topology/types.js';
 export type { Summary, StopReason } from './observability/summary.js';
 export type { IdempotencyInCode } from './idempotency/in-code.js';
 export type { IdempotencyStoreSpec } from './idempotency/options.js';
+export type { RateLimitInCode } from './config/rate-limit.js';
