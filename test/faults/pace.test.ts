@@ -13,8 +13,12 @@ import { type RecordingPartner, startRecordingPartner } from '../helpers/recordi
  * the cloud (RATE_LIMIT_SHARES=2, what the construct sets for a pull function reserved at 2). No store:
  * each invocation takes its share, 10 a second, so no second should hold more than 20 + 2 requests
  * (each line of starts lets at most its share + 1 go in any second). The partner records each
- * request's arrival; the invocations are invoked in pairs, as two overlapping schedules would, until
- * the queue is drained, and every message must be handled once, none lost or parked.
+ * request's arrival, and when its handler started (the start is what an invocation's share bounds;
+ * a loaded machine can delay a request's send after it, bunching arrivals); the invocations are invoked in pairs, as two overlapping schedules would, until
+ * the queue is drained, and every message must be handled once, none lost or parked. A handler whose
+ * turn came just before its invocation's stop is aborted by the budget's signal, maybe after its
+ * request reached the partner: that attempt counts (it is retried), so the partner may see one request
+ * more per such cut-off, and never more than the summaries' `retried` (the partner fails nothing else).
  * Knobs: FAULT_PACE_MESSAGES (default 2000).
  */
 const MESSAGES = Number(process.env.FAULT_PACE_MESSAGES ?? '2000');
@@ -59,22 +63,25 @@ describe('pace: two pull invocations at once on a queue limited to 20 requests a
     const maxPerSecond = mostInWindow(p.arrivals, 1000);
     const senders = [...new Set(p.senders)];
     const maxPerSecondPerInvocation = Math.max(...senders.map((sender) => mostInWindow(p.arrivals.filter((_at, i) => p.senders[i] === sender), 1000)));
+    const maxStartsPerSecondPerInvocation = Math.max(...senders.map((sender) => mostInWindow(p.starts.filter((_at, i) => p.senders[i] === sender), 1000)));
     const summaries = results.map((r) => r.summary ?? {});
     const pacedMs = summaries.reduce((sum, summary) => sum + Number(summary.pacedMs ?? 0), 0);
+    const cutOffByBudget = summaries.reduce((sum, summary) => sum + Number(summary.retried ?? 0), 0);
     reportFault('pace-20-per-second-2-invocations', {
       sent: account.sent, handled: account.handled, parked: account.parked, stillQueued: account.stillQueued, missing: account.missing.length,
       duplicates: account.duplicates, repeatedEffects: account.repeatedEffects, requests: p.arrivals.length,
-      perSecond: PER_SECOND, invocationsAtOnce: AT_ONCE, invocations: results.length, maxPerSecond, maxPerSecondPerInvocation,
+      perSecond: PER_SECOND, invocationsAtOnce: AT_ONCE, invocations: results.length, maxPerSecond, maxPerSecondPerInvocation, maxStartsPerSecondPerInvocation,
       drainSeconds: Number((drainedMs / 1000).toFixed(1)), idealSeconds: MESSAGES / PER_SECOND, pacedSeconds: Number((pacedMs / 1000).toFixed(1)),
-      deferred: summaries.reduce((sum, summary) => sum + Number(summary.deferred ?? 0), 0), requeued: summaries.reduce((sum, summary) => sum + Number(summary.requeued ?? 0), 0),
+      cutOffByBudget, deferred: summaries.reduce((sum, summary) => sum + Number(summary.deferred ?? 0), 0), requeued: summaries.reduce((sum, summary) => sum + Number(summary.requeued ?? 0), 0),
     });
-    console.log(`[fault] pace: ${describeAccount(account)}; ${p.arrivals.length} requests, at most ${maxPerSecond} in a second (${maxPerSecondPerInvocation} from one invocation), drained in ${(drainedMs / 1000).toFixed(1)} s against ${MESSAGES / PER_SECOND} s`);
+    console.log(`[fault] pace: ${describeAccount(account)}; ${p.arrivals.length} requests, at most ${maxPerSecond} in a second (${maxPerSecondPerInvocation} from one invocation, which started at most ${maxStartsPerSecondPerInvocation} in a second), drained in ${(drainedMs / 1000).toFixed(1)} s against ${MESSAGES / PER_SECOND} s`);
     expect(results.map((r) => r.code)).toEqual(results.map(() => 0));
     expect(maxPerSecond).toBeLessThanOrEqual(PER_SECOND + AT_ONCE);
-    expect(maxPerSecondPerInvocation).toBeLessThanOrEqual(PER_SECOND / AT_ONCE + 1);
+    expect(maxStartsPerSecondPerInvocation).toBeLessThanOrEqual(PER_SECOND / AT_ONCE + 1);
     expect(account.missing).toEqual([]);
     expect(account.strangers).toEqual([]);
     expect({ handled: account.handled, parked: account.parked, stillQueued: account.stillQueued, duplicates: account.duplicates, repeatedEffects: account.repeatedEffects }).toEqual({ handled: MESSAGES, parked: 0, stillQueued: 0, duplicates: 0, repeatedEffects: 0 });
-    expect(p.arrivals.length).toBe(MESSAGES);
+    expect(p.arrivals.length).toBeGreaterThanOrEqual(MESSAGES);
+    expect(p.arrivals.length - MESSAGES).toBeLessThanOrEqual(cutOffByBudget);
   }, DRAIN_LIMIT_MS + 120_000);
 });

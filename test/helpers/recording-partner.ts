@@ -10,6 +10,8 @@ type RecordingPartner = {
   readonly ids: readonly string[];
   /** The `x-sender` of each request (the invocation's pid), in arrival order. */
   readonly senders: readonly string[];
+  /** The `x-started-at` of each request (epoch ms: when its handler started, by the sender's clock), in arrival order. */
+  readonly starts: readonly number[];
   close(): Promise<void>;
 };
 
@@ -22,10 +24,12 @@ async function startRecordingPartner(): Promise<RecordingPartner> {
   const arrivals: number[] = [];
   const ids: string[] = [];
   const senders: string[] = [];
+  const starts: number[] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     arrivals.push(performance.now());
     ids.push(String(request.headers['x-message-id'] ?? ''));
     senders.push(String(request.headers['x-sender'] ?? ''));
+    starts.push(Number(request.headers['x-started-at'] ?? Number.NaN));
     request.resume();
     request.on('end', () => response.writeHead(204).end());
   });
@@ -37,6 +41,7 @@ async function startRecordingPartner(): Promise<RecordingPartner> {
     arrivals,
     ids,
     senders,
+    starts,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
