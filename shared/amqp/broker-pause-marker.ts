@@ -13,9 +13,13 @@ const READ_WAIT_MS = 500;
  * The pause marker of `workQueue` (amqp/pause-marker.ts) over AMQP 0-9-1, on `connection`. Each call
  * runs on a channel of its own, closed after it: a missing queue closes the channel it is asked on.
  *
- * A read is a passive declare (2 round trips with the channel's opening: what an invocation pays when
- * no pause holds, beside its own channel's opening); only when the queue holds a message does it read
- * it, with a consumer of prefetch 1 (2 more), and the channel's close (1 more) gives it back untouched.
+ * A read declares the queue (always the same arguments, so the declare finds it as it is, or makes it
+ * empty) and reads its counts from the answer: 2 round trips with the channel's opening, what an
+ * invocation pays when no pause holds, beside its own channel's opening. A passive declare would make
+ * no queue, but the broker logs each one that meets no queue as an error, once per invocation of a
+ * queue that never paused; the declare also renews the queue's `x-expires` while the functions run.
+ * Only when the queue holds a message does the read take it, with a consumer of prefetch 1 (2 more),
+ * and the channel's close (1 more) gives it back untouched.
  * A write declares the queue (always the same arguments) and publishes the marker with a confirm.
  * @example
  * const marker = brokerPauseMarker(broker.connection, 'orders');
@@ -26,15 +30,9 @@ function brokerPauseMarker(connection: ChannelModel, workQueue: string): PauseMa
   return {
     queue,
     read: () => onChannel(connection.createChannel(), async (channel) => {
-      try {
-        // A marker another invocation is reading right now is unacked, so not counted; its reader is.
-        const { messageCount, consumerCount } = await channel.checkQueue(queue);
-        if (messageCount === 0 && consumerCount === 0) return undefined;
-      } catch (error) {
-        // No marker queue: never paused, or not read for a day.
-        if ((error as { code?: unknown }).code === 404) return undefined;
-        throw error;
-      }
+      // A marker another invocation is reading right now is unacked, so not counted; its reader is.
+      const { messageCount, consumerCount } = await channel.assertQueue(queue, { durable: true, arguments: pauseMarkerArguments() });
+      if (messageCount === 0 && consumerCount === 0) return undefined;
       const consumer = await ShortLivedConsumer.start(channel, queue, 1);
       const message = await consumer.take(READ_WAIT_MS);
       // The close cancels the consumer and gives the marker back (for the next reader) before the read ends.
@@ -54,7 +52,7 @@ function brokerPauseMarker(connection: ChannelModel, workQueue: string): PauseMa
 /** Runs `use` on the channel `opening` opens; its close, not awaited, gives back what it holds. */
 async function onChannel<C extends Channel, T>(opening: Promise<C>, use: (channel: C) => Promise<T>): Promise<T> {
   const channel = await opening;
-  // A 404 closes the channel and rejects the call that met it: the event is not news.
+  // A refusal (403, 406) closes the channel and rejects the call that met it: the event is not news.
   channel.on('error', () => undefined);
   try {
     return await use(channel);

@@ -1,14 +1,14 @@
 /**
  * The pause marker: how a queue's pause (a partner said "slow down") outlives the invocation that
  * heard it, for functions that keep no state. It is a small queue beside the work queue,
- * `<work queue>.pause`, declared at the first pause, holding at most one message whose `expiration`
- * is the pause's length: while the message is there, the queue is paused. The broker drops the message
- * when the pause is over, and the queue itself after a day unused. Each mode reads it at the start of
- * an invocation and writes it through the port below (amqp/broker-pause-marker.ts over 0-9-1,
- * native/amqp10-pause-marker.ts over AMQP 1.0); what is here is pure.
+ * `<work queue>.pause`, declared by the first invocation's read, holding at most one message whose
+ * `expiration` is the pause's length: while the message is there, the queue is paused. The broker drops
+ * the message when the pause is over, and the queue itself a day after the last invocation's read. Each
+ * mode reads it at the start of an invocation and writes it through the port below
+ * (amqp/broker-pause-marker.ts over 0-9-1, native/amqp10-pause-marker.ts over AMQP 1.0); what is here is pure.
  *
- * It is not part of `topology apply`: a queue that never pauses never has one, and its arguments are
- * Boomerang's own, the same on every broker, so there is nothing for an operator to choose or verify.
+ * It is not part of `topology apply`: its arguments are Boomerang's own, the same on every broker, so
+ * there is nothing for an operator to choose or verify, and the functions declare it themselves.
  */
 
 /** What a marker says: until when the queue is paused, and why. */
@@ -25,13 +25,13 @@ type PauseMark = {
 interface PauseMarker {
   /** The marker's queue, for log lines. */
   readonly queue: string;
-  /** Until when (epoch ms) the marker says the queue is paused; undefined when there is none (no queue, no message). */
+  /** Declares the marker's queue if need be; until when (epoch ms) it says the queue is paused, or undefined (no message). */
   read(): Promise<number | undefined>;
   /** Declares the marker's queue if need be and puts `mark` in it (confirmed), replacing any earlier one. */
   write(mark: PauseMark): Promise<void>;
 }
 
-/** A day: the broker deletes a marker queue nothing used for that long. */
+/** A day: the broker deletes a marker queue no invocation declared for that long. */
 const PAUSE_MARKER_EXPIRES_MS = 86_400_000;
 
 /**

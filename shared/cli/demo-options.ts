@@ -1,3 +1,4 @@
+import { pauseMarkerQueue } from '../amqp/pause-marker.js';
 import { asUsage, intFlag } from './args.js';
 import { UsageError } from '../errors.js';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../config/config.js';
@@ -102,7 +103,8 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   }, `boomerang-${chosen.name}-demo`, { ...chosen.code, workQueue: undefined, parkingQueue: undefined, retry: undefined, rules: chosen.code.rules?.map(({ match, retry, pauseQueue }) => ({ match, ...(retry === false ? { retry } : {}), ...(pauseQueue === undefined ? {} : { pauseQueue }) })) }));
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   // Exact mode's level and unroutable queues are shared by every work queue of the vhost: kept.
-  const ownQueues = plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name);
+  // Its pause marker too: a pause an earlier run left would hold this one back.
+  const ownQueues = [...plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name), pauseMarkerQueue(queue)];
   const ownExchanges = plan.marker === undefined ? [] : [plan.marker];
   return { messages, failureRate, intervalMs, name: chosen.name, notice, handler: chosen.handler, feed, config, plan, ownQueues, ownExchanges };
 }

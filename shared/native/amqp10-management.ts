@@ -18,6 +18,7 @@
  * - Attaching the pair took 4-7 ms, one GET 0.4-1.5 ms (median 0.5, 50 in a row).
  * - `PUT /queues/<name>` with a map `{ durable, arguments }` declares a queue: 201 when it made it,
  *   200 when it was there with the same arguments, 409 with other ones (the text names the argument).
+ *   Both 200 and 201 carry the same map as a `GET`, counts included (test/integration/pause-marker.test.ts).
  */
 import type { Connection, EventContext, Message, Receiver, Sender, Session } from 'rhea';
 import { BrokerConnectionError } from '../errors.js';
@@ -108,12 +109,15 @@ class Amqp10Management {
 
   /**
    * Declares the durable queue `name` of the connection's vhost with `args` (`PUT /queues/<name>`), or
-   * finds it there as declared; any other answer (409: it has other arguments) is a `BrokerConnectionError`.
+   * finds it there as declared, and says what the broker answered it is (its counts); any other answer
+   * (409: it has other arguments), or a body that is not a queue, is a `BrokerConnectionError`.
    */
-  public async declareQueue(name: string, args: Readonly<Record<string, string | number>>): Promise<void> {
+  public async declareQueue(name: string, args: Readonly<Record<string, string | number>>): Promise<QueueInfo> {
     const path = `/queues/${encodeURIComponent(name)}`;
     const { status, body } = await this.request('PUT', path, this.timeoutMs, { durable: true, arguments: args });
-    if (status !== '200' && status !== '201') throw new BrokerConnectionError(`The broker's management API answered PUT ${path} with ${status}: ${String(typeof body === 'string' ? body : status).slice(0, 300)}`, { reason: 'channel-closed' });
+    const info = status === '200' || status === '201' ? queueInfoOf(body) : undefined;
+    if (info === undefined) throw new BrokerConnectionError(`The broker's management API answered PUT ${path} with ${status}: ${String(typeof body === 'string' ? body : status).slice(0, 300)}`, { reason: 'channel-closed' });
+    return info;
   }
 
   public close(): void {

@@ -34,9 +34,9 @@ function amqp10PauseMarker(connection: Connection, management: () => Promise<Amq
   return {
     queue,
     async read() {
-      const info = await (await api()).getQueue(queue);
+      const info = await (await api()).declareQueue(queue, pauseMarkerArguments());
       // A marker another invocation is reading right now is not counted; its reader is.
-      if (info === undefined || (info.messageCount === 0 && info.consumerCount === 0)) return undefined;
+      if (info.messageCount === 0 && info.consumerCount === 0) return undefined;
       // Drained when nobody else reads: no message then means it expired; else it comes once given back.
       const message = await onSession<Message>(connection, (session, done) => readOne(session, address, info.consumerCount === 0, done));
       return message === undefined ? undefined : pausedUntilOf(fromAmqp10(message).delivery.content, Date.now());

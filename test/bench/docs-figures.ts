@@ -5,8 +5,8 @@
  *
  * Block ids: `bench-<major.minor>` (from bench-rabbitmq-<major.minor>.<patch>.json, the highest patch),
  * `faults-<major.minor>` (from faults/rabbitmq-<major.minor>.<patch>/*.json), and across brokers
- * `idempotency-faults`, `idempotency-cost` and `bundling` (docs/deploy.md: the construct's bundle
- * against NodejsFunction's).
+ * `idempotency-faults`, `idempotency-cost`, `bundling` (docs/deploy.md: the construct's bundle
+ * against NodejsFunction's) and `pause-marker-cost` (from pause-marker-cost-rabbitmq-<version>.json).
  *
  * @example
  * // npm run bench && npm run test:faults && npm run docs:figures
@@ -17,6 +17,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 import { replaceGeneratedBlocks } from './doc-blocks.js';
+import { type PauseMarkerCost, renderPauseMarkerCost } from './pause-marker-figures.js';
 import { type BenchReport, type FaultReport, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from './figures-render.js';
 
 class DocsFiguresError extends Error {
@@ -52,8 +53,14 @@ function list(dir: string): string[] {
 /** The body of one generated block, from the results under `resultsDir`. */
 function renderBlock(id: string, resultsDir: string, root: string, fileName: string): string {
   if (id === 'idempotency-faults' || id === 'idempotency-cost' || id === 'bundling') return `${NOTICE}\n\n${renderAcross(id, resultsDir, root)}`;
+  if (id === 'pause-marker-cost') {
+    const byVersion = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
+    const minors = [...new Set(list(resultsDir).flatMap((n) => /^pause-marker-cost-rabbitmq-(\d+\.\d+)\.\d+\.json$/.exec(n)?.[1] ?? []))].sort(byVersion);
+    const reports = minors.map((minor) => readJson<PauseMarkerCost>(join(resultsDir, latestForMinor(list(resultsDir), 'pause-marker-cost-rabbitmq-', minor, '.json') as string), root));
+    return `${NOTICE}\n\n${renderPauseMarkerCost(reports)}`;
+  }
   const m = /^(bench|faults)-(\d+\.\d+)$/.exec(id);
-  if (!m) throw new DocsFiguresError(`${fileName}: unknown generated block "${id}"; expected bench-<major.minor>, faults-<major.minor> (e.g. bench-3.10), idempotency-faults, idempotency-cost or bundling`);
+  if (!m) throw new DocsFiguresError(`${fileName}: unknown generated block "${id}"; expected bench-<major.minor>, faults-<major.minor> (e.g. bench-3.10), idempotency-faults, idempotency-cost, bundling or pause-marker-cost`);
   const [, kind, minor] = m as unknown as [string, string, string];
   if (kind === 'bench') {
     const name = latestForMinor(list(resultsDir), 'bench-rabbitmq-', minor, '.json');

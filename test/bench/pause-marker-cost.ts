@@ -1,12 +1,15 @@
 /**
  * What the pause marker costs an invocation (docs/handlers.md, "What it costs"): the start of a pull or
- * event invocation (its own confirm channel) with the marker read beside it, never paused, paused once
- * and paused now; the write, once per pause; and, with NATIVE=1 (RabbitMQ 4.3+), the start of a native
- * invocation (the management pair and the work queue's receiver) without and with the read. Each
- * variant runs in turn, N rounds, so that load spikes hit them alike; the medians are printed.
+ * event invocation (its own confirm channel) with the marker read beside it (a declare of the marker
+ * queue), not paused and paused now; the write, once per pause; and, with NATIVE=1 (RabbitMQ 4.3+), the
+ * start of a native invocation (the management pair and the work queue's receiver) without and with the
+ * read. Each variant runs in turn, N rounds, so that load spikes hit them alike; the medians are
+ * printed and written to bench-results/pause-marker-cost-rabbitmq-<version>.json (the docs' figures).
  * Not part of `npm run bench`: run it on its own, on a quiet machine.
  * @example AMQP_URL=amqp://guest:guest@127.0.0.1:5674 NATIVE=1 N=200 npx tsx test/bench/pause-marker-cost.ts
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import amqp from 'amqplib';
 import { brokerPauseMarker } from '../../shared/amqp/broker-pause-marker.js';
 import type { PauseMarker } from '../../shared/amqp/pause-marker.js';
@@ -15,6 +18,7 @@ import { connectAmqp10 } from '../../shared/native/amqp10-connection.js';
 import { amqp10PauseMarker } from '../../shared/native/amqp10-pause-marker.js';
 import { NativeReceiver } from '../../shared/native/native-receiver.js';
 import { AMQP_URL, sleep, uniqueName } from '../helpers/broker.js';
+import { REPO_ROOT } from '../helpers/invoke-child.js';
 
 const ROUNDS = Number(process.env.N ?? 100);
 const FAR = 600_000;
@@ -22,6 +26,9 @@ const FAR = 600_000;
 function median(values: readonly number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 }
+
+/** Each section's medians, by variant, in ms: what the results file keeps. */
+const results: Record<string, Record<string, number>> = {};
 
 async function compare(title: string, variants: Readonly<Record<string, () => Promise<unknown>>>): Promise<void> {
   const times = new Map(Object.keys(variants).map((name) => [name, [] as number[]]));
@@ -33,18 +40,22 @@ async function compare(title: string, variants: Readonly<Record<string, () => Pr
     }
   }
   console.log(title);
-  for (const [name, values] of times) console.log(`  ${name.padEnd(60)} ${median(values).toFixed(2)} ms`);
+  results[title] = {};
+  for (const [name, values] of times) {
+    console.log(`  ${name.padEnd(60)} ${median(values).toFixed(2)} ms`);
+    results[title][name] = Number(median(values).toFixed(2));
+  }
 }
 
 const mark = (untilMs: number) => ({ untilMs, reason: 'PartnerRateLimitedError', by: 'pause-marker-cost' });
 
 const connection = await amqp.connect(AMQP_URL, { noDelay: true });
 const cleanup = await connection.createChannel();
-console.log(`RabbitMQ ${String(connection.connection.serverProperties.version)}, ${ROUNDS} rounds`);
-const never = brokerPauseMarker(connection, uniqueName('cost'));
-const once = brokerPauseMarker(connection, uniqueName('cost'));
+const version = String(connection.connection.serverProperties.version);
+console.log(`RabbitMQ ${version}, ${ROUNDS} rounds`);
+const notPaused = brokerPauseMarker(connection, uniqueName('cost'));
 const now = brokerPauseMarker(connection, uniqueName('cost'));
-await once.write(mark(Date.now() + 100));
+await notPaused.write(mark(Date.now() + 100));
 await now.write(mark(Date.now() + FAR));
 await sleep(200);
 const start = async (marker?: PauseMarker): Promise<void> => {
@@ -53,12 +64,11 @@ const start = async (marker?: PauseMarker): Promise<void> => {
 };
 await compare('0-9-1: a pull or event invocation opens its confirm channel, and reads the marker beside it', {
   'channel alone (before)': () => start(),
-  'channel + read, no marker queue (never paused)': () => start(never),
-  'channel + read, marker queue empty (paused once)': () => start(once),
-  'channel + read, paused (reads the marker)': () => start(now),
+  'channel + read, not paused (declare: the marker queue is empty)': () => start(notPaused),
+  'channel + read, paused (declare, then reads the marker)': () => start(now),
 });
 await compare('0-9-1: once per pause', { 'write (open, confirm.select, declare, publish + confirm)': () => now.write(mark(Date.now() + FAR)) });
-for (const marker of [once, now]) await cleanup.deleteQueue(marker.queue);
+for (const marker of [notPaused, now]) await cleanup.deleteQueue(marker.queue);
 
 if (process.env.NATIVE === '1') {
   const native = await connectAmqp10({ urls: [AMQP_URL], connectTimeoutMs: 5000, connectionName: 'pause-marker-cost' });
@@ -76,12 +86,15 @@ if (process.env.NATIVE === '1') {
   };
   await compare('AMQP 1.0: a native invocation attaches the management pair and its receiver; the read comes between', {
     'pair beside the receiver (before)': () => invocation(),
-    'pair, GET marker (none), then receiver': () => invocation(workQueue),
-    'pair, GET marker, read it (paused), then receiver': () => invocation(paused),
+    'pair, PUT marker (not paused), then receiver': () => invocation(workQueue),
+    'pair, PUT marker, read it (paused), then receiver': () => invocation(paused),
   });
   await compare('AMQP 1.0: once per pause', { 'write (PUT, session, sender, accepted)': () => amqp10PauseMarker(native.connection, async () => management, paused).write(mark(Date.now() + FAR)) });
   management.close();
-  for (const queue of [workQueue, `${paused}.pause`]) await cleanup.deleteQueue(queue);
+  for (const queue of [workQueue, `${workQueue}.pause`, `${paused}.pause`]) await cleanup.deleteQueue(queue);
   await native.close();
 }
 await connection.close();
+const file = join(REPO_ROOT, 'bench-results', `pause-marker-cost-rabbitmq-${version}.json`);
+await writeFile(file, `${JSON.stringify({ broker: `RabbitMQ ${version}`, rounds: ROUNDS, recordedAt: new Date().toISOString(), unit: 'ms, median', results }, null, 2)}\n`);
+console.log(`written to ${file}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { brokerPauseMarker } from '../../shared/amqp/broker-pause-marker.js';
-import { pauseMarkerQueue } from '../../shared/amqp/pause-marker.js';
+import { pauseMarkerArguments, pauseMarkerQueue } from '../../shared/amqp/pause-marker.js';
 import { Amqp10Management } from '../../shared/native/amqp10-management.js';
 import { amqp10PauseMarker } from '../../shared/native/amqp10-pause-marker.js';
 import { connectAmqp10 } from '../../shared/native/amqp10-connection.js';
@@ -12,7 +12,7 @@ import { useTestBroker } from '../helpers/topology.js';
 const testBroker = useTestBroker();
 
 describe(`the pause marker over AMQP 0-9-1 on RabbitMQ ${BROKER_VERSION}`, () => {
-  it('reads no pause where no marker queue exists, and the connection lives on', async () => {
+  it('reads no pause where no marker queue exists, declaring it as the builders say (no 404 for the broker to log), and the connection lives on', async () => {
     // Prepare
     const broker = testBroker();
     const workQueue = uniqueName('pause');
@@ -22,7 +22,10 @@ describe(`the pause marker over AMQP 0-9-1 on RabbitMQ ${BROKER_VERSION}`, () =>
     const until = await marker.read();
     // Assess
     expect(until).toBeUndefined();
-    expect(await broker.exists('queue', pauseMarkerQueue(workQueue))).toBe(false);
+    // Declared, not looked up: a passive declare of a missing queue is an error line in the broker's log.
+    const declared = await broker.channel.checkQueue(pauseMarkerQueue(workQueue));
+    expect(declared).toMatchObject({ messageCount: 0, consumerCount: 0 });
+    await broker.channel.assertQueue(pauseMarkerQueue(workQueue), { durable: true, arguments: pauseMarkerArguments() });
     expect(await marker.read()).toBeUndefined();
   });
 
@@ -102,6 +105,8 @@ describe.runIf(NATIVE_BROKER)(`the pause marker over AMQP 1.0 on RabbitMQ ${BROK
       // Assess
       expect(before).toBeUndefined();
       expect(after).toBe(now + 30_000);
+      // The first read declared the marker queue (a GET of a missing one is a line in the broker's log), as the builders say.
+      expect((await management.getQueue(pauseMarkerQueue(workQueue)))?.arguments).toEqual(pauseMarkerArguments());
       expect(await broker.messageCount(pauseMarkerQueue(workQueue))).toBe(1);
       const [message] = await broker.drain(pauseMarkerQueue(workQueue), 1);
       expect(JSON.parse(message!.content.toString())).toMatchObject({ reason: 'PartnerRateLimitedError', by: 'orders-pull', untilMs: now + 30_000 });

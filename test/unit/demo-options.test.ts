@@ -10,7 +10,7 @@ import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 const ENV = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672' };
 
 describe('demoOptions', () => {
-  it('has the documented defaults, and resets only the demo queue, its parking lot and its delay queues', async () => {
+  it('has the documented defaults, and resets only the demo queue, its parking lot, its delay queues and its pause marker', async () => {
     // Act
     const options = await demoOptions({}, ENV);
     // Assess
@@ -18,7 +18,7 @@ describe('demoOptions', () => {
     expect(options.config).toMatchObject({ workQueue: 'boomerang.demo', parkingQueue: 'boomerang.demo.parked' });
     const delayQueues = options.ownQueues.filter((name) => /^boomerang\.demo\.delay\.\d+ms$/.test(name));
     expect(delayQueues.length).toBeGreaterThan(0);
-    expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', ...delayQueues].sort());
+    expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', 'boomerang.demo.pause', ...delayQueues].sort());
     expect(options.ownExchanges).toEqual([options.plan.marker]);
     expect(options.ownExchanges[0]).toMatch(/^boomerang\.demo\.delay-path\.[0-9a-f]{16}$/);
   });
@@ -37,7 +37,7 @@ describe('demoOptions', () => {
     // Act
     const options = await demoOptions({}, ENV, [{ ...queue, file: 'functions/webhooks.ts' }]);
     // Assess
-    expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked']);
+    expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', 'boomerang.demo.pause']);
     expect(options.ownExchanges).toEqual([options.plan.marker]);
     expect(options.plan.exchanges.length).toBeGreaterThan(0);
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeneratedBlockError, generatedBlockIds, replaceGeneratedBlocks } from '../bench/doc-blocks.js';
 import { DocsFiguresError, generateDocs, latestForMinor, renderBlock } from '../bench/docs-figures.js';
+import { NO_PAUSE_MARKER_RESULTS, renderPauseMarkerCost } from '../bench/pause-marker-figures.js';
 import { type BenchReport, NO_BENCH_RESULTS, NO_BUNDLING_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from '../bench/figures-render.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 
@@ -185,6 +186,21 @@ describe('renderBundlingAcross', () => {
     expect(text).toContain('| BoomerangQueues against | RabbitMQ 3.10.8 |');
     expect(text).toContain('| import() of the bundle in a fresh node process, NodejsFunction (one file) | 33 ms against 160 ms (21 %) |');
     expect(renderBundlingAcross([{ rabbitmq: 'RabbitMQ 3.10.8', report: report([]) }])).toBe(NO_BUNDLING_RESULTS);
+  });
+});
+
+describe('renderPauseMarkerCost', () => {
+  it('puts each broker in a column and a variant one broker did not run as -', () => {
+    // Act
+    const text = renderPauseMarkerCost([
+      { broker: 'RabbitMQ 3.10.8', rounds: 150, recordedAt: '2026-11-27T20:00:00.000Z', results: { 'start': { 'channel alone': 1.314 } } },
+      { broker: 'RabbitMQ 4.3.6', rounds: 150, recordedAt: '2026-11-27T20:05:00.000Z', results: { 'start': { 'channel alone': 1.48 }, 'native | start': { 'pair': 2.6 } } },
+    ]);
+    // Assess
+    expect(text).toContain('| section | variant | RabbitMQ 3.10.8 | RabbitMQ 4.3.6 |');
+    expect(text).toContain('| start | channel alone | 1.31 ms | 1.48 ms |');
+    expect(text).toContain('| native \\| start | pair | - | 2.60 ms |');
+    expect(renderPauseMarkerCost([])).toBe(NO_PAUSE_MARKER_RESULTS);
   });
 });
 
