@@ -106,6 +106,8 @@ describe('runEvent on the broker', () => {
     const config = eventConfig();
     await setUpTopology(broker, config);
     const unknown = uniqueName('no-topology');
+    // The invocation reads its pause marker, which declares `<unknown>.pause`.
+    broker.trackQueue(unknown);
     const event = eventFor({ [config.workQueue]: [rmqMessage('ok')], [unknown]: [rmqMessage('retry')] });
     // Act
     const error = await invoke(config, event).catch((e: unknown) => e);

@@ -168,6 +168,10 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       const config = testConfig({ WORK_QUEUE: uniqueName('work') });
       await setUpTopology(broker, config);
       const unknown = uniqueName('no-topology');
+    // The invocation reads its pause marker, which declares `<unknown>.pause`.
+    broker.trackQueue(unknown);
+      // The invocation reads its pause marker, which declares `<unknown>.pause`.
+      broker.trackQueue(unknown);
       const recorder = recordingHandler(['r1']);
       const event = eventFor({
         [config.workQueue]: [rmqMessage('a', { messageId: 'a1' }), rmqMessage('b', { messageId: 'b1' })],
