@@ -7,7 +7,7 @@ type BenchReport = {
   readonly rows: readonly Row[];
   readonly options?: { readonly sections?: readonly string[] };
   /** Each section's last run, when the file keeps sections of several runs (test/bench/results-merge.ts). */
-  readonly sectionRuns?: Readonly<Record<string, { readonly startedAt: string; readonly rabbitmq: string }>>;
+  readonly sectionRuns?: Readonly<Record<string, { readonly startedAt: string; readonly rabbitmq: string; readonly machine?: Machine }>>;
 };
 
 /** What a fault scenario writes (test/helpers/fault-report.ts): a few fixed fields, then its own figures. */
@@ -46,20 +46,36 @@ function runTime(startedAt: string): string {
   return `${startedAt.slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** The heading's first line: one run, or the sections of each run the file keeps (with its broker). */
+/** The machine a run recorded, or says that it was not (a section kept from a run before machines were kept per section). */
+function describeRunMachine(machine: Machine | undefined): string {
+  return machine === undefined ? 'machine not recorded' : describeMachine(machine);
+}
+
+/**
+ * When `section` of `report` ran and on which machine: its own run's, when the file keeps sections
+ * of several runs (a kept section's machine is known only when its run recorded it).
+ */
+function sectionRunOf(report: BenchReport, section: string): { readonly date: string; readonly machine: string } {
+  const run = report.sectionRuns?.[section];
+  if (run === undefined || run.startedAt === report.startedAt) return { date: report.startedAt.slice(0, 10), machine: describeMachine(report.machine) };
+  return { date: run.startedAt.slice(0, 10), machine: describeRunMachine(run.machine) };
+}
+
+/** The heading's first line: one run, or the sections of each run the file keeps (with its broker and machine). */
 function benchHeading(report: BenchReport): string {
-  const where = `${describeMachine(report.machine)}; the broker local and shared with the client.`;
   const runs = Object.entries(report.sectionRuns ?? {});
   const starts = [...new Set(runs.map(([, run]) => run.startedAt))].sort();
   if (starts.length <= 1) {
     const sections = report.options?.sections?.join(', ') ?? 'all';
-    return `\`npm run bench\` of ${report.startedAt.slice(0, 10)} on **${report.machine.rabbitmq}**: ${where} Sections: ${sections}.`;
+    return `\`npm run bench\` of ${report.startedAt.slice(0, 10)} on **${report.machine.rabbitmq}**: ${describeMachine(report.machine)}; the broker local and shared with the client. Sections: ${sections}.`;
   }
   const byRun = starts.map((start) => {
     const of = runs.filter(([, run]) => run.startedAt === start);
-    return `${of.map(([section]) => section).join(', ')} (run of ${runTime(start)} on ${of[0]?.[1].rabbitmq})`;
+    const first = of[0]?.[1];
+    const machine = start === report.startedAt ? report.machine : first?.machine;
+    return `${of.map(([section]) => section).join(', ')} (run of ${runTime(start)} on ${first?.rabbitmq}; ${describeRunMachine(machine)})`;
   });
-  return `\`npm run bench\` on **${report.machine.rabbitmq}**: ${where} Each section from its last run: ${byRun.join('; ')}.`;
+  return `\`npm run bench\` on **${report.machine.rabbitmq}**, the broker local and shared with the client. Each section from its last run: ${byRun.join('; ')}.`;
 }
 
 /** The bench table of one broker version, headed by the broker, the date and the machine. */
@@ -196,7 +212,7 @@ function renderIdempotencyCostAcross(brokers: readonly BrokerBench[]): string {
   const store = (metric: string) => /idempotency on \((.+?)\),/.exec(metric)?.[1] ?? metric;
   const keys = [...new Set(withRows.flatMap((b) => rowsOf(b).map((r) => `${r.section}|${store(r.metric)}`)))];
   const lines = [
-    `Messages per second with idempotency on, as a share of the same path with it off in the same rounds (\`npm run bench\`, section idempotency, of ${withRows.map((b) => `${b.report.startedAt.slice(0, 10)} on ${b.rabbitmq}`).join(' and ')}; ${describeMachine(withRows[0]!.report.machine)}; the broker and the store on the same machine):`,
+    `Messages per second with idempotency on, as a share of the same path with it off in the same rounds (\`npm run bench\`, section idempotency, of ${withRows.map((b) => { const run = sectionRunOf(b.report, 'idempotency'); return `${run.date} on ${b.rabbitmq} (${run.machine})`; }).join(' and ')}; the broker and the store on the same machine):`,
     '',
     `| path | store | ${withRows.map((b) => b.rabbitmq).join(' | ')} |`,
     `|---|---|${withRows.map(() => '---|').join('')}`,
@@ -222,7 +238,7 @@ function renderBundlingAcross(brokers: readonly BrokerBench[]): string {
   if (withRows.length === 0) return NO_BUNDLING_RESULTS;
   const key = (metric: string) => metric.replace(/ \(median of \d+\)/, '');
   const lines = [
-    `The webhooks pull function bundled by BoomerangQueues against NodejsFunction, medians of fresh node processes (\`npm run bench\`, section serverless, of ${withRows.map((b) => `${b.report.startedAt.slice(0, 10)} on ${b.rabbitmq}`).join(' and ')}; ${describeMachine(withRows[0]!.report.machine)}):`,
+    `The webhooks pull function bundled by BoomerangQueues against NodejsFunction, medians of fresh node processes (\`npm run bench\`, section serverless, of ${withRows.map((b) => { const run = sectionRunOf(b.report, 'serverless'); return `${run.date} on ${b.rabbitmq} (${run.machine})`; }).join(' and ')}):`,
     '',
     `| BoomerangQueues against | ${withRows.map((b) => b.rabbitmq).join(' | ')} |`,
     `|---|${withRows.map(() => '---|').join('')}`,

@@ -8,8 +8,8 @@
  */
 import type { Row } from './report.js';
 
-/** When a section last ran, and on which broker. */
-type SectionRun = { readonly startedAt: string; readonly rabbitmq: string };
+/** When a section last ran, on which broker, and (runs since 2026-11-27) on which machine. */
+type SectionRun = { readonly startedAt: string; readonly rabbitmq: string; readonly machine?: Readonly<Record<string, unknown>> };
 
 /** What run.ts writes, as far as the merge reads it. */
 type BenchFile = {
@@ -41,7 +41,9 @@ function benchSectionOf(row: Row): string | undefined {
 /** Each section's last run: the sections of `current`, and the other sections of `previous` as they were. */
 function mergeBenchReports(previous: BenchFile | undefined, current: BenchFile, order: readonly string[]): BenchFile {
   const ran = new Set(current.options.sections);
-  const runOf = (report: BenchFile, section: string): SectionRun => report.sectionRuns?.[section] ?? { startedAt: report.startedAt, rabbitmq: report.machine.rabbitmq };
+  // The sections run now carry this run's machine; a kept one keeps what it was recorded with.
+  const runOf = (report: BenchFile, section: string): SectionRun =>
+    report === current ? { startedAt: report.startedAt, rabbitmq: report.machine.rabbitmq, machine: report.machine } : report.sectionRuns?.[section] ?? { startedAt: report.startedAt, rabbitmq: report.machine.rabbitmq };
   const kept = previous === undefined || previous.machine.rabbitmq !== current.machine.rabbitmq ? [] : previous.options.sections.filter((s) => !ran.has(s));
   const sections = order.filter((s) => ran.has(s) || kept.includes(s));
   const from = (section: string): BenchFile => (ran.has(section) ? current : (previous as BenchFile));

@@ -74,8 +74,23 @@ describe('renderBench', () => {
     // Act
     const text = renderBench({ ...REPORT, machine: { ...MACHINE, rabbitmq: 'RabbitMQ 4.3.6' }, sectionRuns });
     // Assess
-    expect(text).toContain('`npm run bench` on **RabbitMQ 4.3.6**: AMD EPYC');
-    expect(text).toContain('Each section from its last run: success, retry (run of 2026-11-24 01:02 UTC on RabbitMQ 4.3.6); native (run of 2026-11-25 13:26 UTC on RabbitMQ 4.3.6).');
+    expect(text).toContain('`npm run bench` on **RabbitMQ 4.3.6**, the broker local and shared with the client.');
+    // success and retry ran with the report's own run (its machine); native's run recorded none.
+    expect(text).toContain('Each section from its last run: success, retry (run of 2026-11-24 01:02 UTC on RabbitMQ 4.3.6; AMD EPYC, 2 cores, 24 GiB RAM, Node v20.20.2); native (run of 2026-11-25 13:26 UTC on RabbitMQ 4.3.6; machine not recorded).');
+  });
+
+  it('names each run\'s machine where the run recorded it, and the report\'s own for its own run', () => {
+    // Prepare
+    const intel = { ...MACHINE, cpu: 'Intel Xeon', rabbitmq: 'RabbitMQ 4.3.6' };
+    const sectionRuns = {
+      success: { startedAt: '2026-11-24T01:02:03.000Z', rabbitmq: 'RabbitMQ 4.3.6', machine: intel },
+      native: { startedAt: '2026-11-27T20:00:00.000Z', rabbitmq: 'RabbitMQ 4.3.6' },
+    };
+    // Act
+    const text = renderBench({ ...REPORT, startedAt: '2026-11-27T20:00:00.000Z', machine: { ...MACHINE, rabbitmq: 'RabbitMQ 4.3.6' }, sectionRuns });
+    // Assess
+    expect(text).toContain('success (run of 2026-11-24 01:02 UTC on RabbitMQ 4.3.6; Intel Xeon, 2 cores');
+    expect(text).toMatch(/native \(run of [^;]+; AMD EPYC, 2 cores/);
   });
 });
 

@@ -45,7 +45,7 @@ describe('mergeBenchReports', () => {
     expect(merged.rows.map((r) => r.section)).toEqual(['success path', 'retry path', 'retry path', 'delay accuracy', 'native']);
     expect(merged.results).toEqual({ success: { at: previous.startedAt }, retry: { at: previous.startedAt }, delay: { at: previous.startedAt }, native: { at: current.startedAt } });
     expect(merged.sectionRuns?.retry).toEqual({ startedAt: previous.startedAt, rabbitmq: 'RabbitMQ 4.3.6' });
-    expect(merged.sectionRuns?.native).toEqual({ startedAt: current.startedAt, rabbitmq: 'RabbitMQ 4.3.6' });
+    expect(merged.sectionRuns?.native).toEqual({ startedAt: current.startedAt, rabbitmq: 'RabbitMQ 4.3.6', machine: current.machine });
     expect(merged.startedAt).toBe(current.startedAt);
   });
 
