@@ -92,6 +92,24 @@ describe.each([
     expect(later.filter((c) => c.retryNo > 0)).toEqual([expect.objectContaining({ id: calls[0]!.id, retryNo: 1 })]);
     expect(total([first, second, ...after]).parked).toBe(0);
   });
+
+  it.runIf(runs)('says paused, not idle, when the answer comes after the queue went idle', async () => {
+    // Prepare: one message, whose partner answers after IDLE_TIMEOUT_MS (150 ms): the loop stops taking, idle, first
+    // (no breaker, so no probe holds the loop until the answer)
+    const broker = testBroker();
+    const config = testConfig({ ...POLICY, ...env, BREAKER_THRESHOLD: '0' });
+    await setUpTopology(broker, config);
+    await publishAll(broker, config, ['late']);
+    const handler: Handler = async () => {
+      await sleep(600);
+      throw new RetryableError('partner answered 429', { retryAfterMs: PAUSE_MS, pauseQueue: true });
+    };
+    // Act
+    const summary = await pullOnce(config, handler);
+    // Assess
+    expect(summary).toMatchObject({ received: 1, retried: 1, stoppedBecause: 'paused' });
+    expect(summary.pausedUntil).toBeDefined();
+  });
 });
 
 describe(`a partner's "slow down" pauses the queue: event mode on RabbitMQ ${BROKER_VERSION}`, () => {
