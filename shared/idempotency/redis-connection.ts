@@ -40,6 +40,11 @@ type RedisConnector<T> = {
 
 /** What the server answers to a login it refuses: no password given (NOAUTH), a wrong one (WRONGPASS; `ERR invalid password` before Redis 6). */
 const LOGIN_REFUSED = /^(NOAUTH|WRONGPASS)\b|^ERR invalid password/;
+/**
+ * What ioredis says of a command on a socket the server closed: its status can still read `ready`
+ * while the close is on its way (seen when the server killed the client just before the command).
+ */
+const SOCKET_GONE = /^Stream isn't writeable|^Connection is closed/;
 
 /**
  * ioredis, not node-redis: ioredis writes a command to the socket in the call that sends it, where
@@ -130,11 +135,12 @@ function redisConnector<T>(url: string, login: RedisLogin | undefined, purpose: 
     }
   };
 
-  const connection = async (): Promise<Connection<T>> => {
+  /** A live connection; `stale`, one a command found dropped, is replaced whatever its status says. */
+  const connection = async (stale?: Connection<T>): Promise<Connection<T>> => {
     if (closed) throw new Error(purpose.closedMessage);
     const seen = current;
     if (seen !== undefined) {
-      const opened = await seen.then((c) => (c.client.status === 'ready' ? c : undefined), () => undefined);
+      const opened = await seen.then((c) => (c.client.status === 'ready' && c !== stale ? c : undefined), () => undefined);
       if (opened !== undefined) return opened;
       // The connect failed or the server dropped the socket: the first caller to notice replaces it.
       if (current === seen) current = undefined;
@@ -151,8 +157,9 @@ function redisConnector<T>(url: string, login: RedisLogin | undefined, purpose: 
       try {
         return await command(first.adapted);
       } catch (error) {
-        if (first.client.status === 'ready') throw error;
-        return command((await connection()).adapted);
+        if (first.client.status === 'ready' && !(error instanceof Error && SOCKET_GONE.test(error.message))) throw error;
+        first.client.disconnect();
+        return command((await connection(first)).adapted);
       }
     },
     close: () => {

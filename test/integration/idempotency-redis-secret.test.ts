@@ -153,4 +153,21 @@ describe('createIdempotencyGuard on a Redis server that asks for a password, the
       expect(line).not.toContain(rotated);
     }
   });
+
+  it('runs every message when the server drops its connection just before each command (a fresh connection, not an error)', async () => {
+    // Prepare: ioredis can still say `ready` for a socket the server has just closed
+    const secretId = storeSecret(PASSWORD);
+    const guard = guardWithSecret(secretId);
+    expect(await guard.run(message('m-0'), countedWork().run, REMAINING_MS)).toBe('ran');
+    const work = countedWork();
+    // Act
+    const outcomes: string[] = [];
+    for (let i = 1; i <= 30; i++) {
+      await server.admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      outcomes.push(await guard.run(message(`m-${i}`), work.run, REMAINING_MS).then(String, (thrown: unknown) => (thrown as Error).message));
+    }
+    // Assess
+    expect(outcomes).toEqual(Array.from({ length: 30 }, () => 'ran'));
+    expect(work.runs).toBe(30);
+  });
 });
