@@ -1,4 +1,5 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { pauseMarkerQueue } from '../../shared/amqp/pause-marker.js';
 
 /** The bench's own connection for set-up, preloading and clean-up; never part of a timed run. */
 class BenchBroker {
@@ -40,8 +41,10 @@ class BenchBroker {
     return this.quietly(async (ch) => (await ch.purgeQueue(queue)).messageCount, -1);
   }
 
+  /** Deletes `queue`, and its pause marker: every invocation on a work queue declares one beside it. */
   public async deleteQueue(queue: string): Promise<void> {
     await this.quietly((ch) => ch.deleteQueue(queue), undefined);
+    await this.quietly((ch) => ch.deleteQueue(pauseMarkerQueue(queue)), undefined);
   }
 
   public async deleteExchange(exchange: string): Promise<void> {
