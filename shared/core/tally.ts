@@ -102,6 +102,8 @@ class Tally {
 
   /** The summary with its duration; the tally is not written after this. Spans still open end as not settled. */
   public finish(startedAt: number): Summary {
+    // Idle while a handler's answer paused the queue (perhaps after the last take): the pause is why it stopped, in every mode.
+    if (this.summary.stoppedBecause === 'idle' && this.summary.pausedUntil !== undefined) this.summary.stoppedBecause = 'paused';
     if (this.traced) this.spans.endAll(`not settled: the invocation ended (${this.summary.stoppedBecause})`);
     this.summary.durationMs = Date.now() - startedAt;
     return this.summary;

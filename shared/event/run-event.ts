@@ -139,7 +139,8 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
     const summary = tally.finish(startedAt);
     throw new EventBatchError(`A copy was not confirmed (${result.failure.message}); the event source will deliver the whole batch of ${records.length} again`, summary, { cause: result.failure });
   }
-  tally.stop(result.outOfTime ? 'budget' : result.breakerOpened ? 'breaker-open' : tally.current.pausedUntil !== undefined ? 'paused' : 'idle');
+  // Idle with a pause heard is said as paused (Tally#finish).
+  tally.stop(result.outOfTime ? 'budget' : result.breakerOpened ? 'breaker-open' : 'idle');
   const summary = tally.finish(startedAt);
   if (summary.requeued > 0) log.warn('the budget ran out: untried messages went back to the tail of their queue', { count: summary.requeued });
   return summary;

@@ -88,8 +88,7 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
       return undefined;
     },
   });
-  // Idle is said once the handlers finished: the last answer may pause the queue after the loop stopped taking.
-  if (stoppedBecause !== 'idle') tally.stop(stoppedBecause);
+  tally.stop(stoppedBecause);
   // No more credit: after the drain nothing arrives, and what the credit brought no handler saw.
   // Deferred untried when the queue is paused, the breaker opened or the store is down; released (4.3 does not count it) when time ran out.
   if (!state.broken.aborted) {
@@ -103,7 +102,6 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
   await allFinishedBy(handling, state.hardStopAt, state.broken);
   // Handlers still running ignored their signal: their attempts count, and whatever they return later settles nothing.
   for (const [delivery, verdict] of lifecycle.cutOffRunning()) settle(delivery, verdict);
-  tally.stop(lifecycle.stop === 'paused' ? 'paused' : stoppedBecause);
   await writer.flushed();
   tally.breakerOpened(lifecycle.breakerOpened);
   lifecycle.end();

@@ -107,8 +107,7 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
       return undefined;
     },
   });
-  // Idle is said once the handlers finished: the last answer may pause the queue after the loop stopped taking.
-  if (stoppedBecause !== 'idle') tally.stop(stoppedBecause);
+  tally.stop(stoppedBecause);
   // What the prefetch brought and no handler saw: deferred untried when the queue is paused (for the
   // pause's remaining time), the breaker opened or the store is down, and (where a give-back would
   // count toward the crash-loop limit) when time or MAX_MESSAGES ran out. The rest goes back after
@@ -137,7 +136,6 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   for (const [delivery, verdict] of lifecycle.cutOffRunning()) {
     if (!state.broken.aborted) settle(delivery as ConsumeMessage, verdict);
   }
-  tally.stop(lifecycle.stop === 'paused' ? 'paused' : stoppedBecause);
   await allFinishedBy(settling, state.settleBy, state.broken);
   // Late acks (after the hard stop) are sent together after the cancel (see DeliveryLedger#hold).
   ledger.hold();
