@@ -38,6 +38,13 @@ function latestForMinor(names: readonly string[], prefix: string, minor: string,
   return patches.sort((a, b) => b.patch - a.patch)[0]?.name;
 }
 
+/** Of `names`, the latest (highest patch) of each minor version, oldest minor first: `{ minor, name }`. */
+function latestPerMinor(names: readonly string[], prefix: string, suffix = ''): Array<{ minor: string; name: string }> {
+  const pattern = new RegExp(`^${prefix.replace(/[.-]/g, '\\$&')}(\\d+\\.\\d+)\\.\\d+${suffix.replace(/\./g, '\\.')}$`);
+  const minors = [...new Set(names.flatMap((n) => pattern.exec(n)?.[1] ?? []))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  return minors.map((minor) => ({ minor, name: latestForMinor(names, prefix, minor, suffix) as string }));
+}
+
 function readJson<T>(file: string, root: string): T {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as T;
@@ -54,9 +61,7 @@ function list(dir: string): string[] {
 function renderBlock(id: string, resultsDir: string, root: string, fileName: string): string {
   if (id === 'idempotency-faults' || id === 'idempotency-cost' || id === 'bundling') return `${NOTICE}\n\n${renderAcross(id, resultsDir, root)}`;
   if (id === 'pause-marker-cost') {
-    const byVersion = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
-    const minors = [...new Set(list(resultsDir).flatMap((n) => /^pause-marker-cost-rabbitmq-(\d+\.\d+)\.\d+\.json$/.exec(n)?.[1] ?? []))].sort(byVersion);
-    const reports = minors.map((minor) => readJson<PauseMarkerCost>(join(resultsDir, latestForMinor(list(resultsDir), 'pause-marker-cost-rabbitmq-', minor, '.json') as string), root));
+    const reports = latestPerMinor(list(resultsDir), 'pause-marker-cost-rabbitmq-', '.json').map(({ name }) => readJson<PauseMarkerCost>(join(resultsDir, name), root));
     return `${NOTICE}\n\n${renderPauseMarkerCost(reports)}`;
   }
   const m = /^(bench|faults)-(\d+\.\d+)$/.exec(id);
@@ -74,19 +79,16 @@ function renderBlock(id: string, resultsDir: string, root: string, fileName: str
 
 /** The latest results of every broker version there are results for, side by side (oldest version first). */
 function renderAcross(id: 'idempotency-faults' | 'idempotency-cost' | 'bundling', resultsDir: string, root: string): string {
-  const byVersion = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
   if (id === 'idempotency-cost' || id === 'bundling') {
-    const minors = [...new Set(list(resultsDir).flatMap((n) => /^bench-rabbitmq-(\d+\.\d+)\.\d+\.json$/.exec(n)?.[1] ?? []))].sort(byVersion);
-    const brokers = minors.map((minor) => {
-      const report = readJson<BenchReport>(join(resultsDir, latestForMinor(list(resultsDir), 'bench-rabbitmq-', minor, '.json') as string), root);
+    const brokers = latestPerMinor(list(resultsDir), 'bench-rabbitmq-', '.json').map(({ name }) => {
+      const report = readJson<BenchReport>(join(resultsDir, name), root);
       return { rabbitmq: report.machine.rabbitmq, report };
     });
     return id === 'bundling' ? renderBundlingAcross(brokers) : renderIdempotencyCostAcross(brokers);
   }
   const faultsDir = join(resultsDir, 'faults');
-  const minors = [...new Set(list(faultsDir).flatMap((n) => /^rabbitmq-(\d+\.\d+)\.\d+$/.exec(n)?.[1] ?? []))].sort(byVersion);
-  return renderIdempotencyFaultsAcross(minors.map((minor) => {
-    const dir = join(faultsDir, latestForMinor(list(faultsDir), 'rabbitmq-', minor) as string);
+  return renderIdempotencyFaultsAcross(latestPerMinor(list(faultsDir), 'rabbitmq-').map(({ minor, name }) => {
+    const dir = join(faultsDir, name);
     const reports = list(dir).filter((f) => f.endsWith('.json')).map((f) => readJson<FaultReport>(join(dir, f), root));
     return { rabbitmq: reports[0]?.rabbitmq ?? `RabbitMQ ${minor}`, reports };
   }));

@@ -253,5 +253,5 @@ function renderBundlingAcross(brokers: readonly BrokerBench[]): string {
   return lines.join('\n');
 }
 
-export { NO_BENCH_RESULTS, NO_BUNDLING_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross };
+export { cell, NO_BENCH_RESULTS, NO_BUNDLING_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross };
 export type { BenchReport, BrokerBench, BrokerFaults, FaultReport };

@@ -4,6 +4,8 @@
  * one column per broker, a row per variant of each section.
  */
 
+import { cell } from './figures-render.js';
+
 /** What test/bench/pause-marker-cost.ts writes. */
 type PauseMarkerCost = {
   readonly broker: string;
@@ -39,7 +41,7 @@ function renderPauseMarkerCost(reports: readonly PauseMarkerCost[]): string {
       const value = r.results[section]?.[variant];
       return value === undefined ? '-' : `${value.toFixed(2)} ms`;
     });
-    lines.push(`| ${[section, variant, ...cells].map((text) => text.replace(/\|/g, '\\|')).join(' | ')} |`);
+    lines.push(`| ${[section, variant, ...cells].map(cell).join(' | ')} |`);
   }
   return lines.join('\n');
 }
