@@ -18,6 +18,7 @@ import { IdempotencyTable } from './idempotency-table.js';
 import { parkedDepthAlarm } from './parked-depth-alarm.js';
 import { constructId, eventFunction, functionName, pullFunction, queueRetention, type Shared } from './queue-functions.js';
 import { timeoutWarnings } from './timeout-warnings.js';
+import { queueTopology } from './topology-resource.js';
 
 /**
  * Boomerang on AWS for every queue declared in a functions folder (or a list of files), each served the
@@ -75,8 +76,10 @@ class BoomerangQueues extends Construct {
     for (const queue of this.queues) {
       // One table per queue that asks for one: its keys are its own, and its functions may touch no other's.
       const table = queue.deploy.idempotencyTable ? new IdempotencyTable(this, `${constructId(queue.name)}Idempotency`) : undefined;
+      // The queue's topology first: its schedule and event source mapping wait for it.
+      const topology = queueTopology(this, queue, shared);
       for (const mode of queue.deploy.modes) {
-        const watched = mode === 'pull' ? pullFunction(this, queue, shared, table) : eventFunction(this, queue, shared, table);
+        const watched = mode === 'pull' ? pullFunction(this, queue, shared, table, topology) : eventFunction(this, queue, shared, table, topology);
         notify(functionAlarms(this, watched));
         functions.set(bundleName(queue.name, mode), watched.fn);
         new CfnOutput(this, `${watched.id}FunctionName`, { value: watched.fn.functionName, description: `The ${mode} function of ${queue.name} (${queue.file})` });
