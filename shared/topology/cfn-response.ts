@@ -58,14 +58,16 @@ function responseBody(event: CustomResourceEvent<object>, outcome: CustomResourc
     });
   const whole = body(outcome.reason);
   if (Buffer.byteLength(whole) <= maxBytes) return whole;
-  // Each character of the reason costs at least its UTF-8 bytes in the JSON; escapes cost more, so shrink until it fits.
+  // The most characters (not bytes: a character is never split) that fit, found by halving: JSON escapes make bytes per character vary.
   const characters = Array.from(outcome.reason);
-  let keep = Math.max(0, characters.length - (Buffer.byteLength(whole) - maxBytes) - CUT_MARK.length);
-  for (;;) {
-    const text = body(`${characters.slice(0, keep).join('')}${CUT_MARK}`);
-    if (Buffer.byteLength(text) <= maxBytes || keep === 0) return text;
-    keep = Math.max(0, keep - Math.max(16, Math.ceil((Buffer.byteLength(text) - maxBytes) / 2)));
+  const cut = (keep: number): string => body(`${characters.slice(0, keep).join('')}${CUT_MARK}`);
+  let [fits, tooMany] = [0, characters.length];
+  while (tooMany - fits > 1) {
+    const middle = Math.floor((fits + tooMany) / 2);
+    if (Buffer.byteLength(cut(middle)) <= maxBytes) fits = middle;
+    else tooMany = middle;
   }
+  return cut(fits);
 }
 
 /** A port: PUTs a response body to a `ResponseURL`. */
