@@ -24,7 +24,9 @@ import { queueTopology } from './topology-resource.js';
  * Boomerang on AWS for every queue declared in a functions folder (or a list of files), each served the
  * way its `deploy` says: the scheduled pull function and/or the event-triggered function with its Amazon
  * MQ event source mapping, with `deploy.retention` a retention function on a schedule, and with
- * `idempotency: { store: 'dynamodb' }` a DynamoDB table of its own. The functions read the broker
+ * `idempotency: { store: 'dynamodb' }` a DynamoDB table of its own; and for every queue a custom
+ * resource that applies its topology on deploy, before its schedule or mapping exists
+ * (topology-resource.ts). The functions read the broker
  * credentials from one existing secret; each has its own role, log group and alarms on parked
  * messages, errors and timeouts, and each queue an alarm on its parking lot's depth. Optionally it
  * creates the broker. It adds no cdk-nag check itself, and acknowledges, each with its reason, the
