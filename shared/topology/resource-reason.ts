@@ -57,4 +57,4 @@ function keptReason(queue: string, kept: readonly { readonly entity: PlanEntity;
   return `Nothing deleted: the queues and exchanges of ${queue} stay on the broker with their messages: ${listed || 'none recorded'}${unread}. Delete them by hand once the queue is retired.`;
 }
 
-export { appliedReason, keptReason, leftBehind, mismatchReason };
+export { appliedReason, keptReason, mismatchReason };
