@@ -4,6 +4,8 @@
  * ResponseURL: Create makes the queues; an Update that meets a differing queue fails naming it and
  * changes nothing; an Update that drops a tier reports it and deletes nothing; Delete deletes nothing.
  */
+import { createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { silentLogger } from '../../shared/observability/logger.js';
@@ -159,6 +161,29 @@ describe('createTopologyResource, with CloudFormation requests', () => {
     expect(deleted.Status).toBe('SUCCESS');
     expect(deleted.Reason).toMatch(/^Nothing deleted: .*\(counts not read: /s);
     expect(await testBroker().exists('queue', queue.workQueue)).toBe(false);
+  });
+
+  it('answers FAILED before the Lambda timeout when the broker accepts the connection and never speaks', async () => {
+    // Prepare: a server that takes the TCP connection and says nothing; 16 s left leaves the work 1 s (15 s are kept for the answer)
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const queue = declaredQueue();
+    const handler = handlerFor(queue, { AMQP_URL: `amqp://guest:guest@127.0.0.1:${port}`, CONNECT_TIMEOUT_MS: '120000' });
+    try {
+      // Act
+      const started = Date.now();
+      await handler(cloudFormationEvent('Create', server.url, propertiesOf(queue)), { getRemainingTimeInMillis: () => 16_000 - (Date.now() - started) });
+      // Assess
+      const { body } = lastResponse();
+      expect(body.Status).toBe('FAILED');
+      expect(body.Reason).toContain('the work did not finish within 1 s');
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it("answers a rollback's Update (old properties, new code) with SUCCESS and applies nothing", async () => {
