@@ -18,12 +18,15 @@ import { IdempotencyTable } from './idempotency-table.js';
 import { parkedDepthAlarm } from './parked-depth-alarm.js';
 import { constructId, eventFunction, functionName, pullFunction, queueRetention, type Shared } from './queue-functions.js';
 import { timeoutWarnings } from './timeout-warnings.js';
+import { queueTopology } from './topology-resource.js';
 
 /**
  * Boomerang on AWS for every queue declared in a functions folder (or a list of files), each served the
  * way its `deploy` says: the scheduled pull function and/or the event-triggered function with its Amazon
  * MQ event source mapping, with `deploy.retention` a retention function on a schedule, and with
- * `idempotency: { store: 'dynamodb' }` a DynamoDB table of its own. The functions read the broker
+ * `idempotency: { store: 'dynamodb' }` a DynamoDB table of its own; and for every queue a custom
+ * resource that applies its topology on deploy, before its schedule or mapping exists
+ * (topology-resource.ts). The functions read the broker
  * credentials from one existing secret; each has its own role, log group and alarms on parked
  * messages, errors and timeouts, and each queue an alarm on its parking lot's depth. Optionally it
  * creates the broker. It adds no cdk-nag check itself, and acknowledges, each with its reason, the
@@ -75,8 +78,10 @@ class BoomerangQueues extends Construct {
     for (const queue of this.queues) {
       // One table per queue that asks for one: its keys are its own, and its functions may touch no other's.
       const table = queue.deploy.idempotencyTable ? new IdempotencyTable(this, `${constructId(queue.name)}Idempotency`) : undefined;
+      // The queue's topology first: its schedule and event source mapping wait for it.
+      const topology = queueTopology(this, queue, shared);
       for (const mode of queue.deploy.modes) {
-        const watched = mode === 'pull' ? pullFunction(this, queue, shared, table) : eventFunction(this, queue, shared, table);
+        const watched = mode === 'pull' ? pullFunction(this, queue, shared, table, topology) : eventFunction(this, queue, shared, table, topology);
         notify(functionAlarms(this, watched));
         functions.set(bundleName(queue.name, mode), watched.fn);
         new CfnOutput(this, `${watched.id}FunctionName`, { value: watched.fn.functionName, description: `The ${mode} function of ${queue.name} (${queue.file})` });

@@ -26,6 +26,17 @@ const REQUIRE_BANNER = "import { createRequire as __boomerangCreateRequire } fro
 /** The retention function's module (shared/parked/retention-function), in this package. */
 const RETENTION_FUNCTION = ownModule(import.meta.url, '../parked/retention-function');
 
+/** The topology resource's handler module (shared/topology/topology-resource), in this package. */
+const TOPOLOGY_RESOURCE = ownModule(import.meta.url, '../topology/topology-resource');
+
+/** The bundle of a queue's topology custom resource (`<queue>-topology`), made from its `queue`: the construct deploys one per queue. */
+function topologyEntry(queue: Pick<BundledQueue, 'name' | 'file'>): BundleEntry {
+  return {
+    name: bundleName(queue.name, 'topology'),
+    contents: `import { queue } from ${JSON.stringify(queue.file)};\nimport { createTopologyResource } from ${JSON.stringify(TOPOLOGY_RESOURCE)};\nexport const handler = createTopologyResource(queue);\n`,
+  };
+}
+
 /** The folder name of a queue's bundle for one mode: `webhooks-pull`. */
 function bundleName(queue: string, mode: string): string {
   return `${queue}-${mode}`;
@@ -111,5 +122,5 @@ function bundleSync(entry: BundleEntry, outdir: string, workingDir: string): Bun
   return describeBundle(entry.name, join(outdir, 'index.mjs'), result.metafile);
 }
 
-export { buildBundles, bundleName, bundleSync, defaultOutdir, functionEntries };
+export { buildBundles, bundleName, bundleSync, defaultOutdir, functionEntries, topologyEntry };
 export type { BundledQueue, BundleEntry };

@@ -12,7 +12,10 @@ import { formatOverrides } from '../config/env-overrides.js';
 import { loadDeclaredQueues } from '../queues/declared-queues.js';
 import type { DeployedQueue } from './deployed-queue.js';
 import { ANSWER_FD, type DefinitionsAnswer, type DefinitionsRequest } from './definitions.js';
-import { checkFunctionEnvironment } from './function-environment.js';
+import { topologyOptionsFromConfig } from '../config/config.js';
+import { buildTopologyPlan } from '../topology/plan.js';
+import { planSummary } from '../topology/plan-summary.js';
+import { checkFunctionEnvironment, synthEnvironment } from './function-environment.js';
 import { rateLimitShares } from './rate-limit-shares.js';
 
 async function answer(request: DefinitionsRequest): Promise<DefinitionsAnswer> {
@@ -30,6 +33,7 @@ async function answer(request: DefinitionsRequest): Promise<DefinitionsAnswer> {
         deploy: queue.deploy,
         ...reading,
         rateLimitShares: rateLimitShares({ name: queue.name, file, deploy: queue.deploy, rateLimit: reading.rateLimit }),
+        topology: planSummary(buildTopologyPlan(topologyOptionsFromConfig(queue.loadConfig(synthEnvironment(queue, env))))),
         overrides: formatOverrides(queue.overrides(env)),
       };
     });

@@ -3,6 +3,7 @@
  * (and checked against `functionEnvironment`) before any resource is made.
  */
 import type { ResolvedDeploy } from '../queues/deploy-options.js';
+import type { PlanSummary } from '../topology/plan-summary.js';
 import type { Tracing } from '../config/option-table.js';
 import type { FunctionTimings } from './function-environment.js';
 import type { RateLimitReading } from './rate-limit-shares.js';
@@ -28,6 +29,8 @@ type DeployedQueue = {
   readonly rateLimit: RateLimitReading | undefined;
   /** RATE_LIMIT_SHARES of its pull and event functions (rate-limit-shares.ts); undefined without a rate limit. */
   readonly rateLimitShares: number | undefined;
+  /** The queue's topology plan as its functions will build it: what its topology resource carries (topology-resource.ts). */
+  readonly topology: PlanSummary;
   /** A line for each `functionEnvironment` variable that the queue's file replaces, with both values. */
   readonly overrides: readonly string[];
 };

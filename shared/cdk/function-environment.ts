@@ -130,6 +130,14 @@ type FunctionReading = {
 };
 
 /**
+ * A queue's function environment at synth: placeholders for the values only known at deploy (the
+ * parsers read them as plain strings), then `extra`.
+ */
+function synthEnvironment(queue: Pick<QueueDefinition, 'deploy'>, extra: Readonly<Record<string, string>>): Record<string, string> {
+  return functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:synth-check', brokerHost: 'broker.synth-check.invalid', functionName: 'synth-check', idempotencyStore: queue.deploy.idempotencyTable ? 'dynamodb:synth-check-table' : undefined }, extra);
+}
+
+/**
  * Checks `extra` (functionEnvironment) the way one queue's functions will read it, on top of the options
  * in its definition. Throws `ConfigError` naming functionEnvironment and the queue: a variable the stack
  * or the definition sets, what `refuseUnsafe` refuses, or any value the functions' parsers refuse (`MAX_RETRIES=abc`...),
@@ -143,8 +151,7 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
   if (queue.deploy.idempotencyTable && extra.IDEMPOTENCY_STORE !== undefined) {
     throw new ConfigError(`functionEnvironment must not set IDEMPOTENCY_STORE: ${queue.name} asks for the stack's idempotency table (idempotency: { store: 'dynamodb' } in its functions/${queue.name}.ts), and the stack points its functions at it`);
   }
-  // Placeholders for the values only known at deploy; the parsers read them as plain strings.
-  const env = functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:synth-check', brokerHost: 'broker.synth-check.invalid', functionName: 'synth-check', idempotencyStore: queue.deploy.idempotencyTable ? 'dynamodb:synth-check-table' : undefined }, extra);
+  const env = synthEnvironment(queue, extra);
   let reading: FunctionReading;
   try {
     const config = queue.loadConfig(env);
@@ -171,5 +178,5 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
   return reading;
 }
 
-export { checkFunctionEnvironment, COMPLETE_SECRET_ARN, functionEnvironment };
+export { checkFunctionEnvironment, COMPLETE_SECRET_ARN, functionEnvironment, synthEnvironment };
 export type { FunctionReading, FunctionTimings, StackValues };

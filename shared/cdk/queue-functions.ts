@@ -9,7 +9,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { CfnEventSourceMapping, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import type { Construct } from 'constructs';
+import type { Construct, IDependable } from 'constructs';
 import { ConfigError } from '../errors.js';
 import type { Mode } from '../queues/deploy-options.js';
 import type { WatchedFunction } from './alarms.js';
@@ -17,15 +17,15 @@ import type { ResolvedSettings } from './boomerang-queues-props.js';
 import type { BrokerEndpoint } from './broker.js';
 import { bundledCode } from './bundle-code.js';
 import type { Bundle } from './bundle-report.js';
-import { bundleName, functionEntries } from './bundles.js';
+import { bundleName, functionEntries, topologyEntry } from './bundles.js';
 import type { DeployedQueue } from './deployed-queue.js';
 import { boomerangFunction, type FunctionSpec } from './function.js';
 import { functionEnvironment } from './function-environment.js';
 import type { IdempotencyTable } from './idempotency-table.js';
 import { retentionFunction } from './retention.js';
 
-/** What a queue deploys a function for: a mode, or retention (`deploy.retention`). */
-type Kind = Mode | 'retention';
+/** What a queue deploys a function for: a mode, retention (`deploy.retention`), or its topology resource. */
+type Kind = Mode | 'retention' | 'topology';
 
 /** What every function of the construct shares. */
 type Shared = {
@@ -48,7 +48,7 @@ const MAPPING_NETWORK_ACTIONS = ['ec2:CreateNetworkInterface', 'ec2:DeleteNetwor
 /** Lambda refuses longer function names. */
 const MAX_FUNCTION_NAME = 64;
 
-const KIND_IDS: Readonly<Record<Kind, string>> = { pull: 'Pull', event: 'Event', retention: 'Retention' };
+const KIND_IDS: Readonly<Record<Kind, string>> = { pull: 'Pull', event: 'Event', retention: 'Retention', topology: 'Topology' };
 
 /** `partner-sync` → `PartnerSync`: the queue's part of its construct ids. */
 function constructId(queueName: string): string {
@@ -67,7 +67,7 @@ function functionName(prefix: string, queue: DeployedQueue, kind: Kind): string 
 /** What the function of `kind` shares with the queue's others: ids, name, bundle, environment, grants, logs, network. */
 function functionSpec(queue: DeployedQueue, kind: Kind, shared: Shared, table: IdempotencyTable | undefined) {
   const name = functionName(shared.prefix, queue, kind);
-  const entry = functionEntries([{ ...queue, file: queue.path }]).find((e) => e.name === bundleName(queue.name, kind));
+  const entry = [...functionEntries([{ ...queue, file: queue.path }]), topologyEntry({ name: queue.name, file: queue.path })].find((e) => e.name === bundleName(queue.name, kind));
   if (entry === undefined) throw new Error(`${queue.name} has no ${kind} bundle`);
   return {
     id: `${constructId(queue.name)}${KIND_IDS[kind]}`,
@@ -75,8 +75,8 @@ function functionSpec(queue: DeployedQueue, kind: Kind, shared: Shared, table: I
     code: bundledCode(entry, shared.workingDir, shared.bundled),
     environment: functionEnvironment({
       virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name, idempotencyStore: table?.storeSetting,
-      // Retention handles no message: it is not paced.
-      rateLimitShares: kind === 'retention' ? undefined : queue.rateLimitShares,
+      // Retention and the topology resource handle no message: they are not paced.
+      rateLimitShares: kind === 'retention' || kind === 'topology' ? undefined : queue.rateLimitShares,
     }, shared.settings.functionEnvironment),
     /** The guard's four item calls on the queue's own table, and the read of its Redis password secret, when it has them. */
     idempotencyStatements: [
@@ -85,13 +85,13 @@ function functionSpec(queue: DeployedQueue, kind: Kind, shared: Shared, table: I
     ],
     logRetention: shared.settings.logRetention,
     network: shared.settings.network,
-    // The segments of a queue's attempts go to Lambda's X-Ray daemon; retention handles no message.
-    activeTracing: queue.tracing === 'xray' && kind !== 'retention',
+    // The segments of a queue's attempts go to Lambda's X-Ray daemon; retention and the topology resource handle no message.
+    activeTracing: queue.tracing === 'xray' && (kind === 'pull' || kind === 'event'),
   };
 }
 
 /** The pull function and the schedule that invokes it. */
-function pullFunction(scope: Construct, queue: DeployedQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
+function pullFunction(scope: Construct, queue: DeployedQueue, shared: Shared, table: IdempotencyTable | undefined, topology: IDependable): WatchedFunction {
   const spec = { ...functionSpec(queue, 'pull', shared, table), sizing: queue.deploy.pull };
   const { rateMinutes, reservedConcurrency } = queue.deploy.pull;
   const pull = boomerangFunction(scope, { ...spec, statements: [shared.readSecret, ...spec.idempotencyStatements], reservedConcurrency });
@@ -99,13 +99,15 @@ function pullFunction(scope: Construct, queue: DeployedQueue, shared: Shared, ta
   const maxEventAge = Duration.seconds(Math.max(60, rateMinutes * 60));
   // No asynchronous retries: the next tick is the retry.
   pull.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge });
-  new Rule(scope, `${spec.id}Schedule`, { description: `Invokes ${spec.functionName} every ${rateMinutes} min`, schedule: Schedule.rate(Duration.minutes(rateMinutes)) })
-    .addTarget(new LambdaTarget(pull.fn, { maxEventAge }));
+  const schedule = new Rule(scope, `${spec.id}Schedule`, { description: `Invokes ${spec.functionName} every ${rateMinutes} min`, schedule: Schedule.rate(Duration.minutes(rateMinutes)) });
+  schedule.addTarget(new LambdaTarget(pull.fn, { maxEventAge }));
+  // No tick before the queue's topology is applied: the function would find no delay path.
+  schedule.node.addDependency(topology);
   return { id: spec.id, name: spec.functionName, ...pull, whenItFails: 'the tick ended early; the messages it held and had not settled go back to the queue for a later tick.' };
 }
 
 /** The event function and the event source mapping that invokes it with batches of the work queue. */
-function eventFunction(scope: Construct, queue: DeployedQueue, shared: Shared, table: IdempotencyTable | undefined): WatchedFunction {
+function eventFunction(scope: Construct, queue: DeployedQueue, shared: Shared, table: IdempotencyTable | undefined, topology: IDependable): WatchedFunction {
   const { broker } = shared;
   if (broker.arn === undefined) throw new ConfigError(`brokerArn is required: ${queue.name} deploys its event function (${queue.file}), whose event source mapping reads the broker's ARN`);
   const spec = { ...functionSpec(queue, 'event', shared, table), sizing: queue.deploy.event };
@@ -124,8 +126,8 @@ function eventFunction(scope: Construct, queue: DeployedQueue, shared: Shared, t
       { type: 'VIRTUAL_HOST', uri: queue.deploy.virtualHost },
     ],
   });
-  // The mapping checks the role's permissions when it is created.
-  mapping.node.addDependency(event.role);
+  // The mapping checks the role's permissions when it is created, and reads a work queue the topology resource declares.
+  mapping.node.addDependency(event.role, topology);
   Validations.of(event.role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason: "The event source mapping creates and describes network interfaces in the broker's subnets; these EC2 actions do not support resource-level permissions.",
@@ -141,5 +143,5 @@ function queueRetention(scope: Construct, queue: DeployedQueue, shared: Shared):
   return { id: spec.id, ...retention };
 }
 
-export { constructId, eventFunction, functionName, pullFunction, queueRetention };
+export { constructId, eventFunction, functionName, functionSpec, pullFunction, queueRetention };
 export type { Kind, Shared };

@@ -20,10 +20,12 @@ import { parseCli } from './args.js';
 import { type CliCommand, sameInThisRepository } from './command.js';
 import { UsageError } from '../errors.js';
 import { mergeDefinitions } from './merge-definitions.js';
+import { assertPruneFlags, pruneTargets } from './topology-prune.js';
 import { overrideNote, type QueueTarget, queueTargets } from './queue-flags.js';
 
 const USAGE = `Usage: boomerang topology apply|verify|export [--function <name> | --work-queue <name>] [--out <file>] [--vhost <name>]
        [--broker-version <x.y.z>] [--rabbitmqctl <command>] [--functions-dir <dir>]
+       boomerang topology prune [--function <name> | --work-queue <name>] (--name <entity>... | --rabbitmqctl <command>) [--yes]
 
 Covers every queue declared in functions/ (each file exporting \`queue\` made by defineQueue; the folder
 is --functions-dir, else BOOMERANG_FUNCTIONS_DIR when set), each with its own options, in one command.
@@ -38,6 +40,10 @@ is --functions-dir, else BOOMERANG_FUNCTIONS_DIR when set), each with its own op
            arguments, bindings) without connecting, for rabbitmqctl import_definitions <file>, the
            management API (POST /api/definitions) or the management UI (Amazon MQ too). An import
            leaves an existing queue alone even when its arguments differ: run verify afterwards.
+  prune    removes the delay queues and delay-path markers of a work queue that its plan no longer
+           needs (fewer tiers, a lower maxDelayMs), once they are empty; a dry run unless --yes.
+           Never a queue that holds a message, never the work queue or the parking lot, never the
+           shared levels of exact mode. The deploy's report names what an update left behind.
 
   --function <name>  only this declared queue
   --work-queue <name>  instead: one work queue configured by the environment alone (WORK_QUEUE,
@@ -50,7 +56,10 @@ is --functions-dir, else BOOMERANG_FUNCTIONS_DIR when set), each with its own op
                    (DELAY_MODE=native assumes 4.3 or later, and refuses an older version)
   --rabbitmqctl <command>  apply and verify: how to run rabbitmqctl against the broker (e.g.
                    'rabbitmqctl -n rabbit@host'), to read a DELAY_MODE=native work queue's policy,
-                   which AMQP cannot; without it, that queue's arguments alone are judged
+                   which AMQP cannot; without it, that queue's arguments alone are judged.
+                   prune: lists every queue and exchange of the vhost to find candidates
+  --name <entity>  prune: a queue or exchange name to consider (repeatable)
+  --yes            prune: delete (without it, a dry run that deletes nothing)
   -h, --help       this text
 
 Reads the same environment as the functions (AMQP_URL or AMQP_SECRET_ID, and the variables a queue's
@@ -62,15 +71,18 @@ Exit codes: 0 in order, 1 missing or different (or the broker failed or was refu
 ${sameInThisRepository('topology')}`;
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { function: { type: 'string' }, 'work-queue': { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' }, rabbitmqctl: { type: 'string' } }, { queue: 'work-queue' });
+  const { values, positionals } = parseCli(argv, { function: { type: 'string' }, 'work-queue': { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' }, rabbitmqctl: { type: 'string' }, name: { type: 'string', multiple: true }, yes: { type: 'boolean' } }, { queue: 'work-queue' });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   const [command, ...extra] = positionals;
-  if (command !== 'apply' && command !== 'verify' && command !== 'export') {
-    throw new UsageError(command === undefined ? 'say apply, verify or export' : `unknown command ${JSON.stringify(command)}; expected apply, verify or export`);
+  if (command !== 'apply' && command !== 'verify' && command !== 'export' && command !== 'prune') {
+    throw new UsageError(command === undefined ? 'say apply, verify, export or prune' : `unknown command ${JSON.stringify(command)}; expected apply, verify, export or prune`);
   }
+  if (command !== 'prune' && (values.name !== undefined || values.yes !== undefined)) throw new UsageError('--name and --yes are for prune only');
+  const ctl = values.rabbitmqctl?.split(/\s+/).filter((word) => word !== '');
+  if (command === 'prune') assertPruneFlags({ names: values.name ?? [], ctl });
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (command !== 'export' && (values.out !== undefined || values.vhost !== undefined || values['broker-version'] !== undefined)) {
     throw new UsageError('--out, --vhost and --broker-version are for export only');
@@ -91,7 +103,13 @@ async function main(argv: string[]): Promise<number> {
   const broker = await connectFromConfig(first.config, { connectionName: 'boomerang-topology', log });
   const brokerVersion = brokerVersionOf(broker.connection);
   const vhost = first.config.amqpSecret?.vhost ?? vhostOfUrl(first.config.amqpUrls[0] ?? '');
-  const ctl = values.rabbitmqctl?.split(/\s+/).filter((word) => word !== '');
+  if (command === 'prune') {
+    try {
+      return await pruneTargets(broker.connection, targets, { names: values.name ?? [], ctl, yes: values.yes === true, vhost });
+    } finally {
+      await broker.close();
+    }
+  }
   const readPolicy = ctl === undefined || ctl.length === 0 ? undefined : rabbitmqctlPolicyReader(ctl, vhost);
   try {
     let code = 0;
@@ -149,7 +167,7 @@ async function exportDefinitions(plans: readonly (QueueTarget & { readonly plan:
 /** `boomerang topology apply|verify|export`. */
 const topologyCommand: CliCommand = {
   name: 'topology',
-  summary: 'declare (apply), check (verify) or export the broker-side queues of the declared queues',
+  summary: 'declare (apply), check (verify), export or prune the broker-side queues of the declared queues',
   usage: USAGE,
   run: main,
 };

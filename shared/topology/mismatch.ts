@@ -20,10 +20,14 @@ class TopologyMismatchError extends BoomerangError {
   public readonly argument: string | undefined;
   /** Where messages can be dropped, found by the same run (apply reports them even when it throws). */
   public readonly warnings: readonly TopologyWarning[];
+  /** Every differing argument of every entity (the first one gives `kind`, `entity`, `argument`). */
+  public readonly differences: readonly ArgumentDifference[];
+  /** What each differing queue held when apply checked it, by name: what deleting it would lose. */
+  public readonly messageCounts: ReadonlyMap<string, number>;
 
   public constructor(
     message: string,
-    details: { kind: 'queue' | 'exchange'; entity: string; argument?: string; warnings?: readonly TopologyWarning[] },
+    details: { kind: 'queue' | 'exchange'; entity: string; argument?: string; warnings?: readonly TopologyWarning[]; differences?: readonly ArgumentDifference[]; messageCounts?: ReadonlyMap<string, number> },
     options?: ErrorOptions,
   ) {
     super(message, options);
@@ -32,6 +36,8 @@ class TopologyMismatchError extends BoomerangError {
     this.entity = details.entity;
     this.argument = details.argument;
     this.warnings = details.warnings ?? [];
+    this.differences = details.differences ?? [];
+    this.messageCounts = details.messageCounts ?? new Map();
   }
 }
 
@@ -118,7 +124,7 @@ function topologyMismatchError(
     paragraphs.length === 1
       ? (paragraphs[0] as string)
       : `The broker differs from the topology in ${paragraphs.length} places:\n` + paragraphs.map((p) => `- ${p}`).join('\n');
-  return new TopologyMismatchError(message, { kind: first.kind, entity: first.name, argument: first.argument, warnings });
+  return new TopologyMismatchError(message, { kind: first.kind, entity: first.name, argument: first.argument, warnings, differences, messageCounts });
 }
 
 export { describeDifference, describeDifferences, parseInequivalentArg, topologyMismatchError, TopologyMismatchError };

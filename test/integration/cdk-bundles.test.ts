@@ -53,8 +53,8 @@ afterAll(async () => {
 describe('Class: BoomerangQueues, its bundles', () => {
   it('bundles each function into its own asset: index.mjs exporting handler, its chunks, source maps and licences, the AWS SDK left out', async () => {
     // Assess
-    expect([...assets.keys()].sort()).toEqual(['Bundled-cdk-webhooks-event', 'Bundled-cdk-webhooks-pull']);
-    expect(queues.bundles.map((b) => b.name).sort()).toEqual(['cdk-webhooks-event', 'cdk-webhooks-pull']);
+    expect([...assets.keys()].sort()).toEqual(['Bundled-cdk-webhooks-event', 'Bundled-cdk-webhooks-pull', 'Bundled-cdk-webhooks-topology']);
+    expect(queues.bundles.map((b) => b.name).sort()).toEqual(['cdk-webhooks-event', 'cdk-webhooks-pull', 'cdk-webhooks-topology']);
     for (const [name, folder] of assets) {
       const files = readdirSync(folder);
       expect(files, name).toEqual(expect.arrayContaining(['index.mjs', 'index.mjs.map', 'index.mjs.LEGAL.txt', 'chunks']));

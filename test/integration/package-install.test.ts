@@ -8,8 +8,13 @@
  *   3. `boomerang topology apply`, then `boomerang invoke pull` with a message that fails once and then
  *      succeeds: the first invocation retries it, the broker brings it back, the second acks it;
  *   4. a CDK app of the team's own (plain ESM JavaScript) instantiating the construct for that queue:
- *      the synthesized template has its function and schedule, and the function's bundle (built by the
- *      construct from the installed package) handles a message against the broker as Lambda would run it.
+ *      the synthesized template has its functions, schedule and event source mapping, and the pull
+ *      function's bundle (built by the construct from the installed package) handles a message against
+ *      the broker as Lambda would run it;
+ *   5. (issue 30) the same template declares the queue's topology with a custom resource that the
+ *      schedule and the event source mapping depend on, and that resource's bundle, run with
+ *      CloudFormation's own requests and a local HTTP server as ResponseURL, makes the queues on Create,
+ *      fails naming a differing queue on Update (changing nothing), and deletes nothing on Delete.
  * Versions of aws-cdk-lib, constructs, typescript and @types/node are this repository's locked ones, so
  * the install comes from npm's cache when it has them.
  */
@@ -24,6 +29,7 @@ import { AMQP_URL, sleep, uniqueName } from '../helpers/broker.js';
 import { publishJson } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { REPO_ROOT } from '../fixtures/queue-files.js';
+import { cloudFormationEvent, startResponseServer } from '../helpers/cloudformation.js';
 
 /** Limits, not measurements: a pack (tsc) and an install of aws-cdk-lib took minutes on the loaded 2-core machine. */
 const INSTALL_TIMEOUT_MS = 600_000;
@@ -72,7 +78,8 @@ export const { queue, pull, event } = defineQueue({
     if (message.retryNo === 0) throw new RetryableError('partner busy', { retryAfterMs: 500 });
   },
   retry: { maxRetries: 3, initialDelayMs: 500 },
-  deploy: { modes: ['pull'], pull: { rateMinutes: 1 } },
+  // Both modes, so that the synthesized stack has a schedule and an event source mapping (which the package test only synthesizes).
+  deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true, pull: { rateMinutes: 1 } },
 });
 `;
 
@@ -85,6 +92,7 @@ new BoomerangQueues(stack, 'Retries', {
   functionsDir: 'functions',
   brokerSecret: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:team/broker-AbCdEf',
   brokerHost: 'b-1234.mq.eu-west-1.amazonaws.com',
+  brokerArn: 'arn:aws:mq:eu-west-1:123456789012:broker:team:b-1234',
 });
 app.synth();
 `;
@@ -150,17 +158,13 @@ describe('the packed package in a team directory of its own', () => {
     const synth = await run(process.execPath, ['app.mjs'], team);
     expect(synth.code, synth.stderr).toBe(0);
     // Assess: the function and its schedule
-    const template = JSON.parse(await readFile(join(team, 'cdk.out/TeamOrders.template.json'), 'utf8')) as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+    const template = await readTemplate();
     const resources = Object.values(template.Resources);
     const functions = resources.filter((r) => r.Type === 'AWS::Lambda::Function');
-    expect(functions.map((f) => f.Properties.FunctionName)).toEqual(['TeamOrders-orders-pull']);
+    expect(functions.map((f) => f.Properties.FunctionName)).toEqual(['TeamOrders-orders-topology', 'TeamOrders-orders-pull', 'TeamOrders-orders-event']);
     expect(resources.filter((r) => r.Type === 'AWS::Events::Rule').map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
     // The bundle the construct built from the installed package (the asset whose object the function's code names), invoked as Lambda would
-    const objectKey = (functions[0]?.Properties.Code as { S3Key: string }).S3Key;
-    const assets = JSON.parse(await readFile(join(team, 'cdk.out/TeamOrders.assets.json'), 'utf8')) as { files: Record<string, { source: { path: string }; destinations: Record<string, { objectKey: string }> }> };
-    const asset = Object.values(assets.files).find((file) => Object.values(file.destinations).some((d) => d.objectKey === objectKey));
-    expect(asset, `no asset for ${objectKey}`).toBeDefined();
-    const bundle = join(team, 'cdk.out', asset?.source.path as string, 'index.mjs');
+    const bundle = await bundleOf(template, 'TeamOrders-orders-pull');
     const broker = await applyTopology();
     publishJson(broker, workQueue, { order: 2 }, { messageId: 'order-2' });
     const totals = { received: 0, acked: 0, retried: 0, parked: 0 };
@@ -170,6 +174,61 @@ describe('the packed package in a team directory of its own', () => {
       await sleep(500);
     }
     expect(totals).toEqual({ received: 2, acked: 1, retried: 1, parked: 0 });
+  }, STEP_TIMEOUT_MS);
+
+  it("declares the queue's topology in the stack: the schedule and the event source mapping depend on its custom resource, whose bundle answers CloudFormation's Create, Update and Delete against the broker", async () => {
+    // Prepare: the template the previous test synthesized
+    const template = await readTemplate();
+    const [[resourceId, resource] = []] = Object.entries(template.Resources).filter(([, r]) => r.Type === 'Custom::BoomerangTopology');
+    expect(resourceId).toBeDefined();
+    const dependsOnIt = (type: string) => Object.values(template.Resources).filter((r) => r.Type === type && (r.DependsOn ?? []).includes(resourceId as string)).length;
+    expect([dependsOnIt('AWS::Events::Rule'), dependsOnIt('AWS::Lambda::EventSourceMapping')]).toEqual([1, 1]);
+    const { ServiceToken: _token, ...properties } = resource?.Properties as { ServiceToken: unknown; Entities: string[]; WorkQueue: string };
+    expect(properties).toMatchObject({ Queue: 'orders', WorkQueue: workQueue, VirtualHost: '/' });
+    const broker = testBroker();
+    for (const entity of properties.Entities) (entity.startsWith('queue ') ? broker.trackQueue(entity.slice(6)) : broker.trackExchange(entity.slice(9)));
+    const bundle = await bundleOf(template, 'TeamOrders-orders-topology');
+    const physicalResourceId = `${workQueue}@/`;
+    const server = await startResponseServer();
+    try {
+      // Act 1: Create
+      await invokeTopologyBundle(bundle, cloudFormationEvent('Create', server.url, properties));
+      const created = server.responses.at(-1)?.body;
+      // Assess 1: SUCCESS, and every queue and exchange of the plan on the broker
+      expect(created).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: physicalResourceId });
+      for (const entity of properties.Entities) expect(await broker.exists(entity.startsWith('queue ') ? 'queue' : 'exchange', entity.slice(entity.indexOf(' ') + 1)), entity).toBe(true);
+      // Act 2: an Update that meets a delay queue someone declared with another TTL
+      const delayQueue = `${workQueue}.delay.500ms`;
+      const ch = await broker.connection.createChannel();
+      await ch.deleteQueue(delayQueue);
+      await ch.assertQueue(delayQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 999 } });
+      await ch.close();
+      await invokeTopologyBundle(bundle, cloudFormationEvent('Update', server.url, properties, { physicalResourceId, oldProperties: properties }));
+      const updated = server.responses.at(-1)?.body;
+      // Assess 2: FAILED, naming the queue, its argument and what to run; the queue unchanged
+      expect(updated?.Status).toBe('FAILED');
+      expect(updated?.Reason).toContain(`queue '${delayQueue}': `);
+      expect(updated?.Reason).toContain("x-message-ttl is '999', the plan wants '500'");
+      expect(updated?.Reason).toContain(`rabbitmqctl delete_queue '${delayQueue}'`);
+      const check = await broker.connection.createChannel();
+      await check.assertQueue(delayQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 999 } });
+      await check.close();
+      // Act 3: Delete, with a message in the work queue
+      const confirm = await broker.connection.createConfirmChannel();
+      confirm.sendToQueue(workQueue, Buffer.from('{"order":3}'));
+      await confirm.waitForConfirms();
+      await confirm.close();
+      await invokeTopologyBundle(bundle, cloudFormationEvent('Delete', server.url, properties, { physicalResourceId }));
+      const deleted = server.responses.at(-1)?.body;
+      // Assess 3: SUCCESS, nothing deleted, the message still there
+      expect(deleted).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: physicalResourceId });
+      expect(deleted?.Reason).toContain(`${workQueue} (1 messages)`);
+      for (const entity of properties.Entities) expect(await broker.exists(entity.startsWith('queue ') ? 'queue' : 'exchange', entity.slice(entity.indexOf(' ') + 1)), entity).toBe(true);
+      expect(await broker.messageCount(workQueue)).toBe(1);
+      expect(server.responses.map((r) => [r.method, r.contentType])).toEqual([['PUT', ''], ['PUT', ''], ['PUT', '']]);
+    } finally {
+      await server.close();
+    }
   }, STEP_TIMEOUT_MS);
 
   it("a CommonJS CDK app (what cdk init makes) can require the construct: Node 20.19+ requires an ES module without top-level await", async () => {
@@ -192,6 +251,33 @@ async function applyTopology(): Promise<ReturnType<typeof testBroker>> {
   broker.trackQueue(...definitions.queues.map((q) => q.name));
   broker.trackExchange(...definitions.exchanges.map((x) => x.name));
   return broker;
+}
+
+type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }> };
+
+/** The template the team's app synthesized. */
+async function readTemplate(): Promise<Template> {
+  return JSON.parse(await readFile(join(team, 'cdk.out/TeamOrders.template.json'), 'utf8')) as Template;
+}
+
+/** The bundle (index.mjs) of the function named `functionName`: the asset whose object its code names. */
+async function bundleOf(template: Template, functionName: string): Promise<string> {
+  const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.FunctionName === functionName);
+  const objectKey = (fn?.Properties.Code as { S3Key: string }).S3Key;
+  const assets = JSON.parse(await readFile(join(team, 'cdk.out/TeamOrders.assets.json'), 'utf8')) as { files: Record<string, { source: { path: string }; destinations: Record<string, { objectKey: string }> }> };
+  const asset = Object.values(assets.files).find((file) => Object.values(file.destinations).some((d) => d.objectKey === objectKey));
+  expect(asset, `no asset for ${objectKey}`).toBeDefined();
+  return join(team, 'cdk.out', asset?.source.path as string, 'index.mjs');
+}
+
+/** Calls the topology bundle's `handler` with `event` in a plain node process, as Lambda would (AMQP_URL in place of the secret). */
+async function invokeTopologyBundle(file: string, event: unknown): Promise<void> {
+  const script = `
+    const { handler } = await import(${JSON.stringify(pathToFileURL(file).href)});
+    const deadline = Date.now() + 60000;
+    await handler(JSON.parse(process.env.CFN_EVENT), { getRemainingTimeInMillis: () => deadline - Date.now(), logStreamName: 'package-test' });`;
+  const result = await run(process.execPath, ['--input-type=module', '-e', script], packDir, { CFN_EVENT: JSON.stringify(event) });
+  if (result.code !== 0) throw new Error(`the topology bundle failed: ${result.stderr}`);
 }
 
 /** Calls a bundle's `handler` in a plain node process, outside any node_modules, as Lambda would; resolves with its summary. */

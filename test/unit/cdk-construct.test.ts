@@ -82,7 +82,8 @@ describe('Class: BoomerangQueues in a team\'s stack', () => {
   it('deploys every queue of the files given: the functions of its modes, their schedules and mappings, retention, named <stack>-<queue>-<mode>', () => {
     // Assess
     expect([...queues.functions.keys()]).toEqual(['partner-sync-pull', 'partner-sync-event', 'partner-sync-retention', 'webhooks-pull', 'webhooks-event', 'orders-pull', 'orders-event', 'cache-pull', 'cache-event', 'cache-retention', 'evt-event']);
-    synth.template.resourceCountIs('AWS::Lambda::Function', 11);
+    // And one topology function per queue (5).
+    synth.template.resourceCountIs('AWS::Lambda::Function', 16);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 5);
     // Four pull schedules, two retention schedules.
     synth.template.resourceCountIs('AWS::Events::Rule', 6);
@@ -132,9 +133,11 @@ describe('Class: BoomerangQueues with tracing: xray', () => {
     expect(traced.findings).toEqual([]);
     const functions = Object.values(traced.template.findResources('AWS::Lambda::Function')).map((f) => [f.Properties.FunctionName, f.Properties.TracingConfig?.Mode]);
     expect(functions).toEqual([
+      ['Traced-partner-sync-topology', undefined],
       ['Traced-partner-sync-pull', 'Active'],
       ['Traced-partner-sync-event', 'Active'],
       ['Traced-partner-sync-retention', undefined],
+      ['Traced-webhooks-topology', undefined],
       ['Traced-webhooks-pull', 'Active'],
       ['Traced-webhooks-event', 'Active'],
     ]);

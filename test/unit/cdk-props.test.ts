@@ -54,7 +54,7 @@ describe('Class: BoomerangQueues, its props', () => {
 
   it.each<[string, (stack: Stack) => Partial<BoomerangQueuesProps>, string]>([
     ['no broker ARN for a queue that deploys its event function', () => ({ brokerArn: undefined }), "brokerArn is required: webhooks deploys its event function (functions/webhooks.ts), whose event source mapping reads the broker's ARN"],
-    ['a function name longer than Lambda takes', () => ({ functionNamePrefix: 'x'.repeat(50) }), `The function name ${'x'.repeat(50)}-webhooks-event is 65 characters; Lambda allows 64: shorten functionNamePrefix`],
+    ['a function name longer than Lambda takes', () => ({ functionNamePrefix: 'x'.repeat(50) }), `The function name ${'x'.repeat(50)}-webhooks-topology is 68 characters; Lambda allows 64: shorten functionNamePrefix`],
     ['a functionEnvironment the functions would refuse', () => ({ functionEnvironment: { CONNECT_TIMEOUT_MS: 'soon' } }), 'functionEnvironment: CONNECT_TIMEOUT_MS must be an integer from 100 to 120000; got "soon" (the functions of webhooks would refuse to start with it)'],
   ])('refuses %s once it has read the queues, naming the prop', (_what, props, message) => {
     // Act

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SYNTH_TIMEOUT_MS, type Synthesized, synthesize } from '../fixtures/synth.js';
+import { statementsOf } from '../fixtures/template.js';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:boomerang-alarms';
 const SUBNET_A = 'subnet-0123456789abcdef0';
@@ -25,7 +26,7 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
   it('passes cdk-nag AwsSolutions and the CloudFormation checks', () => {
     // Assess
     expect(synth.findings).toEqual([]);
-    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/Default/PartnerSyncPullRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncRetentionRole', 'Boomerang/Default/WebhooksPullRole', 'Boomerang/Default/WebhooksEventRole', 'Boomerang/Default/WebhooksEventRole']);
+    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/Default/PartnerSyncTopologyRole', 'Boomerang/Default/PartnerSyncPullRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncRetentionRole', 'Boomerang/Default/WebhooksTopologyRole', 'Boomerang/Default/WebhooksPullRole', 'Boomerang/Default/WebhooksEventRole', 'Boomerang/Default/WebhooksEventRole']);
   });
 
   it('creates a private single-instance RabbitMQ 4.3 broker on mq.m7g whose user comes from the secret by dynamic reference', () => {
@@ -52,12 +53,12 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
     });
   });
 
-  it('deploys each queue with both functions, its schedule, its mapping, its log groups and three alarms per function; partner-sync its retention function', () => {
+  it('deploys each queue with both functions, its schedule, its mapping, its log groups and three alarms per function; partner-sync its retention function; each queue its topology function', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::Lambda::Function', 5);
+    synth.template.resourceCountIs('AWS::Lambda::Function', 7);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
     synth.template.resourceCountIs('AWS::Events::Rule', 3);
-    synth.template.resourceCountIs('AWS::Logs::LogGroup', 5);
+    synth.template.resourceCountIs('AWS::Logs::LogGroup', 7);
     synth.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 day)', Description: 'Invokes Boomerang-partner-sync-retention every 24 h: deletes what was parked 14d ago or more' });
     synth.template.resourceCountIs('AWS::Logs::MetricFilter', 4);
     for (const [queue, workQueue, rate, batch] of [['partner-sync', 'boomerang.partner-sync', 'rate(2 minutes)', 50], ['webhooks', 'boomerang.webhooks', 'rate(1 minute)', 100]] as const) {
@@ -83,5 +84,33 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
     // Assess: three per pull or event function, one on each parking lot's depth, one on the retention function's errors
     synth.template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
     synth.template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [TOPIC] });
+  });
+
+  it("declares each queue's topology with a custom resource served by the queue's own topology function, which the schedule and the event source mapping depend on", () => {
+    // Assess
+    const resources = synth.template.findResources('Custom::BoomerangTopology');
+    expect(Object.keys(resources).sort()).toEqual([expect.stringMatching(/^PartnerSyncTopologyResource/), expect.stringMatching(/^WebhooksTopologyResource/)]);
+    synth.template.hasResourceProperties('Custom::BoomerangTopology', {
+      ServiceToken: { 'Fn::GetAtt': [Match.stringLikeRegexp('^WebhooksTopologyFunction'), 'Arn'] },
+      Queue: 'webhooks',
+      WorkQueue: 'boomerang.webhooks',
+      VirtualHost: '/',
+      Entities: Match.arrayWith(['queue boomerang.webhooks', Match.stringLikeRegexp('^exchange boomerang.webhooks.delay-path.')]),
+      PlanDigest: Match.stringLikeRegexp('^[0-9a-f]{16}$'),
+    });
+    synth.template.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'Boomerang-webhooks-topology', Timeout: 120, VpcConfig: { SubnetIds: [SUBNET_A, SUBNET_B], SecurityGroupIds: [GROUP] } });
+    const [webhooks] = Object.keys(resources).filter((id) => id.startsWith('Webhooks'));
+    const dependents = (type: string) => Object.values(synth.template.findResources(type)).filter((r) => (r.DependsOn as string[] | undefined)?.includes(webhooks as string));
+    expect(dependents('AWS::Events::Rule').map((r) => r.Properties.Description)).toEqual(['Invokes Boomerang-webhooks-pull every 1 min']);
+    expect(dependents('AWS::Lambda::EventSourceMapping').map((r) => r.Properties.Queues)).toEqual([['boomerang.webhooks']]);
+  });
+
+  it('gives the topology function its logs, GetSecretValue on the broker secret and the network actions, nothing else', () => {
+    // Assess
+    expect(statementsOf(synth.template, 'WebhooksTopologyRole').map((s) => s.Action)).toEqual([
+      ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      'secretsmanager:GetSecretValue',
+      ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'],
+    ]);
   });
 });

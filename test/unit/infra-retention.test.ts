@@ -19,7 +19,8 @@ describe('BoomerangStack: deploy.retention and deploy.parkedDepthAlarm', () => {
 
   it('deploys the retention function from its own bundle, with the broker connection settings of the other functions', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::Lambda::Function', 2);
+    // The pull, retention and topology functions.
+    synth.template.resourceCountIs('AWS::Lambda::Function', 3);
     synth.template.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: 'Orders-orders-retention',
       Handler: 'index.handler',
