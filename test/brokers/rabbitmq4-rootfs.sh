@@ -25,7 +25,7 @@ ROOTFS="$CACHE/rabbitmq4-$SUITE"
 MARKER="$ROOTFS/usr/lib/rabbitmq/bin/rabbitmq-server"
 
 die() { echo "rabbitmq4-rootfs: $*" >&2; exit 1; }
-usage() { sed -n '2,16p' "$0"; }
+usage() { sed -n '2,15p' "$0"; }
 
 # Holds an exclusive lock on the cache until this script exits.
 locked() {
