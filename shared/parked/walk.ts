@@ -93,6 +93,8 @@ const RETURN_WAIT_MS = 10_000;
  * held one. A crash, or a lost connection, gives back what the walk held: nothing is lost.
  */
 async function walkParkingLot(channel: ConfirmChannel, options: WalkOptions): Promise<WalkCounts & { ending: WalkEnding }> {
+  // A missing lot fails here (404), before the lock queue is declared: it would outlive the read by its x-expires.
+  await channel.checkQueue(options.queue);
   // Locked before counting: a reader that counted while another walked would see the other's held messages missing.
   const lock = await lockReader(channel, options.queue);
   try {

@@ -19,6 +19,17 @@ function droppedAfter(limit: DeliveryLimit & { kind: 'limit' }): string {
   return limit.limit === 0 ? 'at its first failed delivery' : `after ${limit.limit} failed deliveries`;
 }
 
+/**
+ * Which reads of the parking lot count as failed deliveries: `boomerang parked` and the console give
+ * back what they read with a requeueing nack, which RabbitMQ 3.x and 4.0-4.2 count (measured on
+ * 3.10.8 and 4.0.5: 20 reads of a lot with 4.0's default limit dropped every message) and 4.3 does
+ * not. Only the major is known here, so a 4.x broker is named by the versions that count.
+ */
+function readsThatCount(major: number): string {
+  const reads = 'every read by `boomerang parked` or the console counts as one too';
+  return major >= 4 ? `on RabbitMQ 4.0-4.2 ${reads}` : reads;
+}
+
 /** The parking lot's delivery-limit state; a warning when a parked message can be dropped. */
 function parkingLotCheck(queue: string, current: ArgumentTable | undefined, major: number | undefined, incomplete?: string): QueueCheck {
   if (current === undefined) return { detail: `delivery limit not known: its arguments could not all be read (${incomplete ?? 'unknown'})` };
@@ -30,7 +41,7 @@ function parkingLotCheck(queue: string, current: ArgumentTable | undefined, majo
   }
   const risk =
     `parking lot '${queue}' has a delivery limit (${limit.why}) and no dead-letter target: a parked message is dropped ` +
-    `${droppedAfter(limit)} (a crash or timeout while \`boomerang parked\` holds it, a lost connection).`;
+    `${droppedAfter(limit)} (a crash or timeout while \`boomerang parked\` holds it, a lost connection; ${readsThatCount(major)}).`;
   const detail = `delivery limit ${limit.limit}: parked messages can be dropped`;
   if (current['x-delivery-limit'] === undefined) {
     const message = `${risk} Its arguments cannot be changed, but a policy can lift the default (unless one already does: ${POLICIES_UNREADABLE}). ${ONE_POLICY}`;

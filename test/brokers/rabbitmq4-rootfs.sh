@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The RabbitMQ 4.x that the project runs beside the machine's own 3.10: Debian sid's rabbitmq-server in
-# a debootstrap chroot (minbase, about 1 minute and 400 MB), built once and cached for later runs on
-# this machine under $BOOMERANG_CACHE (default ~/.cache/boomerang). Nothing here starts a node: see
-# rabbit-node.sh (RABBIT_FLAVOUR=4) and rabbitmq4.sh.
+# The RabbitMQ 4.x that the project runs beside the machine's own 3.10: a Debian suite's rabbitmq-server
+# in a debootstrap chroot (minbase, about 1 minute and 400 MB), built once and cached for later runs on
+# this machine under $BOOMERANG_CACHE (default ~/.cache/boomerang), one folder per suite:
+#   RABBITMQ4_SUITE=sid     (the default) RabbitMQ 4.3, in rabbitmq4-sid
+#   RABBITMQ4_SUITE=trixie  RabbitMQ 4.0, in rabbitmq4-trixie
+# Nothing here starts a node: see rabbit-node.sh (RABBIT_FLAVOUR=4 or 4.0) and rabbitmq4.sh.
 #
 # Usage: rabbitmq4-rootfs.sh path     print the chroot's folder
 #        rabbitmq4-rootfs.sh build    build it when missing (idempotent)
@@ -14,16 +16,21 @@
 set -euo pipefail
 
 CACHE="${BOOMERANG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/boomerang}"
-ROOTFS="$CACHE/rabbitmq4-sid"
+SUITE="${RABBITMQ4_SUITE:-sid}"
+case "$SUITE" in
+  sid|trixie) ;;
+  *) echo "rabbitmq4-rootfs: RABBITMQ4_SUITE must be sid (RabbitMQ 4.3) or trixie (4.0); got $SUITE" >&2; exit 2 ;;
+esac
+ROOTFS="$CACHE/rabbitmq4-$SUITE"
 MARKER="$ROOTFS/usr/lib/rabbitmq/bin/rabbitmq-server"
 
 die() { echo "rabbitmq4-rootfs: $*" >&2; exit 1; }
-usage() { sed -n '2,13p' "$0"; }
+usage() { sed -n '2,15p' "$0"; }
 
 # Holds an exclusive lock on the cache until this script exits.
 locked() {
   mkdir -p "$CACHE"
-  exec 9>"$CACHE/rabbitmq4-sid.lock"
+  exec 9>"$CACHE/rabbitmq4-$SUITE.lock"
   flock 9
 }
 
@@ -42,10 +49,11 @@ build() {
   # started again rather than half-used.
   local tmp="$ROOTFS.partial"
   rm -rf "$tmp"
-  echo "rabbitmq4-rootfs: building Debian sid with rabbitmq-server in $ROOTFS (about 1 minute)" >&2
+  echo "rabbitmq4-rootfs: building Debian $SUITE with rabbitmq-server in $ROOTFS (about 1 minute)" >&2
   # Debian's default mirror: no host is named here.
-  debootstrap --variant=minbase --include=rabbitmq-server sid "$tmp" >"$CACHE/debootstrap.log" 2>&1 \
-    || die "debootstrap failed; see $CACHE/debootstrap.log"
+  local log="$CACHE/debootstrap-$SUITE.log"
+  debootstrap --variant=minbase --include=rabbitmq-server "$SUITE" "$tmp" >"$log" 2>&1 \
+    || die "debootstrap failed; see $log"
   mv "$tmp" "$ROOTFS"
   echo "rabbitmq4-rootfs: built ($(version))" >&2
 }

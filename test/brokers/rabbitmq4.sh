@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# One RabbitMQ 4.x node (Debian sid's, from the cached chroot of rabbitmq4-rootfs.sh) beside the
-# machine's own 3.10 broker, which it never touches: node boomerang-r43@localhost, AMQP on
-# 127.0.0.1:5674, distribution on 25674, its own data, logs and Erlang cookie.
+# One RabbitMQ 4.x node (from a cached Debian chroot of rabbitmq4-rootfs.sh) beside the machine's own
+# 3.10 broker, which it never touches; each has its own node name, ports, data, logs and Erlang cookie:
+#   RABBITMQ4_VERSION=4.3 (the default): Debian sid's 4.3, node boomerang-r43@localhost, AMQP on
+#                         127.0.0.1:5674, distribution on 25674 (`npm run rabbitmq4 -- ...`)
+#   RABBITMQ4_VERSION=4.0: Debian trixie's 4.0, node boomerang-r40@localhost, AMQP on 127.0.0.1:5675,
+#                         distribution on 25675 (`npm run rabbitmq40 -- ...`)
 #
 #   npm run rabbitmq4 -- start          build the chroot when missing, start the node (idempotent)
 #   npm run rabbitmq4 -- stop           stop the node (its data stays)
@@ -10,18 +13,23 @@
 #   npm run rabbitmq4 -- ctl <args...>  rabbitmqctl against the node
 #   npm run rabbitmq4 -- wipe           stop it and delete its data
 #   npm run rabbitmq4 -- cluster start|stop|status|urls
-#                                       the 3-node 4.x cluster (test/cluster/cluster.sh)
-# Needs root (chroot, mount). The chroot is cached under $BOOMERANG_CACHE (default ~/.cache/boomerang).
+#                                       the 3-node 4.3 cluster (test/cluster/cluster.sh)
+# Needs root (chroot, mount). The chroots are cached under $BOOMERANG_CACHE (default ~/.cache/boomerang).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 NODE_SCRIPT="$HERE/../cluster/rabbit-node.sh"
-NAME="${RABBITMQ4_NODE:-boomerang-r43}"
-PORT="${RABBITMQ4_PORT:-5674}"
-export RABBIT_FLAVOUR=4
+case "${RABBITMQ4_VERSION:-4.3}" in
+  4.3) FLAVOUR=4 SUITE=sid DEFAULT_NAME=boomerang-r43 DEFAULT_PORT=5674 ;;
+  4.0) FLAVOUR=4.0 SUITE=trixie DEFAULT_NAME=boomerang-r40 DEFAULT_PORT=5675 ;;
+  *) echo "rabbitmq4: RABBITMQ4_VERSION must be 4.3 (Debian sid) or 4.0 (Debian trixie); got $RABBITMQ4_VERSION" >&2; exit 2 ;;
+esac
+NAME="${RABBITMQ4_NODE:-$DEFAULT_NAME}"
+PORT="${RABBITMQ4_PORT:-$DEFAULT_PORT}"
+export RABBIT_FLAVOUR="$FLAVOUR" RABBITMQ4_SUITE="$SUITE"
 
 node() { bash "$NODE_SCRIPT" "$@"; }
-usage() { sed -n '2,14p' "$0"; }
+usage() { sed -n '2,17p' "$0"; }
 
 case "${1:-}" in
   start)
@@ -40,7 +48,11 @@ case "${1:-}" in
     ;;
   url) echo "amqp://guest:guest@127.0.0.1:$PORT" ;;
   ctl) shift; node ctl "$NAME" "$@" ;;
-  cluster) shift; exec bash "$HERE/../cluster/cluster.sh" "$@" ;;
+  cluster)
+    shift
+    [[ "$FLAVOUR" == 4 ]] || { echo "rabbitmq4: the 3-node cluster runs RabbitMQ 4.3 only (RABBITMQ4_VERSION=4.3)" >&2; exit 2; }
+    exec bash "$HERE/../cluster/cluster.sh" "$@"
+    ;;
   -h|--help|help) usage ;;
   *) usage >&2; exit 2 ;;
 esac

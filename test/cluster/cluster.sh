@@ -18,13 +18,17 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 NODE="$HERE/rabbit-node.sh"
-if [[ "${RABBIT_FLAVOUR:-system}" == 4 ]]; then
-  NAMES=(boomerang-r4-c1 boomerang-r4-c2 boomerang-r4-c3)
-  PORTS=(5791 5792 5793)
-else
-  NAMES=(boomerang-c1 boomerang-c2 boomerang-c3)
-  PORTS=(5691 5692 5693)
-fi
+case "${RABBIT_FLAVOUR:-system}" in
+  4)
+    NAMES=(boomerang-r4-c1 boomerang-r4-c2 boomerang-r4-c3)
+    PORTS=(5791 5792 5793)
+    ;;
+  system)
+    NAMES=(boomerang-c1 boomerang-c2 boomerang-c3)
+    PORTS=(5691 5692 5693)
+    ;;
+  *) echo "cluster: RABBIT_FLAVOUR must be system or 4 (RabbitMQ 4.3); there is no $RABBIT_FLAVOUR cluster" >&2; exit 2 ;;
+esac
 SEED="${NAMES[0]}"
 LOG_BASE="${BOOMERANG_RABBIT_BASE:-/tmp/boomerang-rabbit}"
 JOIN_LOG="$LOG_BASE/join-$SEED.log"

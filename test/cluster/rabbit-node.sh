@@ -18,13 +18,14 @@
 #                                                   that has a folder (running or not)
 # <name> is the short name: "boomerang-f1" gives the node boomerang-f1@localhost.
 #
-# RABBIT_FLAVOUR=4 runs the node from the RabbitMQ 4.x of Debian sid, in the chroot that
-# test/brokers/rabbitmq4-rootfs.sh builds and caches (the machine's own rabbitmq-server is 3.10): the
-# node's files then live inside the chroot, under /var/lib/boomerang-nodes/<name>.
+# RABBIT_FLAVOUR=4 runs the node from the RabbitMQ 4.3 of Debian sid, RABBIT_FLAVOUR=4.0 from the
+# RabbitMQ 4.0 of Debian trixie, each in the chroot that test/brokers/rabbitmq4-rootfs.sh builds and
+# caches for its suite (the machine's own rabbitmq-server is 3.10): the node's files then live inside
+# that chroot, under /var/lib/boomerang-nodes/<name>.
 #
 # RABBIT_TLS_PORT=<port> RABBIT_TLS_DIR=<dir> at start adds a TLS listener on 127.0.0.1:<port>
 # serving <dir>/server.pem and <dir>/server-key.pem under <dir>/ca.pem (copied into the node's folder,
-# so a flavour-4 node inside its chroot reads them too). Clients are not asked for certificates.
+# so a flavour-4 or 4.0 node inside its chroot reads them too). Clients are not asked for certificates.
 set -euo pipefail
 
 FLAVOUR="${RABBIT_FLAVOUR:-system}"
@@ -38,20 +39,22 @@ case "$FLAVOUR" in
     BASE_SEEN="$BASE_ROOT"
     RABBIT_BIN="${RABBIT_BIN:-/usr/lib/rabbitmq/bin}"
     ;;
-  4)
+  4|4.0)
+    # The chroot's suite; exported, so every call of the rootfs script below means the same chroot.
+    if [[ "$FLAVOUR" == 4.0 ]]; then export RABBITMQ4_SUITE=trixie; else export RABBITMQ4_SUITE=sid; fi
     ROOTFS="$(bash "$ROOTFS_SCRIPT" path)"
     BASE_SEEN=/var/lib/boomerang-nodes
     BASE_ROOT="$ROOTFS$BASE_SEEN"
     RABBIT_BIN=/usr/lib/rabbitmq/bin
     ;;
-  *) echo "rabbit-node: RABBIT_FLAVOUR must be system or 4; got $FLAVOUR" >&2; exit 2 ;;
+  *) echo "rabbit-node: RABBIT_FLAVOUR must be system, 4 (RabbitMQ 4.3) or 4.0; got $FLAVOUR" >&2; exit 2 ;;
 esac
 # Shared by all private nodes so they can cluster; never the cookie of rabbit@localhost.
 COOKIE="BOOMERANGPRIVATENODESCOOKIE"
 BOOT_TIMEOUT_S="${BOOT_TIMEOUT_S:-120}"
 
 die() { echo "rabbit-node: $*" >&2; exit 1; }
-usage() { sed -n '2,27p' "$0"; }
+usage() { sed -n '2,28p' "$0"; }
 
 node_env() {
   local name="$1" dir="$BASE_SEEN/$1"
@@ -70,10 +73,10 @@ node_env() {
   unset RABBITMQ_NODE_PORT RABBITMQ_DIST_PORT
 }
 
-# Runs one of RabbitMQ's programs with the node's environment (inside the chroot for flavour 4).
+# Runs one of RabbitMQ's programs with the node's environment (inside the chroot for flavours 4 and 4.0).
 run_bin() {
   local bin="$1"; shift
-  if [[ "$FLAVOUR" == 4 ]]; then
+  if [[ "$FLAVOUR" != system ]]; then
     bash "$ROOTFS_SCRIPT" ready
     # stdin passes through: import_definitions reads its JSON from it.
     chroot "$ROOTFS" "$RABBIT_BIN/$bin" "$@"
@@ -199,14 +202,14 @@ start() {
   else
     port_open "$port" && die "port $port is taken by something else"
     [[ -z "${RABBIT_TLS_PORT:-}" ]] || ! port_open "$RABBIT_TLS_PORT" || die "port $RABBIT_TLS_PORT is taken by something else"
-    [[ "$FLAVOUR" != 4 ]] || bash "$ROOTFS_SCRIPT" ready
+    [[ "$FLAVOUR" == system ]] || bash "$ROOTFS_SCRIPT" ready
     prepare "$name" "$port"
     # The server process (chroot execs it): when it exits before the node answers, the boot failed.
     server="$(
       node_env "$name"
       export RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT=$((port + 20000))
       cd "$BASE_ROOT/$name"
-      if [[ "$FLAVOUR" == 4 ]]; then
+      if [[ "$FLAVOUR" != system ]]; then
         setsid chroot "$ROOTFS" "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &
       else
         setsid "$RABBIT_BIN/rabbitmq-server" >"$BASE_ROOT/$name/log/stdout.log" 2>&1 </dev/null &

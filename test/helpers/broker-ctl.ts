@@ -9,8 +9,17 @@ import { REPO_ROOT } from './invoke-child.js';
 const NODE_SCRIPT = join(REPO_ROOT, 'test/cluster/rabbit-node.sh');
 const ROOTFS_SCRIPT = join(REPO_ROOT, 'test/brokers/rabbitmq4-rootfs.sh');
 
-/** Where a node's RabbitMQ comes from: the machine's own (3.10 here), or Debian sid's 4.x in the chroot. */
-type NodeFlavour = 'system' | '4';
+/**
+ * Where a node's RabbitMQ comes from: the machine's own (3.10 here), Debian sid's 4.3 (`4`) or Debian
+ * trixie's 4.0 (`4.0`), each in its chroot (test/brokers/rabbitmq4-rootfs.sh).
+ */
+type NodeFlavour = 'system' | '4' | '4.0';
+
+/** Every flavour, in the order their nodes are listed. */
+const FLAVOURS: readonly NodeFlavour[] = ['system', '4', '4.0'];
+
+/** The Debian suite of a chroot flavour's RabbitMQ (rabbitmq4-rootfs.sh reads it as RABBITMQ4_SUITE). */
+const CHROOT_SUITES = { '4': 'sid', '4.0': 'trixie' } as const;
 
 /** A private node that test/cluster/rabbit-node.sh made (it has a folder, running or not). */
 type PrivateNode = { readonly name: string; readonly port: number; readonly flavour: NodeFlavour };
@@ -47,16 +56,16 @@ function resolveBrokerNode(url: string, privateNodes: readonly PrivateNode[]): B
   if (matches.length === 0) {
     throw new Error(
       `Cannot tell which RabbitMQ node serves AMQP_URL=${shown}: no node this project runs uses port ${port}. ` +
-        'Use 5672 (the system broker), or start a node first (npm run rabbitmq4 -- start gives 5674).',
+        'Use 5672 (the system broker), or start a node first (npm run rabbitmq4 -- start gives 5674, npm run rabbitmq40 -- start gives 5675).',
     );
   }
   const names = matches.map((node) => `${node.name} (flavour ${node.flavour})`).join(', ');
   throw new Error(`Cannot tell which RabbitMQ node serves AMQP_URL=${shown}: ${names} all use port ${port}. Wipe the stale one (rabbit-node.sh wipe <name>).`);
 }
 
-/** Every private node of both flavours, from the folders rabbit-node.sh keeps. */
+/** Every private node of every flavour, from the folders rabbit-node.sh keeps. */
 function listPrivateNodes(): PrivateNode[] {
-  return (['system', '4'] as const).flatMap((flavour) =>
+  return FLAVOURS.flatMap((flavour) =>
     execFileSync('bash', [NODE_SCRIPT, 'list'], { cwd: REPO_ROOT, env: flavourEnv(flavour), encoding: 'utf8' })
       .split('\n')
       .filter((line) => line.trim() !== '')
@@ -68,7 +77,8 @@ function listPrivateNodes(): PrivateNode[] {
 }
 
 function flavourEnv(flavour: NodeFlavour): NodeJS.ProcessEnv {
-  return { ...process.env, RABBIT_FLAVOUR: flavour };
+  const suite = flavour === 'system' ? {} : { RABBITMQ4_SUITE: CHROOT_SUITES[flavour] };
+  return { ...process.env, RABBIT_FLAVOUR: flavour, ...suite };
 }
 
 /** rabbitmqctl and rabbitmq-queues against the node that serves an AMQP URL (by default the tests' own). */
@@ -94,9 +104,9 @@ class BrokerCtl {
     const args = ['--quiet', 'import_definitions', '--format', 'json'];
     // 4.x's rabbitmqctl (OTP 29) cannot read stdin from a pipe (FunctionClauseError in prim_tty.read/2):
     // it gets a file inside its chroot, where it runs.
-    if (this.flavour === '4') {
+    if (this.flavour !== 'system') {
       const name = `/tmp/boomerang-definitions-${randomUUID()}.json`;
-      const onHost = join(execFileSync('bash', [ROOTFS_SCRIPT, 'path'], { encoding: 'utf8' }).trim(), name);
+      const onHost = join(execFileSync('bash', [ROOTFS_SCRIPT, 'path'], { encoding: 'utf8', env: flavourEnv(this.flavour) }).trim(), name);
       await writeFile(onHost, definitions);
       try {
         await this.ctl([...args, name]);
@@ -134,5 +144,5 @@ function describeNode(node: BrokerNode): string {
   return node.kind === 'system' ? 'rabbit@localhost (system)' : `${node.name}@localhost (flavour ${node.flavour})`;
 }
 
-export { BrokerCtl, listPrivateNodes, resolveBrokerNode };
+export { BrokerCtl, flavourEnv, listPrivateNodes, resolveBrokerNode };
 export type { BrokerNode, NodeFlavour, PrivateNode };

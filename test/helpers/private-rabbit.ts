@@ -1,14 +1,17 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BrokerCtl, type NodeFlavour } from './broker-ctl.js';
+import { BrokerCtl, flavourEnv, type NodeFlavour } from './broker-ctl.js';
 import { REPO_ROOT } from './invoke-child.js';
 
 const run = promisify(execFile);
 const NODE_SCRIPT = join(REPO_ROOT, 'test/cluster/rabbit-node.sh');
 const CLUSTER_SCRIPT = join(REPO_ROOT, 'test/cluster/cluster.sh');
-/** 4.x nodes sit this far above their 3.10 counterparts (and take a `-r4-` name), so both can run at once. */
-const FLAVOUR_4_PORT_OFFSET = 100;
+/**
+ * Chroot nodes sit this far above their 3.10 counterparts and take their own name (4.3: `-r4-`, 4.0:
+ * `-r40-`), so all can run at once.
+ */
+const CHROOT_NODES = { '4': { offset: 100, infix: 'r4-' }, '4.0': { offset: 200, infix: 'r40-' } } as const;
 
 /**
  * A private RabbitMQ node (own name, ports, data, cookie) for the scenarios that stop brokers; it is
@@ -27,13 +30,15 @@ class PrivateRabbit {
 
   /**
    * The node `boomerang-<role>` on `port` (and `tlsPort`), of the same flavour as the broker under
-   * test (AMQP_URL), so a fault scenario run against 4.3 restarts a 4.3 node: 4.x gives
-   * `boomerang-r4-<role>` with both ports 100 higher.
+   * test (AMQP_URL), so a fault scenario run against 4.3 restarts a 4.3 node: 4.3 gives
+   * `boomerang-r4-<role>` with both ports 100 higher, 4.0 `boomerang-r40-<role>` with both 200 higher.
    */
   public static likeBrokerUnderTest(role: string, port: number, tlsPort?: number): PrivateRabbit {
-    if (BrokerCtl.forUrl().flavour !== '4') return new PrivateRabbit(`boomerang-${role}`, port, 'system', tlsPort);
-    const shift = (p: number | undefined): number | undefined => (p === undefined ? undefined : p + FLAVOUR_4_PORT_OFFSET);
-    return new PrivateRabbit(`boomerang-r4-${role}`, port + FLAVOUR_4_PORT_OFFSET, '4', shift(tlsPort));
+    const flavour = BrokerCtl.forUrl().flavour;
+    if (flavour === 'system') return new PrivateRabbit(`boomerang-${role}`, port, 'system', tlsPort);
+    const { offset, infix } = CHROOT_NODES[flavour];
+    const shift = (p: number | undefined): number | undefined => (p === undefined ? undefined : p + offset);
+    return new PrivateRabbit(`boomerang-${infix}${role}`, port + offset, flavour, shift(tlsPort));
   }
 
   public get url(): string {
@@ -86,7 +91,7 @@ class PrivateRabbit {
 }
 
 async function script(flavour: NodeFlavour, env: Readonly<Record<string, string>>, path: string, ...args: string[]): Promise<string> {
-  const fullEnv = { ...process.env, ...env, RABBIT_FLAVOUR: flavour };
+  const fullEnv = { ...flavourEnv(flavour), ...env };
   const { stdout } = await run('bash', [path, ...args], { cwd: REPO_ROOT, env: fullEnv, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
   return stdout;
 }
@@ -96,6 +101,8 @@ class Cluster {
   public readonly nodes: readonly [PrivateRabbit, PrivateRabbit, PrivateRabbit];
 
   public constructor(public readonly flavour: NodeFlavour) {
+    // cluster.sh has no 4.0 nodes: the cluster test runs on the 3.10 and 4.3 legs.
+    if (flavour === '4.0') throw new Error('No 3-node RabbitMQ 4.0 cluster: run the cluster test against 3.10 (5672) or 4.3 (5674).');
     const node = (i: number): PrivateRabbit =>
       flavour === '4' ? new PrivateRabbit(`boomerang-r4-c${i}`, 5790 + i, '4') : new PrivateRabbit(`boomerang-c${i}`, 5690 + i, 'system');
     this.nodes = [node(1), node(2), node(3)];

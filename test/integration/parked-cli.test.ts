@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BoomerangHeader } from '../../shared/message/headers.js';
+import { readerLockQueue } from '../../shared/parked/reader-lock.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { boomerangArgs, type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
@@ -116,12 +117,15 @@ describe('boomerang parked', () => {
     expect(await broker().messageCount(parked)).toBe(2);
   });
 
-  it('exits 1 and says so when the parking queue does not exist', async () => {
+  it('exits 1 and says so when the parking queue does not exist, and leaves no lock queue behind', async () => {
+    // Prepare
+    const work = uniqueName('nothing');
     // Act
-    const { code, stderr } = await parkedCli(['list'], { WORK_QUEUE: uniqueName('nothing') });
+    const { code, stderr } = await parkedCli(['list'], { WORK_QUEUE: work });
     // Assess
     expect(code).toBe(1);
     expect(stderr).toContain('there is no queue');
+    expect(await broker().exists('queue', readerLockQueue(`${work}.parked`))).toBe(false);
   });
 
   it('carries on to the end when its reader goes away (| head), so the lot keeps exactly its messages, in order', async () => {

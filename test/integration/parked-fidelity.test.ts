@@ -12,9 +12,8 @@ import { listParked } from '../../shared/parked/list.js';
 import { purgeParked } from '../../shared/parked/purge.js';
 import { replayParked } from '../../shared/parked/replay.js';
 import { showParked } from '../../shared/parked/show.js';
-import { brokerMajor } from '../../shared/topology/delivery-limit.js';
 import { uniqueName } from '../helpers/broker.js';
-import { BROKER_VERSION } from '../helpers/broker-version.js';
+import { READ_COUNT_HEADER } from '../helpers/broker-version.js';
 import { RecordingProgress } from '../helpers/fakes.js';
 import { BIG, BODY, published, readRaw, ZOO } from '../helpers/header-zoo.js';
 import { rawPublish, sized, type RawHeader } from '../helpers/raw-publish.js';
@@ -78,7 +77,7 @@ describe.each(['quorum', 'classic'] as const)('a %s parking lot read by every co
       expect(message.content.equals(sent[i]!.body), `body of ${sent[i]!.messageId}`).toBe(true);
       expect(ownHeaders(raw), `headers of ${sent[i]!.messageId}`).toEqual(published(sent[i]!.headers));
       // 7 walks, each a read: the broker counts them on quorum queues (on 4.3 as acquisitions, not failures).
-      const counted = type === 'classic' ? [] : brokerMajor(BROKER_VERSION)! >= 4 ? ['x-acquired-count'] : ['x-delivery-count'];
+      const counted = type === 'classic' ? [] : [READ_COUNT_HEADER];
       expect([...raw.keys()].filter((name) => BROKER_COUNTS.has(name))).toEqual(counted);
       if (counted.length > 0) expect(message.properties.headers?.[counted[0]!]).toBe(7);
     }

@@ -47,7 +47,11 @@ describe('runPull on the broker', () => {
     const [first, second, third] = attempts as [Attempt, Attempt, Attempt];
     expect(second.at - first.at).toBeGreaterThanOrEqual(200 - CLOCK_SLACK_MS - BROKER_EARLY_PER_HOP_MS);
     expect(third.at - second.at).toBeGreaterThanOrEqual(400 - CLOCK_SLACK_MS - BROKER_EARLY_PER_HOP_MS);
-    expect(total(summaries)).toMatchObject({ received: 3, acked: 1, retried: 2, parked: 0, requeued: 0, lost: 0 });
+    // A copy that arrives while an invocation ends is given back untouched and received again by the
+    // next (seen once on a busy machine, on 4.0.5): three handled deliveries, whatever came back between.
+    const summary = total(summaries);
+    expect(summary).toMatchObject({ acked: 1, retried: 2, parked: 0, lost: 0 });
+    expect(summary.received - summary.requeued).toBe(3);
     expect(await broker.messageCount(config.workQueue)).toBe(0);
     expect(await broker.messageCount(config.parkingQueue)).toBe(0);
   });

@@ -1,10 +1,8 @@
 /**
  * Where a delivery limit can drop messages (the parking lot, the team's work queue) and every differing
- * argument, on the broker under test (AMQP_URL: 3.10 by default, 4.3 at :5674). Expectations that differ
+ * argument, on the broker under test (AMQP_URL: 3.10 by default, 4.3 at :5674, 4.0 at :5675). Expectations that differ
  * by version branch on the version the broker announces; nothing is skipped.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TopologyMismatchError } from '../../shared/topology/mismatch.js';
 import { applyTopology } from '../../shared/topology/apply.js';
@@ -15,18 +13,16 @@ import { deadLetterPolicy, noDeliveryLimitPolicy, type PolicyFix, policyArgv } f
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import type { TopologyOptions, TopologyPlan } from '../../shared/topology/types.js';
 import { verifyTopology } from '../../shared/topology/verify.js';
+import { BrokerCtl } from '../helpers/broker-ctl.js';
 import { uniqueName } from '../helpers/broker.js';
 import { publishConfirmed, topologyOptions, trackPlan, useTestBroker } from '../helpers/topology.js';
 
 const testBroker = useTestBroker();
-const run = promisify(execFile);
 const policiesSet: string[] = [];
 
-/** rabbitmqctl against the node behind AMQP_URL: the 4.3 chroot node on :5674, else the system node. */
+/** rabbitmqctl against the node behind AMQP_URL. */
 async function ctl(args: readonly string[]): Promise<void> {
-  const on43 = (process.env.AMQP_URL ?? '').includes(':5674');
-  if (on43) await run('npm', ['run', '--silent', 'rabbitmq4', '--', 'ctl', ...args]);
-  else await run('rabbitmqctl', [...args]);
+  await BrokerCtl.forUrl().ctl(args);
 }
 
 /** Sets the policy exactly as the printed command does, and clears it after the test. */

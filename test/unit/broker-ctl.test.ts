@@ -4,6 +4,7 @@ import { type BrokerNode, type PrivateNode, resolveBrokerNode } from '../helpers
 /** The test helper that picks the node rabbitmqctl must talk to for an AMQP_URL. */
 const NODES: readonly PrivateNode[] = [
   { name: 'boomerang-r43', port: 5674, flavour: '4' },
+  { name: 'boomerang-r40', port: 5675, flavour: '4.0' },
   { name: 'boomerang-f1', port: 5681, flavour: 'system' },
   { name: 'boomerang-r4-c1', port: 5791, flavour: '4' },
 ];
@@ -13,6 +14,7 @@ describe('resolveBrokerNode', () => {
     ['amqp://guest:guest@127.0.0.1:5672', { kind: 'system', flavour: 'system' }],
     ['amqp://guest:guest@localhost', { kind: 'system', flavour: 'system' }],
     ['amqp://guest:guest@127.0.0.1:5674', { kind: 'private', name: 'boomerang-r43', port: 5674, flavour: '4' }],
+    ['amqp://guest:guest@127.0.0.1:5675', { kind: 'private', name: 'boomerang-r40', port: 5675, flavour: '4.0' }],
     ['amqp://guest:guest@localhost:5681/%2F', { kind: 'private', name: 'boomerang-f1', port: 5681, flavour: 'system' }],
     // A cluster's list of endpoints is named by its first.
     ['amqp://guest:guest@127.0.0.1:5791,amqp://guest:guest@127.0.0.1:5792', { kind: 'private', name: 'boomerang-r4-c1', port: 5791, flavour: '4' }],

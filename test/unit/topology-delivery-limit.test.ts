@@ -43,6 +43,13 @@ describe('parkingLotCheck', () => {
     expect(parkingLotCheck('p', { ...quorum, 'x-delivery-limit': 5 }, 4).warning?.message).toMatch(/dropped after 5 failed deliveries.*A policy cannot lift a limit the queue's arguments set: move its messages elsewhere/);
   });
 
+  it.each([
+    ['4.x, whose 4.0-4.2 count a read', quorum, 4, 'on RabbitMQ 4.0-4.2 every read by `boomerang parked` or the console counts as one too'],
+    ['3.x, which counts every read', { ...quorum, 'x-delivery-limit': 5 }, 3, 'a lost connection; every read by `boomerang parked` or the console counts as one too'],
+  ])('says which reads count toward the limit on %s', (_name, args, major, text) => {
+    expect(parkingLotCheck('p', args, major).warning?.message).toContain(text);
+  });
+
   it('warns of -1 on 3.x: a parked message is dropped at its first failed delivery', () => {
     expect(parkingLotCheck('p', { ...quorum, 'x-delivery-limit': -1 }, 3).warning?.message).toContain('dropped at its first failed delivery');
   });
