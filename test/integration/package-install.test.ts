@@ -41,6 +41,8 @@ const testBroker = useTestBroker();
 const workQueue = uniqueName('package-orders');
 let team: string;
 let packDir: string;
+/** What npm warned about while the team installed, as the README says to. */
+let installWarnings: string[] = [];
 
 function run(command: string, args: readonly string[], cwd: string, env: Record<string, string> = {}, timeout = STEP_TIMEOUT_MS): Promise<Run> {
   return new Promise((resolve) => {
@@ -61,6 +63,14 @@ function locked(name: string): string {
   const entry = lock.packages[`node_modules/${name}`];
   if (entry === undefined) throw new Error(`${name} is not in package-lock.json`);
   return entry.version;
+}
+
+/** The README's step-4 app (`infra/app.ts`), as a team copies it. */
+function readmeApp(): string {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const block = /The app, `infra\/app\.ts`:\n\n```ts\n([\s\S]+?)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error('README.md has no step-4 app block after "The app, `infra/app.ts`:"');
+  return block;
 }
 
 /** The last line of stdout as JSON (the invocation's summary). */
@@ -104,9 +114,15 @@ beforeAll(async () => {
   if (packed.code !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
   const [{ filename }] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string }];
   await writeFile(join(team, 'package.json'), `${JSON.stringify({ name: 'team-orders', private: true, type: 'module' }, null, 2)}\n`);
+  // The README's step 1, as written: allow esbuild's install check, install the package with the CDK libraries, then the CDK CLI.
+  const allowed = await run('npm', ['pkg', 'set', 'allowScripts.esbuild=true', '--json'], team);
+  if (allowed.code !== 0) throw new Error(`npm pkg set in ${team} failed: ${allowed.stderr}`);
   const dependencies = [join(packDir, filename), ...['aws-cdk-lib', 'constructs', 'typescript', '@types/node'].map((name) => `${name}@${locked(name)}`)];
   const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...dependencies], team, {}, INSTALL_TIMEOUT_MS);
   if (installed.code !== 0) throw new Error(`npm install in ${team} failed: ${installed.stderr}`);
+  const cli = await run('npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', `aws-cdk@${locked('aws-cdk')}`], team, {}, INSTALL_TIMEOUT_MS);
+  if (cli.code !== 0) throw new Error(`npm install aws-cdk in ${team} failed: ${cli.stderr}`);
+  installWarnings = [installed.stderr, cli.stderr].join('\n').split('\n').filter((line) => /^npm warn/i.test(line));
 }, INSTALL_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -123,10 +139,20 @@ describe('the packed package in a team directory of its own', () => {
     expect(files).toContain(join('dist/package/shared/index.d.ts'));
   });
 
-  it('a function file importing the package by name type-checks against its declarations', async () => {
+  it("installs as the README says without a warning, and the CDK CLI answers (the package aws-cdk, not cdk)", async () => {
+    // Assess: a warning here is one a team meets and the docs do not explain
+    expect(installWarnings).toEqual([]);
+    const version = await run(join(team, 'node_modules/.bin/cdk'), ['--version'], team);
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.stdout).toMatch(/^2\.\d+\.\d+/);
+  }, STEP_TIMEOUT_MS);
+
+  it('a function file importing the package by name, and the README\'s CDK app, type-check against its declarations', async () => {
     await mkdir(join(team, 'functions'));
     await writeFile(join(team, 'functions/orders.ts'), ORDERS);
-    await writeFile(join(team, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, include: ['functions'] }));
+    await mkdir(join(team, 'infra'));
+    await writeFile(join(team, 'infra/app.ts'), readmeApp());
+    await writeFile(join(team, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, include: ['functions', 'infra'] }));
     const checked = await run(process.execPath, [join(team, 'node_modules/typescript/bin/tsc'), '-p', team], team);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
   }, STEP_TIMEOUT_MS);
