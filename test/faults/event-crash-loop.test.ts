@@ -1,0 +1,131 @@
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AMQP_URL } from '../helpers/broker.js';
+import { runEventSource, type MappingOnFailure } from '../helpers/event-source-emulator.js';
+import { FaultScenario } from '../helpers/fault-scenario.js';
+import { reportFault } from '../helpers/fault-report.js';
+import { FAULT_IDEMPOTENCY_ENV } from '../helpers/idempotency-stores.js';
+import { spawnInvoke } from '../helpers/invoke-child.js';
+import { describeAccount, readRecords } from '../helpers/message-account.js';
+
+/**
+ * Event mode: a handler that SIGKILLs its process for one message, first in a batch with good ones,
+ * on a work queue consumed by an emulated event source mapping (test/helpers/event-source-emulator.ts)
+ * that invokes the event function in a child process with the `aws:rmq` event of real deliveries.
+ * No source says what the mapping does after a failed invocation, so each plausible way is run:
+ * nack or reject with requeue, closing its channel, or holding the batch and invoking again.
+ *
+ * On a quorum work queue the three that give the batch back are counted by the broker (4.3 counts a
+ * requeueing nack in `x-acquired-count` only, which event mode's crash-loop guard reads too), and
+ * invocation CRASH_LOOP_LIMIT + 1 parks the poison untried and handles the good ones. Holding the
+ * batch gives the broker nothing to count, and neither does a classic queue: those are measured, not
+ * parked (docs/pull-and-event.md says what to turn on), and the emulator stops after UNCOUNTED_STOP.
+ */
+const GOOD = 3;
+const BATCH = GOOD + 1;
+/** The default CRASH_LOOP_LIMIT: the poison is parked by the invocation after this many crashes. */
+const LIMIT = 10;
+const COUNTED_MAX = LIMIT + 4;
+/** Where an uncounted loop is stopped: past the invocation that parks a counted one. */
+const UNCOUNTED_STOP = LIMIT + 2;
+const POISON = 'poison';
+const HANDLER = 'test/faults/handlers/crash-on-poison.ts';
+const PORT = new URL(AMQP_URL).port;
+
+describe('event mode: a handler that SIGKILLs its process for one message, whatever the mapping does after a failed invocation', () => {
+  let scenario: FaultScenario | undefined;
+
+  afterEach(async () => {
+    await scenario?.cleanup();
+    scenario = undefined;
+  });
+
+  /** Runs the emulated mapping until it idles (or `maxInvocations`), then drains with a healthy handler and accounts. */
+  async function mappingRun(label: string, onFailure: MappingOnFailure, maxInvocations: number, env: Record<string, string> = {}, budgetMs = 10_000) {
+    // Prepare: the poison first, then the good ones: one batch.
+    scenario = await FaultScenario.prepare({ url: AMQP_URL, label, messages: 0, env: { BACKOFF_INITIAL_MS: '300', BACKOFF_MAX_MS: '1200', ...env } });
+    const s = scenario;
+    await s.publishRaw([{ key: POISON, content: Buffer.from('{"poison":true}'), options: { persistent: true, messageId: POISON, contentType: 'application/json' } }]);
+    await s.publish(GOOD);
+    const childEnv = { ...s.env, FAULT_RECORD_FILE: s.recordFile, FAULT_FAIL_PERCENT: '0', FAULT_POISON_ID: POISON, LOG_LEVEL: 'error' };
+    const eventFile = join(dirname(s.recordFile), 'event.json');
+    let kills = 0;
+
+    // Act
+    const run = await runEventSource({
+      url: AMQP_URL, queue: s.config.workQueue, batchSize: BATCH, onFailure, maxInvocations,
+      invoke: async (event) => {
+        writeFileSync(eventFile, JSON.stringify(event));
+        const result = await spawnInvoke({ handler: HANDLER, queue: s.config.workQueue, budgetMs, env: childEnv, eventFile }).exited;
+        if (result.signal === 'SIGKILL') kills++;
+        return result.code === 0;
+      },
+    });
+    const goodByMapping = new Set(readRecords(s.recordFile).handled.map(([id]) => id).filter((id) => id !== POISON)).size;
+    await s.drainUntilQuiet();
+    const account = await s.account();
+    const goodParked = [...account.parkReasons.keys()].filter((id) => id !== POISON);
+    console.log(`[fault] event crash loop (${label}): ${run.invocations} invocations, ${kills} kills, stopped: ${run.stoppedBecause}; ${describeAccount(account)}`);
+    const figures = {
+      amqpUrlPort: PORT, onFailure, queueType: s.config.queueType, idempotency: env.IDEMPOTENCY_STORE === undefined ? 'off' : 'redis',
+      invocations: run.invocations, kills, stoppedBecause: run.stoppedBecause, goodHandledByMapping: goodByMapping,
+      sent: account.sent, handled: account.handled, parked: account.parked, goodParked: goodParked.length,
+      poisonReason: account.parkReasons.get(POISON) ?? 'not parked', missing: account.missing.length,
+    };
+    return { run, kills, account, goodParked, goodByMapping, figures };
+  }
+
+  it.each<MappingOnFailure>(['nack', 'reject', 'close-channel'])('quorum work queue, the mapping gives the batch back (%s): parked as a crash loop by invocation CRASH_LOOP_LIMIT + 1, the good ones handled, nothing lost', async (onFailure) => {
+    const r = await mappingRun(`event-crash-${onFailure}`, onFailure, COUNTED_MAX);
+    reportFault(`event-crash-loop-${onFailure}-${PORT}`, r.figures);
+    // Assess
+    expect(r.run.stoppedBecause).toBe('idle');
+    expect(r.kills).toBe(LIMIT);
+    expect(r.run.invocations).toBe(LIMIT + 1);
+    expect(r.account.parkReasons.get(POISON)).toMatch(/^crash loop: delivered \d+ times$/);
+    expect(r.account.parkedHeaders.get(POISON)?.['boomerang-error-name']).toBe('CrashLoopError');
+    expect(r.goodParked).toEqual([]);
+    expect(r.goodByMapping).toBe(GOOD);
+    expect(r.account.handled).toBe(GOOD);
+    expect(r.account.missing).toEqual([]);
+    expect(r.account.stillQueued).toBe(0);
+    expect(r.account.strangers).toEqual([]);
+  });
+
+  it(`quorum work queue, the mapping holds the batch and invokes again: no broker count moves, it crashes every invocation until the mapping is stopped (${UNCOUNTED_STOP})`, async () => {
+    const r = await mappingRun('event-crash-hold', 'hold', UNCOUNTED_STOP);
+    reportFault(`event-crash-loop-hold-${PORT}`, r.figures);
+    // Assess: the statelessly uncatchable case, measured: every invocation killed, the batch stalled.
+    expect(r.run.stoppedBecause).toBe('max-invocations');
+    expect(r.kills).toBe(UNCOUNTED_STOP);
+    expect(r.goodByMapping).toBe(0);
+    expect(r.account.parkReasons.has(POISON)).toBe(false);
+    // The drain's healthy handler takes what the stopped mapping gave back: nothing lost.
+    expect(r.account.handled).toBe(GOOD + 1);
+    expect(r.account.missing).toEqual([]);
+  });
+
+  it('quorum work queue, the mapping holds the batch, idempotency on (Redis): the poison found in progress is deferred, the good ones handled; it crashes again once its key expires', async () => {
+    const r = await mappingRun('event-crash-hold-idem', 'hold', UNCOUNTED_STOP, { ...FAULT_IDEMPOTENCY_ENV }, 3000);
+    reportFault(`event-crash-loop-hold-idempotent-${PORT}`, r.figures);
+    // Assess: the batch is unblocked at the second invocation; the poison is not parked.
+    expect(r.goodByMapping).toBe(GOOD);
+    expect(r.kills).toBeGreaterThanOrEqual(1);
+    expect(r.kills).toBeLessThan(r.run.invocations);
+    expect(r.account.parkReasons.has(POISON)).toBe(false);
+    expect(r.account.handled).toBe(GOOD + 1);
+    expect(r.account.missing).toEqual([]);
+  });
+
+  it(`classic work queue, the mapping nacks: no count at all, it crashes every invocation until the mapping is stopped (${UNCOUNTED_STOP})`, async () => {
+    const r = await mappingRun('event-crash-classic', 'nack', UNCOUNTED_STOP, { QUEUE_TYPE: 'classic' });
+    reportFault(`event-crash-loop-classic-nack-${PORT}`, r.figures);
+    // Assess
+    expect(r.run.stoppedBecause).toBe('max-invocations');
+    expect(r.kills).toBe(UNCOUNTED_STOP);
+    expect(r.account.parkReasons.has(POISON)).toBe(false);
+    expect(r.account.handled).toBe(GOOD + 1);
+    expect(r.account.missing).toEqual([]);
+  });
+});
