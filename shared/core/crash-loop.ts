@@ -44,7 +44,9 @@ import { BrokerHeader, LAST_DELIVERY_COUNT, readBrokerCount } from '../message/h
  * returns. In event mode Boomerang never gives a delivery back (a give-back is a fresh copy), the
  * event source mapping does, after a failed invocation, and on 4.3 a requeueing `basic.nack` raises
  * only `x-acquired-count`: without it a mapping that nacks would loop a crashing message for ever.
- * The broker's own limit (`LAST_DELIVERY_COUNT`) is still checked against `x-delivery-count`.
+ * A delivery at `LAST_DELIVERY_COUNT` by that count is parked whatever came before, too: when good
+ * messages come before the culprit in a batch that crashes (the mapping gives the whole batch back),
+ * the first of them is parked instead of it at the limit, and this bounds the culprit's loop.
  *
  * | `x-delivery-count` | `x-acquired-count` | `acquired` | limit | verdict                                |
  * |--------------------|--------------------|------------|-------|----------------------------------------|
@@ -52,7 +54,8 @@ import { BrokerHeader, LAST_DELIVERY_COUNT, readBrokerCount } from '../message/h
  * | absent             | 9                  | true       | 10    | handle                                 |
  * | absent             | 10                 | true       | 10    | park: `crash loop: delivered 11 times` |
  * | 3                  | 12                 | true       | 10    | park: `crash loop: delivered 13 times` |
- * | absent             | 30                 | true       | 10    | handle when a park came before (the broker's limit is not near) |
+ * | absent             | 19                 | true       | 10    | handle when a park came before         |
+ * | absent             | 20                 | true       | 10    | park, also when a park came before: `crash loop: delivered 21 times` |
  */
 type CrashLoopVerdict =
   | { readonly kind: 'handle' }
@@ -84,7 +87,8 @@ function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, 
   const brokerReturns = counted === undefined ? undefined : counted - ownReturns;
   const returned = counting.acquired === true && acquired !== undefined ? Math.max(brokerReturns ?? 0, acquired) : brokerReturns;
   if (returned === undefined || returned < limit) return HANDLE;
-  if (parkedBefore > 0 && (brokerReturns ?? 0) < LAST_DELIVERY_COUNT) return HANDLE;
+  // At the last count (4.x's own limit; in event mode, 20 failed invocations by either count) it is parked whatever came before.
+  if (parkedBefore > 0 && returned < LAST_DELIVERY_COUNT) return HANDLE;
   const deliveries = Math.max(counted ?? 0, acquired ?? 0) + 1;
   return { kind: 'park', deliveries, reason: `crash loop: delivered ${deliveries} times` };
 }

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LAST_DELIVERY_COUNT } from '../../shared/message/headers.js';
 import { AMQP_URL } from '../helpers/broker.js';
 import { runEventSource, type MappingOnFailure } from '../helpers/event-source-emulator.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';
@@ -42,21 +43,26 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
   });
 
   /** Runs the emulated mapping until it idles (or `maxInvocations`), then drains with a healthy handler and accounts. */
-  async function mappingRun(label: string, onFailure: MappingOnFailure, maxInvocations: number, env: Record<string, string> = {}, budgetMs = 10_000) {
-    // Prepare: the poison first, then the good ones: one batch.
+  async function mappingRun(label: string, onFailure: MappingOnFailure, maxInvocations: number, env: Record<string, string> = {}, budgetMs = 10_000, goodAhead = 0) {
+    // Prepare: the poison (first unless good ones go ahead of it), then the good ones: one batch.
     scenario = await FaultScenario.prepare({ url: AMQP_URL, label, messages: 0, env: { BACKOFF_INITIAL_MS: '300', BACKOFF_MAX_MS: '1200', ...env } });
     const s = scenario;
+    await s.publish(goodAhead);
     await s.publishRaw([{ key: POISON, content: Buffer.from('{"poison":true}'), options: { persistent: true, messageId: POISON, contentType: 'application/json' } }]);
-    await s.publish(GOOD);
+    await s.publish(GOOD - goodAhead);
     const childEnv = { ...s.env, FAULT_RECORD_FILE: s.recordFile, FAULT_FAIL_PERCENT: '0', FAULT_POISON_ID: POISON, LOG_LEVEL: 'error' };
     const eventFile = join(dirname(s.recordFile), 'event.json');
     let kills = 0;
+    // The broker's counts on the poison's last delivery: which of them moved.
+    let poisonCounts: Record<string, unknown> = {};
 
     // Act
     const run = await runEventSource({
       url: AMQP_URL, queue: s.config.workQueue, batchSize: BATCH, onFailure, maxInvocations,
       invoke: async (event) => {
         writeFileSync(eventFile, JSON.stringify(event));
+        const headers = Object.values(event.rmqMessagesByQueue).flat().find((m) => m.basicProperties?.messageId === POISON)?.basicProperties?.headers;
+        if (headers !== undefined) poisonCounts = { deliveryCount: headers?.['x-delivery-count'] ?? 'absent', acquiredCount: headers?.['x-acquired-count'] ?? 'absent' };
         const result = await spawnInvoke({ handler: HANDLER, queue: s.config.workQueue, budgetMs, env: childEnv, eventFile }).exited;
         if (result.signal === 'SIGKILL') kills++;
         return result.code === 0;
@@ -70,8 +76,8 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
     const figures = {
       amqpUrlPort: PORT, onFailure, queueType: s.config.queueType, idempotency: env.IDEMPOTENCY_STORE === undefined ? 'off' : 'redis',
       invocations: run.invocations, kills, stoppedBecause: run.stoppedBecause, goodHandledByMapping: goodByMapping,
-      sent: account.sent, handled: account.handled, parked: account.parked, goodParked: goodParked.length,
-      poisonReason: account.parkReasons.get(POISON) ?? 'not parked', missing: account.missing.length,
+      goodAhead, sent: account.sent, handled: account.handled, parked: account.parked, goodParked: goodParked.length,
+      poisonReason: account.parkReasons.get(POISON) ?? 'not parked', poisonLastDeliveryCount: poisonCounts.deliveryCount, poisonLastAcquiredCount: poisonCounts.acquiredCount, missing: account.missing.length,
     };
     return { run, kills, account, goodParked, goodByMapping, figures };
   }
@@ -91,6 +97,21 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
     expect(r.account.missing).toEqual([]);
     expect(r.account.stillQueued).toBe(0);
     expect(r.account.strangers).toEqual([]);
+  });
+
+  it('quorum work queue, the mapping nacks, a good message ahead of the poison: the good one at the limit is taken for the culprit; the batch is parked whole at the last count', async () => {
+    const r = await mappingRun('event-crash-nack-behind', 'nack', LAST_DELIVERY_COUNT + 4, {}, 10_000, 1);
+    reportFault(`event-crash-loop-nack-good-ahead-${PORT}`, { ...r.figures, goodParkedAsCrashLoop: r.goodParked.filter((id) => r.account.parkReasons.get(id)?.startsWith('crash loop')).length });
+    // Assess: bounded and nothing lost, but the wrong message parked at the limit (the one ahead,
+    // handled by each crashed invocation: nothing is acked before the batch), so the poison crashed on
+    // until the last count, where the whole batch is parked (4.x would dead-letter it at the next return).
+    expect(r.run.stoppedBecause).toBe('idle');
+    expect(r.run.invocations).toBe(LAST_DELIVERY_COUNT + 1);
+    expect(r.account.parkReasons.get(POISON)).toBe(`crash loop: delivered ${LAST_DELIVERY_COUNT + 1} times`);
+    expect(r.goodParked).toHaveLength(GOOD);
+    expect(r.account.handled).toBe(1);
+    expect(r.account.missing).toEqual([]);
+    expect(r.account.stillQueued).toBe(0);
   });
 
   it(`quorum work queue, the mapping holds the batch and invokes again: no broker count moves, it crashes every invocation until the mapping is stopped (${UNCOUNTED_STOP})`, async () => {
