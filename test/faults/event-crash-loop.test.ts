@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../shared/config/config.js';
 import { LAST_DELIVERY_COUNT } from '../../shared/message/headers.js';
 import { AMQP_URL } from '../helpers/broker.js';
 import { runEventSource, type MappingOnFailure } from '../helpers/event-source-emulator.js';
@@ -22,11 +23,13 @@ import { describeAccount, readRecords } from '../helpers/message-account.js';
  * invocation CRASH_LOOP_LIMIT + 1 parks the poison untried and handles the good ones. Holding the
  * batch gives the broker nothing to count, and neither does a classic queue: those are measured, not
  * parked (docs/pull-and-event.md says what to turn on), and the emulator stops after UNCOUNTED_STOP.
+ * One case puts a good message ahead of the poison: nothing is acked before the batch, so it comes
+ * back with the poison at the same count and is taken for the culprit; measured, bounded at 21.
  */
 const GOOD = 3;
 const BATCH = GOOD + 1;
 /** The default CRASH_LOOP_LIMIT: the poison is parked by the invocation after this many crashes. */
-const LIMIT = 10;
+const LIMIT = DEFAULTS.crashLoopLimit;
 const COUNTED_MAX = LIMIT + 4;
 /** Where an uncounted loop is stopped: past the invocation that parks a counted one. */
 const UNCOUNTED_STOP = LIMIT + 2;
@@ -42,8 +45,12 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
     scenario = undefined;
   });
 
-  /** Runs the emulated mapping until it idles (or `maxInvocations`), then drains with a healthy handler and accounts. */
-  async function mappingRun(label: string, onFailure: MappingOnFailure, maxInvocations: number, env: Record<string, string> = {}, budgetMs = 10_000, goodAhead = 0) {
+  /**
+   * Runs the emulated mapping until it idles (or `maxInvocations`), then drains with a healthy handler
+   * and accounts. `goodAhead` good messages go ahead of the poison in the batch; `budgetMs` is each invocation's.
+   */
+  async function mappingRun(label: string, onFailure: MappingOnFailure, maxInvocations: number, options: { env?: Record<string, string>; budgetMs?: number; goodAhead?: number } = {}) {
+    const { env = {}, budgetMs = 10_000, goodAhead = 0 } = options;
     // Prepare: the poison (first unless good ones go ahead of it), then the good ones: one batch.
     scenario = await FaultScenario.prepare({ url: AMQP_URL, label, messages: 0, env: { BACKOFF_INITIAL_MS: '300', BACKOFF_MAX_MS: '1200', ...env } });
     const s = scenario;
@@ -100,7 +107,7 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
   });
 
   it('quorum work queue, the mapping nacks, a good message ahead of the poison: the good one at the limit is taken for the culprit; the batch is parked whole at the last count', async () => {
-    const r = await mappingRun('event-crash-nack-behind', 'nack', LAST_DELIVERY_COUNT + 4, {}, 10_000, 1);
+    const r = await mappingRun('event-crash-nack-behind', 'nack', LAST_DELIVERY_COUNT + 4, { goodAhead: 1 });
     reportFault(`event-crash-loop-nack-good-ahead-${PORT}`, { ...r.figures, goodParkedAsCrashLoop: r.goodParked.filter((id) => r.account.parkReasons.get(id)?.startsWith('crash loop')).length });
     // Assess: bounded and nothing lost, but the wrong message parked at the limit (the one ahead,
     // handled by each crashed invocation: nothing is acked before the batch), so the poison crashed on
@@ -128,7 +135,7 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
   });
 
   it('quorum work queue, the mapping holds the batch, idempotency on (Redis): the poison found in progress is deferred and the batch goes through; it crashes again once its key expires', async () => {
-    const r = await mappingRun('event-crash-hold-idem', 'hold', UNCOUNTED_STOP, { ...FAULT_IDEMPOTENCY_ENV }, 3000);
+    const r = await mappingRun('event-crash-hold-idem', 'hold', UNCOUNTED_STOP, { env: { ...FAULT_IDEMPOTENCY_ENV }, budgetMs: 3000 });
     reportFault(`event-crash-loop-hold-idempotent-${PORT}`, { ...r.figures, batchesAcked: r.run.batchesAcked });
     // Assess: the batch goes through at the second invocation (a good message whose key the crashed run
     // had claimed is deferred with the poison, and handled once the key expires); the poison is not parked.
@@ -141,7 +148,7 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
   });
 
   it(`classic work queue, the mapping nacks: no count at all, it crashes every invocation until the mapping is stopped (${UNCOUNTED_STOP})`, async () => {
-    const r = await mappingRun('event-crash-classic', 'nack', UNCOUNTED_STOP, { QUEUE_TYPE: 'classic' });
+    const r = await mappingRun('event-crash-classic', 'nack', UNCOUNTED_STOP, { env: { QUEUE_TYPE: 'classic' } });
     reportFault(`event-crash-loop-classic-nack-${PORT}`, r.figures);
     // Assess
     expect(r.run.stoppedBecause).toBe('max-invocations');
