@@ -106,9 +106,9 @@ class Lifecycle<O extends Origin = Origin> {
       const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
       return recorded(span, false, this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined));
     }
-    const { ownReturnsHeader } = this.options.settings;
+    const { ownReturnsHeader, countsAcquired } = this.options.settings;
     const ownReturns = ownReturnsHeader === undefined ? 0 : readBrokerCount(delivery.properties.headers, ownReturnsHeader) ?? 0;
-    const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked, ownReturns);
+    const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked, { ownReturns, acquired: countsAcquired });
     if (crashLoop.kind === 'park') {
       this.crashLoopsParked++;
       return recorded(span, false, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined));

@@ -39,27 +39,56 @@ import { BrokerHeader, LAST_DELIVERY_COUNT, readBrokerCount } from '../message/h
  * |--------------------|-------------|-------|--------------------------------------|
  * | 15                 | 6           | 10    | handle (9 crashes)                   |
  * | 16                 | 6           | 10    | park: `crash loop: delivered 17 times` (10 crashes) |
+ *
+ * `acquired` (event mode) counts `x-acquired-count` as well: the larger of the two counts is the
+ * returns. In event mode Boomerang never gives a delivery back (a give-back is a fresh copy), the
+ * event source mapping does, after a failed invocation, and on 4.3 a requeueing `basic.nack` raises
+ * only `x-acquired-count`: without it a mapping that nacks would loop a crashing message for ever.
+ * A delivery at `LAST_DELIVERY_COUNT` by that count is parked whatever came before, too: when good
+ * messages come before the culprit in a batch that crashes (the mapping gives the whole batch back),
+ * the first of them is parked instead of it at the limit, and this bounds the culprit's loop.
+ *
+ * | `x-delivery-count` | `x-acquired-count` | `acquired` | limit | verdict                                |
+ * |--------------------|--------------------|------------|-------|----------------------------------------|
+ * | absent             | 10                 | false      | 10    | handle                                 |
+ * | absent             | 9                  | true       | 10    | handle                                 |
+ * | absent             | 10                 | true       | 10    | park: `crash loop: delivered 11 times` |
+ * | 3                  | 12                 | true       | 10    | park: `crash loop: delivered 13 times` |
+ * | absent             | 19                 | true       | 10    | handle when a park came before         |
+ * | absent             | 20                 | true       | 10    | park, also when a park came before: `crash loop: delivered 21 times` |
  */
 type CrashLoopVerdict =
   | { readonly kind: 'handle' }
   | { readonly kind: 'park'; /** Times the message was handed out, this delivery included. */ readonly deliveries: number; readonly reason: string };
 
 
+/** What the guard counts besides `x-delivery-count`: see the tables above. */
+type CrashCounting = {
+  /** Returns in `x-delivery-count` that were the mode's own failed settlements (native). @default 0 */
+  readonly ownReturns?: number;
+  /** Count `x-acquired-count` (4.3+) too, the larger of the two (event mode). @default false */
+  readonly acquired?: boolean;
+};
+
 const HANDLE: CrashLoopVerdict = { kind: 'handle' };
 
 /**
  * Whether the delivery may go to the handler, given its broker headers, `CRASH_LOOP_LIMIT` (0 disables
- * the guard) and how many crash-loop parks this invocation made already. A missing or malformed count never parks.
+ * the guard), how many crash-loop parks this invocation made already, and what else counts (`counting`).
+ * A missing or malformed count never parks.
  * @example checkCrashLoop({ 'x-delivery-count': 10 }, 10, 0) // { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' }
  */
-function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, limit: number, parkedBefore: number, ownReturns = 0): CrashLoopVerdict {
+function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, limit: number, parkedBefore: number, counting: CrashCounting = {}): CrashLoopVerdict {
   if (limit <= 0 || headers === undefined) return HANDLE;
+  const ownReturns = counting.ownReturns ?? 0;
   const counted = readBrokerCount(headers, BrokerHeader.deliveryCount);
-  // Native mode's retries are returns too (failed settlements): only the rest are crashes.
-  const returned = counted === undefined ? undefined : counted - ownReturns;
-  if (returned === undefined || returned < limit) return HANDLE;
-  if (parkedBefore > 0 && returned < LAST_DELIVERY_COUNT) return HANDLE;
   const acquired = readBrokerCount(headers, BrokerHeader.acquiredCount);
+  // Native mode's retries are returns too (failed settlements): only the rest are crashes.
+  const brokerReturns = counted === undefined ? undefined : counted - ownReturns;
+  const returned = counting.acquired === true && acquired !== undefined ? Math.max(brokerReturns ?? 0, acquired) : brokerReturns;
+  if (returned === undefined || returned < limit) return HANDLE;
+  // At the last count (4.x's own limit; in event mode, 20 failed invocations by either count) it is parked whatever came before.
+  if (parkedBefore > 0 && returned < LAST_DELIVERY_COUNT) return HANDLE;
   const deliveries = Math.max(counted ?? 0, acquired ?? 0) + 1;
   return { kind: 'park', deliveries, reason: `crash loop: delivered ${deliveries} times` };
 }
@@ -70,4 +99,4 @@ function crashLoopError(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, li
 }
 
 export { checkCrashLoop, crashLoopError };
-export type { CrashLoopVerdict };
+export type { CrashCounting, CrashLoopVerdict };

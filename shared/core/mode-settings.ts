@@ -9,6 +9,7 @@
  * | `canDefer`       | a delay path exists                         | the same                                        |
  * | `giveBackCounts` | the broker raises `x-delivery-count` on a requeueing nack (3.x, 4.0-4.2) | false: a give-back is a fresh copy at the tail of its queue |
  * | `ownReturnsHeader` | none: a retry is a fresh copy, its count starts at 0 | none                                   |
+ * | `countsAcquired` | false: its own requeueing nacks raise `x-acquired-count` | true: only the event source mapping gives a delivery back, after a failed invocation |
  *
  * Native pull (`delayMode: 'native'`, 4.3+): no copy limit (nothing is copied), `canDefer` true (the
  * queue itself delays), `giveBackCounts` false (`released` is not counted), and `ownReturnsHeader`
@@ -39,6 +40,13 @@ type ModeSettings = {
    * settlement, which raises `x-delivery-count`): the crash-loop guard counts only the rest. Undefined: none.
    */
   readonly ownReturnsHeader?: string;
+  /**
+   * Whether the crash-loop guard counts `x-acquired-count` (4.3+) as returns too, the larger of it and
+   * `x-delivery-count`. True only where the mode never gives a delivery back itself (event mode), so
+   * that every acquisition after the first followed a failed invocation, even one the broker did not
+   * count (4.3 does not count a requeueing nack). @default false
+   */
+  readonly countsAcquired?: boolean;
 };
 
 type DelayPathConfig = Pick<Config, 'delayMode' | 'policy' | 'rules'> & { readonly tierDelaysMs: readonly number[] };
@@ -57,9 +65,12 @@ function pullSettings(config: Pick<Config, 'maxMessageBytes'>, topology: Pick<De
   return { copyLimitBytes: config.maxMessageBytes, canDefer: hasDelayPath(topology), giveBackCounts: nackCounts(broker) };
 }
 
-/** The event mode's settings: see the table above. */
+/**
+ * The event mode's settings: see the table above.
+ * @example eventSettings(topology) // { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, countsAcquired: true }
+ */
 function eventSettings(topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysMs'>): ModeSettings {
-  return { copyLimitBytes: undefined, canDefer: hasDelayPath(topology), giveBackCounts: false };
+  return { copyLimitBytes: undefined, canDefer: hasDelayPath(topology), giveBackCounts: false, countsAcquired: true };
 }
 
 /** Native pull's settings: see the table above. */

@@ -12,6 +12,8 @@ type InvokeOptions = {
   readonly budgetMs: number;
   /** Added to the parent's environment. */
   readonly env: Readonly<Record<string, string>>;
+  /** The `aws:rmq` event file: runs the event function (`invoke event`) instead of the pull function. @default none */
+  readonly eventFile?: string;
 };
 
 type InvokeResult = {
@@ -31,11 +33,13 @@ type ChildInvocation = {
 };
 
 /**
- * Runs one invocation as its own process, exactly as `boomerang invoke pull` does but without npm
- * in between (`node --import tsx shared/cli/boomerang.ts invoke`), so a signal reaches the invocation itself.
+ * Runs one invocation as its own process, exactly as `boomerang invoke pull` (or `invoke event` with
+ * `eventFile`) does but without npm in between (`node --import tsx shared/cli/boomerang.ts invoke`),
+ * so a signal reaches the invocation itself.
  */
 function spawnInvoke(options: InvokeOptions): ChildInvocation {
-  const args = boomerangArgs(['invoke', 'pull', '--handler', options.handler, '--work-queue', options.queue, '--budget-ms', String(options.budgetMs)]);
+  const mode = options.eventFile === undefined ? ['pull'] : ['event', '--event', options.eventFile];
+  const args = boomerangArgs(['invoke', ...mode, '--handler', options.handler, '--work-queue', options.queue, '--budget-ms', String(options.budgetMs)]);
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -32,7 +32,27 @@ describe('checkCrashLoop', () => {
     { count: 9, own: 20, expected: { kind: 'handle' } },
   ])('native: x-delivery-count $count of which $own own failed settlements: $expected.kind', ({ count, own, expected }) => {
     // Act
-    const verdict = checkCrashLoop({ 'x-delivery-count': count }, 10, 0, own);
+    const verdict = checkCrashLoop({ 'x-delivery-count': count }, 10, 0, { ownReturns: own });
+    // Assess
+    expect(verdict).toEqual(expected);
+  });
+
+  it.each([
+    { headers: { 'x-acquired-count': 10 }, acquired: false, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-acquired-count': 9 }, acquired: true, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-acquired-count': 10 }, acquired: true, before: 0, expected: { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' } },
+    { headers: { 'x-delivery-count': 3, 'x-acquired-count': 12 }, acquired: true, before: 0, expected: { kind: 'park', deliveries: 13, reason: 'crash loop: delivered 13 times' } },
+    { headers: { 'x-delivery-count': 10 }, acquired: true, before: 0, expected: { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' } },
+    { headers: { 'x-delivery-count': 9, 'x-acquired-count': 'abc' }, acquired: true, before: 0, expected: { kind: 'handle' } },
+    { headers: { 'x-acquired-count': 10 }, acquired: true, before: 1, expected: { kind: 'handle' } },
+    // After another park, at the last count by either: 20 failed invocations, or 4.x's own limit.
+    { headers: { 'x-acquired-count': 19 }, acquired: true, before: 1, expected: { kind: 'handle' } },
+    { headers: { 'x-acquired-count': 20 }, acquired: true, before: 1, expected: { kind: 'park', deliveries: 21, reason: 'crash loop: delivered 21 times' } },
+    { headers: { 'x-delivery-count': 19, 'x-acquired-count': 30 }, acquired: false, before: 1, expected: { kind: 'handle' } },
+    { headers: { 'x-delivery-count': 20, 'x-acquired-count': 25 }, acquired: true, before: 1, expected: { kind: 'park', deliveries: 26, reason: 'crash loop: delivered 26 times' } },
+  ])('event mode (acquired $acquired): $headers, $before parked before: $expected.kind', ({ headers, acquired, before, expected }) => {
+    // Act
+    const verdict = checkCrashLoop(headers, 10, before, { acquired });
     // Assess
     expect(verdict).toEqual(expected);
   });

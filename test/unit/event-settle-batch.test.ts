@@ -5,7 +5,7 @@ import { settleBatch, type SettleBatchOptions } from '../../shared/event/settle-
 import { PublishError, RetryableError, UnrecoverableError } from '../../shared/errors.js';
 import type { Handler } from '../../shared/message/message.js';
 import { Tally } from '../../shared/core/tally.js';
-import type { ModeSettings } from '../../shared/core/mode-settings.js';
+import { eventSettings, type ModeSettings } from '../../shared/core/mode-settings.js';
 import { eventFor, fakeEventDeps, rmqMessage } from '../fixtures/events.js';
 import type { PublishOutcome } from '../helpers/fakes.js';
 
@@ -159,13 +159,21 @@ describe('settleBatch', () => {
     });
   });
 
-  it('parks the first record the broker handed out CRASH_LOOP_LIMIT times without calling the handler, and handles the others', async () => {
-    // Prepare
+  /** Settles `messages` with a handler that notes who it saw; `settings` are the mode's. */
+  async function crashLoopBatch(messages: ReturnType<typeof rmqMessage>[], settings: ModeSettings) {
     const seen: string[] = [];
     const handler: Handler = (message) => { seen.push(String(message.properties.messageId)); };
     const { deps, publisher } = fakeEventDeps();
     const tally = new Tally();
-  const summary = tally.current;
+    await settleBatch({
+      records: decodeEvent(eventFor({ orders: messages }), CONFIG),
+      handler, deps, config: CONFIG, stopAt: Date.now() + 5000, hardStopAt: Date.now() + 5100, random: () => 0.5, tally, settings,
+    });
+    return { seen, summary: tally.current, publisher };
+  }
+
+  it('parks the first record the broker handed out CRASH_LOOP_LIMIT times without calling the handler, and handles the others', async () => {
+    // Prepare
     const messages = [
       rmqMessage('a', { messageId: 'looping', headers: { 'x-delivery-count': 10, 'x-acquired-count': 12 } }),
       rmqMessage('b', { messageId: 'below', headers: { 'x-delivery-count': 9 } }),
@@ -173,15 +181,29 @@ describe('settleBatch', () => {
       rmqMessage('c', { messageId: 'neighbour', headers: { 'x-delivery-count': 10 } }),
     ];
     // Act
-    await settleBatch({
-      records: decodeEvent(eventFor({ orders: messages }), CONFIG),
-      handler, deps, config: CONFIG, stopAt: Date.now() + 5000, hardStopAt: Date.now() + 5100, random: () => 0.5, tally, settings: SETTINGS,
-    });
+    const { seen, summary, publisher } = await crashLoopBatch(messages, SETTINGS);
     // Assess
     expect(seen).toEqual(['below', 'neighbour']);
     expect(summary).toMatchObject({ parked: 1, acked: 2 });
     expect(publisher.calls.map((c) => [c.options.messageId, c.routingKey])).toEqual([['looping', 'orders.parked']]);
     expect(publisher.calls[0]?.options.headers).toMatchObject({ 'boomerang-park-reason': 'crash loop: delivered 13 times', 'boomerang-error-name': 'CrashLoopError' });
+  });
+
+  it.each([
+    { label: 'pull-like settings leave it to the handler', settings: SETTINGS, seen: ['looping', 'neighbour'], parked: 0 },
+    { label: 'the event settings park it', settings: eventSettings({ delayMode: 'tiers', tierDelaysMs: [1000] }), seen: ['neighbour'], parked: 1 },
+  ])('a record 4.3 handed out CRASH_LOOP_LIMIT times after nacks (x-acquired-count alone): $label', async ({ settings, seen: expectedSeen, parked }) => {
+    // Prepare: a mapping that nacks after each crash raises only x-acquired-count on 4.3.
+    const messages = [
+      rmqMessage('a', { messageId: 'looping', headers: { 'x-acquired-count': 10 } }),
+      rmqMessage('b', { messageId: 'neighbour', headers: { 'x-acquired-count': 10 } }),
+    ];
+    // Act
+    const { seen, summary, publisher } = await crashLoopBatch(messages, settings);
+    // Assess
+    expect(seen).toEqual(expectedSeen);
+    expect(summary).toMatchObject({ parked, acked: 2 - parked });
+    if (parked > 0) expect(publisher.calls[0]?.options.headers).toMatchObject({ 'boomerang-park-reason': 'crash loop: delivered 11 times', 'boomerang-error-name': 'CrashLoopError' });
   });
 
   it('runs at most CONCURRENCY handlers at once', async () => {
