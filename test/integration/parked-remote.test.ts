@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/config.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { createOperatorFunction } from '../../shared/parked/operator-function.js';
+import { readerLockQueue } from '../../shared/parked/reader-lock.js';
 import { AMQP_URL, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 import { BODY, readRaw, ZOO } from '../helpers/header-zoo.js';
@@ -120,7 +121,7 @@ describe('boomerang parked --remote', () => {
     expect(order).toEqual(['m-0', 'm-1', 'zoo', 'big', 'm-2']);
   }, 180_000);
 
-  it('says the same when nothing matches, and refuses an unknown function by name', async () => {
+  it('says the same when nothing matches or the lot does not exist, and refuses an unknown function by name', async () => {
     // Prepare
     const { work } = await seedLot(broker());
     serveOperator(work);
@@ -128,7 +129,14 @@ describe('boomerang parked --remote', () => {
     const near = await direct(['show', 'nope'], work);
     const far = await remote(['show', 'nope']);
     const missing = await runBoomerang(['parked', 'list', '--remote', 'no-such-operator'], { env: { PATH: process.env.PATH, ...lambda.env }, timeoutMs: 30_000 });
+    const lot = uniqueName('remote.no-such-lot');
+    broker().trackQueue(readerLockQueue(lot));
+    const [nearNoLot, farNoLot] = [await direct(['list', '--parking-queue', lot], work), await remote(['list', '--parking-queue', lot])];
     // Assess
+    expect(farNoLot.code).toBe(1);
+    // The direct command printed its (empty) report before the error; the function's error comes alone.
+    expect(farNoLot.stderr.trim().split('\n').at(-1)).toBe(nearNoLot.stderr.trim().split('\n').at(-1));
+    expect(farNoLot.stderr).toContain(`there is no queue "${lot}"`);
     expect(far.code).toBe(1);
     expect(notes(far.stderr)).toBe(notes(near.stderr));
     expect(missing.code).toBe(1);
