@@ -66,22 +66,37 @@ async function remoteLot(invoke: Invoke, target: LotTarget, options: RemoteLotOp
     }
   };
 
-  /** Runs slices until one says there is no more, reporting the counts across them as one walk. */
+  /**
+   * Runs slices until one says there is no more, reporting the counts across them as one walk.
+   * Ctrl-C once: no slice after the one running (which finishes in the function); twice: exit at once.
+   */
   const sliced = async <T extends { readonly report: WalkReport; readonly more: boolean }>(slice: (before: WalkCounts | undefined) => Promise<T>): Promise<T> => {
     let progress: Progress | undefined;
     let details = '';
     let before: WalkCounts | undefined;
-    for (;;) {
-      const answer = await slice(before);
-      details = answer.report.details;
-      progress ??= createProgress({ label: answer.report.label, details: () => details });
-      progress.update(answer.report.counts);
-      before = answer.report.counts;
-      if (!answer.more) {
-        progress.stop(answer.report.counts);
-        if (answer.report.ending === 'aborted') GuardedOutput.of(process.stderr).write(`the operator function ${options.name} ran out of time: run the command again to carry on\n`);
-        return answer;
+    let stopping = false;
+    const onSigint = (): void => {
+      if (stopping) process.exit(130);
+      stopping = true;
+      GuardedOutput.of(process.stderr).write('\nstopping after the slice the function is running (Ctrl-C again to quit at once; nothing is lost either way)\n');
+    };
+    process.on('SIGINT', onSigint);
+    try {
+      for (;;) {
+        const answer = await slice(before);
+        details = answer.report.details;
+        progress ??= createProgress({ label: answer.report.label, details: () => details });
+        progress.update(answer.report.counts);
+        before = answer.report.counts;
+        if (!answer.more || stopping) {
+          progress.stop(answer.report.counts);
+          if (answer.report.ending === 'aborted') GuardedOutput.of(process.stderr).write(`the operator function ${options.name} ran out of time: run the command again to carry on\n`);
+          // Stopped between two slices: what the direct command says after Ctrl-C.
+          return answer.more ? { ...answer, report: { ...answer.report, ending: 'aborted' } } : answer;
+        }
       }
+    } finally {
+      process.off('SIGINT', onSigint);
     }
   };
 

@@ -6,13 +6,14 @@
  * same lot; reads come in 64 KiB pages here (4 MiB in Lambda), so a message bigger than a page is
  * fetched in parts; a replayed message is byte for byte the one a direct replay sends.
  */
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/config.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { createOperatorFunction } from '../../shared/parked/operator-function.js';
 import { readerLockQueue } from '../../shared/parked/reader-lock.js';
-import { AMQP_URL, type TestBroker, uniqueName } from '../helpers/broker.js';
-import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
+import { boomerangArgs, type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 import { BODY, readRaw, ZOO } from '../helpers/header-zoo.js';
 import { LocalLambda } from '../helpers/local-lambda.js';
 import { rawPublish, sized } from '../helpers/raw-publish.js';
@@ -188,4 +189,56 @@ describe('boomerang parked --remote', () => {
     expect(notes(purged.stderr)).toContain('purge: 3/5 read · 3 deleted · 0 kept');
     expect((await broker().drain(parked, 2)).map((m) => m.properties.messageId)).toEqual(['big', 'm-2']);
   }, 120_000);
+
+  it('asks on a terminal with the count of a dry run, as the direct command does, and deletes on yes', async () => {
+    // Prepare
+    const { work, parked } = await seedLot(broker());
+    serveOperator(work);
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, ...lambda.env };
+    // Act: a terminal (script gives the CLI one) that answers y to the question
+    const child = spawn('script', ['-qec', [process.execPath, ...boomerangArgs(['parked', 'purge', '--error', 'Invalid', '--remote', 'orders-operator'])].join(' '), '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      screen += chunk.toString();
+      if (screen.includes('[y/N]') && child.stdin.writable) child.stdin.end('y\n');
+    });
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    // Assess
+    expect(code, screen).toBe(0);
+    expect(screen).toContain(`Delete 1 of the 5 parked messages in ${parked} (error is Invalid)? This cannot be undone. [y/N]`);
+    expect(screen).toContain('deleted 1');
+    expect((await broker().drain(parked, 4)).map((m) => m.properties.messageId)).toEqual(['m-0', 'zoo', 'big', 'm-2']);
+  }, 60_000);
+
+  it('stops after the running slice on Ctrl-C: what was replayed left the lot, the rest stays parked in order', async () => {
+    // Prepare: 60 parked messages, a slice per message
+    const work = uniqueName('remote.work');
+    const parked = `${work}.parked`;
+    broker().trackQueue(work, parked);
+    const channel = await broker().connection.createConfirmChannel();
+    for (const queue of [work, parked]) await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    for (let i = 0; i < 60; i++) channel.sendToQueue(parked, Buffer.from(`{"n":${i}}`), { persistent: true, messageId: `m-${i}`, headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.parkedAt]: PARKED_AT } });
+    await channel.waitForConfirms();
+    await channel.close();
+    serveOperator(work);
+    const child = spawn(process.execPath, boomerangArgs(['parked', 'replay', '--remote', 'orders-operator']), { env: { PATH: process.env.PATH, ...lambda.env, BOOMERANG_REMOTE_SLICE_MS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    // Act: Ctrl-C once the first slice has replayed its message (the plan's read is over), while the others run
+    while ((await broker().messageCount(work)) === 0) await sleep(5);
+    child.kill('SIGINT');
+    const code = await closed;
+    // Assess
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('stopping after the slice the function is running');
+    const replayed = Number(/replayed (\d+) to /.exec(stdout)?.[1]);
+    expect(replayed).toBeGreaterThan(0);
+    expect(replayed, stderr).toBeLessThan(60);
+    expect(stderr).toContain(`stopped after ${replayed} of 60`);
+    expect((await broker().drain(work, replayed)).map((m) => m.properties.messageId)).toEqual(Array.from({ length: replayed }, (_, i) => `m-${i}`));
+    expect((await broker().drain(parked, 60 - replayed)).map((m) => m.properties.messageId)).toEqual(Array.from({ length: 60 - replayed }, (_, i) => `m-${replayed + i}`));
+  }, 60_000);
 });
