@@ -13,7 +13,7 @@ import { BoomerangHeader } from '../../shared/message/headers.js';
 import { createOperatorFunction } from '../../shared/parked/operator-function.js';
 import { readerLockQueue } from '../../shared/parked/reader-lock.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
-import { boomerangArgs, type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { answerOnTerminal, boomerangArgs, type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 import { BODY, readRaw, ZOO } from '../helpers/header-zoo.js';
 import { LocalLambda } from '../helpers/local-lambda.js';
 import { rawPublish, sized } from '../helpers/raw-publish.js';
@@ -195,14 +195,8 @@ describe('boomerang parked --remote', () => {
     const { work, parked } = await seedLot(broker());
     serveOperator(work);
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, ...lambda.env };
-    // Act: a terminal (script gives the CLI one) that answers y to the question
-    const child = spawn('script', ['-qec', [process.execPath, ...boomerangArgs(['parked', 'purge', '--error', 'Invalid', '--remote', 'orders-operator'])].join(' '), '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let screen = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      screen += chunk.toString();
-      if (screen.includes('[y/N]') && child.stdin.writable) child.stdin.end('y\n');
-    });
-    const code = await new Promise((resolve) => child.once('close', resolve));
+    // Act: a terminal that answers y to the question
+    const { code, screen } = await answerOnTerminal(['parked', 'purge', '--error', 'Invalid', '--remote', 'orders-operator'], env, 'y');
     // Assess
     expect(code, screen).toBe(0);
     expect(screen).toContain(`Delete 1 of the 5 parked messages in ${parked} (error is Invalid)? This cannot be undone. [y/N]`);
