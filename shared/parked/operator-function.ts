@@ -71,21 +71,29 @@ class Reporter {
   }
 }
 
-/** The declared queue and parking queue a request names. */
+/**
+ * The declared queue and parking lot a request names: `function` by name, `parkingQueue` by its lot,
+ * else the only queue. Only the declared lots: the function holds the broker credentials, and its
+ * invoker may act on the lots of its construct, not on any queue of the broker.
+ */
 function lotOf(queues: readonly OperatorQueue[], target: LotTarget, env: Env): { config: Config; queue: string } {
   const names = queues.map((q) => q.name).join(', ');
-  let declared: OperatorQueue | undefined;
+  const configs = queues.map((q) => ({ name: q.name, config: q.loadConfig(env, 'pull') }));
+  let found: { name: string; config: Config } | undefined;
   if (target.function !== undefined) {
-    declared = queues.find((q) => q.name === target.function);
-    if (declared === undefined) throw new ConfigError(`--function ${target.function}: the operator function serves no such queue; it serves ${names}`);
-  } else if (queues.length === 1 || target.parkingQueue !== undefined) {
-    // One broker for every queue of a construct: any of them connects to a lot --parking-queue names.
-    declared = queues[0];
+    found = configs.find((q) => q.name === target.function);
+    if (found === undefined) throw new ConfigError(`--function ${target.function}: the operator function serves no such queue; it serves ${names}`);
+  } else if (target.parkingQueue !== undefined) {
+    found = configs.find((q) => q.config.parkingQueue === target.parkingQueue);
+  } else if (configs.length === 1) {
+    found = configs[0];
   } else {
     throw new ConfigError(`say which queue: --function <name> (the operator function serves ${names})`);
   }
-  const config = (declared as OperatorQueue).loadConfig(env, 'pull');
-  return { config, queue: target.parkingQueue ?? config.parkingQueue };
+  if (found === undefined || (target.parkingQueue !== undefined && found.config.parkingQueue !== target.parkingQueue)) {
+    throw new ConfigError(`--parking-queue ${target.parkingQueue}: the operator function serves the parking lots ${configs.map((q) => `${q.config.parkingQueue} (${q.name})`).join(', ')} only`);
+  }
+  return { config: found.config, queue: found.config.parkingQueue };
 }
 
 function pageOf(page: PageRequest | undefined): OutputWindow {

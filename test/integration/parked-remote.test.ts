@@ -122,7 +122,7 @@ describe('boomerang parked --remote', () => {
     expect(order).toEqual(['m-0', 'm-1', 'zoo', 'big', 'm-2']);
   }, 180_000);
 
-  it('says the same when nothing matches or the lot does not exist, and refuses an unknown function by name', async () => {
+  it('says the same when nothing matches or the lot does not exist, refuses a queue that is not a declared lot, and an unknown function by name', async () => {
     // Prepare
     const { work } = await seedLot(broker());
     serveOperator(work);
@@ -130,16 +130,20 @@ describe('boomerang parked --remote', () => {
     const near = await direct(['show', 'nope'], work);
     const far = await remote(['show', 'nope']);
     const missing = await runBoomerang(['parked', 'list', '--remote', 'no-such-operator'], { env: { PATH: process.env.PATH, ...lambda.env }, timeoutMs: 30_000 });
-    const lot = uniqueName('remote.no-such-lot');
-    broker().trackQueue(readerLockQueue(lot));
-    const [nearNoLot, farNoLot] = [await direct(['list', '--parking-queue', lot], work), await remote(['list', '--parking-queue', lot])];
+    const stray = await remote(['purge', '--yes', '--parking-queue', work]);
+    // A work queue whose parking lot was never declared
+    const bare = uniqueName('remote.bare');
+    broker().trackQueue(bare, readerLockQueue(`${bare}.parked`));
+    await broker().channel.assertQueue(bare, { durable: true });
+    serveOperator(bare);
+    const [nearNoLot, farNoLot] = [await direct(['list'], bare), await remote(['list'])];
     // Assess
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain(`--parking-queue ${work}: the operator function serves the parking lots ${work}.parked (orders) only`);
     expect(farNoLot.code).toBe(1);
     // The direct command printed its (empty) report before the error; the function's error comes alone.
     expect(farNoLot.stderr.trim().split('\n').at(-1)).toBe(nearNoLot.stderr.trim().split('\n').at(-1));
-    expect(farNoLot.stderr).toContain(`there is no queue "${lot}"`);
-    expect(far.code).toBe(1);
-    expect(notes(far.stderr)).toBe(notes(near.stderr));
+    expect(farNoLot.stderr).toContain(`there is no queue "${bare}.parked"`);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('could not invoke the operator function no-such-operator: ResourceNotFoundException');
   }, 60_000);
