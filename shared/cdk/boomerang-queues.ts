@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Annotations, CfnOutput, Stack } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -15,6 +15,7 @@ import { bundleName } from './bundles.js';
 import { readQueueDefinitions } from './definitions.js';
 import type { DeployedQueue } from './deployed-queue.js';
 import { IdempotencyTable } from './idempotency-table.js';
+import { operatorFunction } from './operator-function.js';
 import { parkedDepthAlarm } from './parked-depth-alarm.js';
 import { constructId, eventFunction, functionName, pullFunction, queueRetention, type Shared } from './queue-functions.js';
 import { timeoutWarnings } from './timeout-warnings.js';
@@ -28,8 +29,9 @@ import { queueTopology } from './topology-resource.js';
  * resource that applies its topology on deploy, before its schedule or mapping exists
  * (topology-resource.ts). The functions read the broker
  * credentials from one existing secret; each has its own role, log group and alarms on parked
- * messages, errors and timeouts, and each queue an alarm on its parking lot's depth. Optionally it
- * creates the broker. It adds no cdk-nag check itself, and acknowledges, each with its reason, the
+ * messages, errors and timeouts, and each queue an alarm on its parking lot's depth. One operator
+ * function (`<prefix>-operator`, in the same network, invoked through IAM only: `grantOperate`) runs the
+ * parking-lot commands for `boomerang parked … --remote`. Optionally it creates the broker. It adds no cdk-nag check itself, and acknowledges, each with its reason, the
  * findings its resources must keep (AwsSolutions-L1, AwsSolutions-IAM5 for the EC2 network actions).
  *
  * The constructor reads the definitions in a child node process (they are ES modules) and bundles each
@@ -50,6 +52,9 @@ class BoomerangQueues extends Construct {
   public readonly queues: readonly DeployedQueue[];
   /** The bundles built while the construct was made, with their sizes (none when the stack's bundling is skipped). */
   public readonly bundles: readonly Bundle[];
+  /** The operator function (`<prefix>-operator`): `boomerang parked … --remote` runs through it (docs/operations.md). */
+  public readonly operator: LambdaFunction;
+  private readonly operatorGrant: (grantee: IGrantable) => Grant;
 
   public constructor(scope: Construct, id: string, props: BoomerangQueuesProps) {
     super(scope, id);
@@ -100,9 +105,21 @@ class BoomerangQueues extends Construct {
       // The deployed functions log it at their cold start too; the synth says it first.
       for (const line of queue.overrides) Annotations.of(this).addInfo(`functionEnvironment: ${line}`);
     }
+    const operator = operatorFunction(this, this.queues, shared);
+    this.operator = operator.fn;
+    this.operatorGrant = operator.grantOperate;
     this.functions = functions;
     this.bundles = bundles;
     new CfnOutput(this, 'BrokerHostName', { value: this.broker.host, description: 'AMQP_HOST of the functions: run `boomerang topology apply` against it' });
+  }
+
+  /**
+   * Lets `grantee` (an operators' role) invoke the operator function, and so list, show, replay and
+   * purge every parking lot of this construct with `--remote`: `lambda:InvokeFunction` on that one function.
+   * @example queues.grantOperate(Role.fromRoleName(this, 'Operators', 'oncall'));
+   */
+  public grantOperate(grantee: IGrantable): Grant {
+    return this.operatorGrant(grantee);
   }
 }
 

@@ -1,22 +1,21 @@
-import { loadConfig, type Config } from '../config/config.js';
+import { loadConfig } from '../config/config.js';
 import type { WalkResult } from '../parked/context.js';
 import { FILTER_OPTIONS, filterFromFlags } from '../parked/filter-flags.js';
 import { describeFilter } from '../parked/filters.js';
-import { groupParked, groupsReport, groupsTable } from '../parked/groups.js';
-import { listParked } from '../parked/list.js';
-import { purgeParked } from '../parked/purge.js';
-import { resumableReplay } from '../parked/replay.js';
-import { askYes, withParkingLot } from '../parked/session.js';
-import { showParked } from '../parked/show.js';
+import { groupsReport, groupsTable } from '../parked/groups.js';
+import { askYes } from '../parked/session.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
 import { loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
 import { asUsage, intFlag, parseCli } from './args.js';
 import type { CliCommand } from './command.js';
+import { lambdaInvoker } from './lambda-invoker.js';
+import { directLot, type ParkedLot } from './parked-lot.js';
+import { remoteLot } from './remote-lot.js';
 import { GROUPS_USAGE, LIST_USAGE, parkedUsageFor, PURGE_USAGE, REPLAY_USAGE, SHOW_USAGE, USAGE } from './parked-usage.js';
 import { UsageError } from '../errors.js';
 import { GuardedOutput } from '../observability/guarded-output.js';
 
-const COMMON = { function: { type: 'string' }, 'parking-queue': { type: 'string' } } as const;
+const COMMON = { function: { type: 'string' }, 'parking-queue': { type: 'string' }, remote: { type: 'string' } } as const;
 /** `--queue` named the parking queue here but the work queue in the other commands. */
 const RENAMED = { queue: 'parking-queue' } as const;
 
@@ -26,19 +25,36 @@ const say = (line: string): void => stdout.write(`${line}\n`);
 const note = (line: string): void => stderr.write(`${line}\n`);
 
 /**
- * The config and the parking queue a command acts on: the declared queue `--function` names (its
- * file's options, then the environment), else the environment's; `--parking-queue` names the parking queue.
+ * The lot a command acts on: the declared queue `--function` names (its file's options, then the
+ * environment), else the environment's; `--parking-queue` names the parking queue. With `--remote`, the
+ * operator function of that name or ARN resolves them and runs the command in the broker's network.
  */
-async function setUp(values: { function?: string; 'parking-queue'?: string }, positionals: string[], allowed = 0): Promise<{ config: Config; queue: string }> {
+async function setUp(values: { function?: string; 'parking-queue'?: string; remote?: string }, positionals: string[], allowed = 0): Promise<ParkedLot> {
   if (positionals.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])}`);
   const name = values.function;
   if (name !== undefined && values['parking-queue'] !== undefined) {
     throw new UsageError(`--parking-queue and --function go separately: --function ${name} reads the parking lot its file configures; --parking-queue names a parking queue yourself`);
   }
+  if (values.remote !== undefined) {
+    const env = process.env;
+    return remoteLot(lambdaInvoker(values.remote), { function: name, parkingQueue: values['parking-queue'] }, {
+      name: values.remote,
+      // Tuning (and the tests' small pages); the defaults fit Lambda's limits.
+      pageBytes: asEnvInt('BOOMERANG_REMOTE_PAGE_BYTES', env.BOOMERANG_REMOTE_PAGE_BYTES),
+      sliceMs: asEnvInt('BOOMERANG_REMOTE_SLICE_MS', env.BOOMERANG_REMOTE_SLICE_MS),
+    });
+  }
   const config = name === undefined
     ? await asUsage(() => loadConfig())
     : await asUsage(async () => pickQueue(await loadDeclaredQueues(), name).loadConfig(process.env, 'pull'));
-  return { config, queue: values['parking-queue'] ?? config.parkingQueue };
+  return directLot(config, values['parking-queue'] ?? config.parkingQueue);
+}
+
+/** A positive whole number from the environment, or undefined; a bad one is bad usage naming the variable. */
+function asEnvInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${name} must be a whole number of at least 1; got ${JSON.stringify(value)}`);
+  return Number(value);
 }
 
 /** What the walk's ending means for the reader, on stderr. */
@@ -52,8 +68,9 @@ async function list(argv: string[]): Promise<number> {
   if (values.help) return help(LIST_USAGE);
   const filter = filterFromFlags(values);
   const limit = intFlag('limit', values.limit, 1);
-  const { config, queue } = await setUp(values, positionals);
-  const result = await withParkingLot(config, queue, (ctx) => listParked(ctx, { filter, json: values.json ?? false, limit }));
+  const lot = await setUp(values, positionals);
+  const { queue } = lot;
+  const result = await lot.list({ filter, json: values.json ?? false, limit });
   if (result.matched === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
   if (limit !== undefined && result.matched > limit) note(`${result.matched - limit} more matching messages not shown (--limit ${limit})`);
   explainEnding(result);
@@ -64,8 +81,9 @@ async function groups(argv: string[]): Promise<number> {
   const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, json: { type: 'boolean' } }, RENAMED);
   if (values.help) return help(GROUPS_USAGE);
   const filter = filterFromFlags(values);
-  const { config, queue } = await setUp(values, positionals);
-  const result = await withParkingLot(config, queue, (ctx) => groupParked(ctx, filter));
+  const lot = await setUp(values, positionals);
+  const { queue } = lot;
+  const result = await lot.groups(filter);
   const report = groupsReport(queue, result);
   if (values.json) say(JSON.stringify(report));
   else if (report.groups.length > 0) say(groupsTable(report));
@@ -80,8 +98,9 @@ async function show(argv: string[]): Promise<number> {
   const [messageId] = positionals;
   if (messageId === undefined) throw new UsageError('say which message to show: show <messageId>');
   const maxBodyChars = intFlag('body-chars', values['body-chars'], 0, 10_000_000);
-  const { config, queue } = await setUp(values, positionals, 1);
-  const result = await withParkingLot(config, queue, (ctx) => showParked(ctx, { messageId, json: values.json ?? false, maxBodyChars }));
+  const lot = await setUp(values, positionals, 1);
+  const { queue } = lot;
+  const result = await lot.show({ messageId, json: values.json ?? false, maxBodyChars });
   explainEnding(result);
   if (result.found > 0) return 0;
   note(`no parked message in ${queue} has the id ${JSON.stringify(messageId)}`);
@@ -98,15 +117,16 @@ async function replay(argv: string[]): Promise<number> {
   const ratePerSecond = values.rate === undefined ? undefined : parseRatePerSecond(values.rate);
   if (values.rate !== undefined && ratePerSecond === undefined) throw new UsageError(`--rate must be a positive number of messages, such as 50, 50/s or 300/m; got ${JSON.stringify(values.rate)}`);
   if (values.to === '') throw new UsageError('--to needs a queue name');
-  const { config, queue } = await setUp(values, positionals);
+  const lot = await setUp(values, positionals);
+  const { queue } = lot;
   const dryRun = values['dry-run'] ?? false;
-  const options = { filter, to: values.to, workQueue: config.workQueue, keepCount: values['keep-count'] ?? false, limit, ratePerSecond, retryHeader: config.retryHeader };
+  const options = { filter, to: values.to, keepCount: values['keep-count'] ?? false, limit, ratePerSecond };
   if (!dryRun) {
     // Where each group goes, said before anything is sent (a read that leaves the lot as it was).
-    const plan = await withParkingLot(config, queue, resumableReplay({ ...options, dryRun: true }));
+    const plan = await lot.replay({ ...options, dryRun: true });
     for (const [target, count] of plan.byQueue) say(`will replay ${count} to ${target}`);
   }
-  const result = await withParkingLot(config, queue, resumableReplay({ ...options, dryRun }), { resume: !dryRun });
+  const result = await lot.replay({ ...options, dryRun });
   for (const [target, count] of result.byQueue) say(`${dryRun ? 'would replay' : 'replayed'} ${count} to ${target}`);
   for (const refusal of result.refused) note(`${JSON.stringify(refusal.messageId ?? '(no id)')} stayed parked: ${refusal.reason}; replay it with --to <queue> if that is where it belongs`);
   if (result.selected === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
@@ -122,12 +142,13 @@ async function purge(argv: string[]): Promise<number> {
   if (values.help) return help(PURGE_USAGE);
   const filter = filterFromFlags(values);
   const limit = intFlag('limit', values.limit, 1);
-  const { config, queue } = await setUp(values, positionals);
+  const lot = await setUp(values, positionals);
+  const { queue } = lot;
   const dryRun = values['dry-run'] ?? false;
   if (!dryRun && !values.yes) {
     if (!process.stdin.isTTY) throw new UsageError('purge deletes messages: pass --yes (stdin is not a terminal, so there is no one to ask)');
     // Counted by a dry run first (a read that leaves the lot as it was), so the question says how many.
-    const counted = await withParkingLot(config, queue, (ctx) => purgeParked(ctx, { filter, limit, dryRun: true }));
+    const counted = await lot.purge({ filter, limit, dryRun: true });
     if (counted.selected === 0) {
       note(`no parked message in ${queue} matches (${describeFilter(filter)}): nothing to delete`);
       return 0;
@@ -137,7 +158,7 @@ async function purge(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  const result = await withParkingLot(config, queue, (ctx) => purgeParked(ctx, { filter, limit, dryRun }));
+  const result = await lot.purge({ filter, limit, dryRun });
   say(dryRun ? `would delete ${result.selected}` : `deleted ${result.deleted}`);
   explainEnding(result);
   return 0;

@@ -18,6 +18,12 @@ type CommandContext = {
   readonly progress: (label: string, details: (counts: Readonly<WalkCounts>) => string) => Progress;
   /** @default Date.now */
   readonly now?: () => number;
+  /**
+   * A walk that changes the lot stops here when this says so and it holds nothing (so the lot keeps
+   * its order): the operator function ends a slice of `replay` or `purge` this way, and the next
+   * slice carries on. @default never
+   */
+  readonly sliceOver?: () => boolean;
 };
 
 /** A finished walk: its counts and how it ended. */
@@ -27,8 +33,11 @@ type WalkResult = WalkCounts & { readonly ending: WalkEnding };
 async function walkReported(ctx: CommandContext, progress: Progress, options: Pick<WalkOptions, 'visit' | 'stopEarly' | 'onNotMoved' | 'readOnly'>): Promise<WalkResult> {
   let last: Readonly<WalkCounts> = { total: 0, visited: 0, kept: 0, moved: 0, deleted: 0, notMoved: 0 };
   try {
+    const stopEarly = options.stopEarly;
+    const sliceOver = ctx.sliceOver;
     const result = await walkParkingLot(ctx.channel, {
       ...options,
+      stopEarly: sliceOver === undefined ? stopEarly : () => (stopEarly?.() ?? false) || sliceOver(),
       queue: ctx.queue,
       publishTimeoutMs: ctx.publishTimeoutMs,
       prefetch: ctx.prefetch,

@@ -64,6 +64,7 @@ type ReplayTally = {
   readonly unsendable: Unsendable[];
 };
 
+/** A tally of nothing yet: where a replay starts. */
 function newTally(): ReplayTally {
   return { selected: 0, noSource: 0, sent: new Map(), unroutable: new Map(), refused: [], unsendable: [] };
 }
@@ -156,5 +157,5 @@ function total(counts: ReadonlyMap<string, number>): number {
   return [...counts.values()].reduce((sum, n) => sum + n, 0);
 }
 
-export { replayDestination, replayParked, resumableReplay };
-export type { Refusal, ReplayOptions, ReplayResult, Unsendable };
+export { newTally, replayDestination, replayParked, resumableReplay };
+export type { Refusal, ReplayOptions, ReplayResult, ReplayTally, Unsendable };

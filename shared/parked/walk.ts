@@ -73,6 +73,9 @@ const READ_BUDGET_BYTES = 16 * 1024 * 1024;
  * batch waited for, kept all 3 000 in order.
  */
 const RETURN_BATCH = 16;
+/** How long a consumer count above 0 is looked at again before the lot is called busy. */
+const CONSUMER_SETTLE_MS = 1000;
+
 /** How long to wait for one batch of returns to show in the queue's count; past it the walk goes on (the order may suffer, nothing is lost). */
 const RETURN_WAIT_MS = 10_000;
 
@@ -106,7 +109,14 @@ async function walkParkingLot(channel: ConfirmChannel, options: WalkOptions): Pr
 
 /** The walk itself, by the lot's only reader. */
 async function walkLocked(channel: ConfirmChannel, options: WalkOptions): Promise<WalkCounts & { ending: WalkEnding }> {
-  const { messageCount: total, consumerCount } = await channel.checkQueue(options.queue);
+  let { messageCount: total, consumerCount } = await channel.checkQueue(options.queue);
+  // A reader that has just closed may still be counted for a moment (a quorum queue removes its
+  // consumer through its log: seen between the two walks of a remote replay); look again before
+  // calling the lot busy. This walk holds the lock, so no other reader of ours can be starting.
+  for (const until = Date.now() + CONSUMER_SETTLE_MS; consumerCount > 0 && Date.now() < until; ) {
+    await sleep(25);
+    ({ messageCount: total, consumerCount } = await channel.checkQueue(options.queue));
+  }
   if (consumerCount > 0) throw new ParkingLotBusyError(options.queue, consumerCount);
   const counts: WalkCounts = { total, visited: 0, kept: 0, moved: 0, deleted: 0, notMoved: 0 };
   if (total === 0) return { ...counts, ending: 'done' };

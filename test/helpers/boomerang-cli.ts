@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The CLI's entry point, run from the source as this repository's npm scripts run it. */
@@ -39,5 +39,20 @@ function runBoomerang(args: readonly string[], { env, timeoutMs = 25_000, cwd }:
   });
 }
 
-export { BOOMERANG, boomerangArgs, runBoomerang };
+/**
+ * Runs `boomerang <args>` on a terminal (script(1) gives it one) and types `answer` once the screen
+ * shows `[y/N]`; resolves with the exit code and everything the terminal showed.
+ * @example const { code, screen } = await answerOnTerminal(['parked', 'purge'], env, 'y');
+ */
+function answerOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answer: string): Promise<{ code: number | null; screen: string }> {
+  const child = spawn('script', ['-qec', [process.execPath, ...boomerangArgs(args)].join(' '), '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let screen = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    screen += chunk.toString();
+    if (screen.includes('[y/N]') && child.stdin.writable) child.stdin.end(`${answer}\n`);
+  });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, screen })));
+}
+
+export { answerOnTerminal, BOOMERANG, boomerangArgs, runBoomerang };
 export type { CliRun, CliRunOptions };

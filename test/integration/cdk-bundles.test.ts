@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoomerangQueues } from '../../shared/cdk/index.js';
-import { uniqueName } from '../helpers/broker.js';
-import { functionEnv, invokeBundle, startPartner } from '../helpers/bundle-run.js';
+import { sleep, uniqueName } from '../helpers/broker.js';
+import { functionEnv, invokeBundle, runBundle, startPartner } from '../helpers/bundle-run.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
@@ -53,8 +53,8 @@ afterAll(async () => {
 describe('Class: BoomerangQueues, its bundles', () => {
   it('bundles each function into its own asset: index.mjs exporting handler, its chunks, source maps and licences, the AWS SDK left out', async () => {
     // Assess
-    expect([...assets.keys()].sort()).toEqual(['Bundled-cdk-webhooks-event', 'Bundled-cdk-webhooks-pull', 'Bundled-cdk-webhooks-topology']);
-    expect(queues.bundles.map((b) => b.name).sort()).toEqual(['cdk-webhooks-event', 'cdk-webhooks-pull', 'cdk-webhooks-topology']);
+    expect([...assets.keys()].sort()).toEqual(['Bundled-cdk-webhooks-event', 'Bundled-cdk-webhooks-pull', 'Bundled-cdk-webhooks-topology', 'Bundled-operator']);
+    expect(queues.bundles.map((b) => b.name).sort()).toEqual(['cdk-webhooks-event', 'cdk-webhooks-pull', 'cdk-webhooks-topology', 'operator']);
     for (const [name, folder] of assets) {
       const files = readdirSync(folder);
       expect(files, name).toEqual(expect.arrayContaining(['index.mjs', 'index.mjs.map', 'index.mjs.LEGAL.txt', 'chunks']));
@@ -88,5 +88,25 @@ describe('Class: BoomerangQueues, its bundles', () => {
     } finally {
       partner.server.close();
     }
+  });
+
+  it('operator: the asset serves the declared queue\'s parking lot (describe, then a page of list) on the local broker', async () => {
+    // Prepare: one parked message
+    const broker = testBroker();
+    const config = testConfig({ WORK_QUEUE: uniqueName('cdk-bundle-operator') });
+    await setUpTopology(broker, config);
+    publishJson(broker, config.parkingQueue, { url: 'http://partner.invalid/' }, { messageId: 'parked-1' });
+    for (let i = 0; i < 250 && (await broker.messageCount(config.parkingQueue)) < 1; i++) await sleep(20);
+    const operator = join(assets.get('Bundled-operator') as string, 'index.mjs');
+    // Act
+    const described = await runBundle(operator, { op: 'describe' }, functionEnv(config.workQueue));
+    const listed = await runBundle(operator, { op: 'list', options: { filter: { errorNames: [], headers: [] }, json: true }, nowMs: Date.now(), page: { offset: 0, bytes: 65_536 } }, functionEnv(config.workQueue));
+    // Assess
+    expect(described.stderr).toBe('');
+    expect(JSON.parse(described.stdout)).toEqual({ queue: config.parkingQueue, workQueue: config.workQueue, retryHeader: config.retryHeader });
+    const page = (JSON.parse(listed.stdout) as { page: { base64: string }; matched: number });
+    expect(page.matched).toBe(1);
+    expect(JSON.parse(Buffer.from(page.page.base64, 'base64').toString('utf8'))).toMatchObject({ messageId: 'parked-1' });
+    expect(await broker.messageCount(config.parkingQueue)).toBe(1);
   });
 });

@@ -4,7 +4,7 @@ import { BoomerangHeader } from '../../shared/message/headers.js';
 import { readerLockQueue } from '../../shared/parked/reader-lock.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
-import { boomerangArgs, type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { answerOnTerminal, boomerangArgs, type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 
 /** Runs `boomerang parked <args>` with stdin closed (not a terminal), as a script would. */
 function parkedCli(args: string[], env: Record<string, string>): Promise<CliRun> {
@@ -92,13 +92,7 @@ describe('boomerang parked', () => {
     await channel.waitForConfirms();
     await channel.close();
     // Act: script(1) gives the command a terminal; the test answers the question
-    const child = spawn('script', ['-qec', [process.execPath, ...boomerangArgs(['parked', 'purge', '--error', 'Timeout'])].join(' '), '/dev/null'], { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let screen = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      screen += chunk.toString();
-      if (screen.includes('[y/N]') && child.stdin.writable) child.stdin.end('y\n');
-    });
-    const code = await new Promise((resolve) => child.once('close', resolve));
+    const { code, screen } = await answerOnTerminal(['parked', 'purge', '--error', 'Timeout'], { ...process.env, AMQP_URL, WORK_QUEUE: work }, 'y');
     // Assess
     expect(code, screen).toBe(0);
     expect(screen).toContain(`Delete 2 of the 7 parked messages in ${parked} (error is Timeout)? This cannot be undone. [y/N]`);

@@ -82,8 +82,8 @@ describe('Class: BoomerangQueues in a team\'s stack', () => {
   it('deploys every queue of the files given: the functions of its modes, their schedules and mappings, retention, named <stack>-<queue>-<mode>', () => {
     // Assess
     expect([...queues.functions.keys()]).toEqual(['partner-sync-pull', 'partner-sync-event', 'partner-sync-retention', 'webhooks-pull', 'webhooks-event', 'orders-pull', 'orders-event', 'cache-pull', 'cache-event', 'cache-retention', 'evt-event']);
-    // And one topology function per queue (5).
-    synth.template.resourceCountIs('AWS::Lambda::Function', 16);
+    // And one topology function per queue (5), and the operator function.
+    synth.template.resourceCountIs('AWS::Lambda::Function', 17);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 5);
     // Four pull schedules, two retention schedules.
     synth.template.resourceCountIs('AWS::Events::Rule', 6);
@@ -140,6 +140,7 @@ describe('Class: BoomerangQueues with tracing: xray', () => {
       ['Traced-webhooks-topology', undefined],
       ['Traced-webhooks-pull', 'Active'],
       ['Traced-webhooks-event', 'Active'],
+      ['Traced-operator', undefined],
     ]);
     const xray = Object.entries(traced.template.findResources('AWS::IAM::Policy')).map(([id, p]) => [id.replace(/[0-9A-F]{8}$/, ''), p.Properties.PolicyDocument.Statement.map((st: { Action: unknown }) => st.Action)]);
     expect(xray).toEqual(['PartnerSyncPull', 'PartnerSyncEvent', 'WebhooksPull', 'WebhooksEvent'].map((id) => [`Queues${id}RoleDefaultPolicy`, [['xray:PutTraceSegments', 'xray:PutTelemetryRecords']]]));

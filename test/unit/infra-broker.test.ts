@@ -26,7 +26,7 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
   it('passes cdk-nag AwsSolutions and the CloudFormation checks', () => {
     // Assess
     expect(synth.findings).toEqual([]);
-    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/Default/PartnerSyncTopologyRole', 'Boomerang/Default/PartnerSyncPullRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncRetentionRole', 'Boomerang/Default/WebhooksTopologyRole', 'Boomerang/Default/WebhooksPullRole', 'Boomerang/Default/WebhooksEventRole', 'Boomerang/Default/WebhooksEventRole']);
+    expect(synth.acknowledgments.filter((a) => a.id.endsWith('IAM5[Resource::*]')).map((a) => a.path)).toEqual(['Boomerang/Default/PartnerSyncTopologyRole', 'Boomerang/Default/PartnerSyncPullRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncEventRole', 'Boomerang/Default/PartnerSyncRetentionRole', 'Boomerang/Default/WebhooksTopologyRole', 'Boomerang/Default/WebhooksPullRole', 'Boomerang/Default/WebhooksEventRole', 'Boomerang/Default/WebhooksEventRole', 'Boomerang/Default/OperatorRole']);
   });
 
   it('creates a private single-instance RabbitMQ 4.3 broker on mq.m7g whose user comes from the secret by dynamic reference', () => {
@@ -55,10 +55,11 @@ describe('BoomerangStack with its own RabbitMQ 4.3 broker, in a VPC, for the two
 
   it('deploys each queue with both functions, its schedule, its mapping, its log groups and three alarms per function; partner-sync its retention function; each queue its topology function', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::Lambda::Function', 7);
+    // 5, a topology function per queue (2) and the operator function
+    synth.template.resourceCountIs('AWS::Lambda::Function', 8);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
     synth.template.resourceCountIs('AWS::Events::Rule', 3);
-    synth.template.resourceCountIs('AWS::Logs::LogGroup', 7);
+    synth.template.resourceCountIs('AWS::Logs::LogGroup', 8);
     synth.template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 day)', Description: 'Invokes Boomerang-partner-sync-retention every 24 h: deletes what was parked 14d ago or more' });
     synth.template.resourceCountIs('AWS::Logs::MetricFilter', 4);
     for (const [queue, workQueue, rate, batch] of [['partner-sync', 'boomerang.partner-sync', 'rate(2 minutes)', 50], ['webhooks', 'boomerang.webhooks', 'rate(1 minute)', 100]] as const) {

@@ -19,8 +19,8 @@ describe('BoomerangStack: deploy.retention and deploy.parkedDepthAlarm', () => {
 
   it('deploys the retention function from its own bundle, with the broker connection settings of the other functions', () => {
     // Assess
-    // The pull, retention and topology functions.
-    synth.template.resourceCountIs('AWS::Lambda::Function', 3);
+    // The pull, retention, topology and operator functions.
+    synth.template.resourceCountIs('AWS::Lambda::Function', 4);
     synth.template.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: 'Orders-orders-retention',
       Handler: 'index.handler',
@@ -29,7 +29,7 @@ describe('BoomerangStack: deploy.retention and deploy.parkedDepthAlarm', () => {
       LoggingConfig: { LogGroup: { Ref: Match.stringLikeRegexp('^OrdersRetentionLogs') }, LogFormat: 'Text' },
       Environment: { Variables: Match.objectLike({ AMQP_SECRET_ID: { Ref: 'BrokerSecretArn' }, AMQP_HOST: { Ref: 'BrokerHost' }, AMQP_VHOST: '/', AMQP_TLS: 'true', FUNCTION_NAME: 'Orders-orders-retention' }) },
     });
-    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OrdersPullFunctionName', 'OrdersRetentionFunctionName']);
+    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OperatorFunctionArn', 'OperatorFunctionName', 'OrdersPullFunctionName', 'OrdersRetentionFunctionName']);
   });
 
   it('invokes it on its own schedule, every rateHours', () => {

@@ -14,17 +14,18 @@ describe("BoomerangStack for an existing broker, one queue with deploy.modes ['e
   it('passes cdk-nag AwsSolutions and the CloudFormation checks', () => {
     // Assess
     expect(synth.findings).toEqual([]);
-    expect(synth.acknowledgments.map((a) => a.id.replace(/^Annotation::/, '')).sort()).toEqual(['AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-L1', 'CloudFormation-Validate::W2509']);
+    expect(synth.acknowledgments.map((a) => a.id.replace(/^Annotation::/, '')).sort()).toEqual(['AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-L1', 'AwsSolutions-L1', 'CloudFormation-Validate::W2509']);
   });
 
   // 13.6: the event function alone, so nothing competes with its mapping.
   it('deploys the event function and its mapping only (and the function of its topology resource): no pull function, no schedule', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::Lambda::Function', 2);
+    // The event, topology and operator functions.
+    synth.template.resourceCountIs('AWS::Lambda::Function', 3);
     synth.template.resourceCountIs('AWS::Events::Rule', 0);
     synth.template.resourceCountIs('AWS::Lambda::EventInvokeConfig', 0);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OrdersEventFunctionName']);
+    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OperatorFunctionArn', 'OperatorFunctionName', 'OrdersEventFunctionName']);
     expect(Object.keys(synth.template.findParameters('*'))).toEqual(expect.arrayContaining(['BrokerSecretArn', 'BrokerArn', 'BrokerHost']));
   });
 

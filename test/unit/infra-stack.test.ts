@@ -19,16 +19,17 @@ describe('BoomerangStack for an existing broker, one queue with the default mode
     // Assess
     expect(synth.findings).toEqual([]);
     // CDK files an id without a known plugin prefix under `Annotation::`; cdk-nag 3 matches it without.
-    expect(synth.acknowledgments.map((a) => a.id.replace(/^Annotation::/, '')).sort()).toEqual(['AwsSolutions-L1', 'AwsSolutions-L1', 'CloudFormation-Validate::W2509']);
+    expect(synth.acknowledgments.map((a) => a.id.replace(/^Annotation::/, '')).sort()).toEqual(['AwsSolutions-L1', 'AwsSolutions-L1', 'AwsSolutions-L1', 'CloudFormation-Validate::W2509']);
     for (const { reason } of synth.acknowledgments) expect(reason.length).toBeGreaterThan(40);
   });
 
   it('deploys the pull function only (and the function of its topology resource): no event function, no event source mapping competing for the queue', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::Lambda::Function', 2);
+    // The pull, topology and operator functions.
+    synth.template.resourceCountIs('AWS::Lambda::Function', 3);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
     synth.template.resourceCountIs('AWS::Events::Rule', 1);
-    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OrdersPullFunctionName']);
+    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OperatorFunctionArn', 'OperatorFunctionName', 'OrdersPullFunctionName']);
   });
 
   it('takes the secret and the broker host as parameters (no broker ARN: nothing needs it), and puts no secret in the template', () => {
@@ -68,7 +69,7 @@ describe('BoomerangStack for an existing broker, one queue with the default mode
 
   it('keeps logs for the configured retention', () => {
     // Assess
-    synth.template.resourceCountIs('AWS::Logs::LogGroup', 2);
+    synth.template.resourceCountIs('AWS::Logs::LogGroup', 3);
     synth.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
   });
 
