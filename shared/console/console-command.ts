@@ -13,7 +13,7 @@ import { editAndReplay, type EditReplayResult } from './edit-replay.js';
 import { ConsoleInputError } from './errors.js';
 import { parseMessageEdit } from './message-edit.js';
 import { type MessagePick, readMessageDetail, readMessageList } from './parked-reads.js';
-import { filterFromRequest } from './request-filter.js';
+import { filterFromRequest, isFilterName } from './request-filter.js';
 
 /** A filter as the request gave it: the CLI's flag names (`group`, `error`, `older-than`...) and their text values. */
 type FilterFields = Readonly<Record<string, string | readonly string[]>>;
@@ -53,16 +53,16 @@ type ConsoleResult<C extends ConsoleCommand> = ConsoleResults[C['kind']];
 /** What the running side knows of the lot, never taken from the command: where replays go and which header counts retries. */
 type LotSettings = { readonly workQueue: string; readonly retryHeader: string };
 
-/** The filter fields of a request (query or JSON body), checked as {@link filterFromRequest} checks them. */
+/** The filter fields of a request (query or JSON body), checked as {@link filterFromRequest} checks them; nothing else of it. */
 function filterFields(input: URLSearchParams | Readonly<Record<string, unknown>>): FilterFields {
   filterFromRequest(input);
   const fields: Record<string, string | string[]> = {};
   const names = input instanceof URLSearchParams ? [...new Set(input.keys())] : Object.keys(input);
-  for (const name of names) {
+  for (const name of names.filter(isFilterName)) {
     const raw = input instanceof URLSearchParams ? input.getAll(name) : input[name];
-    if (typeof raw === 'string' || (Array.isArray(raw) && raw.every((v) => typeof v === 'string'))) fields[name] = raw as string | string[];
+    // Checked above: text, or a list of text (an empty value is no filter, as there).
+    if (typeof raw === 'string' || Array.isArray(raw)) fields[name] = raw as string | string[];
   }
-  // filterFromRequest reads its own names only: the rest is dropped again where the command runs.
   return fields;
 }
 
