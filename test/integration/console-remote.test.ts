@@ -6,6 +6,7 @@
  * same JSON, and what the actions send is byte for byte the same. Reads come in 16 KiB pages here
  * (4 MiB in Lambda), so a message larger than a page is fetched in parts; actions run in slices.
  */
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/config.js';
 import { lambdaInvoker } from '../../shared/cli/lambda-invoker.js';
@@ -22,6 +23,9 @@ import { BODY, readRaw, ZOO } from '../helpers/header-zoo.js';
 import { LocalLambda } from '../helpers/local-lambda.js';
 import { rawPublish, sized } from '../helpers/raw-publish.js';
 import { useTestBroker } from '../helpers/topology.js';
+import { consoleUrl, startConsole, stopConsole } from '../helpers/console-process.js';
+import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
+import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 
 const PAGE_BYTES = 16 * 1024;
 /** A body four pages long, not all ASCII. */
@@ -164,4 +168,40 @@ describe('boomerang console --remote', () => {
     expect(sentFar.find(({ message }) => message.properties.messageId === 'zoo')!.message.content.equals(BODY)).toBe(true);
     expect(await broker().messageCount(far.parked)).toBe(await broker().messageCount(near.parked));
   }, 180_000);
+
+  it('`boomerang console --remote <fn>` says it goes through the function, and shows the declared queues with no broker reachable from here', async () => {
+    // Prepare: the function serves the queue declared in functions/; the CLI's own AMQP_URL leads nowhere
+    const { work, parked } = await parkThreeKinds(broker());
+    const functions = tempFunctionsDir();
+    writeQueueFile(functions.dir, { template: 'orders', name: 'orders', workQueue: work });
+    const name = `${work}-operator`;
+    lambda.serve(name, createOperatorConsoleFunction(await loadDeclaredQueues({ dir: functions.dir, env: { AMQP_URL } }), { env: { AMQP_URL } }));
+    const env = { ...lambda.env, AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', BOOMERANG_FUNCTIONS_DIR: functions.dir, BOOMERANG_REMOTE_PAGE_BYTES: String(PAGE_BYTES) };
+    try {
+      const run = startConsole(['--remote', name], env);
+      // Act
+      const url = (await consoleUrl(run)) as string;
+      const headers = { 'x-boomerang-token': String(new URL(url).searchParams.get('token')) };
+      const overview = (await (await fetch(new URL('/api/overview', url), { headers })).json()) as { broker: string; queues: { name: string; parking: { name: string; depth: number } }[] };
+      const groups = (await (await fetch(new URL('/api/queues/orders/groups?refresh=1', url), { headers })).json()) as { groups: { count: number }[] };
+      const code = await stopConsole(run);
+      const mixed = startConsole(['--remote', name, '--work-queue', work], env);
+      const [mixedCode] = await once(mixed.child, 'exit');
+      // Assess
+      const lines = run.stdout().split('\n');
+      expect(lines.slice(0, 2)).toEqual([
+        `Boomerang console for the broker behind the operator function ${name}`,
+        `  every read and action goes through the operator function ${name} (Lambda Invoke, with your AWS credentials)`,
+      ]);
+      expect(lines[2]).toMatch(new RegExp(`^  orders \\(work queue ${work}\\): parking lot ${parked}, \\d+ delay queue\\(s\\)$`));
+      expect(overview.broker).toBe(`the broker behind the operator function ${name}`);
+      expect(overview.queues.map((q) => [q.name, q.parking.name, q.parking.depth])).toEqual([['orders', parked, 9]]);
+      expect(groups.groups.map((g) => g.count)).toEqual([4, 3, 2]);
+      expect(code).toBe(0);
+      expect(mixedCode).toBe(2);
+      expect(mixed.stderr()).toContain('--remote shows the declared queues');
+    } finally {
+      functions.remove();
+    }
+  }, 60_000);
 });
