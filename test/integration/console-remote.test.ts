@@ -17,7 +17,8 @@ import { ConsoleService } from '../../shared/console/console-service.js';
 import type { Job } from '../../shared/console/jobs.js';
 import { createOperatorConsoleFunction } from '../../shared/console/operator-console.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { AMQP_URL, type TestBroker } from '../helpers/broker.js';
+import { readerLockQueue } from '../../shared/parked/reader-lock.js';
+import { AMQP_URL, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { consoleTestConfig, parkThreeKinds } from '../helpers/console-fixture.js';
 import { BODY, readRaw, ZOO } from '../helpers/header-zoo.js';
 import { LocalLambda } from '../helpers/local-lambda.js';
@@ -168,6 +169,21 @@ describe('boomerang console --remote', () => {
     expect(sentFar.find(({ message }) => message.properties.messageId === 'zoo')!.message.content.equals(BODY)).toBe(true);
     expect(await broker().messageCount(far.parked)).toBe(await broker().messageCount(near.parked));
   }, 180_000);
+
+  it('shows a queue never declared as missing, and a read of its lot says so with the command that declares it, as the direct console does', async () => {
+    // Prepare: nothing declared on the broker for either
+    const [near, far] = [uniqueName('console-bare'), uniqueName('console-bare')];
+    for (const work of [near, far]) broker().trackQueue(`${work}.parked`, readerLockQueue(`${work}.parked`));
+    const { direct, remote } = consoles(near, far);
+    const failure = (read: Promise<unknown>): Promise<string> => read.then(() => 'no error', (error: Error) => `${error.name}: ${error.message}`);
+    // Act
+    const overviews = [await direct.overview(), await remote.overview()];
+    const errors = [await failure(direct.groups(near, true)), await failure(remote.groups(far, true))];
+    // Assess
+    expect(same(overviews[1], far, near)).toBe(same(overviews[0], near, near));
+    expect(errors[1]!.replaceAll(far, near)).toBe(errors[0]);
+    expect(errors[1]).toMatch(/^QueueNotDeclaredError: there is no queue ".*": the topology of .* is not declared yet; run PARKING_QUEUE=/);
+  }, 60_000);
 
   it('`boomerang console --remote <fn>` says it goes through the function, and shows the declared queues with no broker reachable from here', async () => {
     // Prepare: the function serves the queue declared in functions/; the CLI's own AMQP_URL leads nowhere
