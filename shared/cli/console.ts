@@ -21,8 +21,8 @@ The parking lot in a browser: queue depths, failures grouped by cause, each mess
 a message, a group or a filtered selection, purge a group, edit and replay a message. It shows every
 queue declared in functions/ (--functions-dir, else BOOMERANG_FUNCTIONS_DIR when set): its work
 queue, delay queues and parking lot as its file and the environment configure them. It uses the
-broker of AMQP_URL (or AMQP_SECRET_ID) and the engine of boomerang parked: reads leave the parking
-lot as it was, replays are confirmed and rate-limited. The last line it prints is the URL to open, with a random access token;
+broker of AMQP_URL (or AMQP_SECRET_ID; with --remote, the operator function's) and the engine of
+boomerang parked: reads leave the parking lot as it was, replays are confirmed and rate-limited. The last line it prints is the URL to open, with a random access token;
 no data and no action without it.
 
   --function <name>  show this declared queue only (repeatable; default: every declared queue)

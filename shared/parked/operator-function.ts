@@ -1,6 +1,7 @@
 /**
- * The operator function: the parking lot's commands for an operator outside the broker's network.
- * The CDK construct deploys one per construct, in the broker's network, invoked only through IAM
+ * The operator function: the parking lot's commands for an operator outside the broker's network
+ * (console/operator-console.ts adds the console's and is what the construct bundles). The CDK construct
+ * deploys one per construct, in the broker's network, invoked only through IAM
  * (`lambda:InvokeFunction`: no URL); `boomerang parked … --remote <function>` drives it with the
  * operator's own AWS credentials (shared/cli/remote-lot.ts). Each invocation runs one engine command
  * (list, groups, show, replay, purge: the same code as the direct CLI) on its own connection, and
