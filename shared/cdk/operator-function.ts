@@ -1,6 +1,7 @@
 /**
  * The operator function of a construct: the parking lot's commands run in the broker's network for
- * `boomerang parked … --remote <function>` (shared/parked/operator-function.ts). One per construct,
+ * `boomerang parked … --remote <function>` (shared/parked/operator-function.ts) and
+ * `boomerang console --remote <function>` (shared/console/operator-console.ts). One per construct,
  * serving every declared queue; it may read the broker secret and nothing else; it has no Function URL
  * and no resource policy, so only an IAM principal granted `lambda:InvokeFunction` on it can run it
  * (`BoomerangQueues.grantOperate`).
@@ -18,8 +19,8 @@ import { functionEnvironment } from './function-environment.js';
 import { ownModule } from './own-modules.js';
 import type { Shared } from './queue-functions.js';
 
-/** The operator function's module (shared/parked/operator-function), in this package. */
-const OPERATOR_FUNCTION = ownModule(import.meta.url, '../parked/operator-function');
+/** The operator function's module (shared/console/operator-console: the parked CLI's ops and the console's), in this package. */
+const OPERATOR_FUNCTION = ownModule(import.meta.url, '../console/operator-console');
 
 /**
  * Lambda's longest timeout: a read walks the whole lot in one invocation (a read stopped half-way would
@@ -29,14 +30,14 @@ const OPERATOR_SIZING = { timeoutSeconds: 900, memoryMb: 512 } as const;
 
 /**
  * The bundle: every declared queue's `queue`, each connecting to its own vhost (`deploy.virtualHost`,
- * which the environment of its own functions gives), handed to `createOperatorFunction`.
+ * which the environment of its own functions gives), handed to `createOperatorConsoleFunction`.
  */
 function operatorEntry(queues: readonly { readonly name: string; readonly path: string; readonly deploy: Pick<DeployedQueue['deploy'], 'virtualHost'> }[]): BundleEntry {
   const imports = queues.map((queue, i) => `import { queue as q${i} } from ${JSON.stringify(queue.path)};`);
   const served = queues.map((queue, i) => `{ name: q${i}.name, loadConfig: (env, mode) => q${i}.loadConfig({ ...env, AMQP_VHOST: ${JSON.stringify(queue.deploy.virtualHost)} }, mode) }`);
   return {
     name: 'operator',
-    contents: `${imports.join('\n')}\nimport { createOperatorFunction } from ${JSON.stringify(OPERATOR_FUNCTION)};\nexport const handler = createOperatorFunction([${served.join(', ')}]);\n`,
+    contents: `${imports.join('\n')}\nimport { createOperatorConsoleFunction } from ${JSON.stringify(OPERATOR_FUNCTION)};\nexport const handler = createOperatorConsoleFunction([${served.join(', ')}]);\n`,
   };
 }
 

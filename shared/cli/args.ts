@@ -75,4 +75,11 @@ async function runCli(usage: string, main: () => Promise<number>): Promise<void>
   }
 }
 
-export { asUsage, intFlag, parseCli, runCli };
+/** A positive whole number from the environment, or undefined; a bad one is bad usage naming the variable. */
+function asEnvInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${name} must be a whole number of at least 1; got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+export { asEnvInt, asUsage, intFlag, parseCli, runCli };

@@ -6,7 +6,7 @@ import { groupsReport, groupsTable } from '../parked/groups.js';
 import { askYes } from '../parked/session.js';
 import { parseRatePerSecond } from '../parked/token-bucket.js';
 import { loadDeclaredQueues, pickQueue } from '../queues/declared-queues.js';
-import { asUsage, intFlag, parseCli } from './args.js';
+import { asEnvInt, asUsage, intFlag, parseCli } from './args.js';
 import type { CliCommand } from './command.js';
 import { lambdaInvoker } from './lambda-invoker.js';
 import { directLot, type ParkedLot } from './parked-lot.js';
@@ -48,13 +48,6 @@ async function setUp(values: { function?: string; 'parking-queue'?: string; remo
     ? await asUsage(() => loadConfig())
     : await asUsage(async () => pickQueue(await loadDeclaredQueues(), name).loadConfig(process.env, 'pull'));
   return directLot(config, values['parking-queue'] ?? config.parkingQueue);
-}
-
-/** A positive whole number from the environment, or undefined; a bad one is bad usage naming the variable. */
-function asEnvInt(name: string, value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${name} must be a whole number of at least 1; got ${JSON.stringify(value)}`);
-  return Number(value);
 }
 
 /** What the walk's ending means for the reader, on stderr. */

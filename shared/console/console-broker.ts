@@ -1,17 +1,21 @@
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { Config } from '../config/config.js';
 import { redactUrl } from '../observability/redact.js';
-import type { CommandContext } from '../parked/context.js';
 import type { Progress } from '../parked/progress.js';
 import { withParkingLot } from '../parked/session.js';
 import type { WalkCounts } from '../parked/walk.js';
+import { type ConsoleCommand, type ConsoleResult, runConsoleCommand } from './console-command.js';
+import type { ConsoleQueue } from './console-queue.js';
+
+/** The lot a walk runs on: its parking lot, and the work queue a replay goes to when the message names none. */
+type ConsoleLot = Pick<ConsoleQueue, 'parkingQueue' | 'workQueue'>;
 
 /** What the console needs of the broker; tests pass a fake, the CLI {@link configBroker}. */
 interface ConsoleBroker {
   /** The broker as the operator may see it: never the password. */
   readonly endpoint: string;
-  /** Runs one parking-lot command on `queue` (a walk), reporting its counts as it goes. */
-  walk<T>(queue: string, command: (ctx: CommandContext) => Promise<T>, onCounts?: (counts: Readonly<WalkCounts>) => void): Promise<T>;
+  /** Runs one parking-lot command on `lot` (a walk), reporting its counts as it goes. */
+  walk<C extends ConsoleCommand>(lot: ConsoleLot, command: C, onCounts?: (counts: Readonly<WalkCounts>) => void): Promise<ConsoleResult<C>>;
   /**
    * Opens one connection and closes it: throws the `BrokerConnectionError` `invoke` gives (a refused
    * login at once), so a misconfigured console exits instead of serving a page that only shows errors.
@@ -21,9 +25,17 @@ interface ConsoleBroker {
   depths(queues: readonly string[]): Promise<ReadonlyMap<string, number | null>>;
 }
 
+const COUNTS = ['total', 'visited', 'kept', 'moved', 'deleted', 'notMoved'] as const;
+
+/** The walk counts of a walk's result or report, and nothing else: what a job shows, the same from either broker. */
+function countsOf(result: Readonly<Record<string, unknown>>): WalkCounts {
+  return Object.fromEntries(COUNTS.map((name) => [name, Number(result[name] ?? 0)])) as WalkCounts;
+}
+
 /** A walk's progress as counts for the console's jobs, instead of the CLI's terminal bar. */
 function countsProgress(onCounts: (counts: Readonly<WalkCounts>) => void): Progress {
-  return { update: onCounts, print: () => undefined, stop: onCounts };
+  const report = (counts: Readonly<WalkCounts>): void => onCounts(countsOf(counts));
+  return { update: report, print: () => undefined, stop: report };
 }
 
 /**
@@ -33,28 +45,35 @@ function countsProgress(onCounts: (counts: Readonly<WalkCounts>) => void): Progr
 function configBroker(config: Config): ConsoleBroker {
   return {
     endpoint: config.amqpSecret === undefined ? config.amqpUrls.map(redactUrl).join(', ') : `the broker in secret ${config.amqpSecret.secretId}`,
-    walk: (queue, command, onCounts = () => undefined) => withParkingLot(config, queue, (ctx) => command({ ...ctx, progress: () => countsProgress(onCounts) })),
-    async check() {
-      await (await connectFromConfig(config, { connectionName: 'boomerang-console' })).close();
-    },
-    async depths(queues) {
-      const broker = await connectFromConfig(config, { connectionName: 'boomerang-console' });
-      try {
-        const out = new Map<string, number | null>();
-        for (const queue of queues) {
-          // A missing queue closes its channel with 404: one channel per check.
-          const channel = await broker.connection.createChannel();
-          channel.on('error', () => undefined);
-          out.set(queue, await channel.checkQueue(queue).then((ok) => ok.messageCount, () => null));
-          await channel.close().catch(() => undefined);
-        }
-        return out;
-      } finally {
-        await broker.close();
-      }
-    },
+    walk: (lot, command, onCounts = () => undefined) =>
+      withParkingLot(config, lot.parkingQueue, (ctx) => runConsoleCommand({ ...ctx, progress: () => countsProgress(onCounts) }, command, { workQueue: lot.workQueue, retryHeader: config.retryHeader })),
+    check: () => checkBroker(config, 'boomerang-console'),
+    depths: (queues) => queueDepths(config, queues, 'boomerang-console'),
   };
 }
 
-export { configBroker };
-export type { ConsoleBroker };
+/** Opens one connection to the broker of `config` and closes it: throws when it cannot. */
+async function checkBroker(config: Config, connectionName: string): Promise<void> {
+  await (await connectFromConfig(config, { connectionName })).close();
+}
+
+/** Messages ready in each of `queues` on the broker of `config`; null for a queue that does not exist. */
+async function queueDepths(config: Config, queues: readonly string[], connectionName: string): Promise<Map<string, number | null>> {
+  const broker = await connectFromConfig(config, { connectionName });
+  try {
+    const out = new Map<string, number | null>();
+    for (const queue of queues) {
+      // A missing queue closes its channel with 404: one channel per check.
+      const channel = await broker.connection.createChannel();
+      channel.on('error', () => undefined);
+      out.set(queue, await channel.checkQueue(queue).then((ok) => ok.messageCount, () => null));
+      await channel.close().catch(() => undefined);
+    }
+    return out;
+  } finally {
+    await broker.close();
+  }
+}
+
+export { checkBroker, configBroker, countsOf, queueDepths };
+export type { ConsoleBroker, ConsoleLot };

@@ -1,17 +1,14 @@
-import type { CommandContext } from '../parked/context.js';
 import type { WalkCounts } from '../parked/walk.js';
-import { groupParked, groupsReport, type GroupsReport } from '../parked/groups.js';
+import { groupsReport, type GroupsReport } from '../parked/groups.js';
 import { describeFilter, EVERYTHING } from '../parked/filters.js';
-import { purgeParked } from '../parked/purge.js';
-import { replayParked } from '../parked/replay.js';
 import { redactText } from '../observability/redact.js';
 import type { ConsoleBroker } from './console-broker.js';
+import { type ConsoleCommand, type ConsoleResult, filterFields } from './console-command.js';
 import type { ConsoleQueue } from './console-queue.js';
-import { editAndReplay } from './edit-replay.js';
 import { ConsoleInputError, QueueNotDeclaredError } from './errors.js';
 import { JobRegistry, type Job } from './jobs.js';
 import { parseMessageEdit } from './message-edit.js';
-import { type MessagePick, readMessageDetail, readMessageList } from './parked-reads.js';
+import type { MessagePick } from './parked-reads.js';
 import { QueueLock } from './queue-lock.js';
 import { filterFromRequest } from './request-filter.js';
 
@@ -63,7 +60,7 @@ class ConsoleService {
     const queue = this.queue(queueName);
     const cached = this.groupCache.get(queue.parkingQueue);
     if (cached !== undefined && !refresh) return cached;
-    const result = await this.walk(queue, (ctx) => groupParked(ctx));
+    const result = await this.walk(queue, { kind: 'groups', nowMs: Date.now() });
     const report = { ...groupsReport(queue.parkingQueue, result), readAt: new Date().toISOString() };
     this.groupCache.set(queue.parkingQueue, report);
     return report;
@@ -74,14 +71,14 @@ class ConsoleService {
     const queue = this.queue(queueName);
     const filter = filterFromRequest(params);
     const limit = this.options.listLimit ?? 200;
-    const { messages, matched } = await this.walk(queue, (ctx) => readMessageList(ctx, filter, limit));
+    const { messages, matched } = await this.walk(queue, { kind: 'messages', filter: filterFields(params), limit, nowMs: Date.now() });
     return { filter: describeFilter(filter), matched, shown: messages.length, messages };
   }
 
   /** One parked message in full, by its id or (one without an id) by its position and body hash; null when it is not there. */
   public async message(queueName: string, pick: MessagePick): Promise<Record<string, unknown> | null> {
     const queue = this.queue(queueName);
-    return (await this.walk(queue, (ctx) => readMessageDetail(ctx, pick, this.options.retryHeader))).message;
+    return (await this.walk(queue, { kind: 'message', pick })).message;
   }
 
   /**
@@ -97,10 +94,9 @@ class ConsoleService {
     if (typeof ratePerSecond !== 'number' || !(ratePerSecond > 0 && ratePerSecond <= MAX_RATE_PER_SECOND)) {
       throw new ConsoleInputError(`ratePerSecond must be a number above 0 and at most ${MAX_RATE_PER_SECOND}; got ${JSON.stringify(ratePerSecond)}`);
     }
-    return this.action('replay', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, (ctx) =>
-      replayParked(ctx, { filter, limit, workQueue: queue.workQueue, keepCount: false, dryRun: false, ratePerSecond, retryHeader: this.options.retryHeader }).then((r) => ({
-        selected: r.selected, noSource: r.noSource, byQueue: Object.fromEntries(r.byQueue), unroutable: Object.fromEntries(r.unroutable), refused: r.refused, unsendable: r.unsendable, ending: r.ending,
-      })));
+    return this.action('replay', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, { kind: 'replay', filter: filterFields(body), limit, ratePerSecond }, (r) => ({
+      selected: r.selected, noSource: r.noSource, byQueue: r.byQueue, unroutable: r.unroutable, refused: r.refused, unsendable: r.unsendable, ending: r.ending,
+    }));
   }
 
   /**
@@ -112,8 +108,7 @@ class ConsoleService {
     const filter = filterFromRequest(body);
     const expected = confirmedCount(body);
     if (filter === EVERYTHING || describeFilter(filter) === 'all messages') throw new ConsoleInputError('purge needs a filter (a group, an error name...): the console never deletes a whole parking lot');
-    return this.action('purge', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, (ctx) =>
-      purgeParked(ctx, { filter, limit: expected, dryRun: false }).then((r) => ({ selected: r.selected, deleted: r.deleted, ending: r.ending })));
+    return this.action('purge', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, { kind: 'purge', filter: filterFields(body), limit: expected }, (r) => ({ selected: r.selected, deleted: r.deleted, ending: r.ending }));
   }
 
   /**
@@ -122,9 +117,9 @@ class ConsoleService {
    */
   public editReplay(queueName: string, messageId: string, body: unknown): Job {
     const queue = this.queue(queueName);
-    const edit = parseMessageEdit(body, this.options.retryHeader);
-    return this.action('edit-replay', `message ${JSON.stringify(messageId)} of ${queue.parkingQueue}`, queue, (ctx) =>
-      editAndReplay(ctx, { messageId, edit, retryHeader: this.options.retryHeader, workQueue: queue.workQueue }).then((r) => ({ found: r.found, replayedTo: r.replayedTo, edited: r.edited, refused: r.refused, ending: r.ending })));
+    // Checked here, so a bad edit is the request's error (400); the walk parses it again where it runs.
+    parseMessageEdit(body, this.options.retryHeader);
+    return this.action('edit-replay', `message ${JSON.stringify(messageId)} of ${queue.parkingQueue}`, queue, { kind: 'edit-replay', messageId, edit: body }, (r) => ({ found: r.found, replayedTo: r.replayedTo, edited: r.edited, refused: r.refused, ending: r.ending }));
   }
 
   private async queueOverview(q: ConsoleQueue, depths: ReadonlyMap<string, number | null>): Promise<Record<string, unknown>> {
@@ -152,12 +147,12 @@ class ConsoleService {
     };
   }
 
-  private action(kind: string, label: string, queue: ConsoleQueue, run: (ctx: CommandContext) => Promise<unknown>): Job {
-    return this.jobs.start(kind, label, (onCounts) => this.walk(queue, run, onCounts).finally(() => this.groupCache.delete(queue.parkingQueue)));
+  private action<C extends ConsoleCommand>(kind: string, label: string, queue: ConsoleQueue, command: C, shown: (result: ConsoleResult<C>) => unknown): Job {
+    return this.jobs.start(kind, label, (onCounts) => this.walk(queue, command, onCounts).then(shown).finally(() => this.groupCache.delete(queue.parkingQueue)));
   }
 
-  private walk<T>(queue: ConsoleQueue, command: (ctx: CommandContext) => Promise<T>, onCounts?: (counts: Readonly<WalkCounts>) => void): Promise<T> {
-    return this.lock.run(queue.parkingQueue, () => this.options.broker.walk(queue.parkingQueue, command, onCounts)).catch((error: unknown) => this.explainMissing(queue, error));
+  private walk<C extends ConsoleCommand>(queue: ConsoleQueue, command: C, onCounts?: (counts: Readonly<WalkCounts>) => void): Promise<ConsoleResult<C>> {
+    return this.lock.run(queue.parkingQueue, () => this.options.broker.walk(queue, command, onCounts)).catch((error: unknown) => this.explainMissing(queue, error));
   }
 
   /** A walk that failed on a parking lot that is not there says so with the command that declares it, not the CLI's flags. */

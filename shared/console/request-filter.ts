@@ -31,4 +31,9 @@ function filterFromRequest(input: URLSearchParams | Readonly<Record<string, unkn
   }
 }
 
-export { filterFromRequest };
+/** Whether `name` is one of the filter names a request may carry. */
+function isFilterName(name: string): boolean {
+  return REPEATABLE.has(name) || SINGLE.has(name);
+}
+
+export { filterFromRequest, isFilterName };

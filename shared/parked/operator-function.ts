@@ -1,6 +1,7 @@
 /**
- * The operator function: the parking lot's commands for an operator outside the broker's network.
- * The CDK construct deploys one per construct, in the broker's network, invoked only through IAM
+ * The operator function: the parking lot's commands for an operator outside the broker's network
+ * (console/operator-console.ts adds the console's and is what the construct bundles). The CDK construct
+ * deploys one per construct, in the broker's network, invoked only through IAM
  * (`lambda:InvokeFunction`: no URL); `boomerang parked … --remote <function>` drives it with the
  * operator's own AWS credentials (shared/cli/remote-lot.ts). Each invocation runs one engine command
  * (list, groups, show, replay, purge: the same code as the direct CLI) on its own connection, and
@@ -96,8 +97,19 @@ function lotOf(queues: readonly OperatorQueue[], target: LotTarget, env: Env): {
   return { config: found.config, queue: found.config.parkingQueue };
 }
 
+/** The output window a read's page request asks for: at most {@link MAX_PAGE_BYTES}. */
 function pageOf(page: PageRequest | undefined): OutputWindow {
   return new OutputWindow(Math.max(0, page?.offset ?? 0), Math.min(MAX_PAGE_BYTES, Math.max(1, page?.bytes ?? MAX_PAGE_BYTES)));
+}
+
+/**
+ * Runs commands on the lot `queue` in the parked CLI's session, each on its own connection, stopping
+ * a walk {@link STOP_BEFORE_TIMEOUT_MS} before the invocation's time is up; `resume` as `withParkingLot`'s.
+ */
+function operatorSession(config: Config, queue: string, context?: OperatorContext): <T>(run: (ctx: CommandContext) => Promise<T>, resume?: boolean) => Promise<T> {
+  const timeUp = context === undefined ? undefined : AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - STOP_BEFORE_TIMEOUT_MS));
+  return (run, resume = false) =>
+    withParkingLot(config, queue, (ctx) => run({ ...ctx, signal: ctx.signal === undefined || timeUp === undefined ? (timeUp ?? ctx.signal) : AbortSignal.any([ctx.signal, timeUp]) }), { connectionName: 'boomerang-operator', resume });
 }
 
 /**
@@ -112,9 +124,7 @@ function createOperatorFunction(queues: readonly OperatorQueue[], options: Opera
   const env = options.env ?? process.env;
   return async (event, context) => {
     const { config, queue } = lotOf(queues, event, env);
-    const timeUp = context === undefined ? undefined : AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - STOP_BEFORE_TIMEOUT_MS));
-    const session = <T>(run: (ctx: CommandContext) => Promise<T>, resume = false): Promise<T> =>
-      withParkingLot(config, queue, (ctx) => run({ ...ctx, signal: ctx.signal === undefined || timeUp === undefined ? (timeUp ?? ctx.signal) : AbortSignal.any([ctx.signal, timeUp]) }), { connectionName: 'boomerang-operator', resume });
+    const session = operatorSession(config, queue, context);
     switch (event.op) {
       case 'describe':
         return { queue, workQueue: config.workQueue, retryHeader: config.retryHeader } satisfies DescribeResponse;
@@ -161,9 +171,14 @@ function createOperatorFunction(queues: readonly OperatorQueue[], options: Opera
 
 /** A slice's clock: over once `sliceMs` (at most {@link MAX_SLICE_MS}) has passed. */
 function sliceOf(slice: { readonly sliceMs: number }): { sliceOver: () => boolean; reporter: Reporter } {
-  const endsAt = Date.now() + Math.min(MAX_SLICE_MS, Math.max(0, slice.sliceMs));
-  return { sliceOver: () => Date.now() >= endsAt, reporter: new Reporter() };
+  return { sliceOver: sliceClock(slice.sliceMs), reporter: new Reporter() };
 }
 
-export { createOperatorFunction, MAX_PAGE_BYTES };
+/** Over once `sliceMs` (at most {@link MAX_SLICE_MS}) has passed from now. */
+function sliceClock(sliceMs: number): () => boolean {
+  const endsAt = Date.now() + Math.min(MAX_SLICE_MS, Math.max(0, sliceMs));
+  return () => Date.now() >= endsAt;
+}
+
+export { createOperatorFunction, lotOf, MAX_PAGE_BYTES, operatorSession, pageOf, sliceClock };
 export type { OperatorContext, OperatorFunctionOptions, OperatorQueue };

@@ -22,7 +22,7 @@ const BROKER_ARN = 'arn:aws:mq:eu-west-1:123456789012:broker:shop:b-1234abcd-000
 const NETWORK = { subnetIds: ['subnet-0123456789abcdef0'], securityGroupIds: ['sg-0123456789abcdef0'] };
 
 describe('operatorEntry', () => {
-  it('imports every declared queue, each connecting to its own vhost, for createOperatorFunction', () => {
+  it('imports every declared queue, each connecting to its own vhost, for createOperatorConsoleFunction', () => {
     // Act
     const entry = operatorEntry([
       { name: 'orders', path: '/app/functions/orders.ts', deploy: { virtualHost: '/' } },
@@ -33,7 +33,7 @@ describe('operatorEntry', () => {
     expect(entry.contents).toContain('import { queue as q0 } from "/app/functions/orders.ts";');
     expect(entry.contents).toContain('import { queue as q1 } from "/app/functions/billing.ts";');
     expect(entry.contents).toContain('q1.loadConfig({ ...env, AMQP_VHOST: "billing" }, mode)');
-    expect(entry.contents).toMatch(/export const handler = createOperatorFunction\(\[\{ name: q0\.name, .*\}, \{ name: q1\.name, .*\}\]\);/);
+    expect(entry.contents).toMatch(/export const handler = createOperatorConsoleFunction\(\[\{ name: q0\.name, .*\}, \{ name: q1\.name, .*\}\]\);/);
   });
 });
 
