@@ -12,6 +12,8 @@ import { loadConfig } from '../../shared/config/config.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { createOperatorFunction } from '../../shared/parked/operator-function.js';
 import { readerLockQueue } from '../../shared/parked/reader-lock.js';
+import { BROKER_VERSION } from '../helpers/broker-version.js';
+import { brokerMajor } from '../../shared/topology/delivery-limit.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { answerOnTerminal, boomerangArgs, type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
 import { BODY, readRaw, ZOO } from '../helpers/header-zoo.js';
@@ -70,13 +72,21 @@ function notes(stderr: string): string {
   return stderr.replace(/ · \d+ msg\/s/g, '');
 }
 
+/**
+ * A quorum parking lot as Boomerang's topology declares it: on 4.x with no delivery limit, since
+ * RabbitMQ 4.0-4.2 count each read (a requeueing nack) toward the default limit of 20, and these tests
+ * read the lot many times.
+ */
+const BOOMERANG_LOT: Record<string, unknown> = { 'x-queue-type': 'quorum', ...((brokerMajor(BROKER_VERSION) ?? 0) >= 4 ? { 'x-delivery-limit': -1 } : {}) };
+
 /** A work queue and its parking lot (quorum) with parked messages: three plain ones, one from another client with every header type, one bigger than a page. */
 async function seedLot(b: TestBroker): Promise<{ work: string; parked: string }> {
   const work = uniqueName('remote.work');
   const parked = `${work}.parked`;
   b.trackQueue(work, parked);
   const channel = await b.connection.createConfirmChannel();
-  for (const queue of [work, parked]) await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.assertQueue(work, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.assertQueue(parked, { durable: true, arguments: BOOMERANG_LOT });
   const park = (messageId: string, body: string, errorName: string): void => {
     channel.sendToQueue(parked, Buffer.from(body), {
       persistent: true,
@@ -214,7 +224,8 @@ describe('boomerang parked --remote', () => {
     const parked = `${work}.parked`;
     broker().trackQueue(work, parked);
     const channel = await broker().connection.createConfirmChannel();
-    for (const queue of [work, parked]) await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await channel.assertQueue(work, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await channel.assertQueue(parked, { durable: true, arguments: BOOMERANG_LOT });
     for (let i = 0; i < 60; i++) channel.sendToQueue(parked, Buffer.from(`{"n":${i}}`), { persistent: true, messageId: `m-${i}`, headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.parkedAt]: PARKED_AT } });
     await channel.waitForConfirms();
     await channel.close();
