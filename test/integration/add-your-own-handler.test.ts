@@ -122,11 +122,11 @@ describe('Add your own handler, step by step', () => {
     const template = JSON.parse(await readFile(join(scratch, 'cdk.out', templateFile as string), 'utf8')) as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
     const resources = Object.values(template.Resources);
     const of = (type: string) => resources.filter((r) => r.Type === type).map((r) => r.Properties);
-    expect(of('AWS::Lambda::Function').map((p) => p.FunctionName).sort()).toEqual([`Boomerang-${name}-event`, `Boomerang-${name}-pull`, `Boomerang-${name}-topology`]);
+    expect(of('AWS::Lambda::Function').map((p) => p.FunctionName).sort()).toEqual(['Boomerang-operator', `Boomerang-${name}-event`, `Boomerang-${name}-pull`, `Boomerang-${name}-topology`]);
     expect(of('Custom::BoomerangTopology')).toEqual([expect.objectContaining({ WorkQueue: workQueue })]);
     expect(of('AWS::Events::Rule')).toEqual([expect.objectContaining({ ScheduleExpression: 'rate(5 minutes)' })]);
     expect(of('AWS::Lambda::EventSourceMapping')).toEqual([expect.objectContaining({ Queues: [workQueue], BatchSize: 20 })]);
-    expect(of('AWS::Logs::LogGroup')).toHaveLength(3);
+    expect(of('AWS::Logs::LogGroup')).toHaveLength(4);
     // Three per function, and one on the parking lot's depth.
     expect(of('AWS::CloudWatch::Alarm')).toHaveLength(7);
   }, STEP_TIMEOUT_MS);

@@ -187,7 +187,7 @@ describe('the packed package in a team directory of its own', () => {
     const template = await readTemplate();
     const resources = Object.values(template.Resources);
     const functions = resources.filter((r) => r.Type === 'AWS::Lambda::Function');
-    expect(functions.map((f) => f.Properties.FunctionName)).toEqual(['TeamOrders-orders-topology', 'TeamOrders-orders-pull', 'TeamOrders-orders-event']);
+    expect(functions.map((f) => f.Properties.FunctionName)).toEqual(['TeamOrders-orders-topology', 'TeamOrders-orders-pull', 'TeamOrders-orders-event', 'TeamOrders-operator']);
     expect(resources.filter((r) => r.Type === 'AWS::Events::Rule').map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
     // The bundle the construct built from the installed package (the asset whose object the function's code names), invoked as Lambda would
     const bundle = await bundleOf(template, 'TeamOrders-orders-pull');
