@@ -3,7 +3,7 @@ import type { ConsoleCommand, ConsoleResult } from '../console/console-command.j
 import type { ConsoleActionResponse, ConsoleReadResponse, DepthsResponse } from '../console/operator-console.js';
 import { MAX_PAGE_BYTES } from '../parked/operator-function.js';
 import { addCounts, type TallyJson } from '../parked/operator-protocol.js';
-import { PageJoiner } from '../parked/output-window.js';
+import { fetchPages } from '../parked/output-window.js';
 import type { WalkCounts } from '../parked/walk.js';
 import { type Invoke, OperatorFunctionError } from './lambda-invoker.js';
 
@@ -30,15 +30,10 @@ function remoteConsoleBroker(invoke: Invoke, options: RemoteConsoleOptions): Con
   const sliceMs = options.sliceMs ?? 20_000;
 
   const read = async (parkingQueue: string, command: ConsoleCommand): Promise<Record<string, unknown>> => {
-    const joiner = new PageJoiner();
-    let readCounts: ConsoleReadResponse['readCounts'] | undefined;
     try {
-      for (let offset: number | undefined = 0; ;) {
-        const answer = (await invoke({ op: 'console', parkingQueue, command, page: { offset, bytes: pageBytes }, readCounts })) as ConsoleReadResponse;
-        readCounts ??= answer.readCounts;
-        offset = joiner.add(answer.page);
-        if (offset === undefined) return JSON.parse(joiner.output().toString('utf8')) as Record<string, unknown>;
-      }
+      const { output } = await fetchPages((offset, first: ConsoleReadResponse | undefined) =>
+        invoke({ op: 'console', parkingQueue, command, page: { offset, bytes: pageBytes }, readCounts: first?.readCounts }) as Promise<ConsoleReadResponse>);
+      return JSON.parse(output.toString('utf8')) as Record<string, unknown>;
     } catch (error) {
       if ((error as Error).name !== 'Error') throw error;
       throw new OperatorFunctionError(`${command.kind} through ${options.name}: ${(error as Error).message}`, { cause: error });

@@ -2,7 +2,7 @@ import type { WalkResult } from '../parked/context.js';
 import type { FailureGroup } from '../parked/groups.js';
 import { type DescribeResponse, type LotTarget, type PurgeSliceResponse, type ReadResponse, type ReplaySliceResponse, replayResultFromJson, tallyToJson, type WalkReport } from '../parked/operator-protocol.js';
 import { MAX_PAGE_BYTES } from '../parked/operator-function.js';
-import { PageJoiner } from '../parked/output-window.js';
+import { fetchPages } from '../parked/output-window.js';
 import { createProgress, type Progress } from '../parked/progress.js';
 import { newTally } from '../parked/replay.js';
 import type { WalkCounts } from '../parked/walk.js';
@@ -46,23 +46,17 @@ async function remoteLot(invoke: Invoke, target: LotTarget, options: RemoteLotOp
 
   /** Every page of a read's output, joined and checked. */
   const read = async (op: 'list' | 'groups' | 'show', request: object): Promise<{ report: WalkReport; output: Buffer; matched: number }> => {
-    const joiner = new PageJoiner();
     const nowMs = Date.now();
-    // A page that does not fit the others is the function's answer to this command: named with it.
-    const checked = <T>(step: () => T): T => {
-      try {
-        return step();
-      } catch (error) {
-        throw new OperatorFunctionError(`${op} through ${options.name}: ${(error as Error).message}`, { cause: error });
-      }
-    };
-    let readCounts: ReadResponse['readCounts'];
-    for (let offset: number | undefined = 0; ;) {
-      const pinned = readCounts === undefined ? request : { ...request, options: { ...(request as { options: object }).options, readCounts } };
-      const answer = (await invoke({ ...target, ...pinned, op, nowMs, page: { offset, bytes: pageBytes } })) as ReadResponse;
-      readCounts = answer.readCounts;
-      offset = checked(() => joiner.add(answer.page));
-      if (offset === undefined) return { report: answer.report, output: checked(() => joiner.output()), matched: answer.matched };
+    try {
+      const { output, last } = await fetchPages((offset, first: ReadResponse | undefined) => {
+        const pinned = first === undefined ? request : { ...request, options: { ...(request as { options: object }).options, readCounts: first.readCounts } };
+        return invoke({ ...target, ...pinned, op, nowMs, page: { offset, bytes: pageBytes } }) as Promise<ReadResponse>;
+      });
+      return { report: last.report, output, matched: last.matched };
+    } catch (error) {
+      // A page that does not fit the others is the function's answer to this command: named with it.
+      if ((error as Error).name !== 'Error') throw error;
+      throw new OperatorFunctionError(`${op} through ${options.name}: ${(error as Error).message}`, { cause: error });
     }
   };
 

@@ -85,5 +85,22 @@ class PageJoiner {
   }
 }
 
-export { OutputWindow, PageJoiner };
+/**
+ * Fetches every page of one output, from offset 0 until it is whole, and joins and checks them
+ * (`PageJoiner`). `fetch` gets the offset to ask for and the first answer (undefined for the first
+ * page), whose read counts later pages pin, so that every page is of one output.
+ * @example const { output, last } = await fetchPages((offset, first) => invoke({ op: 'list', page: { offset, bytes }, readCounts: first?.readCounts }));
+ */
+async function fetchPages<A extends { readonly page: OutputPage }>(fetch: (offset: number, first: A | undefined) => Promise<A>): Promise<{ readonly output: Buffer; readonly first: A; readonly last: A }> {
+  const joiner = new PageJoiner();
+  let first: A | undefined;
+  for (let offset: number | undefined = 0; ;) {
+    const answer: A = await fetch(offset, first);
+    first ??= answer;
+    offset = joiner.add(answer.page);
+    if (offset === undefined) return { output: joiner.output(), first, last: answer };
+  }
+}
+
+export { fetchPages, OutputWindow, PageJoiner };
 export type { OutputPage };
