@@ -1,7 +1,7 @@
 import { type ConsoleBroker, countsOf } from '../console/console-broker.js';
 import type { ConsoleCommand, ConsoleResult } from '../console/console-command.js';
 import type { ConsoleActionResponse, ConsoleReadResponse, DepthsResponse } from '../console/operator-console.js';
-import { MAX_PAGE_BYTES } from '../parked/operator-function.js';
+import { DEFAULT_SLICE_MS, MAX_PAGE_BYTES } from '../parked/operator-function.js';
 import { addCounts, type TallyJson } from '../parked/operator-protocol.js';
 import { fetchPages } from '../parked/output-window.js';
 import type { WalkCounts } from '../parked/walk.js';
@@ -27,7 +27,7 @@ type RemoteConsoleOptions = {
  */
 function remoteConsoleBroker(invoke: Invoke, options: RemoteConsoleOptions): ConsoleBroker {
   const pageBytes = options.pageBytes ?? MAX_PAGE_BYTES;
-  const sliceMs = options.sliceMs ?? 20_000;
+  const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
 
   const read = async (parkingQueue: string, command: ConsoleCommand): Promise<Record<string, unknown>> => {
     try {

@@ -1,7 +1,7 @@
 import type { WalkResult } from '../parked/context.js';
 import type { FailureGroup } from '../parked/groups.js';
 import { type DescribeResponse, type LotTarget, type PurgeSliceResponse, type ReadResponse, type ReplaySliceResponse, replayResultFromJson, tallyToJson, type WalkReport } from '../parked/operator-protocol.js';
-import { MAX_PAGE_BYTES } from '../parked/operator-function.js';
+import { DEFAULT_SLICE_MS, MAX_PAGE_BYTES } from '../parked/operator-function.js';
 import { fetchPages } from '../parked/output-window.js';
 import { createProgress, type Progress } from '../parked/progress.js';
 import { newTally } from '../parked/replay.js';
@@ -40,7 +40,7 @@ function printReport(report: WalkReport): void {
  */
 async function remoteLot(invoke: Invoke, target: LotTarget, options: RemoteLotOptions): Promise<ParkedLot> {
   const pageBytes = options.pageBytes ?? MAX_PAGE_BYTES;
-  const sliceMs = options.sliceMs ?? 20_000;
+  const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
   const described = (await invoke({ ...target, op: 'describe' })) as DescribeResponse;
   const stdout = GuardedOutput.of(process.stdout);
 

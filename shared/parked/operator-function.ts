@@ -44,6 +44,12 @@ const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 /** Stop a walk this long before Lambda's timeout: the message in hand is settled and the answer sent. */
 const STOP_BEFORE_TIMEOUT_MS = 10_000;
 
+/**
+ * How long the CLI asks one slice of a replay or purge to run: short enough that the progress moves
+ * and Ctrl-C is heard within it, long enough that an invocation's start is a small part of it.
+ */
+const DEFAULT_SLICE_MS = 20_000;
+
 /** The longest slice a request may ask for: the rest of the function's time is its margin. */
 const MAX_SLICE_MS = 5 * 60_000;
 
@@ -180,5 +186,5 @@ function sliceClock(sliceMs: number): () => boolean {
   return () => Date.now() >= endsAt;
 }
 
-export { createOperatorFunction, lotOf, MAX_PAGE_BYTES, operatorSession, pageOf, sliceClock };
+export { createOperatorFunction, DEFAULT_SLICE_MS, lotOf, MAX_PAGE_BYTES, operatorSession, pageOf, sliceClock };
 export type { OperatorContext, OperatorFunctionOptions, OperatorQueue };
