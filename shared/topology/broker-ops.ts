@@ -65,7 +65,7 @@ function lendChannels(connection: ChannelModel): ChannelLender {
 }
 
 /** A passive check: the queue's message count (0 for an exchange), or `undefined` when it is missing. Creates nothing. */
-async function inspect(lender: ChannelLender, entity: PlannedEntity): Promise<number | undefined> {
+async function inspect(lender: ChannelLender, entity: { readonly kind: PlannedEntity['kind']; readonly spec: { readonly name: string } }): Promise<number | undefined> {
   let messageCount = 0;
   const failure = await lender.run(async (ch) => {
     if (entity.kind === 'queue') messageCount = (await ch.checkQueue(entity.spec.name)).messageCount;

@@ -11,7 +11,7 @@ import { isNamedError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { formatWarnings } from './advice.js';
 import { applyTopology } from './apply.js';
-import { brokerVersionOf, lendChannels } from './broker-ops.js';
+import { brokerVersionOf, inspect, lendChannels } from './broker-ops.js';
 import type { CustomResourceEvent, CustomResourceOutcome } from './cfn-response.js';
 import type { TopologyMismatchError } from './mismatch.js';
 import { buildTopologyPlan } from './plan.js';
@@ -105,12 +105,8 @@ async function deleteRequest(event: TopologyEvent, ctx: WorkContext): Promise<Cu
     try {
       for (const entity of entities) {
         const { kind, name } = parseEntity(entity);
-        let messageCount: number | undefined;
-        const missing = await lender.run(async (ch) => {
-          if (kind === 'queue') messageCount = (await ch.checkQueue(name)).messageCount;
-          else await ch.checkExchange(name);
-        });
-        if (missing === undefined) kept.push({ entity, messageCount });
+        const count = await inspect(lender, { kind, spec: { name } });
+        if (count !== undefined) kept.push({ entity, messageCount: kind === 'queue' ? count : undefined });
       }
     } finally {
       await lender.close();
