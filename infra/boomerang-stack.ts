@@ -27,21 +27,28 @@ class BoomerangStack extends Stack {
     const { alarmTopicArn, ...settings } = props.config;
     const brokerSecret = new CfnParameter(this, 'BrokerSecretArn', {
       type: 'String',
-      description: 'Complete ARN of the Secrets Manager secret {"username","password"} of the broker user (the event source mappings and the functions read it)',
+      description:
+        'Complete ARN of the Secrets Manager secret {"username","password"} of the broker user (the event source mappings and the functions read it)',
       allowedPattern: '^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$',
     }).valueAsString;
-    Validations.of(this).acknowledge({ id: 'CloudFormation-Validate::W2509', reason: 'BrokerSecretArn holds the ARN of the secret, not a secret: nothing to hide with NoEcho.' });
+    Validations.of(this).acknowledge({
+      id: 'CloudFormation-Validate::W2509',
+      reason: 'BrokerSecretArn holds the ARN of the secret, not a secret: nothing to hide with NoEcho.',
+    });
     // Only an event source mapping needs the broker's ARN, and only the queues say whether one is deployed:
     // the parameter is added once the construct has read them, and a pull-only stack asks for none.
     let brokerArn: CfnParameter | undefined;
-    const existing = settings.createBroker === undefined ? {
-      brokerHost: new CfnParameter(this, 'BrokerHost', {
-        type: 'String',
-        description: "The broker's AMQPS host name, without scheme or port (b-1234....mq.<region>.amazonaws.com)",
-        allowedPattern: '^[A-Za-z0-9.-]+$',
-      }).valueAsString,
-      brokerArn: Lazy.string({ produce: () => brokerArn?.valueAsString }),
-    } : {};
+    const existing =
+      settings.createBroker === undefined
+        ? {
+            brokerHost: new CfnParameter(this, 'BrokerHost', {
+              type: 'String',
+              description: "The broker's AMQPS host name, without scheme or port (b-1234....mq.<region>.amazonaws.com)",
+              allowedPattern: '^[A-Za-z0-9.-]+$',
+            }).valueAsString,
+            brokerArn: Lazy.string({ produce: () => brokerArn?.valueAsString }),
+          }
+        : {};
     this.queues = new BoomerangQueues(this, 'Default', {
       ...settings,
       ...existing,

@@ -40,7 +40,10 @@ async function main(): Promise<number> {
   }
   if (process.argv.length > 2) throw new Error(`unexpected argument ${JSON.stringify(process.argv[2])}\n\n${USAGE}`);
   rmSync(OUT, { recursive: true, force: true });
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
   if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed (exit ${tsc.status ?? tsc.signal})`);
   const ui = join(OUT, 'shared/console/ui');
   mkdirSync(ui, { recursive: true });

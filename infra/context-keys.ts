@@ -51,7 +51,9 @@ function checkContextKeys(context: Readonly<Record<string, unknown>>): void {
   // Also a moved key misspelt: `workqueue` is still someone's workQueue.
   const movedKey = Object.keys(MOVED_KEYS).find((key) => key.toLowerCase() === unknown.toLowerCase());
   if (movedKey !== undefined) {
-    throw new ConfigError(`The context key ${JSON.stringify(unknown)} is gone: the stack deploys every queue declared in functions/, and each queue sets this as ${MOVED_KEYS[movedKey]} in its functions/<name>.ts. Remove -c ${unknown}`);
+    throw new ConfigError(
+      `The context key ${JSON.stringify(unknown)} is gone: the stack deploys every queue declared in functions/, and each queue sets this as ${MOVED_KEYS[movedKey]} in its functions/<name>.ts. Remove -c ${unknown}`,
+    );
   }
   const near = CONTEXT_KEYS.find((key) => key.toLowerCase() === unknown.toLowerCase());
   const hint = near === undefined ? '' : ` (did you mean ${near}? keys are case-sensitive)`;

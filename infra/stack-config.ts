@@ -25,7 +25,14 @@ const CONTEXT_DEFAULTS = {
 } as const;
 
 /** The construct's settings as the context names them, for the errors. */
-const CONTEXT_LABELS = { ...PROP_LABELS, instanceType: 'brokerInstanceType', engineVersion: 'brokerEngineVersion', subnetIds: 'subnetIds', securityGroupIds: 'securityGroupIds', logRetention: 'logRetentionDays' };
+const CONTEXT_LABELS = {
+  ...PROP_LABELS,
+  instanceType: 'brokerInstanceType',
+  engineVersion: 'brokerEngineVersion',
+  subnetIds: 'subnetIds',
+  securityGroupIds: 'securityGroupIds',
+  logRetention: 'logRetentionDays',
+};
 
 /**
  * Reads and checks the whole context (`app.node.getAllContext()`); throws `ConfigError` naming the
@@ -45,7 +52,9 @@ function stackConfigFromContext(context: Readonly<Record<string, unknown>>): Sta
   const config: StackConfig = {
     logRetention: envInt(env, 'logRetentionDays', CONTEXT_DEFAULTS.logRetentionDays, 1, 3653) as RetentionDays,
     alarmTopicArn: envString(env, 'alarmTopicArn'),
-    createBroker: createBroker ? { instanceType: envString(env, 'brokerInstanceType'), engineVersion: envString(env, 'brokerEngineVersion') as EngineVersion | undefined } : undefined,
+    createBroker: createBroker
+      ? { instanceType: envString(env, 'brokerInstanceType'), engineVersion: envString(env, 'brokerEngineVersion') as EngineVersion | undefined }
+      : undefined,
     network: subnetIds.length === 0 && securityGroupIds.length === 0 ? undefined : { subnetIds, securityGroupIds },
     functionEnvironment: functionEnvironmentOf(env),
   };
@@ -70,7 +79,10 @@ function functionEnvironmentOf(env: Env): Record<string, string> {
 }
 
 function list(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function textOf(value: unknown): string | undefined {

@@ -162,7 +162,10 @@ class ParkingLotBusyError extends ParkedCommandError {
     options?: ErrorOptions,
   ) {
     const who = consumers === undefined ? 'the broker refused an exclusive read (ACCESS_REFUSED)' : `${queue} has ${consumers} consumer(s)`;
-    super(`${who}: another parked command (or a stray consumer) is reading ${queue}. Wait for it to finish, or find it in the management UI (Queues > ${queue} > Consumers).`, options);
+    super(
+      `${who}: another parked command (or a stray consumer) is reading ${queue}. Wait for it to finish, or find it in the management UI (Queues > ${queue} > Consumers).`,
+      options,
+    );
     this.name = 'ParkingLotBusyError';
   }
 }
@@ -177,7 +180,10 @@ class IdempotencyInProgressError extends BoomerangError {
   public readonly key: string;
 
   public constructor(key: string, options?: ErrorOptions) {
-    super(`Another run is handling the message with idempotency key ${JSON.stringify(key)}; it comes back later and runs if that run fails or never finishes.`, { ...options, retryable: true });
+    super(
+      `Another run is handling the message with idempotency key ${JSON.stringify(key)}; it comes back later and runs if that run fails or never finishes.`,
+      { ...options, retryable: true },
+    );
     this.name = 'IdempotencyInProgressError';
     this.key = key;
   }
@@ -192,7 +198,10 @@ class IdempotencyStoreError extends BoomerangError {
   public readonly store: string;
 
   public constructor(store: string, cause: unknown) {
-    super(`The idempotency store ${store} failed (${describeCause(cause)}); the handler was not called and the message is retried later. Check that the store is reachable from the function and that its table or server exists.`, { cause, retryable: true });
+    super(
+      `The idempotency store ${store} failed (${describeCause(cause)}); the handler was not called and the message is retried later. Check that the store is reachable from the function and that its table or server exists.`,
+      { cause, retryable: true },
+    );
     this.name = 'IdempotencyStoreError';
     this.store = store;
   }

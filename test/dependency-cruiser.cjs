@@ -36,7 +36,12 @@ module.exports = {
       from: { path: GROUND },
       to: {
         path: '^shared/',
-        pathNot: [GROUND, '^shared/idempotency/(in-code|options)[.]ts$', '^shared/topology/(types|queue-budget|exact-names)[.]ts$', '^shared/observability/redact[.]ts$'],
+        pathNot: [
+          GROUND,
+          '^shared/idempotency/(in-code|options)[.]ts$',
+          '^shared/topology/(types|queue-budget|exact-names)[.]ts$',
+          '^shared/observability/redact[.]ts$',
+        ],
       },
     },
     {
@@ -62,7 +67,8 @@ module.exports = {
     },
     {
       name: 'modes-side-by-side',
-      comment: 'A mode imports no other mode, nothing from the assembly or the tools. The one exception: the pull function loads native/native-pull.ts for a native queue (below).',
+      comment:
+        'A mode imports no other mode, nothing from the assembly or the tools. The one exception: the pull function loads native/native-pull.ts for a native queue (below).',
       severity: 'error',
       from: { path: '^shared/(pull|event|native)/', pathNot: '^shared/pull/pull-function[.]ts$' },
       to: { path: '^shared/', pathNot: [GROUND, SERVICES, '^shared/(core|copy)/', '^shared/$1/'] },
@@ -98,7 +104,7 @@ module.exports = {
     {
       name: 'cdk-deploys-the-assembly',
       comment:
-        'cdk/ (the construct a team\'s CDK app loads) reads the assembly (queues/) and what lies below it; it runs no tool ' +
+        "cdk/ (the construct a team's CDK app loads) reads the assembly (queues/) and what lies below it; it runs no tool " +
         '(parked/, console/, demo/, cli/) and no mode: the functions it deploys are bundles, not imports.',
       severity: 'error',
       from: { path: '^shared/cdk/' },

@@ -27,8 +27,12 @@ function parseBrokerSecret(secretString: string, secretId: string): BrokerSecret
   }
   const { url, username, password } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   if (typeof url === 'string') {
-    const urls = url.split(',').map((u) => u.trim()).filter((u) => u !== '');
-    if (urls.length === 0 || !urls.every((u) => AMQP_URL.test(u))) throw new ConfigError(`Secret ${secretId}: "url" must hold amqp:// or amqps:// URLs separated by commas`);
+    const urls = url
+      .split(',')
+      .map((u) => u.trim())
+      .filter((u) => u !== '');
+    if (urls.length === 0 || !urls.every((u) => AMQP_URL.test(u)))
+      throw new ConfigError(`Secret ${secretId}: "url" must hold amqp:// or amqps:// URLs separated by commas`);
     return { kind: 'url', urls };
   }
   if (typeof username === 'string' && username !== '' && typeof password === 'string') return { kind: 'credentials', username, password };

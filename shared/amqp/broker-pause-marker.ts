@@ -29,23 +29,25 @@ function brokerPauseMarker(connection: ChannelModel, workQueue: string): PauseMa
   const queue = pauseMarkerQueue(workQueue);
   return {
     queue,
-    read: () => onChannel(connection.createChannel(), async (channel) => {
-      // A marker another invocation is reading right now is unacked, so not counted; its reader is.
-      const { messageCount, consumerCount } = await channel.assertQueue(queue, { durable: true, arguments: pauseMarkerArguments() });
-      if (messageCount === 0 && consumerCount === 0) return undefined;
-      const consumer = await ShortLivedConsumer.start(channel, queue, 1);
-      const message = await consumer.take(READ_WAIT_MS);
-      // The close cancels the consumer and gives the marker back (for the next reader) before the read ends.
-      await channel.close().catch(() => undefined);
-      return message === undefined ? undefined : pausedUntilOf(message.content, Date.now());
-    }),
-    write: (mark: PauseMark) => onChannel(connection.createConfirmChannel(), async (channel) => {
-      const message = pauseMarkerMessage(mark, Date.now());
-      if (message === undefined) return;
-      await channel.assertQueue(queue, { durable: true, arguments: pauseMarkerArguments() });
-      channel.sendToQueue(queue, message.content, { persistent: true, expiration: String(message.ttlMs), contentType: 'application/json', appId: mark.by });
-      await channel.waitForConfirms();
-    }),
+    read: () =>
+      onChannel(connection.createChannel(), async (channel) => {
+        // A marker another invocation is reading right now is unacked, so not counted; its reader is.
+        const { messageCount, consumerCount } = await channel.assertQueue(queue, { durable: true, arguments: pauseMarkerArguments() });
+        if (messageCount === 0 && consumerCount === 0) return undefined;
+        const consumer = await ShortLivedConsumer.start(channel, queue, 1);
+        const message = await consumer.take(READ_WAIT_MS);
+        // The close cancels the consumer and gives the marker back (for the next reader) before the read ends.
+        await channel.close().catch(() => undefined);
+        return message === undefined ? undefined : pausedUntilOf(message.content, Date.now());
+      }),
+    write: (mark: PauseMark) =>
+      onChannel(connection.createConfirmChannel(), async (channel) => {
+        const message = pauseMarkerMessage(mark, Date.now());
+        if (message === undefined) return;
+        await channel.assertQueue(queue, { durable: true, arguments: pauseMarkerArguments() });
+        channel.sendToQueue(queue, message.content, { persistent: true, expiration: String(message.ttlMs), contentType: 'application/json', appId: mark.by });
+        await channel.waitForConfirms();
+      }),
   };
 }
 

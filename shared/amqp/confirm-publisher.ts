@@ -63,12 +63,16 @@ class ConfirmPublisher implements Publisher {
         this.channel.publish(exchange, routingKey, content, Object.assign({}, options, { headers, mandatory: true }), (err: unknown) => {
           const entry = this.pending.get(copyNo);
           if (err) this.settle(copyNo, new PublishError(`the broker nacked the publish to ${describe(exchange, routingKey)}`, 'nacked'));
-          else if (entry?.returned) this.settle(copyNo, new PublishError(`unroutable: nothing is bound for ${describe(exchange, routingKey)} (was a queue deleted?)`, 'returned'));
+          else if (entry?.returned)
+            this.settle(copyNo, new PublishError(`unroutable: nothing is bound for ${describe(exchange, routingKey)} (was a queue deleted?)`, 'returned'));
           else this.settle(copyNo);
         });
       } catch (error) {
         // amqplib throws synchronously when the channel is closed or the headers do not fit a frame.
-        this.settle(copyNo, new PublishError(`could not publish to ${describe(exchange, routingKey)}: ${(error as Error).message}`, 'rejected-locally', { cause: error }));
+        this.settle(
+          copyNo,
+          new PublishError(`could not publish to ${describe(exchange, routingKey)}: ${(error as Error).message}`, 'rejected-locally', { cause: error }),
+        );
       }
     });
   }

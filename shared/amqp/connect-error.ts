@@ -20,7 +20,12 @@ function everyFinal(urls: readonly string[], failures: ReadonlyMap<string, Conne
  * @example connectError(['amqp://u:p@h:5672'], 5000, new Map([[url, loginRefused]]), cause)
  * // BrokerConnectionError('Cannot connect to amqp://u:***@h:5672: the broker refused the login of user "u": ...')
  */
-function connectError(urls: readonly string[], connectTimeoutMs: number, failures: ReadonlyMap<string, ConnectFailure>, lastError: unknown): BrokerConnectionError {
+function connectError(
+  urls: readonly string[],
+  connectTimeoutMs: number,
+  failures: ReadonlyMap<string, ConnectFailure>,
+  lastError: unknown,
+): BrokerConnectionError {
   const tried = urls.filter((u) => failures.has(u));
   if (tried.length === 0) {
     const timeout = `no broker answered within ${connectTimeoutMs} ms (CONNECT_TIMEOUT_MS): is RabbitMQ running and reachable?`;

@@ -27,7 +27,7 @@ const UNTRUSTED = new Set([
   'CERT_SIGNATURE_FAILURE',
 ]);
 const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'EPROTO']);
-const TRUST_HINT = 'if a private CA signed it, give that CA\'s PEM file in NODE_EXTRA_CA_CERTS (certificate verification is always on)';
+const TRUST_HINT = "if a private CA signed it, give that CA's PEM file in NODE_EXTRA_CA_CERTS (certificate verification is always on)";
 
 /**
  * Explains why connecting to `url` failed.
@@ -41,16 +41,31 @@ function explainConnectFailure(error: unknown, url: string): ConnectFailure {
   const { host, port, tls, user } = endpointOf(url);
   const where = `${host}:${port}`;
   if (code === 'ECONNREFUSED') {
-    return { reason: 'refused', final: false, explanation: `nothing listens on ${where} (ECONNREFUSED): is RabbitMQ running there? If so, check the port (AMQP_URL or AMQP_PORT; Amazon MQ listens on 5671, with amqps://)` };
+    return {
+      reason: 'refused',
+      final: false,
+      explanation: `nothing listens on ${where} (ECONNREFUSED): is RabbitMQ running there? If so, check the port (AMQP_URL or AMQP_PORT; Amazon MQ listens on 5671, with amqps://)`,
+    };
   }
-  if (code === 'ENOTFOUND') return { reason: 'unresolved', final: true, explanation: `the host name ${host} does not resolve (ENOTFOUND): check the host (AMQP_URL or AMQP_HOST)` };
+  if (code === 'ENOTFOUND')
+    return { reason: 'unresolved', final: true, explanation: `the host name ${host} does not resolve (ENOTFOUND): check the host (AMQP_URL or AMQP_HOST)` };
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     const names = typeof err.cert?.subjectaltname === 'string' ? err.cert.subjectaltname : 'no subject alternative names';
-    return { reason: 'tls-hostname', final: true, explanation: `the broker's TLS certificate does not match the host: connecting to ${host}, but the certificate is for ${names}; connect with a host name the certificate names` };
+    return {
+      reason: 'tls-hostname',
+      final: true,
+      explanation: `the broker's TLS certificate does not match the host: connecting to ${host}, but the certificate is for ${names}; connect with a host name the certificate names`,
+    };
   }
   if (UNTRUSTED.has(code)) return { reason: 'tls-untrusted', final: true, explanation: `the broker's TLS certificate is not trusted (${code}): ${TRUST_HINT}` };
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return { reason: 'tls-untrusted', final: true, explanation: `the broker's TLS certificate is not valid now (${code})` };
-  if (tls && NOT_TLS.has(code)) return { reason: 'tls', final: true, explanation: `${where} does not speak TLS (${code}): use amqp:// for a plain port, or the broker's TLS port (5671 on Amazon MQ)` };
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID')
+    return { reason: 'tls-untrusted', final: true, explanation: `the broker's TLS certificate is not valid now (${code})` };
+  if (tls && NOT_TLS.has(code))
+    return {
+      reason: 'tls',
+      final: true,
+      explanation: `${where} does not speak TLS (${code}): use amqp:// for a plain port, or the broker's TLS port (5671 on Amazon MQ)`,
+    };
   const text = amqplibTextFailure(message);
   if (text === 'login-refused') {
     return { reason: 'login-refused', final: true, explanation: `the broker refused the login of user "${user}": check the user name and password` };
@@ -66,9 +81,14 @@ function explainConnectFailure(error: unknown, url: string): ConnectFailure {
   }
   if (text === 'not-amqp') return { reason: 'not-amqp', final: true, explanation: notAmqpExplanation(where, message) };
   if (!tls && (code === 'ECONNRESET' || text === 'closed-in-handshake')) {
-    return { reason: 'unreachable', final: false, explanation: `${where} closed the connection during the AMQP handshake (${code || message}): if it is a TLS port, use amqps://` };
+    return {
+      reason: 'unreachable',
+      final: false,
+      explanation: `${where} closed the connection during the AMQP handshake (${code || message}): if it is a TLS port, use amqps://`,
+    };
   }
-  if (code === 'ETIMEDOUT' || text === 'connect-timeout') return { reason: 'timeout', final: false, explanation: `${where} did not answer in time (ETIMEDOUT)` };
+  if (code === 'ETIMEDOUT' || text === 'connect-timeout')
+    return { reason: 'timeout', final: false, explanation: `${where} did not answer in time (ETIMEDOUT)` };
   return { reason: 'unreachable', final: false, explanation: `${where}: ${message}` };
 }
 

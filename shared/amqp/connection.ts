@@ -84,7 +84,10 @@ function opened(connection: ChannelModel, url: string): BrokerConnection {
     // amqplib emits 'error' before 'close' for a connection the broker closed; without a listener it would throw.
     connection.on('error', () => undefined);
     connection.once('close', (err?: Error) => {
-      if (!closing) resolve(new BrokerConnectionError(`Lost the connection to the broker: ${redactText(err?.message ?? 'closed')}`, { cause: err, reason: 'connection-lost' }));
+      if (!closing)
+        resolve(
+          new BrokerConnectionError(`Lost the connection to the broker: ${redactText(err?.message ?? 'closed')}`, { cause: err, reason: 'connection-lost' }),
+        );
     });
   });
   return {

@@ -32,7 +32,13 @@ class LonePublisher {
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new PublishError(`no confirm within ${this.timeoutMs} ms (PUBLISH_TIMEOUT_MS)`, 'timeout')), this.timeoutMs);
-        const onClose = (): void => reject(new PublishError(`the channel closed before the broker confirmed${this.closedReason === undefined ? '' : ` (${this.closedReason})`}`, 'channel-closed'));
+        const onClose = (): void =>
+          reject(
+            new PublishError(
+              `the channel closed before the broker confirmed${this.closedReason === undefined ? '' : ` (${this.closedReason})`}`,
+              'channel-closed',
+            ),
+          );
         this.channel.once('close', onClose);
         const done = (error?: PublishError): void => {
           clearTimeout(timer);

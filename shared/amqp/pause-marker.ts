@@ -69,7 +69,13 @@ type PauseMarkerMessage = { readonly content: Buffer; readonly ttlMs: number };
 function pauseMarkerMessage(mark: PauseMark, nowMs: number): PauseMarkerMessage | undefined {
   const ttlMs = Math.ceil(mark.untilMs - nowMs);
   if (!(ttlMs > 0)) return undefined;
-  const body = { pausedUntil: new Date(mark.untilMs).toISOString(), untilMs: mark.untilMs, reason: mark.reason, by: mark.by, at: new Date(nowMs).toISOString() };
+  const body = {
+    pausedUntil: new Date(mark.untilMs).toISOString(),
+    untilMs: mark.untilMs,
+    reason: mark.reason,
+    by: mark.by,
+    at: new Date(nowMs).toISOString(),
+  };
   return { content: Buffer.from(JSON.stringify(body)), ttlMs };
 }
 

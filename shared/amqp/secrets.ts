@@ -20,7 +20,13 @@ type SecretStoreOptions = {
 };
 
 /** Trying again does not help with these: the secret is missing, forbidden, or the request is wrong. */
-const PERMANENT_CODES = new Set(['ResourceNotFoundException', 'AccessDeniedException', 'InvalidParameterException', 'InvalidRequestException', 'DecryptionFailure']);
+const PERMANENT_CODES = new Set([
+  'ResourceNotFoundException',
+  'AccessDeniedException',
+  'InvalidParameterException',
+  'InvalidRequestException',
+  'DecryptionFailure',
+]);
 
 /**
  * The secret store of the functions: Powertools' SecretsProvider, loaded at the first read (a process
@@ -33,7 +39,8 @@ const PERMANENT_CODES = new Set(['ResourceNotFoundException', 'AccessDeniedExcep
  */
 function powertoolsSecretStore(options: SecretStoreOptions = {}): SecretStore {
   const maxAgeSeconds = options.maxAgeSeconds ?? 300;
-  if (!Number.isFinite(maxAgeSeconds) || maxAgeSeconds < 0) throw new ConfigError(`Expected \`maxAgeSeconds\` to be a non-negative number, got ${maxAgeSeconds}`);
+  if (!Number.isFinite(maxAgeSeconds) || maxAgeSeconds < 0)
+    throw new ConfigError(`Expected \`maxAgeSeconds\` to be a non-negative number, got ${maxAgeSeconds}`);
   let reader: Promise<SecretsReader> | undefined;
   const inFlight = new Map<string, Promise<string>>();
   const read = async (secretId: string, refresh: boolean): Promise<string> => {
@@ -45,7 +52,10 @@ function powertoolsSecretStore(options: SecretStoreOptions = {}): SecretStore {
       // Powertools wraps the SDK's error (GetParameterError); its cause carries the service's code.
       const sdkError = ((error as { cause?: unknown }).cause ?? error) as { name?: string; message?: string };
       const code = sdkError.name ?? 'Error';
-      throw new SecretFetchError(`Cannot read secret ${secretId} from Secrets Manager: ${code}: ${sdkError.message ?? String(error)}`, code, { cause: error, retryable: !PERMANENT_CODES.has(code) });
+      throw new SecretFetchError(`Cannot read secret ${secretId} from Secrets Manager: ${code}: ${sdkError.message ?? String(error)}`, code, {
+        cause: error,
+        retryable: !PERMANENT_CODES.has(code),
+      });
     }
     if (typeof value !== 'string') throw new SecretFetchError(`Secret ${secretId} holds no SecretString (binary secrets are not supported)`, 'NoSecretString');
     return value;

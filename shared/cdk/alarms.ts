@@ -42,9 +42,24 @@ function functionAlarms(scope: Construct, watched: WatchedFunction): Alarm[] {
     metricValue: '1',
   });
   return [
-    alarm(scope, `${id}ParkedAlarm`, `${name} parked messages: they wait in the parking lot for a human (boomerang parked).`, new Metric({ namespace: METRICS_NAMESPACE, metricName: 'parked', dimensionsMap: { service: name }, statistic: 'Sum', period: Duration.minutes(5) })),
-    alarm(scope, `${id}FailingAlarm`, `${name} failed (threw or timed out): ${watched.whenItFails} See its logs.`, fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' })),
-    alarm(scope, `${id}TimeoutAlarm`, `${name} timed out: Lambda ended an invocation mid-work. ${watched.whenItFails} Raise its timeout, or look for what hung in its logs.`, timeouts.metric({ statistic: 'Sum', period: Duration.minutes(5) })),
+    alarm(
+      scope,
+      `${id}ParkedAlarm`,
+      `${name} parked messages: they wait in the parking lot for a human (boomerang parked).`,
+      new Metric({ namespace: METRICS_NAMESPACE, metricName: 'parked', dimensionsMap: { service: name }, statistic: 'Sum', period: Duration.minutes(5) }),
+    ),
+    alarm(
+      scope,
+      `${id}FailingAlarm`,
+      `${name} failed (threw or timed out): ${watched.whenItFails} See its logs.`,
+      fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+    ),
+    alarm(
+      scope,
+      `${id}TimeoutAlarm`,
+      `${name} timed out: Lambda ended an invocation mid-work. ${watched.whenItFails} Raise its timeout, or look for what hung in its logs.`,
+      timeouts.metric({ statistic: 'Sum', period: Duration.minutes(5) }),
+    ),
   ];
 }
 

@@ -87,10 +87,17 @@ const NAME_PREFIX = /^[A-Za-z0-9_-]+$/;
 function checkSettings(settings: Settings, labels: SettingLabels = PROP_LABELS): ResolvedSettings {
   const logRetention = settings.logRetention ?? DEFAULT_LOG_RETENTION;
   if (!(Object.values(RetentionDays) as unknown[]).includes(logRetention)) {
-    throw new ConfigError(`${labels.logRetention} must be one of CloudWatch's retention periods (1, 3, 5, 7, 14, 30, 60, 90, ...); got ${JSON.stringify(logRetention)}`);
+    throw new ConfigError(
+      `${labels.logRetention} must be one of CloudWatch's retention periods (1, 3, 5, 7, 14, 30, 60, 90, ...); got ${JSON.stringify(logRetention)}`,
+    );
   }
   const environment = settings.functionEnvironment ?? {};
-  if (typeof environment !== 'object' || environment === null || Array.isArray(environment) || !Object.values(environment).every((v) => typeof v === 'string')) {
+  if (
+    typeof environment !== 'object' ||
+    environment === null ||
+    Array.isArray(environment) ||
+    !Object.values(environment).every((v) => typeof v === 'string')
+  ) {
     throw new ConfigError('functionEnvironment must be an object of strings, e.g. {"MAX_RETRIES":"8"}');
   }
   return {
@@ -113,20 +120,27 @@ function checkText(name: string, value: string | undefined, pattern: RegExp, wha
  * they are. Throws `ConfigError` naming the prop.
  */
 function checkProps(props: BoomerangQueuesProps): ResolvedSettings & { readonly secretArn: string } {
-  if (props.functionsDir !== undefined && props.files !== undefined) throw new ConfigError('functionsDir and files are two ways to name the queue files: give one of them');
+  if (props.functionsDir !== undefined && props.files !== undefined)
+    throw new ConfigError('functionsDir and files are two ways to name the queue files: give one of them');
   if (props.files !== undefined && (!Array.isArray(props.files) || props.files.length === 0 || !props.files.every((f) => typeof f === 'string'))) {
     throw new ConfigError('files must be a non-empty list of queue files (paths, each exporting `queue` made by defineQueue)');
   }
   const secret = props.brokerSecret;
-  if (secret === undefined || secret === null) throw new ConfigError('brokerSecret is required: the complete ARN (or an ISecret) of the Secrets Manager secret of the broker user');
+  if (secret === undefined || secret === null)
+    throw new ConfigError('brokerSecret is required: the complete ARN (or an ISecret) of the Secrets Manager secret of the broker user');
   const secretArn = typeof secret === 'string' ? secret : secret.secretFullArn;
   if (secretArn === undefined) {
-    throw new ConfigError('brokerSecret must know its complete ARN (the event source mappings and the grants need it): import it with Secret.fromSecretCompleteArn, not by name or partial ARN');
+    throw new ConfigError(
+      'brokerSecret must know its complete ARN (the event source mappings and the grants need it): import it with Secret.fromSecretCompleteArn, not by name or partial ARN',
+    );
   }
   checkText('brokerSecret', secretArn, COMPLETE_SECRET_ARN, "the secret's complete ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>-AbCdEf)");
   if (props.createBroker !== undefined) {
     const given = (['brokerHost', 'brokerArn'] as const).find((key) => props[key] !== undefined);
-    if (given !== undefined) throw new ConfigError(`${given} is set, but createBroker makes the broker, which gives its own: remove ${given}, or createBroker to use an existing broker`);
+    if (given !== undefined)
+      throw new ConfigError(
+        `${given} is set, but createBroker makes the broker, which gives its own: remove ${given}, or createBroker to use an existing broker`,
+      );
   } else if (typeof props.brokerHost !== 'string' || props.brokerHost === '') {
     throw new ConfigError("brokerHost is required (the broker's AMQPS host name), unless createBroker makes one");
   }

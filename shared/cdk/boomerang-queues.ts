@@ -59,13 +59,15 @@ class BoomerangQueues extends Construct {
   public constructor(scope: Construct, id: string, props: BoomerangQueuesProps) {
     super(scope, id);
     const settings = checkProps(props);
-    const source = props.files === undefined ? { functionsDir: functionsDir({ dir: props.functionsDir }) } : { files: props.files.map((file) => resolve(file)) };
+    const source =
+      props.files === undefined ? { functionsDir: functionsDir({ dir: props.functionsDir }) } : { files: props.files.map((file) => resolve(file)) };
     this.queues = readQueueDefinitions({ ...source, functionEnvironment: settings.functionEnvironment });
     const prefix = props.functionNamePrefix ?? Stack.of(this).stackName;
     const secret = typeof props.brokerSecret === 'string' ? Secret.fromSecretCompleteArn(this, 'BrokerSecret', props.brokerSecret) : props.brokerSecret;
-    this.broker = settings.broker === undefined
-      ? { arn: props.brokerArn, host: props.brokerHost as string }
-      : createBroker(this, { secret, options: settings.broker, network: settings.network, prefix });
+    this.broker =
+      settings.broker === undefined
+        ? { arn: props.brokerArn, host: props.brokerHost as string }
+        : createBroker(this, { secret, options: settings.broker, network: settings.network, prefix });
     const bundles: Bundle[] = [];
     const shared: Shared = {
       prefix,
@@ -89,14 +91,27 @@ class BoomerangQueues extends Construct {
         const watched = mode === 'pull' ? pullFunction(this, queue, shared, table, topology) : eventFunction(this, queue, shared, table, topology);
         notify(functionAlarms(this, watched));
         functions.set(bundleName(queue.name, mode), watched.fn);
-        new CfnOutput(this, `${watched.id}FunctionName`, { value: watched.fn.functionName, description: `The ${mode} function of ${queue.name} (${queue.file})` });
+        new CfnOutput(this, `${watched.id}FunctionName`, {
+          value: watched.fn.functionName,
+          description: `The ${mode} function of ${queue.name} (${queue.file})`,
+        });
       }
-      notify([parkedDepthAlarm(this, constructId(queue.name), queue, queue.deploy.modes.map((mode) => functionName(prefix, queue, mode)))]);
+      notify([
+        parkedDepthAlarm(
+          this,
+          constructId(queue.name),
+          queue,
+          queue.deploy.modes.map((mode) => functionName(prefix, queue, mode)),
+        ),
+      ]);
       const retention = queueRetention(this, queue, shared);
       if (retention) {
         notify(retention.alarms);
         functions.set(bundleName(queue.name, 'retention'), retention.fn);
-        new CfnOutput(this, `${retention.id}FunctionName`, { value: retention.fn.functionName, description: `The retention function of ${queue.name} (${queue.file})` });
+        new CfnOutput(this, `${retention.id}FunctionName`, {
+          value: retention.fn.functionName,
+          description: `The retention function of ${queue.name} (${queue.file})`,
+        });
       }
       for (const { mode, message } of timeoutWarnings(queue)) {
         const fn = functions.get(bundleName(queue.name, mode));

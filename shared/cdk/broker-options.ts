@@ -45,7 +45,8 @@ function resolveBrokerOptions(options: CreateBrokerOptions, labels: BrokerLabels
   const engineVersion = envChoice({ [labels.engineVersion]: options.engineVersion }, labels.engineVersion, ENGINE_VERSIONS, BROKER_DEFAULTS.engineVersion);
   const instanceType = options.instanceType ?? BROKER_DEFAULTS.instanceType;
   const family = /^mq\.[a-z0-9]+(?=\.[a-z0-9]+$)/.exec(instanceType)?.[0];
-  if (family === undefined) throw new ConfigError(`${labels.instanceType} must be an Amazon MQ host instance type such as mq.m7g.medium; got ${JSON.stringify(instanceType)}`);
+  if (family === undefined)
+    throw new ConfigError(`${labels.instanceType} must be an Amazon MQ host instance type such as mq.m7g.medium; got ${JSON.stringify(instanceType)}`);
   const families = INSTANCE_FAMILIES[engineVersion];
   if (!families.includes(family)) {
     const given = options.instanceType === undefined ? ` (the default ${labels.instanceType})` : '';

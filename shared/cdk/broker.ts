@@ -21,7 +21,12 @@ type BrokerEndpoint = {
  */
 function createBroker(
   scope: Construct,
-  { secret, options, network, prefix }: { readonly secret: ISecret; readonly options: BrokerOptions; readonly network: Network | undefined; readonly prefix: string },
+  {
+    secret,
+    options,
+    network,
+    prefix,
+  }: { readonly secret: ISecret; readonly options: BrokerOptions; readonly network: Network | undefined; readonly prefix: string },
 ): BrokerEndpoint {
   const broker = new CfnBroker(scope, 'Broker', {
     brokerName: `${prefix}-broker`,

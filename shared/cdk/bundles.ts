@@ -57,10 +57,14 @@ function functionEntries(queues: readonly BundledQueue[]): BundleEntry[] {
       name: bundleName(queue.name, mode),
       contents: `export { ${mode} as handler } from ${JSON.stringify(queue.file)};\n`,
     })),
-    ...(queue.deploy.retention === undefined ? [] : [{
-      name: bundleName(queue.name, 'retention'),
-      contents: `import { queue } from ${JSON.stringify(queue.file)};\nimport { createRetentionFunction } from ${JSON.stringify(RETENTION_FUNCTION)};\nexport const handler = createRetentionFunction(queue);\n`,
-    }]),
+    ...(queue.deploy.retention === undefined
+      ? []
+      : [
+          {
+            name: bundleName(queue.name, 'retention'),
+            contents: `import { queue } from ${JSON.stringify(queue.file)};\nimport { createRetentionFunction } from ${JSON.stringify(RETENTION_FUNCTION)};\nexport const handler = createRetentionFunction(queue);\n`,
+          },
+        ]),
   ]);
 }
 

@@ -47,7 +47,9 @@ function readQueueDefinitions(request: DefinitionsRequest): DeployedQueue[] {
   for (const printed of [child.stdout, child.stderr]) if (printed && printed.length > 0) process.stderr.write(printed);
   const text = child.output?.[ANSWER_FD]?.toString('utf8') ?? '';
   if (child.error !== undefined || text === '') {
-    throw new Error(`Reading the queue definitions failed (${child.error?.message ?? `the child process ended with ${child.status ?? child.signal} and no answer`}): ${CHILD}`);
+    throw new Error(
+      `Reading the queue definitions failed (${child.error?.message ?? `the child process ended with ${child.status ?? child.signal} and no answer`}): ${CHILD}`,
+    );
   }
   const answer = JSON.parse(text) as DefinitionsAnswer;
   if ('queues' in answer) return [...answer.queues];

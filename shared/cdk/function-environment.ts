@@ -31,14 +31,16 @@ const STACK_VARIABLES: Readonly<Record<string, string>> = {
   WORK_QUEUE: 'each queue names its work queue in its functions/<name>.ts (workQueue in defineQueue), which also names the queue of its event source mapping',
   PARKING_QUEUE: 'each queue names its parking lot in its functions/<name>.ts (parkingQueue in defineQueue; default <workQueue>.parked)',
   AMQP_VHOST: "the stack sets it from the queue's deploy.virtualHost in its functions/<name>.ts, which is also the VIRTUAL_HOST of its event source mapping",
-  AMQP_SECRET_ID: 'the stack sets it to the broker secret (brokerSecret; the BrokerSecretArn parameter of the example app), the one secret the functions may read',
+  AMQP_SECRET_ID:
+    'the stack sets it to the broker secret (brokerSecret; the BrokerSecretArn parameter of the example app), the one secret the functions may read',
   AMQP_HOST: 'the stack sets it to the broker host (brokerHost; the BrokerHost parameter of the example app), or the host of the broker it creates',
   AMQP_TLS: 'the stack sets it to true: Amazon MQ takes AMQP over TLS only (port 5671)',
   AMQP_URL: 'the deployed functions connect with the broker secret to AMQP_HOST and never read AMQP_URL',
   FUNCTION_NAME: 'the stack sets it to the function name, which the alarms watch',
   POWERTOOLS_SERVICE_NAME: 'the stack sets it to the function name: it is the `service` dimension the alarms watch',
   POWERTOOLS_METRICS_NAMESPACE: `the stack sets it to ${METRICS_NAMESPACE}, the namespace the alarms watch`,
-  RATE_LIMIT_SHARES: "the stack sets it for a queue with a rate limit, from its functions/<name>.ts: the pull function's reserved concurrency (deploy.pull.reservedConcurrency), plus 1 when it deploys its event function",
+  RATE_LIMIT_SHARES:
+    "the stack sets it for a queue with a rate limit, from its functions/<name>.ts: the pull function's reserved concurrency (deploy.pull.reservedConcurrency), plus 1 when it deploys its event function",
 };
 
 /** The one NODE_OPTIONS a function may get: file-and-line stack traces (docs/deploy.md, "The bundles"). */
@@ -82,8 +84,8 @@ function refuseUnsafe(extra: Readonly<Record<string, string>>): void {
   if (rateStore !== undefined && redisUrlHasPassword(rateStore)) {
     throw new ConfigError(
       `functionEnvironment must not hold a password in RATE_LIMIT_STORE (${describeUrl(rateStore)}): it would be readable in the template and the function configuration. ` +
-        'A rate limit whose Redis asks for a password takes it from the idempotency store\'s secret: make that Redis the queue\'s IDEMPOTENCY_STORE, ' +
-        'with its password secret named by IDEMPOTENCY_STORE_SECRET_ID, and remove RATE_LIMIT_STORE (the idempotency store then keeps the limit\'s bucket too).',
+        "A rate limit whose Redis asks for a password takes it from the idempotency store's secret: make that Redis the queue's IDEMPOTENCY_STORE, " +
+        "with its password secret named by IDEMPOTENCY_STORE_SECRET_ID, and remove RATE_LIMIT_STORE (the idempotency store then keeps the limit's bucket too).",
     );
   }
   const store = extra.IDEMPOTENCY_STORE;
@@ -134,7 +136,16 @@ type FunctionReading = {
  * parsers read them as plain strings), then `extra`.
  */
 function synthEnvironment(queue: Pick<QueueDefinition, 'deploy'>, extra: Readonly<Record<string, string>>): Record<string, string> {
-  return functionEnvironment({ virtualHost: queue.deploy.virtualHost, secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:synth-check', brokerHost: 'broker.synth-check.invalid', functionName: 'synth-check', idempotencyStore: queue.deploy.idempotencyTable ? 'dynamodb:synth-check-table' : undefined }, extra);
+  return functionEnvironment(
+    {
+      virtualHost: queue.deploy.virtualHost,
+      secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:synth-check',
+      brokerHost: 'broker.synth-check.invalid',
+      functionName: 'synth-check',
+      idempotencyStore: queue.deploy.idempotencyTable ? 'dynamodb:synth-check-table' : undefined,
+    },
+    extra,
+  );
 }
 
 /**
@@ -149,7 +160,9 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
   const owned = Object.keys(extra).find((name) => Object.hasOwn(STACK_VARIABLES, name));
   if (owned !== undefined) throw new ConfigError(`functionEnvironment must not set ${owned}: ${STACK_VARIABLES[owned]}`);
   if (queue.deploy.idempotencyTable && extra.IDEMPOTENCY_STORE !== undefined) {
-    throw new ConfigError(`functionEnvironment must not set IDEMPOTENCY_STORE: ${queue.name} asks for the stack's idempotency table (idempotency: { store: 'dynamodb' } in its functions/${queue.name}.ts), and the stack points its functions at it`);
+    throw new ConfigError(
+      `functionEnvironment must not set IDEMPOTENCY_STORE: ${queue.name} asks for the stack's idempotency table (idempotency: { store: 'dynamodb' } in its functions/${queue.name}.ts), and the stack points its functions at it`,
+    );
   }
   const env = synthEnvironment(queue, extra);
   let reading: FunctionReading;

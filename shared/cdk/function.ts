@@ -10,7 +10,13 @@ import type { Network } from './network.js';
 const RUNTIME = Runtime.NODEJS_22_X;
 
 /** ENI actions Lambda needs to put a function into a VPC; they take no resource-level permissions. */
-const VPC_ACCESS_ACTIONS = ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'];
+const VPC_ACCESS_ACTIONS = [
+  'ec2:CreateNetworkInterface',
+  'ec2:DescribeNetworkInterfaces',
+  'ec2:DeleteNetworkInterface',
+  'ec2:AssignPrivateIpAddresses',
+  'ec2:UnassignPrivateIpAddresses',
+];
 
 type FunctionSpec = {
   /** Construct id prefix: `WebhooksPull`, `WebhooksEvent`. */
@@ -76,10 +82,16 @@ function boomerangFunction(scope: Construct, spec: FunctionSpec): { readonly fn:
     reason: `Pinned to ${RUNTIME.name}, the closest runtime to the Node 20 the bundles are built and tested for; an upgrade is a deliberate change, not a synth-time drift.`,
   });
   if (spec.network) {
-    Validations.of(role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'The EC2 network-interface actions a function in a VPC needs do not support resource-level permissions.' });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'The EC2 network-interface actions a function in a VPC needs do not support resource-level permissions.',
+    });
   }
   if (spec.activeTracing) {
-    Validations.of(role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords, which active tracing grants, do not support resource-level permissions.' });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords, which active tracing grants, do not support resource-level permissions.',
+    });
   }
   return { fn, role, logGroup };
 }

@@ -29,7 +29,8 @@ function checkNetwork(network: Network, labels: NetworkLabels): Network | undefi
   const badSubnet = subnetIds.find((id) => !SUBNET_ID.test(id));
   const badGroup = securityGroupIds.find((id) => !SECURITY_GROUP_ID.test(id));
   if (badSubnet !== undefined) throw new ConfigError(`${labels.subnetIds} must be subnet ids (subnet-0123456789abcdef0); got ${JSON.stringify(badSubnet)}`);
-  if (badGroup !== undefined) throw new ConfigError(`${labels.securityGroupIds} must be security group ids (sg-0123456789abcdef0); got ${JSON.stringify(badGroup)}`);
+  if (badGroup !== undefined)
+    throw new ConfigError(`${labels.securityGroupIds} must be security group ids (sg-0123456789abcdef0); got ${JSON.stringify(badGroup)}`);
   return { subnetIds: [...subnetIds], securityGroupIds: [...securityGroupIds] };
 }
 

@@ -32,9 +32,14 @@ const OPERATOR_SIZING = { timeoutSeconds: 900, memoryMb: 512 } as const;
  * The bundle: every declared queue's `queue`, each connecting to its own vhost (`deploy.virtualHost`,
  * which the environment of its own functions gives), handed to `createOperatorConsoleFunction`.
  */
-function operatorEntry(queues: readonly { readonly name: string; readonly path: string; readonly deploy: Pick<DeployedQueue['deploy'], 'virtualHost'> }[]): BundleEntry {
+function operatorEntry(
+  queues: readonly { readonly name: string; readonly path: string; readonly deploy: Pick<DeployedQueue['deploy'], 'virtualHost'> }[],
+): BundleEntry {
   const imports = queues.map((queue, i) => `import { queue as q${i} } from ${JSON.stringify(queue.path)};`);
-  const served = queues.map((queue, i) => `{ name: q${i}.name, loadConfig: (env, mode) => q${i}.loadConfig({ ...env, AMQP_VHOST: ${JSON.stringify(queue.deploy.virtualHost)} }, mode) }`);
+  const served = queues.map(
+    (queue, i) =>
+      `{ name: q${i}.name, loadConfig: (env, mode) => q${i}.loadConfig({ ...env, AMQP_VHOST: ${JSON.stringify(queue.deploy.virtualHost)} }, mode) }`,
+  );
   return {
     name: 'operator',
     contents: `${imports.join('\n')}\nimport { createOperatorConsoleFunction } from ${JSON.stringify(OPERATOR_FUNCTION)};\nexport const handler = createOperatorConsoleFunction([${served.join(', ')}]);\n`,
@@ -46,9 +51,16 @@ function operatorEntry(queues: readonly { readonly name: string; readonly path: 
  * name and ARN (what `--remote` takes).
  * @example const operator = operatorFunction(this, this.queues, shared); operator.grantOperate(role);
  */
-function operatorFunction(scope: Construct, queues: readonly DeployedQueue[], shared: Shared & { readonly readSecret: PolicyStatement }): { readonly fn: LambdaFunction; grantOperate(grantee: IGrantable): Grant } {
+function operatorFunction(
+  scope: Construct,
+  queues: readonly DeployedQueue[],
+  shared: Shared & { readonly readSecret: PolicyStatement },
+): { readonly fn: LambdaFunction; grantOperate(grantee: IGrantable): Grant } {
   const functionName = `${shared.prefix}-operator`;
-  if (functionName.length > 64) throw new ConfigError(`The function name ${functionName} is ${functionName.length} characters; Lambda allows 64: shorten functionNamePrefix (by default the stack's name)`);
+  if (functionName.length > 64)
+    throw new ConfigError(
+      `The function name ${functionName} is ${functionName.length} characters; Lambda allows 64: shorten functionNamePrefix (by default the stack's name)`,
+    );
   const [first] = queues;
   if (first === undefined) throw new ConfigError('The operator function serves the declared queues, and there is none');
   const { fn } = boomerangFunction(scope, {
@@ -57,13 +69,22 @@ function operatorFunction(scope: Construct, queues: readonly DeployedQueue[], sh
     code: bundledCode(operatorEntry(queues), shared.workingDir, shared.bundled),
     sizing: OPERATOR_SIZING,
     // The first queue's vhost; each queue's own replaces it (operatorEntry).
-    environment: functionEnvironment({ virtualHost: first.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName }, shared.settings.functionEnvironment),
+    environment: functionEnvironment(
+      { virtualHost: first.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName },
+      shared.settings.functionEnvironment,
+    ),
     logRetention: shared.settings.logRetention,
     network: shared.settings.network,
     statements: [shared.readSecret],
   });
-  new CfnOutput(scope, 'OperatorFunctionName', { value: fn.functionName, description: 'The operator function: boomerang parked … --remote <this name> (needs lambda:InvokeFunction on it; BoomerangQueues.grantOperate)' });
-  new CfnOutput(scope, 'OperatorFunctionArn', { value: fn.functionArn, description: 'The operator function\'s ARN, for --remote and for the operators\' IAM policy' });
+  new CfnOutput(scope, 'OperatorFunctionName', {
+    value: fn.functionName,
+    description: 'The operator function: boomerang parked … --remote <this name> (needs lambda:InvokeFunction on it; BoomerangQueues.grantOperate)',
+  });
+  new CfnOutput(scope, 'OperatorFunctionArn', {
+    value: fn.functionArn,
+    description: "The operator function's ARN, for --remote and for the operators' IAM policy",
+  });
   return {
     fn,
     // The unqualified ARN only: --remote invokes $LATEST, and no wildcard reaches the grantee's policy.

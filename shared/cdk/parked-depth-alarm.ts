@@ -17,15 +17,28 @@ const MIN_PERIOD_MINUTES = 5;
  * Undefined when the queue turned it off (`parkedDepthAlarm: false`).
  * @example const depth = parkedDepthAlarm(stack, 'Orders', queue, ['Orders-orders-pull']);
  */
-function parkedDepthAlarm(scope: Construct, idPrefix: string, queue: Pick<DeployedQueue, 'name' | 'file' | 'deploy'>, functionNames: readonly string[]): Alarm | undefined {
+function parkedDepthAlarm(
+  scope: Construct,
+  idPrefix: string,
+  queue: Pick<DeployedQueue, 'name' | 'file' | 'deploy'>,
+  functionNames: readonly string[],
+): Alarm | undefined {
   const threshold = queue.deploy.parkedDepthAlarm;
   if (threshold === undefined || functionNames.length === 0) return undefined;
   const minutes = queue.deploy.modes.includes('pull') ? Math.max(MIN_PERIOD_MINUTES, queue.deploy.pull.rateMinutes) : MIN_PERIOD_MINUTES;
   const period = Duration.minutes(minutes);
-  const readings = functionNames.map((name) => new Metric({ namespace: METRICS_NAMESPACE, metricName: 'parkedDepth', dimensionsMap: { service: name }, statistic: 'Maximum', period }));
-  const metric: IMetric = readings.length === 1
-    ? (readings[0] as Metric)
-    : new MathExpression({ expression: `MAX([${readings.map((_, i) => `depth${i}`).join(', ')}])`, usingMetrics: Object.fromEntries(readings.map((m, i) => [`depth${i}`, m])), period, label: `parkedDepth of ${queue.name}` });
+  const readings = functionNames.map(
+    (name) => new Metric({ namespace: METRICS_NAMESPACE, metricName: 'parkedDepth', dimensionsMap: { service: name }, statistic: 'Maximum', period }),
+  );
+  const metric: IMetric =
+    readings.length === 1
+      ? (readings[0] as Metric)
+      : new MathExpression({
+          expression: `MAX([${readings.map((_, i) => `depth${i}`).join(', ')}])`,
+          usingMetrics: Object.fromEntries(readings.map((m, i) => [`depth${i}`, m])),
+          period,
+          label: `parkedDepth of ${queue.name}`,
+        });
   const over = threshold === 0 ? 'holds messages' : `holds more than ${threshold} messages`;
   return alarm(
     scope,

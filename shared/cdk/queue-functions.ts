@@ -43,7 +43,14 @@ type Shared = {
 };
 
 /** Actions the Amazon MQ event source mapping needs on the function's role (AWS Lambda guide, `with-mq`). */
-const MAPPING_NETWORK_ACTIONS = ['ec2:CreateNetworkInterface', 'ec2:DeleteNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSecurityGroups', 'ec2:DescribeSubnets', 'ec2:DescribeVpcs'];
+const MAPPING_NETWORK_ACTIONS = [
+  'ec2:CreateNetworkInterface',
+  'ec2:DeleteNetworkInterface',
+  'ec2:DescribeNetworkInterfaces',
+  'ec2:DescribeSecurityGroups',
+  'ec2:DescribeSubnets',
+  'ec2:DescribeVpcs',
+];
 
 /** Lambda refuses longer function names. */
 const MAX_FUNCTION_NAME = 64;
@@ -52,14 +59,19 @@ const KIND_IDS: Readonly<Record<Kind, string>> = { pull: 'Pull', event: 'Event',
 
 /** `partner-sync` → `PartnerSync`: the queue's part of its construct ids. */
 function constructId(queueName: string): string {
-  return queueName.split('-').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+  return queueName
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
 }
 
 /** `<prefix>-<queue>-<kind>`, checked against Lambda's limit. */
 function functionName(prefix: string, queue: DeployedQueue, kind: Kind): string {
   const name = `${prefix}-${queue.name}-${kind}`;
   if (name.length > MAX_FUNCTION_NAME) {
-    throw new ConfigError(`The function name ${name} is ${name.length} characters; Lambda allows ${MAX_FUNCTION_NAME}: shorten functionNamePrefix (by default the stack's name) or the name in ${queue.file}`);
+    throw new ConfigError(
+      `The function name ${name} is ${name.length} characters; Lambda allows ${MAX_FUNCTION_NAME}: shorten functionNamePrefix (by default the stack's name) or the name in ${queue.file}`,
+    );
   }
   return name;
 }
@@ -67,17 +79,26 @@ function functionName(prefix: string, queue: DeployedQueue, kind: Kind): string 
 /** What the function of `kind` shares with the queue's others: ids, name, bundle, environment, grants, logs, network. */
 function functionSpec(queue: DeployedQueue, kind: Kind, shared: Shared, table: IdempotencyTable | undefined) {
   const name = functionName(shared.prefix, queue, kind);
-  const entry = [...functionEntries([{ ...queue, file: queue.path }]), topologyEntry({ name: queue.name, file: queue.path })].find((e) => e.name === bundleName(queue.name, kind));
+  const entry = [...functionEntries([{ ...queue, file: queue.path }]), topologyEntry({ name: queue.name, file: queue.path })].find(
+    (e) => e.name === bundleName(queue.name, kind),
+  );
   if (entry === undefined) throw new Error(`${queue.name} has no ${kind} bundle`);
   return {
     id: `${constructId(queue.name)}${KIND_IDS[kind]}`,
     functionName: name,
     code: bundledCode(entry, shared.workingDir, shared.bundled),
-    environment: functionEnvironment({
-      virtualHost: queue.deploy.virtualHost, secretArn: shared.secretArn, brokerHost: shared.broker.host, functionName: name, idempotencyStore: table?.storeSetting,
-      // Retention and the topology resource handle no message: they are not paced.
-      rateLimitShares: kind === 'retention' || kind === 'topology' ? undefined : queue.rateLimitShares,
-    }, shared.settings.functionEnvironment),
+    environment: functionEnvironment(
+      {
+        virtualHost: queue.deploy.virtualHost,
+        secretArn: shared.secretArn,
+        brokerHost: shared.broker.host,
+        functionName: name,
+        idempotencyStore: table?.storeSetting,
+        // Retention and the topology resource handle no message: they are not paced.
+        rateLimitShares: kind === 'retention' || kind === 'topology' ? undefined : queue.rateLimitShares,
+      },
+      shared.settings.functionEnvironment,
+    ),
     /** The guard's four item calls on the queue's own table, and the read of its Redis password secret, when it has them. */
     idempotencyStatements: [
       ...(table === undefined ? [] : [table.statement()]),
@@ -99,21 +120,35 @@ function pullFunction(scope: Construct, queue: DeployedQueue, shared: Shared, ta
   const maxEventAge = Duration.seconds(Math.max(60, rateMinutes * 60));
   // No asynchronous retries: the next tick is the retry.
   pull.fn.configureAsyncInvoke({ retryAttempts: 0, maxEventAge });
-  const schedule = new Rule(scope, `${spec.id}Schedule`, { description: `Invokes ${spec.functionName} every ${rateMinutes} min`, schedule: Schedule.rate(Duration.minutes(rateMinutes)) });
+  const schedule = new Rule(scope, `${spec.id}Schedule`, {
+    description: `Invokes ${spec.functionName} every ${rateMinutes} min`,
+    schedule: Schedule.rate(Duration.minutes(rateMinutes)),
+  });
   schedule.addTarget(new LambdaTarget(pull.fn, { maxEventAge }));
   // No tick before the queue's topology is applied: the function would find no delay path.
   schedule.node.addDependency(topology);
-  return { id: spec.id, name: spec.functionName, ...pull, whenItFails: 'the tick ended early; the messages it held and had not settled go back to the queue for a later tick.' };
+  return {
+    id: spec.id,
+    name: spec.functionName,
+    ...pull,
+    whenItFails: 'the tick ended early; the messages it held and had not settled go back to the queue for a later tick.',
+  };
 }
 
 /** The event function and the event source mapping that invokes it with batches of the work queue. */
 function eventFunction(scope: Construct, queue: DeployedQueue, shared: Shared, table: IdempotencyTable | undefined, topology: IDependable): WatchedFunction {
   const { broker } = shared;
-  if (broker.arn === undefined) throw new ConfigError(`brokerArn is required: ${queue.name} deploys its event function (${queue.file}), whose event source mapping reads the broker's ARN`);
+  if (broker.arn === undefined)
+    throw new ConfigError(`brokerArn is required: ${queue.name} deploys its event function (${queue.file}), whose event source mapping reads the broker's ARN`);
   const spec = { ...functionSpec(queue, 'event', shared, table), sizing: queue.deploy.event };
   const event = boomerangFunction(scope, {
     ...spec,
-    statements: [shared.readSecret, ...spec.idempotencyStatements, new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }), new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] })],
+    statements: [
+      shared.readSecret,
+      ...spec.idempotencyStatements,
+      new PolicyStatement({ actions: ['mq:DescribeBroker'], resources: [broker.arn] }),
+      new PolicyStatement({ actions: MAPPING_NETWORK_ACTIONS, resources: ['*'] }),
+    ],
   });
   const mapping = new CfnEventSourceMapping(scope, `${spec.id}SourceMapping`, {
     functionName: event.fn.functionName,
@@ -130,13 +165,23 @@ function eventFunction(scope: Construct, queue: DeployedQueue, shared: Shared, t
   mapping.node.addDependency(event.role, topology);
   Validations.of(event.role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: "The event source mapping creates and describes network interfaces in the broker's subnets; these EC2 actions do not support resource-level permissions.",
+    reason:
+      "The event source mapping creates and describes network interfaces in the broker's subnets; these EC2 actions do not support resource-level permissions.",
   });
-  return { id: spec.id, name: spec.functionName, ...event, whenItFails: 'a batch was not settled and the event source delivers all of it again (duplicates for the messages that had succeeded).' };
+  return {
+    id: spec.id,
+    name: spec.functionName,
+    ...event,
+    whenItFails: 'a batch was not settled and the event source delivers all of it again (duplicates for the messages that had succeeded).',
+  };
 }
 
 /** The retention function of a queue with `deploy.retention`: it may read the broker secret, nothing else. */
-function queueRetention(scope: Construct, queue: DeployedQueue, shared: Shared): { readonly id: string; readonly fn: LambdaFunction; readonly alarms: readonly Alarm[] } | undefined {
+function queueRetention(
+  scope: Construct,
+  queue: DeployedQueue,
+  shared: Shared,
+): { readonly id: string; readonly fn: LambdaFunction; readonly alarms: readonly Alarm[] } | undefined {
   if (queue.deploy.retention === undefined) return undefined;
   const { idempotencyStatements: _none, ...spec } = functionSpec(queue, 'retention', shared, undefined);
   const retention = retentionFunction(scope, { ...spec, statements: [shared.readSecret] } satisfies Omit<FunctionSpec, 'sizing'>, queue.deploy.retention);

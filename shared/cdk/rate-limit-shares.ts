@@ -15,7 +15,12 @@ type RateLimitReading = { readonly perSecond: number; readonly store: boolean };
  * Undefined for a queue without a rate limit.
  * @example rateLimitShares({ name: 'orders', file: 'functions/orders.ts', deploy, rateLimit: { perSecond: 20, store: false } }) // 2 (reserved 1, event deployed)
  */
-function rateLimitShares(queue: { readonly name: string; readonly file: string; readonly deploy: ResolvedDeploy; readonly rateLimit: RateLimitReading | undefined }): number | undefined {
+function rateLimitShares(queue: {
+  readonly name: string;
+  readonly file: string;
+  readonly deploy: ResolvedDeploy;
+  readonly rateLimit: RateLimitReading | undefined;
+}): number | undefined {
   const { deploy, rateLimit } = queue;
   if (rateLimit === undefined) return undefined;
   const event = deploy.modes.includes('event') ? 1 : 0;

@@ -14,7 +14,11 @@ import { boomerangFunction, type FunctionSpec } from './function.js';
  * Lambda's asynchronous retries stay on: a purge run again finds only what is still old enough.
  * @example const { fn, alarms } = retentionFunction(stack, { ...spec, statements: [readSecret] }, queue.deploy.retention);
  */
-function retentionFunction(scope: Construct, spec: Omit<FunctionSpec, 'sizing'>, retention: ResolvedRetention): { readonly fn: LambdaFunction; readonly alarms: readonly Alarm[] } {
+function retentionFunction(
+  scope: Construct,
+  spec: Omit<FunctionSpec, 'sizing'>,
+  retention: ResolvedRetention,
+): { readonly fn: LambdaFunction; readonly alarms: readonly Alarm[] } {
   const { fn } = boomerangFunction(scope, { ...spec, sizing: retention });
   new Rule(scope, `${spec.id}Schedule`, {
     description: `Invokes ${spec.functionName} every ${retention.rateHours} h: deletes what was parked ${retention.olderThan} ago or more`,

@@ -18,14 +18,16 @@ function timeoutWarnings(queue: Pick<DeployedQueue, 'name' | 'file' | 'deploy' |
     const timeoutSeconds = queue.deploy[mode].timeoutSeconds;
     if (neededMs <= timeoutSeconds * 1000) return [];
     const key = `deploy.${mode}.timeoutSeconds`;
-    return [{
-      queue: queue.name,
-      mode,
-      message:
-        `${queue.name} ${mode} function: HTTP_TIMEOUT_MS (${httpTimeoutMs}) + SAFETY_MARGIN_MS (${safetyMarginMs}) = ${neededMs} ms exceeds its timeout, ${key}=${timeoutSeconds} s: ` +
-        `a partner call is aborted after ${timeoutSeconds * 1000 - safetyMarginMs} ms at most, before HTTP_TIMEOUT_MS, and its message retried. ` +
-        `Raise ${key} in ${queue.file} to at least ${Math.ceil(neededMs / 1000)}, or lower HTTP_TIMEOUT_MS or SAFETY_MARGIN_MS in functionEnvironment.`,
-    }];
+    return [
+      {
+        queue: queue.name,
+        mode,
+        message:
+          `${queue.name} ${mode} function: HTTP_TIMEOUT_MS (${httpTimeoutMs}) + SAFETY_MARGIN_MS (${safetyMarginMs}) = ${neededMs} ms exceeds its timeout, ${key}=${timeoutSeconds} s: ` +
+          `a partner call is aborted after ${timeoutSeconds * 1000 - safetyMarginMs} ms at most, before HTTP_TIMEOUT_MS, and its message retried. ` +
+          `Raise ${key} in ${queue.file} to at least ${Math.ceil(neededMs / 1000)}, or lower HTTP_TIMEOUT_MS or SAFETY_MARGIN_MS in functionEnvironment.`,
+      },
+    ];
   });
 }
 

@@ -14,7 +14,12 @@ type CliConfig<T extends Options> = { args: string[]; options: T & { help: { typ
  */
 function parseCli<T extends Options>(argv: string[], options: T, renamed: Readonly<Record<string, string>> = {}): ReturnType<typeof parseArgs<CliConfig<T>>> {
   try {
-    const config: CliConfig<T> = { args: renameFlags(argv, renamed), options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true };
+    const config: CliConfig<T> = {
+      args: renameFlags(argv, renamed),
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    };
     return parseArgs(config);
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -38,7 +43,8 @@ function renameFlags(argv: readonly string[], renamed: Readonly<Record<string, s
 function intFlag(name: string, value: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
   const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max)
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`);
   return parsed;
 }
 

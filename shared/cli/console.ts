@@ -45,7 +45,18 @@ const stderr = GuardedOutput.of(process.stderr);
 const say = (line: string): void => GuardedOutput.of(process.stdout).write(`${line}\n`);
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { function: { type: 'string', multiple: true }, 'work-queue': { type: 'string', multiple: true }, host: { type: 'string' }, port: { type: 'string' }, rate: { type: 'string' }, remote: { type: 'string' } }, { queue: 'work-queue' });
+  const { values, positionals } = parseCli(
+    argv,
+    {
+      function: { type: 'string', multiple: true },
+      'work-queue': { type: 'string', multiple: true },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      rate: { type: 'string' },
+      remote: { type: 'string' },
+    },
+    { queue: 'work-queue' },
+  );
   if (values.help) {
     say(USAGE);
     return 0;
@@ -53,7 +64,8 @@ async function main(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const port = intFlag('port', values.port, 0, 65_535);
   const rate = values.rate === undefined ? undefined : parseRatePerSecond(values.rate);
-  if (values.rate !== undefined && rate === undefined) throw new UsageError(`--rate must be a positive number of messages, such as 50, 50/s or 300/m; got ${JSON.stringify(values.rate)}`);
+  if (values.rate !== undefined && rate === undefined)
+    throw new UsageError(`--rate must be a positive number of messages, such as 50, 50/s or 300/m; got ${JSON.stringify(values.rate)}`);
   const host = values.host ?? '127.0.0.1';
   if (values.remote !== undefined && values['work-queue'] !== undefined) {
     throw new UsageError('--remote shows the declared queues (functions/) its operator function serves: use --function <name>, not --work-queue');
@@ -67,8 +79,12 @@ async function main(argv: string[]): Promise<number> {
     stderr.write(`warning: listening on ${host}: anyone who can reach it and has the token can replay and delete parked messages\n`);
   }
   say(`Boomerang console for ${broker.endpoint}`);
-  if (values.remote !== undefined) say(`  every read and action goes through the operator function ${values.remote} (Lambda Invoke, with your AWS credentials)`);
-  for (const q of queues) say(`  ${q.name === q.workQueue ? q.name : `${q.name} (work queue ${q.workQueue})`}: parking lot ${q.parkingQueue}, ${q.delayQueues.length} delay queue(s)`);
+  if (values.remote !== undefined)
+    say(`  every read and action goes through the operator function ${values.remote} (Lambda Invoke, with your AWS credentials)`);
+  for (const q of queues)
+    say(
+      `  ${q.name === q.workQueue ? q.name : `${q.name} (work queue ${q.workQueue})`}: parking lot ${q.parkingQueue}, ${q.delayQueues.length} delay queue(s)`,
+    );
   say('Ctrl-C stops it. Open:');
   say(server.url);
   await new Promise<void>((resolve) => process.once('SIGINT', resolve));
@@ -82,9 +98,15 @@ async function main(argv: string[]): Promise<number> {
  * `--work-queue` names (the environment's config), else those `--function` picks, else every declared
  * queue; with the config whose connection settings (environment-only) reach the broker.
  */
-async function consoleQueues(flags: { readonly function?: string[]; readonly queue?: string[] }, env: Env): Promise<{ config: Config; queues: ConsoleQueue[] }> {
+async function consoleQueues(
+  flags: { readonly function?: string[]; readonly queue?: string[] },
+  env: Env,
+): Promise<{ config: Config; queues: ConsoleQueue[] }> {
   if (flags.queue !== undefined) {
-    if (flags.function !== undefined) throw new UsageError('--work-queue and --function go separately: --function shows declared queues (functions/), --work-queue work queues configured by the environment alone');
+    if (flags.function !== undefined)
+      throw new UsageError(
+        '--work-queue and --function go separately: --function shows declared queues (functions/), --work-queue work queues configured by the environment alone',
+      );
     const config = await asUsage(() => loadConfig(env));
     return { config, queues: await asUsage(() => consoleQueuesFromConfig(config, flags.queue)) };
   }

@@ -82,12 +82,15 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   const failureRate = fractionFlag('failure-rate', flags['failure-rate'], 1 - PERMANENT_FAILURE_RATE) ?? 0.4;
   const queue = flags.queue ?? DEMO_QUEUE;
   if (!queue.startsWith(DEMO_QUEUE)) {
-    throw new UsageError(`--work-queue must start with "${DEMO_QUEUE}": the demo deletes and recreates its queues, so it only touches its own; got ${JSON.stringify(queue)}`);
+    throw new UsageError(
+      `--work-queue must start with "${DEMO_QUEUE}": the demo deletes and recreates its queues, so it only touches its own; got ${JSON.stringify(queue)}`,
+    );
   }
   const asked = flags.function ?? DEFAULT_DEMO_FUNCTION;
-  const { queue: chosen, notice } = queues === undefined
-    ? await asUsage(() => demoQueue(asked, Object.keys(DEMO_FEEDS), env))
-    : { queue: await asUsage(() => pickQueue(queues, asked)), notice: undefined };
+  const { queue: chosen, notice } =
+    queues === undefined
+      ? await asUsage(() => demoQueue(asked, Object.keys(DEMO_FEEDS), env))
+      : { queue: await asUsage(() => pickQueue(queues, asked)), notice: undefined };
   const feed = DEMO_FEEDS[chosen.name];
   if (feed === undefined) throw new UsageError(unfedQueue(chosen.name, Object.keys(DEMO_FEEDS)));
   // The queue's handler and options, except: the queues are the demo's own (a PARKING_QUEUE from the
@@ -95,16 +98,38 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   // unless the environment says otherwise, so that a run settles in a minute. Rules keep what they
   // match, whether they retry and whether they pause the queue, not their timing: partner-sync's
   // "retry for a day" would keep the demo waiting for a day.
-  const config = await asUsage(() => loadConfig({
-    MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '1000', IDLE_TIMEOUT_MS: '300', SAFETY_MARGIN_MS: '2000',
-    ...env,
-    WORK_QUEUE: queue,
-    PARKING_QUEUE: `${queue}.parked`,
-  }, `boomerang-${chosen.name}-demo`, { ...chosen.code, workQueue: undefined, parkingQueue: undefined, retry: undefined, rules: chosen.code.rules?.map(({ match, retry, pauseQueue }) => ({ match, ...(retry === false ? { retry } : {}), ...(pauseQueue === undefined ? {} : { pauseQueue }) })) }));
+  const config = await asUsage(() =>
+    loadConfig(
+      {
+        MAX_RETRIES: '4',
+        BACKOFF_INITIAL_MS: '1000',
+        IDLE_TIMEOUT_MS: '300',
+        SAFETY_MARGIN_MS: '2000',
+        ...env,
+        WORK_QUEUE: queue,
+        PARKING_QUEUE: `${queue}.parked`,
+      },
+      `boomerang-${chosen.name}-demo`,
+      {
+        ...chosen.code,
+        workQueue: undefined,
+        parkingQueue: undefined,
+        retry: undefined,
+        rules: chosen.code.rules?.map(({ match, retry, pauseQueue }) => ({
+          match,
+          ...(retry === false ? { retry } : {}),
+          ...(pauseQueue === undefined ? {} : { pauseQueue }),
+        })),
+      },
+    ),
+  );
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   // Exact mode's level and unroutable queues are shared by every work queue of the vhost: kept.
   // Its pause marker too: a pause an earlier run left would hold this one back.
-  const ownQueues = [...plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name), pauseMarkerQueue(queue)];
+  const ownQueues = [
+    ...plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name),
+    pauseMarkerQueue(queue),
+  ];
   const ownExchanges = plan.marker === undefined ? [] : [plan.marker];
   return { messages, failureRate, intervalMs, name: chosen.name, notice, handler: chosen.handler, feed, config, plan, ownQueues, ownExchanges };
 }

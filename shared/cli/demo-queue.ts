@@ -36,7 +36,10 @@ async function demoQueue(name: string, known: readonly string[], env: Env): Prom
   const example = pickQueue(await loadDeclaredQueues({ dir: PACKAGE_EXAMPLES_DIR, env }), name);
   const shown = relative(process.cwd(), dir) || dir;
   const why = !exists ? 'does not exist' : declared.length === 0 ? 'declares no queue' : `declares no ${name} queue`;
-  return { queue: example, notice: `note: ${shown}/ ${why}: the demo runs the package's own ${name} example (${relative(process.cwd(), example.file) || example.file})` };
+  return {
+    queue: example,
+    notice: `note: ${shown}/ ${why}: the demo runs the package's own ${name} example (${relative(process.cwd(), example.file) || example.file})`,
+  };
 }
 
 /** Why the demo refuses a queue it has no messages for: the team runs it with `invoke`. */

@@ -44,29 +44,42 @@ The topology of every queue involved must exist first: boomerang topology apply 
 ${sameInThisRepository('invoke')}`;
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, {
-    function: { type: 'string' },
-    handler: { type: 'string' },
-    'work-queue': { type: 'string' },
-    'budget-ms': { type: 'string' },
-    event: { type: 'string' },
-  }, { queue: 'work-queue' });
+  const { values, positionals } = parseCli(
+    argv,
+    {
+      function: { type: 'string' },
+      handler: { type: 'string' },
+      'work-queue': { type: 'string' },
+      'budget-ms': { type: 'string' },
+      event: { type: 'string' },
+    },
+    { queue: 'work-queue' },
+  );
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   const [mode, ...extra] = positionals;
-  if (mode !== 'pull' && mode !== 'event') throw new UsageError(mode === undefined ? 'say which function to invoke: pull or event' : `unknown function ${JSON.stringify(mode)}; expected pull or event`);
+  if (mode !== 'pull' && mode !== 'event')
+    throw new UsageError(
+      mode === undefined ? 'say which function to invoke: pull or event' : `unknown function ${JSON.stringify(mode)}; expected pull or event`,
+    );
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   if (mode === 'event' && values.event === undefined) throw new UsageError('event needs --event <file.json>');
   if (mode === 'pull' && values.event !== undefined) throw new UsageError('--event is for the event function only');
   const budgetFlag = intFlag('budget-ms', values['budget-ms'], 100);
-  if (values.handler !== undefined && values.function !== undefined) throw new UsageError('--handler and --function go separately: --function runs a declared queue with its own handler');
-  if (values.handler === undefined && values['work-queue'] !== undefined) throw new UsageError('--work-queue goes with --handler; a declared queue (--function) consumes the work queue set in its file');
+  if (values.handler !== undefined && values.function !== undefined)
+    throw new UsageError('--handler and --function go separately: --function runs a declared queue with its own handler');
+  if (values.handler === undefined && values['work-queue'] !== undefined)
+    throw new UsageError('--work-queue goes with --handler; a declared queue (--function) consumes the work queue set in its file');
   // Everything the invocation is given, read before it starts: a bad value is bad input (exit 2).
-  const target = values.handler === undefined
-    ? await singleTarget({ function: values.function }, process.env, mode)
-    : { ...(await singleTarget({ queue: values['work-queue'] ?? process.env.WORK_QUEUE ?? DEFAULTS.workQueue }, process.env, mode)), handler: await asUsage(() => loadHandler(values.handler as string)) };
+  const target =
+    values.handler === undefined
+      ? await singleTarget({ function: values.function }, process.env, mode)
+      : {
+          ...(await singleTarget({ queue: values['work-queue'] ?? process.env.WORK_QUEUE ?? DEFAULTS.workQueue }, process.env, mode)),
+          handler: await asUsage(() => loadHandler(values.handler as string)),
+        };
   const { config } = target;
   process.stderr.write(overrideNote([target]));
   const handler = target.handler as NonNullable<typeof target.handler>;
@@ -74,9 +87,8 @@ async function main(argv: string[]): Promise<number> {
   const deadline = Date.now() + (budgetFlag ?? config.budgetMs);
   const context = { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() };
   try {
-    const summary = mode === 'pull'
-      ? await createPullFunction(handler, { config })({}, context)
-      : await createEventFunction(handler, { config })(event, context);
+    const summary =
+      mode === 'pull' ? await createPullFunction(handler, { config })({}, context) : await createEventFunction(handler, { config })(event, context);
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   } catch (error) {

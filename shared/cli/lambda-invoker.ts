@@ -49,7 +49,7 @@ function remoteError(target: string, payload: string, kind: string): Error {
  * @example const invoke = lambdaInvoker('orders-operator'); await invoke({ op: 'describe' });
  */
 function lambdaInvoker(target: string, options: { readonly endpoint?: string } = {}): Invoke {
-  if (target.trim() === '') throw new UsageError('--remote needs the operator function\'s name or ARN (the construct\'s OperatorFunctionName output)');
+  if (target.trim() === '') throw new UsageError("--remote needs the operator function's name or ARN (the construct's OperatorFunctionName output)");
   // The CLI runs on Node 20 (package.json engines); the SDK's notice that its releases after January
   // 2027 will not would otherwise open every --remote command's stderr. AWS's own variable: set it to false to see it.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -61,14 +61,20 @@ function lambdaInvoker(target: string, options: { readonly endpoint?: string } =
       answer = await client.send(new InvokeCommand({ FunctionName: target, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(request)) }));
     } catch (error) {
       const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-      throw new OperatorFunctionError(`could not invoke the operator function ${target}: ${name}: ${message} (the operator's role needs lambda:InvokeFunction on it: docs/operations.md)`, { cause: error });
+      throw new OperatorFunctionError(
+        `could not invoke the operator function ${target}: ${name}: ${message} (the operator's role needs lambda:InvokeFunction on it: docs/operations.md)`,
+        { cause: error },
+      );
     }
     const payload = answer.Payload === undefined ? '' : Buffer.from(answer.Payload).toString('utf8');
     if (answer.FunctionError !== undefined) throw remoteError(target, payload, answer.FunctionError);
     try {
       return JSON.parse(payload) as unknown;
     } catch (error) {
-      throw new OperatorFunctionError(`the operator function ${target} answered something that is not JSON (${payload.length} bytes): ${payload.slice(0, 200)}`, { cause: error });
+      throw new OperatorFunctionError(
+        `the operator function ${target} answered something that is not JSON (${payload.length} bytes): ${payload.slice(0, 200)}`,
+        { cause: error },
+      );
     }
   };
 }

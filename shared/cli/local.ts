@@ -48,19 +48,26 @@ QUEUE_TYPE...), except WORK_QUEUE and PARKING_QUEUE: the demo only touches its o
 ${sameInThisRepository('local')}`;
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, {
-    function: { type: 'string' },
-    messages: { type: 'string' },
-    'failure-rate': { type: 'string' },
-    'interval-ms': { type: 'string' },
-    'work-queue': { type: 'string' },
-  }, { queue: 'work-queue' });
+  const { values, positionals } = parseCli(
+    argv,
+    {
+      function: { type: 'string' },
+      messages: { type: 'string' },
+      'failure-rate': { type: 'string' },
+      'interval-ms': { type: 'string' },
+      'work-queue': { type: 'string' },
+    },
+    { queue: 'work-queue' },
+  );
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { messages, failureRate, intervalMs, name, notice, handler, feed, config, plan, ownQueues, ownExchanges } = await demoOptions({ ...values, queue: values['work-queue'] }, process.env);
+  const { messages, failureRate, intervalMs, name, notice, handler, feed, config, plan, ownQueues, ownExchanges } = await demoOptions(
+    { ...values, queue: values['work-queue'] },
+    process.env,
+  );
   if (notice !== undefined) process.stderr.write(`${notice}\n`);
   const demoQueue = config.workQueue;
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -72,7 +79,9 @@ async function main(argv: string[]): Promise<number> {
   let provider: FlakyProvider | undefined;
   try {
     // The demo owns these queues: start from empty ones so the counts below are the demo's own.
-    say(`resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}; and its delay-path marker exchange ${ownExchanges.join(', ') || '(none)'}`);
+    say(
+      `resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}; and its delay-path marker exchange ${ownExchanges.join(', ') || '(none)'}`,
+    );
     const admin = await broker.connection.createChannel();
     for (const name of ownQueues) await admin.deleteQueue(name);
     // The marker vouches for the delay path just deleted: it goes too, and apply makes it again last.
@@ -85,8 +94,11 @@ async function main(argv: string[]): Promise<number> {
 
     const url = provider.url;
     const publisher = await connectManaged({ urls: config.amqpUrls, connectTimeoutMs: config.connectTimeoutMs, connectionName: 'boomerang-local-publisher' });
-    await publishDemoMessages(publisher, demoQueue, Array.from({ length: messages }, (_, i) => ({ messageId: `${name}-${i}`, body: feed.message(i, url) })))
-      .finally(() => publisher.close());
+    await publishDemoMessages(
+      publisher,
+      demoQueue,
+      Array.from({ length: messages }, (_, i) => ({ messageId: `${name}-${i}`, body: feed.message(i, url) })),
+    ).finally(() => publisher.close());
     // The handler reads its own settings (PARTNER_API_URL...) from the environment, as deployed.
     Object.assign(process.env, feed.env(url));
     say(`published ${messages} ${name} messages; invoking the ${name} pull function every ${intervalMs} ms\n`);
@@ -105,7 +117,9 @@ async function main(argv: string[]): Promise<number> {
       waiting = 0;
       for (const q of delayQueues) waiting += (await admin.checkQueue(q)).messageCount;
       const parked = (await admin.checkQueue(config.parkingQueue)).messageCount;
-      status.update(`invocation ${invocations}: delivered ${totals.acked}/${messages} · waiting in delay ${waiting} · in work queue ${inWork} · parked ${parked}`);
+      status.update(
+        `invocation ${invocations}: delivered ${totals.acked}/${messages} · waiting in delay ${waiting} · in work queue ${inWork} · parked ${parked}`,
+      );
       if (inWork === 0 && waiting === 0 && totals.acked + totals.skippedDuplicates + totals.parked >= messages) break;
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
@@ -118,7 +132,11 @@ async function main(argv: string[]): Promise<number> {
       ['parked', totals.parked, `in ${config.parkingQueue}, with the error in its headers`],
       ['retries', totals.retried, 'copies sent through the delay queues'],
       ['requeued', totals.requeued, 'handed back untried (end of a budget)'],
-      ['deferred', totals.deferred, 'sent to the delay path untried (breaker open, an idempotency key busy or its store down, or on RabbitMQ 3.x no time left for it)'],
+      [
+        'deferred',
+        totals.deferred,
+        'sent to the delay path untried (breaker open, an idempotency key busy or its store down, or on RabbitMQ 3.x no time left for it)',
+      ],
       ['skipped', totals.skippedDuplicates, 'acked untried: its idempotency key had completed (IDEMPOTENCY_STORE)'],
       ['lost', messages - totals.acked - totals.skippedDuplicates - totals.parked, 'published but neither delivered, skipped nor parked'],
       ['invocations', invocations, `one every ${intervalMs} ms`],

@@ -13,16 +13,30 @@ function mergeDefinitions(all: readonly RabbitDefinitions[]): RabbitDefinitions 
     for (const item of items) {
       const seen = byKey.get(key(item));
       if (seen !== undefined && JSON.stringify(seen) !== JSON.stringify(item)) {
-        throw new ConfigError(`Two queues need the ${kind} ${key(item)} with different arguments (${JSON.stringify(seen)} vs ${JSON.stringify(item)}): give them the same delay settings, or export them with --function one at a time`);
+        throw new ConfigError(
+          `Two queues need the ${kind} ${key(item)} with different arguments (${JSON.stringify(seen)} vs ${JSON.stringify(item)}): give them the same delay settings, or export them with --function one at a time`,
+        );
       }
       byKey.set(key(item), item);
     }
     return [...byKey.values()];
   };
   return {
-    exchanges: pick('exchange', all.flatMap((d) => d.exchanges), (x) => `${x.vhost}/${x.name}`),
-    queues: pick('queue', all.flatMap((d) => d.queues), (q) => `${q.vhost}/${q.name}`),
-    bindings: pick('binding', all.flatMap((d) => d.bindings), (b) => JSON.stringify([b.vhost, b.source, b.destination, b.destination_type, b.routing_key])),
+    exchanges: pick(
+      'exchange',
+      all.flatMap((d) => d.exchanges),
+      (x) => `${x.vhost}/${x.name}`,
+    ),
+    queues: pick(
+      'queue',
+      all.flatMap((d) => d.queues),
+      (q) => `${q.vhost}/${q.name}`,
+    ),
+    bindings: pick(
+      'binding',
+      all.flatMap((d) => d.bindings),
+      (b) => JSON.stringify([b.vhost, b.source, b.destination, b.destination_type, b.routing_key]),
+    ),
   };
 }
 

@@ -33,7 +33,8 @@ function directLot(config: Config, queue: string): ParkedLot {
     list: (options) => withParkingLot(config, queue, (ctx) => listParked(ctx, options)),
     groups: (filter) => withParkingLot(config, queue, (ctx) => groupParked(ctx, filter)),
     show: (options) => withParkingLot(config, queue, (ctx) => showParked(ctx, options)),
-    replay: (options) => withParkingLot(config, queue, resumableReplay({ ...options, workQueue: config.workQueue, retryHeader: config.retryHeader }), { resume: !options.dryRun }),
+    replay: (options) =>
+      withParkingLot(config, queue, resumableReplay({ ...options, workQueue: config.workQueue, retryHeader: config.retryHeader }), { resume: !options.dryRun }),
     purge: (options) => withParkingLot(config, queue, (ctx) => purgeParked(ctx, options)),
   };
 }

@@ -33,26 +33,36 @@ async function setUp(values: { function?: string; 'parking-queue'?: string; remo
   if (positionals.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])}`);
   const name = values.function;
   if (name !== undefined && values['parking-queue'] !== undefined) {
-    throw new UsageError(`--parking-queue and --function go separately: --function ${name} reads the parking lot its file configures; --parking-queue names a parking queue yourself`);
+    throw new UsageError(
+      `--parking-queue and --function go separately: --function ${name} reads the parking lot its file configures; --parking-queue names a parking queue yourself`,
+    );
   }
   if (values.remote !== undefined) {
     const env = process.env;
-    return remoteLot(lambdaInvoker(values.remote), { function: name, parkingQueue: values['parking-queue'] }, {
-      name: values.remote,
-      // Tuning (and the tests' small pages); the defaults fit Lambda's limits.
-      pageBytes: asEnvInt('BOOMERANG_REMOTE_PAGE_BYTES', env.BOOMERANG_REMOTE_PAGE_BYTES),
-      sliceMs: asEnvInt('BOOMERANG_REMOTE_SLICE_MS', env.BOOMERANG_REMOTE_SLICE_MS),
-    });
+    return remoteLot(
+      lambdaInvoker(values.remote),
+      { function: name, parkingQueue: values['parking-queue'] },
+      {
+        name: values.remote,
+        // Tuning (and the tests' small pages); the defaults fit Lambda's limits.
+        pageBytes: asEnvInt('BOOMERANG_REMOTE_PAGE_BYTES', env.BOOMERANG_REMOTE_PAGE_BYTES),
+        sliceMs: asEnvInt('BOOMERANG_REMOTE_SLICE_MS', env.BOOMERANG_REMOTE_SLICE_MS),
+      },
+    );
   }
-  const config = name === undefined
-    ? await asUsage(() => loadConfig())
-    : await asUsage(async () => pickQueue(await loadDeclaredQueues(), name).loadConfig(process.env, 'pull'));
+  const config =
+    name === undefined
+      ? await asUsage(() => loadConfig())
+      : await asUsage(async () => pickQueue(await loadDeclaredQueues(), name).loadConfig(process.env, 'pull'));
   return directLot(config, values['parking-queue'] ?? config.parkingQueue);
 }
 
 /** What the walk's ending means for the reader, on stderr. */
 function explainEnding(result: WalkResult): void {
-  if (result.ending === 'aborted') note(`stopped after ${result.visited} of ${result.total}: the ${result.kept} read went back unchanged (nothing lost; on a RabbitMQ 3.x quorum queue they are now behind the others)`);
+  if (result.ending === 'aborted')
+    note(
+      `stopped after ${result.visited} of ${result.total}: the ${result.kept} read went back unchanged (nothing lost; on a RabbitMQ 3.x quorum queue they are now behind the others)`,
+    );
   if (result.ending === 'queue-shrank') note(`the queue held fewer messages than the ${result.total} counted at the start: did something else consume it?`);
 }
 
@@ -101,14 +111,25 @@ async function show(argv: string[]): Promise<number> {
 }
 
 async function replay(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, {
-    ...COMMON, ...FILTER_OPTIONS, to: { type: 'string' }, 'keep-count': { type: 'boolean' }, limit: { type: 'string' }, rate: { type: 'string' }, 'dry-run': { type: 'boolean' },
-  }, RENAMED);
+  const { values, positionals } = parseCli(
+    argv,
+    {
+      ...COMMON,
+      ...FILTER_OPTIONS,
+      to: { type: 'string' },
+      'keep-count': { type: 'boolean' },
+      limit: { type: 'string' },
+      rate: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+    },
+    RENAMED,
+  );
   if (values.help) return help(REPLAY_USAGE);
   const filter = filterFromFlags(values);
   const limit = intFlag('limit', values.limit, 1);
   const ratePerSecond = values.rate === undefined ? undefined : parseRatePerSecond(values.rate);
-  if (values.rate !== undefined && ratePerSecond === undefined) throw new UsageError(`--rate must be a positive number of messages, such as 50, 50/s or 300/m; got ${JSON.stringify(values.rate)}`);
+  if (values.rate !== undefined && ratePerSecond === undefined)
+    throw new UsageError(`--rate must be a positive number of messages, such as 50, 50/s or 300/m; got ${JSON.stringify(values.rate)}`);
   if (values.to === '') throw new UsageError('--to needs a queue name');
   const lot = await setUp(values, positionals);
   const { queue } = lot;
@@ -121,17 +142,23 @@ async function replay(argv: string[]): Promise<number> {
   }
   const result = await lot.replay({ ...options, dryRun });
   for (const [target, count] of result.byQueue) say(`${dryRun ? 'would replay' : 'replayed'} ${count} to ${target}`);
-  for (const refusal of result.refused) note(`${JSON.stringify(refusal.messageId ?? '(no id)')} stayed parked: ${refusal.reason}; replay it with --to <queue> if that is where it belongs`);
+  for (const refusal of result.refused)
+    note(`${JSON.stringify(refusal.messageId ?? '(no id)')} stayed parked: ${refusal.reason}; replay it with --to <queue> if that is where it belongs`);
   if (result.selected === 0) note(`no parked message in ${queue} matches (${describeFilter(filter)})`);
   for (const [target, count] of result.unroutable) note(`${count} stayed parked: there is no queue ${JSON.stringify(target)} (create it, or use --to)`);
   if (result.noSource > 0) note(`${result.noSource} stayed parked: no boomerang-source-queue header says where they came from (use --to <queue>)`);
-  for (const left of result.unsendable) note(`${JSON.stringify(left.messageId ?? '(no id)')} stayed parked: ${left.reason}; move it with a shovel or a client without that limit, or purge it`);
+  for (const left of result.unsendable)
+    note(`${JSON.stringify(left.messageId ?? '(no id)')} stayed parked: ${left.reason}; move it with a shovel or a client without that limit, or purge it`);
   explainEnding(result);
   return result.unroutable.size > 0 || result.noSource > 0 || result.refused.length > 0 || result.unsendable.length > 0 ? 1 : 0;
 }
 
 async function purge(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { ...COMMON, ...FILTER_OPTIONS, limit: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } }, RENAMED);
+  const { values, positionals } = parseCli(
+    argv,
+    { ...COMMON, ...FILTER_OPTIONS, limit: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } },
+    RENAMED,
+  );
   if (values.help) return help(PURGE_USAGE);
   const filter = filterFromFlags(values);
   const limit = intFlag('limit', values.limit, 1);

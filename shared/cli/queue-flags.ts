@@ -29,7 +29,9 @@ type QueueFlags = { readonly function?: string; readonly queue?: string };
  */
 async function queueTargets(flags: QueueFlags, env: Env, mode: Mode = 'pull'): Promise<QueueTarget[]> {
   if (flags.function !== undefined && flags.queue !== undefined) {
-    throw new UsageError(`--work-queue and --function go separately: --function ${flags.function} consumes the work queue set in its file; --work-queue runs a queue configured by the environment alone`);
+    throw new UsageError(
+      `--work-queue and --function go separately: --function ${flags.function} consumes the work queue set in its file; --work-queue runs a queue configured by the environment alone`,
+    );
   }
   if (flags.queue !== undefined) {
     const config = await asUsage(() => loadConfig({ ...env, WORK_QUEUE: flags.queue }, mode === 'event' ? DEFAULTS.eventFunctionName : DEFAULTS.functionName));

@@ -31,8 +31,10 @@ function remoteConsoleBroker(invoke: Invoke, options: RemoteConsoleOptions): Con
 
   const read = async (parkingQueue: string, command: ConsoleCommand): Promise<Record<string, unknown>> => {
     try {
-      const { output } = await fetchPages((offset, first: ConsoleReadResponse | undefined) =>
-        invoke({ op: 'console', parkingQueue, command, page: { offset, bytes: pageBytes }, readCounts: first?.readCounts }) as Promise<ConsoleReadResponse>);
+      const { output } = await fetchPages(
+        (offset, first: ConsoleReadResponse | undefined) =>
+          invoke({ op: 'console', parkingQueue, command, page: { offset, bytes: pageBytes }, readCounts: first?.readCounts }) as Promise<ConsoleReadResponse>,
+      );
       return JSON.parse(output.toString('utf8')) as Record<string, unknown>;
     } catch (error) {
       if ((error as Error).name !== 'Error') throw error;
@@ -59,7 +61,11 @@ function remoteConsoleBroker(invoke: Invoke, options: RemoteConsoleOptions): Con
 
   return {
     endpoint: `the broker behind the operator function ${options.name}`,
-    async walk<C extends ConsoleCommand>(lot: { readonly parkingQueue: string }, command: C, onCounts: (counts: Readonly<WalkCounts>) => void = () => undefined): Promise<ConsoleResult<C>> {
+    async walk<C extends ConsoleCommand>(
+      lot: { readonly parkingQueue: string },
+      command: C,
+      onCounts: (counts: Readonly<WalkCounts>) => void = () => undefined,
+    ): Promise<ConsoleResult<C>> {
       if (command.kind === 'groups' || command.kind === 'messages' || command.kind === 'message') {
         const result = await read(lot.parkingQueue, command);
         onCounts(countsOf(result));

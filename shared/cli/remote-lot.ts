@@ -1,6 +1,15 @@
 import type { WalkResult } from '../parked/context.js';
 import type { FailureGroup } from '../parked/groups.js';
-import { type DescribeResponse, type LotTarget, type PurgeSliceResponse, type ReadResponse, type ReplaySliceResponse, replayResultFromJson, tallyToJson, type WalkReport } from '../parked/operator-protocol.js';
+import {
+  type DescribeResponse,
+  type LotTarget,
+  type PurgeSliceResponse,
+  type ReadResponse,
+  type ReplaySliceResponse,
+  replayResultFromJson,
+  tallyToJson,
+  type WalkReport,
+} from '../parked/operator-protocol.js';
 import { DEFAULT_SLICE_MS, MAX_PAGE_BYTES } from '../parked/operator-function.js';
 import { fetchPages } from '../parked/output-window.js';
 import { createProgress, type Progress } from '../parked/progress.js';
@@ -64,7 +73,9 @@ async function remoteLot(invoke: Invoke, target: LotTarget, options: RemoteLotOp
    * Runs slices until one says there is no more, reporting the counts across them as one walk.
    * Ctrl-C once: no slice after the one running (which finishes in the function); twice: exit at once.
    */
-  const sliced = async <T extends { readonly report: WalkReport; readonly more: boolean }>(slice: (before: WalkCounts | undefined) => Promise<T>): Promise<T> => {
+  const sliced = async <T extends { readonly report: WalkReport; readonly more: boolean }>(
+    slice: (before: WalkCounts | undefined) => Promise<T>,
+  ): Promise<T> => {
     let progress: Progress | undefined;
     let details = '';
     let before: WalkCounts | undefined;
@@ -84,7 +95,8 @@ async function remoteLot(invoke: Invoke, target: LotTarget, options: RemoteLotOp
         before = answer.report.counts;
         if (!answer.more || stopping) {
           progress.stop(answer.report.counts);
-          if (answer.report.ending === 'aborted') GuardedOutput.of(process.stderr).write(`the operator function ${options.name} ran out of time: run the command again to carry on\n`);
+          if (answer.report.ending === 'aborted')
+            GuardedOutput.of(process.stderr).write(`the operator function ${options.name} ran out of time: run the command again to carry on\n`);
           // Stopped between two slices: what the direct command says after Ctrl-C.
           return answer.more ? { ...answer, report: { ...answer.report, ending: 'aborted' } } : answer;
         }

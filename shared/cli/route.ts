@@ -9,13 +9,13 @@ type Route<C extends Named = Named> =
   | { readonly kind: 'version' }
   | { readonly kind: 'usage'; readonly command: C }
   | {
-    readonly kind: 'run';
-    readonly command: C;
-    /** The command's own arguments, `--functions-dir` taken out. */
-    readonly argv: readonly string[];
-    /** `--functions-dir <dir>`: the folder of the queue files for this run, over BOOMERANG_FUNCTIONS_DIR. */
-    readonly functionsDir: string | undefined;
-  };
+      readonly kind: 'run';
+      readonly command: C;
+      /** The command's own arguments, `--functions-dir` taken out. */
+      readonly argv: readonly string[];
+      /** `--functions-dir <dir>`: the folder of the queue files for this run, over BOOMERANG_FUNCTIONS_DIR. */
+      readonly functionsDir: string | undefined;
+    };
 
 const FUNCTIONS_DIR = '--functions-dir';
 
@@ -54,10 +54,16 @@ function takeFunctionsDir(argv: readonly string[]): { readonly argv: string[]; r
  * @example routeOf(['topology', 'export'], commands) // { kind: 'run', command: topology, argv: ['export'], functionsDir: undefined }
  */
 function routeOf<C extends Named>(argv: readonly string[], commands: readonly C[]): Route<C> {
-  const { argv: [first, ...rest], functionsDir } = takeFunctionsDir(argv);
+  const {
+    argv: [first, ...rest],
+    functionsDir,
+  } = takeFunctionsDir(argv);
   const named = (name: string): C => {
     const command = commands.find((c) => c.name === name);
-    if (command === undefined) throw new UsageError(`unknown ${name.startsWith('-') ? 'option' : 'command'} ${JSON.stringify(name)}; the commands are ${commands.map((c) => c.name).join(', ')}`);
+    if (command === undefined)
+      throw new UsageError(
+        `unknown ${name.startsWith('-') ? 'option' : 'command'} ${JSON.stringify(name)}; the commands are ${commands.map((c) => c.name).join(', ')}`,
+      );
     return command;
   };
   if (first === undefined || first === '--help' || first === '-h') return { kind: 'overview' };

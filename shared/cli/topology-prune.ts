@@ -22,7 +22,9 @@ type PruneFlags = {
 /** Refuses a prune that has nowhere to find names: AMQP cannot list queues. */
 function assertPruneFlags(flags: Pick<PruneFlags, 'names' | 'ctl'>): void {
   if (flags.names.length === 0 && (flags.ctl === undefined || flags.ctl.length === 0)) {
-    throw new UsageError("prune needs names: --name <queue or exchange> (repeatable; the deploy's report lists them), or --rabbitmqctl <command> to list the vhost");
+    throw new UsageError(
+      "prune needs names: --name <queue or exchange> (repeatable; the deploy's report lists them), or --rabbitmqctl <command> to list the vhost",
+    );
   }
 }
 

@@ -71,14 +71,29 @@ Exit codes: 0 in order, 1 missing or different (or the broker failed or was refu
 ${sameInThisRepository('topology')}`;
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCli(argv, { function: { type: 'string' }, 'work-queue': { type: 'string' }, out: { type: 'string' }, vhost: { type: 'string' }, 'broker-version': { type: 'string' }, rabbitmqctl: { type: 'string' }, name: { type: 'string', multiple: true }, yes: { type: 'boolean' } }, { queue: 'work-queue' });
+  const { values, positionals } = parseCli(
+    argv,
+    {
+      function: { type: 'string' },
+      'work-queue': { type: 'string' },
+      out: { type: 'string' },
+      vhost: { type: 'string' },
+      'broker-version': { type: 'string' },
+      rabbitmqctl: { type: 'string' },
+      name: { type: 'string', multiple: true },
+      yes: { type: 'boolean' },
+    },
+    { queue: 'work-queue' },
+  );
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   const [command, ...extra] = positionals;
   if (command !== 'apply' && command !== 'verify' && command !== 'export' && command !== 'prune') {
-    throw new UsageError(command === undefined ? 'say apply, verify, export or prune' : `unknown command ${JSON.stringify(command)}; expected apply, verify, export or prune`);
+    throw new UsageError(
+      command === undefined ? 'say apply, verify, export or prune' : `unknown command ${JSON.stringify(command)}; expected apply, verify, export or prune`,
+    );
   }
   if (command !== 'prune' && (values.name !== undefined || values.yes !== undefined)) throw new UsageError('--name and --yes are for prune only');
   const ctl = values.rabbitmqctl?.split(/\s+/).filter((word) => word !== '');
@@ -91,7 +106,10 @@ async function main(argv: string[]): Promise<number> {
   const targets = await queueTargets({ function: values.function, queue: values['work-queue'] }, process.env);
   process.stderr.write(overrideNote(targets));
   if (command === 'export') {
-    const refused = values['broker-version'] !== undefined && targets.some((t) => t.config.delayMode === 'native') ? nativeBrokerRefusal(values['broker-version']) : undefined;
+    const refused =
+      values['broker-version'] !== undefined && targets.some((t) => t.config.delayMode === 'native')
+        ? nativeBrokerRefusal(values['broker-version'])
+        : undefined;
     if (refused !== undefined) throw refused;
     const plans = targets.map((t) => ({ ...t, plan: buildTopologyPlan({ ...topologyOptionsFromConfig(t.config), brokerVersion: values['broker-version'] }) }));
     return exportDefinitions(plans, values.out, values.vhost);
@@ -116,7 +134,12 @@ async function main(argv: string[]): Promise<number> {
     for (const { label, config } of targets) {
       const plan = buildTopologyPlan({ ...topologyOptionsFromConfig(config), brokerVersion });
       if (targets.length > 1) process.stdout.write(`== ${label} (${config.workQueue})\n`);
-      code = Math.max(code, command === 'apply' ? await apply(broker.connection, plan, config, { vhost, brokerVersion, readPolicy }) : await verify(broker.connection, plan, vhost, readPolicy));
+      code = Math.max(
+        code,
+        command === 'apply'
+          ? await apply(broker.connection, plan, config, { vhost, brokerVersion, readPolicy })
+          : await verify(broker.connection, plan, vhost, readPolicy),
+      );
     }
     return code;
   } finally {
@@ -127,7 +150,9 @@ async function main(argv: string[]): Promise<number> {
 async function verify(connection: ChannelModel, plan: TopologyPlan, vhost: string, readPolicy: PolicyReader | undefined): Promise<number> {
   const report = await verifyTopology(connection, plan, { readPolicy });
   const verdict = report.ok ? 'topology is in order' : 'topology is NOT in order: see above';
-  process.stdout.write(`${formatReport(report)}\n${said(formatVerifyAdvice(report, vhost))}${verdict}${report.warnings.length > 0 ? `, with ${report.warnings.length} warning(s)` : ''}\n`);
+  process.stdout.write(
+    `${formatReport(report)}\n${said(formatVerifyAdvice(report, vhost))}${verdict}${report.warnings.length > 0 ? `, with ${report.warnings.length} warning(s)` : ''}\n`,
+  );
   return report.ok ? 0 : 1;
 }
 
@@ -151,8 +176,14 @@ async function apply(connection: ChannelModel, plan: TopologyPlan, config: Confi
   }
 }
 
-async function exportDefinitions(plans: readonly (QueueTarget & { readonly plan: TopologyPlan })[], out: string | undefined, vhost: string | undefined): Promise<number> {
-  const definitions = mergeDefinitions(plans.map(({ config, plan }) => topologyDefinitions(plan, vhost ?? config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? ''))));
+async function exportDefinitions(
+  plans: readonly (QueueTarget & { readonly plan: TopologyPlan })[],
+  out: string | undefined,
+  vhost: string | undefined,
+): Promise<number> {
+  const definitions = mergeDefinitions(
+    plans.map(({ config, plan }) => topologyDefinitions(plan, vhost ?? config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? ''))),
+  );
   const json = `${JSON.stringify(definitions, null, 2)}\n`;
   if (out === undefined) {
     process.stdout.write(json);
@@ -160,7 +191,9 @@ async function exportDefinitions(plans: readonly (QueueTarget & { readonly plan:
   }
   await writeFile(out, json);
   const { exchanges, queues, bindings } = definitions;
-  process.stderr.write(`wrote ${exchanges.length} exchanges, ${queues.length} queues and ${bindings.length} bindings for ${plans.map((p) => p.config.workQueue).join(', ')} to ${out}\n`);
+  process.stderr.write(
+    `wrote ${exchanges.length} exchanges, ${queues.length} queues and ${bindings.length} bindings for ${plans.map((p) => p.config.workQueue).join(', ')} to ${out}\n`,
+  );
   return 0;
 }
 

@@ -27,7 +27,8 @@ function amqpSecret(env: Env): AmqpSecretConfig | undefined {
   return Object.freeze({
     secretId,
     host: envString(env, 'AMQP_HOST'),
-    port: env.AMQP_PORT === undefined || env.AMQP_PORT.trim() === '' ? undefined : (envValue(env, OPTIONS.amqpPort.variable, OPTIONS.amqpPort.range, 0) as number),
+    port:
+      env.AMQP_PORT === undefined || env.AMQP_PORT.trim() === '' ? undefined : (envValue(env, OPTIONS.amqpPort.variable, OPTIONS.amqpPort.range, 0) as number),
     vhost: envString(env, 'AMQP_VHOST') ?? '/',
     tls,
     cacheSeconds: envOption(env, OPTIONS.secretCacheSeconds),

@@ -18,7 +18,10 @@ const HOST_PORT = /^amqps?:\/\/(?<credentials>.*@)?(?:\[[^\]]*\]|[^:/?#[]*)(?::(
  * @example parseAmqpUrls('amqp://guest:pw@127.0.0.1:56720') // throws ConfigError: AMQP_URL has port "56720" ...
  */
 function parseAmqpUrls(value: string): string[] {
-  const urls = value.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const urls = value
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
   if (urls.length === 0) throw new ConfigError('AMQP_URL is set but holds no URL');
   // Every scheme first: a comma inside a password leaves a piece without one, and that check shows
   // the least of the password.
@@ -44,7 +47,9 @@ function checkPortAndShape(url: string): void {
   try {
     new URL(url);
   } catch {
-    throw new ConfigError(`AMQP_URL ${JSON.stringify(redactUrl(url))} is not a valid URL: check the host name, and percent-encode special characters in the user name, password and vhost (@ as %40, / as %2F, : as %3A)`);
+    throw new ConfigError(
+      `AMQP_URL ${JSON.stringify(redactUrl(url))} is not a valid URL: check the host name, and percent-encode special characters in the user name, password and vhost (@ as %40, / as %2F, : as %3A)`,
+    );
   }
 }
 

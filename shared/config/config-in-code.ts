@@ -39,7 +39,11 @@ type ConfigInCode = {
 function retryPolicy(env: Env, code: ConfigInCode): RetryPolicy {
   const given: Readonly<Partial<Record<keyof RetryPolicy, unknown>>> = code.retry ?? {};
   // A field given in code wins, so its variable is not read: a bad one it replaces cannot fail the start.
-  const fromEnv = Object.fromEntries(Object.entries(POLICY_OPTIONS).filter(([key]) => given[key as keyof RetryPolicy] === undefined).map(([key, option]) => [key, envOption(env, option)]));
+  const fromEnv = Object.fromEntries(
+    Object.entries(POLICY_OPTIONS)
+      .filter(([key]) => given[key as keyof RetryPolicy] === undefined)
+      .map(([key, option]) => [key, envOption(env, option)]),
+  );
   if (code.retry === undefined) return resolveRetryPolicy(fromEnv, DEFAULT_RETRY_POLICY, 'the BACKOFF_*/MAX_RETRIES variables');
   return resolveRetryPolicy(given, { ...DEFAULT_RETRY_POLICY, ...fromEnv }, `retry of ${code.source}`);
 }

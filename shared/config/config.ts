@@ -117,9 +117,10 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
   const workQueue = read.queueName('workQueue', 'WORK_QUEUE', DEFAULTS.workQueue);
   const policy = retryPolicy(env, code);
   const idempotency = resolveIdempotencyConfig(env, code.idempotency, code.source, workQueue);
-  const rules = code.rules !== undefined
-    ? resolveRetryRules(code.rules, policy, `rules of ${code.source}`)
-    : ((json) => (json === undefined ? [] : resolveRetryRules(json, policy)))(envJson(env, 'RETRY_RULES'));
+  const rules =
+    code.rules !== undefined
+      ? resolveRetryRules(code.rules, policy, `rules of ${code.source}`)
+      : ((json) => (json === undefined ? [] : resolveRetryRules(json, policy)))(envJson(env, 'RETRY_RULES'));
   const config: Config = {
     amqpUrls: parseAmqpUrls(envString(env, 'AMQP_URL') ?? DEFAULTS.amqpUrl),
     amqpSecret: amqpSecret(env),
@@ -150,7 +151,10 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     rateLimit: resolveRateLimit(env, code.rateLimit, code.source, idempotency),
   };
   if (config.parkingQueue === config.workQueue) {
-    const names = code.parkingQueue === undefined && code.workQueue === undefined ? 'PARKING_QUEUE must differ from WORK_QUEUE' : `the parking queue must differ from the work queue in ${code.source}`;
+    const names =
+      code.parkingQueue === undefined && code.workQueue === undefined
+        ? 'PARKING_QUEUE must differ from WORK_QUEUE'
+        : `the parking queue must differ from the work queue in ${code.source}`;
     throw new ConfigError(`${names} (both are ${JSON.stringify(workQueue)})`);
   }
   if (config.delayMode === 'native' && config.queueType !== 'quorum') {
@@ -208,7 +212,9 @@ function crashLoopLimit(env: Env): number {
   const limit = envOption(env, OPTIONS.crashLoopLimit);
   // Above it the guard would never fire on a 4.x quorum queue with the default delivery limit: the broker drops the message first.
   if (limit > LAST_DELIVERY_COUNT) {
-    throw new ConfigError(`CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}, got ${limit}: 4.x quorum queues drop a message returned more often`);
+    throw new ConfigError(
+      `CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}, got ${limit}: 4.x quorum queues drop a message returned more often`,
+    );
   }
   return limit;
 }

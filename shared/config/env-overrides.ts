@@ -29,7 +29,11 @@ const REPLACEABLE: readonly Replaceable[] = [
   ...Object.values(OPTIONS as Record<string, OptionSpec>)
     .filter((option): option is OptionSpec & { readonly code: string } => option.code !== undefined)
     // An option without a default (a rate limit) is checked all the same: the fallback is never read for a set variable.
-    .map((option) => ({ variable: option.variable, path: option.code.split('.'), check: (env: Env) => envValue(env, option.variable, option.range, option.default ?? 0, option.why) })),
+    .map((option) => ({
+      variable: option.variable,
+      path: option.code.split('.'),
+      check: (env: Env) => envValue(env, option.variable, option.range, option.default ?? 0, option.why),
+    })),
 ];
 
 /** The value at `path` in the options given in code; undefined when not given there. */
@@ -51,7 +55,15 @@ function envOverrides(env: Env, code: ConfigInCode): EnvOverride[] {
     const fileValue = inCode(code, path);
     if (envValue === undefined || fileValue === undefined) return [];
     const invalid = whyRefused(() => check({ [variable]: envValue }));
-    return [{ variable, envValue, fileValue: JSON.stringify(fileValue), option: `${path.join('.')} in ${code.source}`, ...(invalid === undefined ? {} : { envValueInvalid: invalid }) }];
+    return [
+      {
+        variable,
+        envValue,
+        fileValue: JSON.stringify(fileValue),
+        option: `${path.join('.')} in ${code.source}`,
+        ...(invalid === undefined ? {} : { envValueInvalid: invalid }),
+      },
+    ];
   });
 }
 
@@ -69,7 +81,10 @@ function whyRefused(check: () => unknown): string | undefined {
  * @example formatOverrides(overrides) // ['MAX_RETRIES=-1 is set but not used: retry.maxRetries in defineQueue("qa-invoices") is 5 (and -1 would be refused: ...)']
  */
 function formatOverrides(overrides: readonly EnvOverride[]): string[] {
-  return overrides.map((o) => `${o.variable}=${o.envValue} is set but not used: ${o.option} is ${o.fileValue}${o.envValueInvalid === undefined ? '' : ` (and ${o.envValue} would be refused: ${o.envValueInvalid})`}`);
+  return overrides.map(
+    (o) =>
+      `${o.variable}=${o.envValue} is set but not used: ${o.option} is ${o.fileValue}${o.envValueInvalid === undefined ? '' : ` (and ${o.envValue} would be refused: ${o.envValueInvalid})`}`,
+  );
 }
 
 export { envOverrides, formatOverrides };

@@ -60,7 +60,8 @@ const MAX_NAME_BYTES = 255;
 /** An AMQP queue or exchange name: at most 255 bytes, and not in the broker's reserved `amq.` space. */
 function envQueueName(env: Env, name: string, fallback: string): string {
   const value = envString(env, name) ?? fallback;
-  if (Buffer.byteLength(value) > MAX_NAME_BYTES) throw new ConfigError(`${name} must be at most ${MAX_NAME_BYTES} bytes; got ${Buffer.byteLength(value)} bytes`);
+  if (Buffer.byteLength(value) > MAX_NAME_BYTES)
+    throw new ConfigError(`${name} must be at most ${MAX_NAME_BYTES} bytes; got ${Buffer.byteLength(value)} bytes`);
   if (value.startsWith('amq.')) throw new ConfigError(`${name} must not start with "amq." (reserved by the broker); got ${JSON.stringify(value)}`);
   return value;
 }

@@ -45,13 +45,22 @@ const KEYS = ['perSecond'];
  * @example resolveRateLimit({ RATE_LIMIT_SHARES: '2' }, { perSecond: 20 }, "defineQueue('orders')", undefined)
  * // { perSecond: 20, shares: 2, store: undefined }
  */
-function resolveRateLimit(env: Env, inCode: RateLimitInCode | undefined, source: string, idempotency: ResolvedIdempotencyOptions | undefined): ResolvedRateLimit | undefined {
+function resolveRateLimit(
+  env: Env,
+  inCode: RateLimitInCode | undefined,
+  source: string,
+  idempotency: ResolvedIdempotencyOptions | undefined,
+): ResolvedRateLimit | undefined {
   const shares = envOption(env, OPTIONS.rateLimitShares);
   const named = rateStoreFromEnv(env);
   const perSecond = inCode === undefined ? perSecondFromEnv(env) : perSecondInCode(inCode, source);
   if (perSecond === undefined) return undefined;
   const guardStore = idempotency?.store.kind === 'redis' ? idempotency.store : undefined;
-  const store = named ?? (guardStore === undefined ? undefined : { url: guardStore.url, secretId: guardStore.secretId, secretCacheSeconds: guardStore.secretCacheSeconds, from: 'idempotency' as const });
+  const store =
+    named ??
+    (guardStore === undefined
+      ? undefined
+      : { url: guardStore.url, secretId: guardStore.secretId, secretCacheSeconds: guardStore.secretCacheSeconds, from: 'idempotency' as const });
   return Object.freeze({ perSecond, shares, store });
 }
 
@@ -64,7 +73,8 @@ function perSecondInCode(given: RateLimitInCode, source: string): number {
   const at = `rateLimit in ${source}`;
   if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError(`${at} must be { perSecond }; got ${JSON.stringify(given)}`);
   const unknown = Object.keys(given).find((key) => !KEYS.includes(key));
-  if (unknown !== undefined) throw new ConfigError(`Unknown option ${unknown} in ${at}; expected perSecond (RATE_LIMIT_SHARES and RATE_LIMIT_STORE are environment variables)`);
+  if (unknown !== undefined)
+    throw new ConfigError(`Unknown option ${unknown} in ${at}; expected perSecond (RATE_LIMIT_SHARES and RATE_LIMIT_STORE are environment variables)`);
   const { range } = OPTIONS.rateLimitPerSecond;
   const { perSecond } = given;
   if (typeof perSecond !== 'number') throw new ConfigError(`rateLimit.perSecond in ${source} must be a number; got ${JSON.stringify(perSecond)}`);
@@ -82,7 +92,8 @@ function rateStoreFromEnv(env: Env): RateStoreSpec | undefined {
   } catch {
     protocol = undefined;
   }
-  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new ConfigError(`RATE_LIMIT_STORE must be redis://host:6379 or rediss://host:6380; got ${JSON.stringify(describeUrl(raw))}`);
+  if (protocol !== 'redis:' && protocol !== 'rediss:')
+    throw new ConfigError(`RATE_LIMIT_STORE must be redis://host:6379 or rediss://host:6380; got ${JSON.stringify(describeUrl(raw))}`);
   return { url: raw, from: 'RATE_LIMIT_STORE' };
 }
 

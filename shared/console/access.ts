@@ -24,7 +24,7 @@ type AccessOptions = {
 };
 
 type AccessDecision =
-  | { readonly kind: 'allow'; /** `GET /?token=<the token>`: answer with the page that keeps the token (in the tab only). */ readonly landing: boolean }
+  | { readonly kind: 'allow' /** `GET /?token=<the token>`: answer with the page that keeps the token (in the tab only). */; readonly landing: boolean }
   | { readonly kind: 'deny'; readonly status: 401 | 403; readonly reason: string };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
@@ -40,13 +40,16 @@ const WRONG_TOKEN = 'the access token is missing or wrong: open the URL the cons
  */
 function checkAccess(request: AccessRequest, options: AccessOptions): AccessDecision {
   const host = one(request.headers.host);
-  if (host === undefined || !options.allowedHosts.includes(host.toLowerCase())) return deny(403, `unknown host ${JSON.stringify(host ?? '')}: open the URL the console printed`);
+  if (host === undefined || !options.allowedHosts.includes(host.toLowerCase()))
+    return deny(403, `unknown host ${JSON.stringify(host ?? '')}: open the URL the console printed`);
   if (!SAFE_METHODS.has(request.method)) {
     const origin = one(request.headers.origin);
-    if (origin !== undefined && !options.allowedHosts.some((h) => origin.toLowerCase() === `http://${h}`)) return deny(403, `cross-site request from ${origin} refused`);
+    if (origin !== undefined && !options.allowedHosts.some((h) => origin.toLowerCase() === `http://${h}`))
+      return deny(403, `cross-site request from ${origin} refused`);
     const site = one(request.headers['sec-fetch-site']);
     if (site !== undefined && site !== 'same-origin') return deny(403, `cross-site request (Sec-Fetch-Site: ${site}) refused`);
-    if (one(request.headers[CSRF_HEADER]) !== '1') return deny(403, `a request that changes something must come from the console's page (header ${CSRF_HEADER} missing)`);
+    if (one(request.headers[CSRF_HEADER]) !== '1')
+      return deny(403, `a request that changes something must come from the console's page (header ${CSRF_HEADER} missing)`);
   }
   const fromUrl = request.url.searchParams.get('token');
   if (!request.url.pathname.startsWith('/api/')) {

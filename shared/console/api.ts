@@ -15,12 +15,26 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: /^\/api\/overview$/, run: (s) => s.overview() },
   { method: 'GET', pattern: /^\/api\/queues\/([^/]+)\/groups$/, run: (s, [q], url) => s.groups(q as string, url.searchParams.get('refresh') === '1') },
   { method: 'GET', pattern: /^\/api\/queues\/([^/]+)\/messages$/, run: (s, [q], url) => s.messages(q as string, url.searchParams) },
-  { method: 'GET', pattern: /^\/api\/queues\/([^/]+)\/messages\/([^/]+)$/, run: async (s, [q, id]) => (await s.message(q as string, { messageId: id as string })) ?? notFound(`no parked message has the id ${JSON.stringify(id)}`) },
+  {
+    method: 'GET',
+    pattern: /^\/api\/queues\/([^/]+)\/messages\/([^/]+)$/,
+    run: async (s, [q, id]) => (await s.message(q as string, { messageId: id as string })) ?? notFound(`no parked message has the id ${JSON.stringify(id)}`),
+  },
   // A message without an id: its position in the lot and its body's SHA-256, both from the list.
-  { method: 'GET', pattern: /^\/api\/queues\/([^/]+)\/positions\/(\d{1,9})$/, run: async (s, [q, at], url) => (await s.message(q as string, { position: Number(at), bodySha256: url.searchParams.get('body-sha256') ?? '' })) ?? notFound(`no parked message at position ${at} has that body: the parking lot changed since it was listed; list it again`) },
+  {
+    method: 'GET',
+    pattern: /^\/api\/queues\/([^/]+)\/positions\/(\d{1,9})$/,
+    run: async (s, [q, at], url) =>
+      (await s.message(q as string, { position: Number(at), bodySha256: url.searchParams.get('body-sha256') ?? '' })) ??
+      notFound(`no parked message at position ${at} has that body: the parking lot changed since it was listed; list it again`),
+  },
   { method: 'POST', pattern: /^\/api\/queues\/([^/]+)\/replay$/, run: async (s, [q], _url, body) => s.replay(q as string, await body()) },
   { method: 'POST', pattern: /^\/api\/queues\/([^/]+)\/purge$/, run: async (s, [q], _url, body) => s.purge(q as string, await body()) },
-  { method: 'POST', pattern: /^\/api\/queues\/([^/]+)\/messages\/([^/]+)\/edit-replay$/, run: async (s, [q, id], _url, body) => s.editReplay(q as string, id as string, await body()) },
+  {
+    method: 'POST',
+    pattern: /^\/api\/queues\/([^/]+)\/messages\/([^/]+)\/edit-replay$/,
+    run: async (s, [q, id], _url, body) => s.editReplay(q as string, id as string, await body()),
+  },
   { method: 'GET', pattern: /^\/api\/jobs\/([^/]+)$/, run: async (s, [id]) => s.jobs.get(id as string) ?? notFound(`no job ${JSON.stringify(id)}`) },
 ];
 

@@ -46,7 +46,9 @@ function configBroker(config: Config): ConsoleBroker {
   return {
     endpoint: config.amqpSecret === undefined ? config.amqpUrls.map(redactUrl).join(', ') : `the broker in secret ${config.amqpSecret.secretId}`,
     walk: (lot, command, onCounts = () => undefined) =>
-      withParkingLot(config, lot.parkingQueue, (ctx) => runConsoleCommand({ ...ctx, progress: () => countsProgress(onCounts) }, command, { workQueue: lot.workQueue, retryHeader: config.retryHeader })),
+      withParkingLot(config, lot.parkingQueue, (ctx) =>
+        runConsoleCommand({ ...ctx, progress: () => countsProgress(onCounts) }, command, { workQueue: lot.workQueue, retryHeader: config.retryHeader }),
+      ),
     check: () => checkBroker(config, 'boomerang-console'),
     depths: (queues) => queueDepths(config, queues, 'boomerang-console'),
   };
@@ -66,7 +68,13 @@ async function queueDepths(config: Config, queues: readonly string[], connection
       // A missing queue closes its channel with 404: one channel per check.
       const channel = await broker.connection.createChannel();
       channel.on('error', () => undefined);
-      out.set(queue, await channel.checkQueue(queue).then((ok) => ok.messageCount, () => null));
+      out.set(
+        queue,
+        await channel.checkQueue(queue).then(
+          (ok) => ok.messageCount,
+          () => null,
+        ),
+      );
       await channel.close().catch(() => undefined);
     }
     return out;

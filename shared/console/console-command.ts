@@ -71,7 +71,12 @@ function filterFields(input: URLSearchParams | Readonly<Record<string, unknown>>
  * function runs long replays in parts); each slice counts from where the last stopped.
  * @example await runConsoleCommand(ctx, { kind: 'groups', nowMs: Date.now() }, { workQueue: 'orders', retryHeader: 'x-retry-count' })
  */
-async function runConsoleCommand<C extends ConsoleCommand>(ctx: CommandContext, command: C, lot: LotSettings, tally: ReplayTally = newTally()): Promise<ConsoleResult<C>> {
+async function runConsoleCommand<C extends ConsoleCommand>(
+  ctx: CommandContext,
+  command: C,
+  lot: LotSettings,
+  tally: ReplayTally = newTally(),
+): Promise<ConsoleResult<C>> {
   const c = command as ConsoleCommand;
   switch (c.kind) {
     case 'groups':
@@ -81,16 +86,35 @@ async function runConsoleCommand<C extends ConsoleCommand>(ctx: CommandContext, 
     case 'message':
       return (await readMessageDetail(ctx, c.pick, lot.retryHeader)) as ConsoleResult<C>;
     case 'replay': {
-      const r = await replayParked(ctx, { filter: filterFromRequest(c.filter), limit: c.limit, workQueue: lot.workQueue, keepCount: false, dryRun: false, ratePerSecond: c.ratePerSecond, retryHeader: lot.retryHeader }, tally);
+      const r = await replayParked(
+        ctx,
+        {
+          filter: filterFromRequest(c.filter),
+          limit: c.limit,
+          workQueue: lot.workQueue,
+          keepCount: false,
+          dryRun: false,
+          ratePerSecond: c.ratePerSecond,
+          retryHeader: lot.retryHeader,
+        },
+        tally,
+      );
       const { byQueue, unroutable, ...rest } = r;
       return { ...rest, byQueue: Object.fromEntries(byQueue), unroutable: Object.fromEntries(unroutable) } satisfies ConsoleReplayResult as ConsoleResult<C>;
     }
     case 'purge':
       return (await purgeParked(ctx, { filter: filterFromRequest(c.filter), limit: c.limit, dryRun: false })) as ConsoleResult<C>;
     case 'edit-replay':
-      return (await editAndReplay(ctx, { messageId: c.messageId, edit: parseMessageEdit(c.edit, lot.retryHeader), retryHeader: lot.retryHeader, workQueue: lot.workQueue })) as ConsoleResult<C>;
+      return (await editAndReplay(ctx, {
+        messageId: c.messageId,
+        edit: parseMessageEdit(c.edit, lot.retryHeader),
+        retryHeader: lot.retryHeader,
+        workQueue: lot.workQueue,
+      })) as ConsoleResult<C>;
     default:
-      throw new ConsoleInputError(`no console command ${JSON.stringify((c as { kind?: unknown }).kind)}: expected groups, messages, message, replay, purge or edit-replay (is the console newer than the operator function?)`);
+      throw new ConsoleInputError(
+        `no console command ${JSON.stringify((c as { kind?: unknown }).kind)}: expected groups, messages, message, replay, purge or edit-replay (is the console newer than the operator function?)`,
+      );
   }
 }
 

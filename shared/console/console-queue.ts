@@ -19,7 +19,13 @@ type ConsoleQueue = {
 /** The console's view of one work queue, from its config through the topology plan (the one source of truth for the names). */
 function consoleQueueOf(name: string, config: Config, applyCommand: string): ConsoleQueue {
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
-  return { name, workQueue: config.workQueue, parkingQueue: config.parkingQueue, delayQueues: plan.queues.filter((q) => q.role === 'delay').map((q) => q.name), applyCommand };
+  return {
+    name,
+    workQueue: config.workQueue,
+    parkingQueue: config.parkingQueue,
+    delayQueues: plan.queues.filter((q) => q.role === 'delay').map((q) => q.name),
+    applyCommand,
+  };
 }
 
 /** A word for a POSIX shell: as it is when it holds nothing the shell reads, else single-quoted. */
@@ -47,7 +53,8 @@ function consoleQueuesFromDeclared(queues: readonly Pick<QueueDefinition, 'name'
 function consoleQueuesFromConfig(config: Config, workQueues: readonly string[] = []): ConsoleQueue[] {
   const names = workQueues.length === 0 ? [config.workQueue] : [...new Set(workQueues)];
   return names.map((workQueue) => {
-    if (workQueue.startsWith('amq.')) throw new ConfigError(`--queue ${JSON.stringify(workQueue)}: names starting with "amq." belong to the broker; name a work queue`);
+    if (workQueue.startsWith('amq.'))
+      throw new ConfigError(`--queue ${JSON.stringify(workQueue)}: names starting with "amq." belong to the broker; name a work queue`);
     const parkingQueue = workQueue === config.workQueue ? config.parkingQueue : `${workQueue}.parked`;
     // The parking lot goes in the environment: topology's --queue would otherwise take PARKING_QUEUE,
     // which names WORK_QUEUE's lot, not this queue's. The rest (AMQP_URL, MAX_RETRIES...) is the console's.

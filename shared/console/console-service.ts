@@ -94,9 +94,21 @@ class ConsoleService {
     if (typeof ratePerSecond !== 'number' || !(ratePerSecond > 0 && ratePerSecond <= MAX_RATE_PER_SECOND)) {
       throw new ConsoleInputError(`ratePerSecond must be a number above 0 and at most ${MAX_RATE_PER_SECOND}; got ${JSON.stringify(ratePerSecond)}`);
     }
-    return this.action('replay', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, { kind: 'replay', filter: filterFields(body), limit, ratePerSecond }, (r) => ({
-      selected: r.selected, noSource: r.noSource, byQueue: r.byQueue, unroutable: r.unroutable, refused: r.refused, unsendable: r.unsendable, ending: r.ending,
-    }));
+    return this.action(
+      'replay',
+      `${describeFilter(filter)} of ${queue.parkingQueue}`,
+      queue,
+      { kind: 'replay', filter: filterFields(body), limit, ratePerSecond },
+      (r) => ({
+        selected: r.selected,
+        noSource: r.noSource,
+        byQueue: r.byQueue,
+        unroutable: r.unroutable,
+        refused: r.refused,
+        unsendable: r.unsendable,
+        ending: r.ending,
+      }),
+    );
   }
 
   /**
@@ -107,8 +119,15 @@ class ConsoleService {
     const queue = this.queue(queueName);
     const filter = filterFromRequest(body);
     const expected = confirmedCount(body);
-    if (filter === EVERYTHING || describeFilter(filter) === 'all messages') throw new ConsoleInputError('purge needs a filter (a group, an error name...): the console never deletes a whole parking lot');
-    return this.action('purge', `${describeFilter(filter)} of ${queue.parkingQueue}`, queue, { kind: 'purge', filter: filterFields(body), limit: expected }, (r) => ({ selected: r.selected, deleted: r.deleted, ending: r.ending }));
+    if (filter === EVERYTHING || describeFilter(filter) === 'all messages')
+      throw new ConsoleInputError('purge needs a filter (a group, an error name...): the console never deletes a whole parking lot');
+    return this.action(
+      'purge',
+      `${describeFilter(filter)} of ${queue.parkingQueue}`,
+      queue,
+      { kind: 'purge', filter: filterFields(body), limit: expected },
+      (r) => ({ selected: r.selected, deleted: r.deleted, ending: r.ending }),
+    );
   }
 
   /**
@@ -119,7 +138,13 @@ class ConsoleService {
     const queue = this.queue(queueName);
     // Checked here, so a bad edit is the request's error (400); the walk parses it again where it runs.
     parseMessageEdit(body, this.options.retryHeader);
-    return this.action('edit-replay', `message ${JSON.stringify(messageId)} of ${queue.parkingQueue}`, queue, { kind: 'edit-replay', messageId, edit: body }, (r) => ({ found: r.found, replayedTo: r.replayedTo, edited: r.edited, refused: r.refused, ending: r.ending }));
+    return this.action(
+      'edit-replay',
+      `message ${JSON.stringify(messageId)} of ${queue.parkingQueue}`,
+      queue,
+      { kind: 'edit-replay', messageId, edit: body },
+      (r) => ({ found: r.found, replayedTo: r.replayedTo, edited: r.edited, refused: r.refused, ending: r.ending }),
+    );
   }
 
   private async queueOverview(q: ConsoleQueue, depths: ReadonlyMap<string, number | null>): Promise<Record<string, unknown>> {
@@ -135,12 +160,22 @@ class ConsoleService {
         problem = redactText(`${e.name}: ${e.message}`);
       }
     }
-    const oldest = groups?.groups.map((g) => g.firstSeen).filter((t): t is string => t !== null).sort()[0] ?? null;
+    const oldest =
+      groups?.groups
+        .map((g) => g.firstSeen)
+        .filter((t): t is string => t !== null)
+        .sort()[0] ?? null;
     return {
       name: q.name,
       work: { name: q.workQueue, depth: depth(q.workQueue) },
       delays: q.delayQueues.map((name) => ({ name, depth: depth(name) })),
-      parking: { name: q.parkingQueue, depth: depth(q.parkingQueue), oldestParkedAt: oldest, groups: groups?.groups.length ?? null, readAt: groups?.readAt ?? null },
+      parking: {
+        name: q.parkingQueue,
+        depth: depth(q.parkingQueue),
+        oldestParkedAt: oldest,
+        groups: groups?.groups.length ?? null,
+        readAt: groups?.readAt ?? null,
+      },
       missing,
       applyCommand: missing.length > 0 ? q.applyCommand : null,
       problem,
@@ -148,11 +183,17 @@ class ConsoleService {
   }
 
   private action<C extends ConsoleCommand>(kind: string, label: string, queue: ConsoleQueue, command: C, shown: (result: ConsoleResult<C>) => unknown): Job {
-    return this.jobs.start(kind, label, (onCounts) => this.walk(queue, command, onCounts).then(shown).finally(() => this.groupCache.delete(queue.parkingQueue)));
+    return this.jobs.start(kind, label, (onCounts) =>
+      this.walk(queue, command, onCounts)
+        .then(shown)
+        .finally(() => this.groupCache.delete(queue.parkingQueue)),
+    );
   }
 
   private walk<C extends ConsoleCommand>(queue: ConsoleQueue, command: C, onCounts?: (counts: Readonly<WalkCounts>) => void): Promise<ConsoleResult<C>> {
-    return this.lock.run(queue.parkingQueue, () => this.options.broker.walk(queue, command, onCounts)).catch((error: unknown) => this.explainMissing(queue, error));
+    return this.lock
+      .run(queue.parkingQueue, () => this.options.broker.walk(queue, command, onCounts))
+      .catch((error: unknown) => this.explainMissing(queue, error));
   }
 
   /** A walk that failed on a parking lot that is not there says so with the command that declares it, not the CLI's flags. */
@@ -160,7 +201,10 @@ class ConsoleService {
     if ((error as Error | undefined)?.name === 'ParkedCommandError') {
       const depths = await this.options.broker.depths([queue.parkingQueue]).catch(() => undefined);
       if (depths !== undefined && (depths.get(queue.parkingQueue) ?? null) === null) {
-        throw new QueueNotDeclaredError(`there is no queue ${JSON.stringify(queue.parkingQueue)}: the topology of ${queue.name} is not declared yet; run ${queue.applyCommand}`, { cause: error });
+        throw new QueueNotDeclaredError(
+          `there is no queue ${JSON.stringify(queue.parkingQueue)}: the topology of ${queue.name} is not declared yet; run ${queue.applyCommand}`,
+          { cause: error },
+        );
       }
     }
     throw error;
@@ -168,7 +212,8 @@ class ConsoleService {
 
   private queue(name: string): ConsoleQueue {
     const queue = this.options.queues.find((q) => q.name === name);
-    if (queue === undefined) throw new ConsoleInputError(`no queue ${JSON.stringify(name)} in this console; it shows ${this.options.queues.map((q) => q.name).join(', ')}`);
+    if (queue === undefined)
+      throw new ConsoleInputError(`no queue ${JSON.stringify(name)} in this console; it shows ${this.options.queues.map((q) => q.name).join(', ')}`);
     return queue;
   }
 }
@@ -177,7 +222,9 @@ class ConsoleService {
 function confirmedCount(body: Readonly<Record<string, unknown>>): number {
   const expected = body.expectedCount;
   if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) {
-    throw new ConsoleInputError(`expectedCount must be the number of messages the operator confirmed (a whole number of at least 1); got ${JSON.stringify(expected)}`);
+    throw new ConsoleInputError(
+      `expectedCount must be the number of messages the operator confirmed (a whole number of at least 1); got ${JSON.stringify(expected)}`,
+    );
   }
   return expected;
 }

@@ -53,7 +53,10 @@ type EditReplayResult = WalkResult & {
  * Replaces the first parked message with this id by its edited copy on its source queue (published
  * with a confirm before the parked original is acked), in one walk that keeps everything else in order.
  */
-async function editAndReplay(ctx: CommandContext, options: { readonly messageId: string; readonly edit: MessageEdit; readonly retryHeader: string; readonly workQueue: string }): Promise<EditReplayResult> {
+async function editAndReplay(
+  ctx: CommandContext,
+  options: { readonly messageId: string; readonly edit: MessageEdit; readonly retryHeader: string; readonly workQueue: string },
+): Promise<EditReplayResult> {
   let target: string | undefined;
   let refused: string | undefined;
   let found = false;
@@ -61,7 +64,9 @@ async function editAndReplay(ctx: CommandContext, options: { readonly messageId:
   let unroutable = false;
   const progress = ctx.progress('edit and replay', () => (found ? 'found' : 'looking'));
   const result = await walkReported(ctx, progress, {
-    onNotMoved: () => { unroutable = true; },
+    onNotMoved: () => {
+      unroutable = true;
+    },
     visit: (message: Message) => {
       if (found || message.properties.messageId !== options.messageId) return { kind: 'keep' };
       found = true;
@@ -78,7 +83,7 @@ async function editAndReplay(ctx: CommandContext, options: { readonly messageId:
       return { kind: 'move', queue: target, copy: outcome.copy };
     },
   });
-  return { ...result, found, edited, replayedTo: unroutable ? null : target ?? null, ...(refused === undefined ? {} : { refused }) };
+  return { ...result, found, edited, replayedTo: unroutable ? null : (target ?? null), ...(refused === undefined ? {} : { refused }) };
 }
 
 export { editAndReplay, editedCopy };

@@ -31,9 +31,17 @@ class JobRegistry {
     const job: Job = { id: randomUUID(), kind, label, state: 'running', counts: null, result: null, error: null };
     this.jobs.set(job.id, job);
     this.forgetOld();
-    void run((counts) => { job.counts = { ...counts }; }).then(
-      (result) => { job.result = result; job.state = 'done'; },
-      (error: unknown) => { job.error = `${(error as Error).name}: ${(error as Error).message}`; job.state = 'failed'; },
+    void run((counts) => {
+      job.counts = { ...counts };
+    }).then(
+      (result) => {
+        job.result = result;
+        job.state = 'done';
+      },
+      (error: unknown) => {
+        job.error = `${(error as Error).name}: ${(error as Error).message}`;
+        job.state = 'failed';
+      },
     );
     return job;
   }

@@ -41,11 +41,16 @@ function bodyEditability(message: Parked): BodyEditability {
   if (typeof encoding === 'string' && encoding !== '' && !PLAIN_ENCODINGS.has(encoding.toLowerCase())) {
     return { editable: false, reason: `its content encoding is ${JSON.stringify(encoding)}: the bytes are encoded, not plain text` };
   }
-  if (message.content.length > MAX_EDITED_BODY_BYTES) return { editable: false, reason: `it is ${message.content.length} bytes; the page edits bodies of at most ${MAX_EDITED_BODY_BYTES} bytes (1 MiB)` };
+  if (message.content.length > MAX_EDITED_BODY_BYTES)
+    return { editable: false, reason: `it is ${message.content.length} bytes; the page edits bodies of at most ${MAX_EDITED_BODY_BYTES} bytes (1 MiB)` };
   const decoded = bodyText(message.content);
   if (decoded.kind === 'binary') return { editable: false, reason: decoded.reason };
   const changed = /[\r\u000b\u000c]/.exec(decoded.text);
-  if (changed !== null) return { editable: false, reason: `it holds the control character ${codePoint(changed[0])} (at character ${changed.index}), which a text box does not keep as it is` };
+  if (changed !== null)
+    return {
+      editable: false,
+      reason: `it holds the control character ${codePoint(changed[0])} (at character ${changed.index}), which a text box does not keep as it is`,
+    };
   return { editable: true, text: decoded.text };
 }
 
@@ -79,20 +84,29 @@ function editStart(message: Parked, retryHeader: string): EditStart {
  */
 function parseMessageEdit(input: unknown, retryHeader: string): MessageEdit {
   const raw = objectOf(input, 'the edit must be an object: { body?, headers?: { set?, remove? } }', ['body', 'headers']);
-  if (raw.body !== undefined && typeof raw.body !== 'string') throw new ConsoleInputError('`body` must be the whole new body, as text (leave it out to keep the parked body)');
-  if (raw.body !== undefined && Buffer.byteLength(raw.body) > MAX_EDITED_BODY_BYTES) throw new ConsoleInputError(`the edited body is ${Buffer.byteLength(raw.body)} bytes; at most ${MAX_EDITED_BODY_BYTES} are accepted`);
+  if (raw.body !== undefined && typeof raw.body !== 'string')
+    throw new ConsoleInputError('`body` must be the whole new body, as text (leave it out to keep the parked body)');
+  if (raw.body !== undefined && Buffer.byteLength(raw.body) > MAX_EDITED_BODY_BYTES)
+    throw new ConsoleInputError(`the edited body is ${Buffer.byteLength(raw.body)} bytes; at most ${MAX_EDITED_BODY_BYTES} are accepted`);
   const headers = objectOf(raw.headers ?? {}, '`headers` must be an object: { set?: { name: value }, remove?: [name] }', ['set', 'remove']);
   const set = objectOf(headers.set ?? {}, '`headers.set` must be an object of header names to text, a number or true/false', undefined);
   const remove = headers.remove ?? [];
-  if (!Array.isArray(remove) || !remove.every((name) => typeof name === 'string')) throw new ConsoleInputError('`headers.remove` must be a list of header names');
+  if (!Array.isArray(remove) || !remove.every((name) => typeof name === 'string'))
+    throw new ConsoleInputError('`headers.remove` must be a list of header names');
   for (const [name, value] of Object.entries(set)) {
     if (name === '' || Buffer.byteLength(name) > 255) throw new ConsoleInputError(`header name ${JSON.stringify(name)} must be 1 to 255 bytes`);
-    if (!isHeaderValue(value)) throw new ConsoleInputError(`header ${JSON.stringify(name)} must be text, true/false or a number (whole numbers up to 2^53: send larger ones as text); got ${JSON.stringify(value)}`);
+    if (!isHeaderValue(value))
+      throw new ConsoleInputError(
+        `header ${JSON.stringify(name)} must be text, true/false or a number (whole numbers up to 2^53: send larger ones as text); got ${JSON.stringify(value)}`,
+      );
     if (remove.includes(name)) throw new ConsoleInputError(`header ${JSON.stringify(name)} is both set and removed`);
   }
   // boomerang-edited is a boomerang- header too: the replay sets it itself.
   const dropped = Object.keys(set).filter((name) => droppedOnReplay(name, retryHeader));
-  if (dropped.length > 0) throw new ConsoleInputError(`header(s) ${dropped.map((n) => JSON.stringify(n)).join(', ')} cannot be set: a replay drops park, broker and retry-count headers, and sets ${EDITED_HEADER} itself`);
+  if (dropped.length > 0)
+    throw new ConsoleInputError(
+      `header(s) ${dropped.map((n) => JSON.stringify(n)).join(', ')} cannot be set: a replay drops park, broker and retry-count headers, and sets ${EDITED_HEADER} itself`,
+    );
   return { ...(raw.body === undefined ? {} : { body: raw.body as string }), set: set as MessageEdit['set'], remove: remove as string[] };
 }
 

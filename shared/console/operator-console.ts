@@ -7,7 +7,16 @@
  */
 import type { Env } from '../config/env.js';
 import { ConfigError } from '../errors.js';
-import { createOperatorFunction, lotOf, type OperatorContext, type OperatorFunctionOptions, type OperatorQueue, operatorSession, pageOf, sliceClock } from '../parked/operator-function.js';
+import {
+  createOperatorFunction,
+  lotOf,
+  type OperatorContext,
+  type OperatorFunctionOptions,
+  type OperatorQueue,
+  operatorSession,
+  pageOf,
+  sliceClock,
+} from '../parked/operator-function.js';
 import { type LotTarget, type OperatorRequest, type PageRequest, type TallyJson, tallyFromJson, tallyToJson } from '../parked/operator-protocol.js';
 import type { OutputPage } from '../parked/output-window.js';
 import type { Progress } from '../parked/progress.js';
@@ -18,22 +27,23 @@ import { type ConsoleCommand, runConsoleCommand } from './console-command.js';
 import { consoleQueuesFromDeclared } from './console-queue.js';
 
 /** The console's requests; `parkingQueue` names the lot a command walks. */
-type ConsoleRequest = LotTarget & (
-  | {
-      readonly op: 'console';
-      readonly command: ConsoleCommand;
-      /** A read's page of its JSON. */
-      readonly page?: PageRequest;
-      /** A read's later pages: the read counts the first page showed (each read raises them on a quorum lot). */
-      readonly readCounts?: Readonly<Record<string, unknown>>;
-      /** A replay's slices: what the slices before replayed. */
-      readonly tally?: TallyJson;
-      /** A replay's or purge's slice time. */
-      readonly sliceMs?: number;
-    }
-  | { readonly op: 'depths'; readonly queues: readonly string[] }
-  | { readonly op: 'check' }
-);
+type ConsoleRequest = LotTarget &
+  (
+    | {
+        readonly op: 'console';
+        readonly command: ConsoleCommand;
+        /** A read's page of its JSON. */
+        readonly page?: PageRequest;
+        /** A read's later pages: the read counts the first page showed (each read raises them on a quorum lot). */
+        readonly readCounts?: Readonly<Record<string, unknown>>;
+        /** A replay's slices: what the slices before replayed. */
+        readonly tally?: TallyJson;
+        /** A replay's or purge's slice time. */
+        readonly sliceMs?: number;
+      }
+    | { readonly op: 'depths'; readonly queues: readonly string[] }
+    | { readonly op: 'check' }
+  );
 
 /** A read's answer: one page of the result's JSON. */
 type ConsoleReadResponse = { readonly page: OutputPage; readonly readCounts: Readonly<Record<string, unknown>> };
@@ -62,7 +72,10 @@ function pinReadCounts(result: Record<string, unknown>, pinned: Readonly<Record<
  * import { queue as orders } from './functions/orders.js';
  * export const handler = createOperatorConsoleFunction([orders]);
  */
-function createOperatorConsoleFunction(queues: readonly OperatorQueue[], options: OperatorFunctionOptions = {}): (event: ConsoleRequest | OperatorRequest, context?: OperatorContext) => Promise<unknown> {
+function createOperatorConsoleFunction(
+  queues: readonly OperatorQueue[],
+  options: OperatorFunctionOptions = {},
+): (event: ConsoleRequest | OperatorRequest, context?: OperatorContext) => Promise<unknown> {
   const parked = createOperatorFunction(queues, options);
   const env: Env = options.env ?? process.env;
   const served = (): { config: ReturnType<OperatorQueue['loadConfig']>; names: string[] }[] =>
@@ -79,7 +92,10 @@ function createOperatorConsoleFunction(queues: readonly OperatorQueue[], options
       case 'depths': {
         const all = served();
         const stray = event.queues.find((name) => !all.some((q) => q.names.includes(name)));
-        if (stray !== undefined) throw new ConfigError(`${JSON.stringify(stray)}: the operator function reports the depths of its construct's queues only (${all.flatMap((q) => q.names).join(', ')})`);
+        if (stray !== undefined)
+          throw new ConfigError(
+            `${JSON.stringify(stray)}: the operator function reports the depths of its construct's queues only (${all.flatMap((q) => q.names).join(', ')})`,
+          );
         const depths = new Map<string, number | null>();
         for (const q of all) {
           const asked = event.queues.filter((name) => q.names.includes(name) && !depths.has(name));
@@ -96,7 +112,11 @@ function createOperatorConsoleFunction(queues: readonly OperatorQueue[], options
 }
 
 /** One console command on the lot the request names: a read's page, or an action's slice. */
-async function consoleOp(event: Extract<ConsoleRequest, { op: 'console' }>, lot: ReturnType<typeof lotOf>, context: OperatorContext | undefined): Promise<ConsoleReadResponse | ConsoleActionResponse> {
+async function consoleOp(
+  event: Extract<ConsoleRequest, { op: 'console' }>,
+  lot: ReturnType<typeof lotOf>,
+  context: OperatorContext | undefined,
+): Promise<ConsoleReadResponse | ConsoleActionResponse> {
   const { command } = event;
   const session = operatorSession(lot.config, lot.queue, context);
   const settings = { workQueue: lot.config.workQueue, retryHeader: lot.config.retryHeader };
@@ -109,9 +129,13 @@ async function consoleOp(event: Extract<ConsoleRequest, { op: 'console' }>, lot:
   }
   const sliceOver = command.kind === 'edit-replay' ? undefined : sliceClock(event.sliceMs ?? 20_000);
   const tally = tallyFromJson(event.tally ?? tallyToJson(newTally()));
-  const result = (await session((ctx) => runConsoleCommand({ ...ctx, sliceOver, progress: () => QUIET }, command, settings, tally), command.kind === 'replay')) as Record<string, unknown> & { ending: string; selected?: number };
+  const result = (await session(
+    (ctx) => runConsoleCommand({ ...ctx, sliceOver, progress: () => QUIET }, command, settings, tally),
+    command.kind === 'replay',
+  )) as Record<string, unknown> & { ending: string; selected?: number };
   const limit = 'limit' in command ? command.limit : 0;
-  const more = sliceOver !== undefined && result.ending === 'early' && sliceOver() && (command.kind === 'replay' ? tally.selected : (result.selected ?? 0)) < limit;
+  const more =
+    sliceOver !== undefined && result.ending === 'early' && sliceOver() && (command.kind === 'replay' ? tally.selected : (result.selected ?? 0)) < limit;
   return { result, more, ...(command.kind === 'replay' ? { tally: tallyToJson(tally) } : {}) };
 }
 

@@ -25,20 +25,28 @@ type MessagePick = { readonly messageId: string } | { readonly position: number;
  * (what a {@link MessagePick} without an id takes), at most `limit` of them held (the walk still
  * reads, and so keeps in order, the whole parking lot); `matched` counts them all.
  */
-async function readMessageList(ctx: CommandContext, filter: ParkedFilter, limit: number): Promise<WalkResult & { readonly messages: Record<string, unknown>[]; readonly matched: number }> {
+async function readMessageList(
+  ctx: CommandContext,
+  filter: ParkedFilter,
+  limit: number,
+): Promise<WalkResult & { readonly messages: Record<string, unknown>[]; readonly matched: number }> {
   const nowMs = (ctx.now ?? Date.now)();
   const matching = new Selection(filter, Number.POSITIVE_INFINITY, nowMs);
   const messages: Record<string, unknown>[] = [];
   let position = 0;
-  const result = await walkReported(ctx, ctx.progress('list', () => `${matching.selected} matched`), {
-    readOnly: true,
-    visit: (message) => {
-      const view = toParkedView(message);
-      if (matching.take(view) && messages.length < limit) messages.push({ ...listEntry(view, nowMs), position, bodySha256: sha256(message.content) });
-      position++;
-      return KEEP;
+  const result = await walkReported(
+    ctx,
+    ctx.progress('list', () => `${matching.selected} matched`),
+    {
+      readOnly: true,
+      visit: (message) => {
+        const view = toParkedView(message);
+        if (matching.take(view) && messages.length < limit) messages.push({ ...listEntry(view, nowMs), position, bodySha256: sha256(message.content) });
+        position++;
+        return KEEP;
+      },
     },
-  });
+  );
   return { ...result, messages, matched: matching.selected };
 }
 
@@ -64,11 +72,17 @@ function attemptHistory(headers: Readonly<Record<string, unknown>>, retryHeader:
   for (const death of [...deaths].reverse()) {
     const time = death.time as { value?: unknown } | undefined;
     const when = typeof time?.value === 'number' ? new Date(time.value * 1000).toISOString() : null;
-    steps.push({ at: when, event: `dead-lettered by the broker from ${valueText(death.queue)} (${valueText(death.reason)}), ${valueText(death.count)} time(s)` });
+    steps.push({
+      at: when,
+      event: `dead-lettered by the broker from ${valueText(death.queue)} (${valueText(death.reason)}), ${valueText(death.count)} time(s)`,
+    });
   }
   if (field('parkedAt') !== undefined) {
     const attempts = field('attempts');
-    steps.push({ at: at('parkedAt'), event: `parked after ${attempts === undefined ? 'an unknown number of' : valueText(attempts)} attempt(s): ${valueText(field('parkReason') ?? 'no reason recorded')}` });
+    steps.push({
+      at: at('parkedAt'),
+      event: `parked after ${attempts === undefined ? 'an unknown number of' : valueText(attempts)} attempt(s): ${valueText(field('parkReason') ?? 'no reason recorded')}`,
+    });
   }
   return steps;
 }
@@ -81,25 +95,38 @@ const DETAIL_BODY_CHARS = 256 * 1024;
  * stack, the attempt history and what an edit starts from (the body's exact text or why it cannot
  * be edited, and the headers a replay sends); null when no parked message is the one picked.
  */
-async function readMessageDetail(ctx: CommandContext, pick: MessagePick, retryHeader: string): Promise<WalkResult & { readonly message: Record<string, unknown> | null }> {
+async function readMessageDetail(
+  ctx: CommandContext,
+  pick: MessagePick,
+  retryHeader: string,
+): Promise<WalkResult & { readonly message: Record<string, unknown> | null }> {
   let found: Message | undefined;
   let position = 0;
   const picked = (message: Message, at: number): boolean =>
     'messageId' in pick ? message.properties.messageId === pick.messageId : at === pick.position && sha256(message.content) === pick.bodySha256;
-  const result = await walkReported(ctx, ctx.progress('show', () => (found ? 'found' : 'looking')), {
-    readOnly: true,
-    visit: (message) => {
-      if (found === undefined && picked(message, position)) found = message;
-      position++;
-      return KEEP;
+  const result = await walkReported(
+    ctx,
+    ctx.progress('show', () => (found ? 'found' : 'looking')),
+    {
+      readOnly: true,
+      visit: (message) => {
+        if (found === undefined && picked(message, position)) found = message;
+        position++;
+        return KEEP;
+      },
     },
-  });
+  );
   if (found === undefined) return { ...result, message: null };
   const headers = found.properties.headers ?? {};
   const stack = parkField(headers, 'errorStack');
   return {
     ...result,
-    message: { ...showEntry(found, DETAIL_BODY_CHARS), stack: stack === undefined ? null : valueText(stack), history: attemptHistory(headers, retryHeader), edit: editStart(found, retryHeader) },
+    message: {
+      ...showEntry(found, DETAIL_BODY_CHARS),
+      stack: stack === undefined ? null : valueText(stack),
+      history: attemptHistory(headers, retryHeader),
+      edit: editStart(found, retryHeader),
+    },
   };
 }
 

@@ -72,10 +72,11 @@ async function startConsoleServer(options: ConsoleServerOptions): Promise<Consol
     origin,
     url: `${origin}/?token=${token}`,
     token,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -47,10 +47,7 @@ async function checkDelayPath(connection: ChannelModel, options: TopologyOptions
   // Created between the two looks (topology apply ran meanwhile): nothing is missing any more.
   if (missing.length === 0) return;
   await forgetDelayPathMarker(connection, options);
-  throw new TopologyDriftError(
-    `Missing on the broker for the current config: ${missing.join(', ')}. No message was taken: ${DRIFT_REMEDY}`,
-    { missing },
-  );
+  throw new TopologyDriftError(`Missing on the broker for the current config: ${missing.join(', ')}. No message was taken: ${DRIFT_REMEDY}`, { missing });
 }
 
 /**

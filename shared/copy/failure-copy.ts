@@ -63,11 +63,24 @@ type CopyVerdict = Extract<Verdict, { kind: 'retry' | 'park' | 'defer' }>;
 function failureOf(delivery: Delivery, verdict: CopyVerdict): Failure {
   switch (verdict.kind) {
     case 'retry':
-      return { delivery, retryNo: verdict.retryNo, error: verdict.error, stack: undefined, decision: { kind: 'retry', retryNo: verdict.nextRetryNo, delayMs: verdict.delayMs } };
+      return {
+        delivery,
+        retryNo: verdict.retryNo,
+        error: verdict.error,
+        stack: undefined,
+        decision: { kind: 'retry', retryNo: verdict.nextRetryNo, delayMs: verdict.delayMs },
+      };
     case 'park':
       return { delivery, retryNo: verdict.retryNo, error: verdict.error, stack: verdict.stack, decision: { kind: 'park', reason: verdict.reason } };
     case 'defer':
-      return { delivery, retryNo: verdict.retryNo, error: verdict.why, stack: undefined, decision: { kind: 'retry', retryNo: verdict.retryNo, delayMs: verdict.delayMs }, deferred: true };
+      return {
+        delivery,
+        retryNo: verdict.retryNo,
+        error: verdict.why,
+        stack: undefined,
+        decision: { kind: 'retry', retryNo: verdict.retryNo, delayMs: verdict.delayMs },
+        deferred: true,
+      };
   }
 }
 
@@ -153,16 +166,34 @@ function keepFailureTimes(copy: Copy, delivery: Delivery): void {
 /** Logs a confirmed copy: a park at warn, a retry or deferral at debug; tells the metrics a retry's delay. */
 function logCopyOutcome(ctx: CopyContext, failure: Failure, target: Target): void {
   if (target.outcome === 'parked') {
-    ctx.log.warn('message parked', { ...describeFailure(failure), ...ctx.logFields, reason: target.copy.options.headers?.[BoomerangHeader.parkReason], parkingQueue: target.routingKey });
+    ctx.log.warn('message parked', {
+      ...describeFailure(failure),
+      ...ctx.logFields,
+      reason: target.copy.options.headers?.[BoomerangHeader.parkReason],
+      parkingQueue: target.routingKey,
+    });
     return;
   }
   if (target.outcome === 'retried' && target.delayMs !== undefined) ctx.metrics?.retryDelay(target.delayMs);
   // Debug fields cost more than the rest of a retry's bookkeeping: build them only to write them.
   if (!ctx.log.debugEnabled) return;
   if (target.outcome === 'deferred') {
-    ctx.log.debug('message deferred', { ...describeDelivery(failure.delivery), ...ctx.logFields, retryNo: failure.retryNo, delayMs: target.delayMs, via: target.routingKey });
+    ctx.log.debug('message deferred', {
+      ...describeDelivery(failure.delivery),
+      ...ctx.logFields,
+      retryNo: failure.retryNo,
+      delayMs: target.delayMs,
+      via: target.routingKey,
+    });
   } else if (failure.decision.kind === 'retry') {
-    ctx.log.debug('message retried', { ...describeFailure(failure), ...ctx.logFields, retryNo: failure.decision.retryNo, delayMs: failure.decision.delayMs, waitMs: target.delayMs, via: target.routingKey });
+    ctx.log.debug('message retried', {
+      ...describeFailure(failure),
+      ...ctx.logFields,
+      retryNo: failure.decision.retryNo,
+      delayMs: failure.decision.delayMs,
+      waitMs: target.delayMs,
+      via: target.routingKey,
+    });
   }
 }
 
@@ -184,5 +215,17 @@ function describeDelivery(delivery: Delivery): LogFields {
   };
 }
 
-export { asPark, describeDelivery, failureOf, describeFailure, keepFailureTimes, LEAN_LAST_RESORT, logCopyOutcome, planCopy, publishCopy, publishFailureCopy, tryPublishCopy };
+export {
+  asPark,
+  describeDelivery,
+  failureOf,
+  describeFailure,
+  keepFailureTimes,
+  LEAN_LAST_RESORT,
+  logCopyOutcome,
+  planCopy,
+  publishCopy,
+  publishFailureCopy,
+  tryPublishCopy,
+};
 export type { CopyContext, CopyOutcome, CopyVerdict, Failure, Target };

@@ -22,7 +22,14 @@ class AttemptSpans {
     if (!this.on) return NO_SPAN;
     let span: AttemptSpan;
     try {
-      span = this.tracer.start({ headers: delivery.properties.headers, queue, routingKey: delivery.fields.routingKey, messageId: delivery.properties.messageId, retryNo, bodyBytes: delivery.content.length });
+      span = this.tracer.start({
+        headers: delivery.properties.headers,
+        queue,
+        routingKey: delivery.fields.routingKey,
+        messageId: delivery.properties.messageId,
+        retryNo,
+        bodyBytes: delivery.content.length,
+      });
     } catch {
       return NO_SPAN;
     }

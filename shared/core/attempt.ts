@@ -97,7 +97,8 @@ class Lifecycle<O extends Origin = Origin> {
     const { config, log } = this.options;
     const reading = readRetryNo(delivery.properties.headers, config.retryHeader);
     if (reading.warning !== undefined) log.warn(reading.warning, { messageId: delivery.properties.messageId, queue: origin.queue });
-    if (origin.notes !== undefined && origin.notes.length > 0) log.warn('event message has unusable fields', { messageId: delivery.properties.messageId, queue: origin.queue, warnings: origin.notes });
+    if (origin.notes !== undefined && origin.notes.length > 0)
+      log.warn('event message has unusable fields', { messageId: delivery.properties.messageId, queue: origin.queue, warnings: origin.notes });
     const { retryNo } = reading;
     // Tracing off: no span call at all on the success path, so that off costs nothing per message.
     const traced = this.spans.on;
@@ -107,7 +108,7 @@ class Lifecycle<O extends Origin = Origin> {
       return recorded(span, false, this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined));
     }
     const { ownReturnsHeader, countsAcquired } = this.options.settings;
-    const ownReturns = ownReturnsHeader === undefined ? 0 : readBrokerCount(delivery.properties.headers, ownReturnsHeader) ?? 0;
+    const ownReturns = ownReturnsHeader === undefined ? 0 : (readBrokerCount(delivery.properties.headers, ownReturnsHeader) ?? 0);
     const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked, { ownReturns, acquired: countsAcquired });
     if (crashLoop.kind === 'park') {
       this.crashLoopsParked++;
@@ -150,7 +151,10 @@ class Lifecycle<O extends Origin = Origin> {
       this.breaker = recordOutcome(this.breaker, error.retryable ? 'retryable-failure' : 'other-failure');
       if (!wasOpen && this.breaker.state === 'open') {
         this.stopping.abort();
-        log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', { failuresInARow: this.breaker.failuresInARow, errorName: error.name });
+        log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', {
+          failuresInARow: this.breaker.failuresInARow,
+          errorName: error.name,
+        });
       }
       return recorded(span, true, this.failed(delivery, message, thrown, thrown));
     }
@@ -164,7 +168,8 @@ class Lifecycle<O extends Origin = Origin> {
    */
   public untried(delivery: Delivery, origin: O, outOfTime = false): Verdict {
     const verdict = this.untriedVerdict(delivery, outOfTime);
-    if (this.spans.on) this.spans.start(delivery, origin.queue, readRetryNo(delivery.properties.headers, this.options.config.retryHeader).retryNo).verdict(verdict, false);
+    if (this.spans.on)
+      this.spans.start(delivery, origin.queue, readRetryNo(delivery.properties.headers, this.options.config.retryHeader).retryNo).verdict(verdict, false);
     return verdict;
   }
 
@@ -189,7 +194,11 @@ class Lifecycle<O extends Origin = Origin> {
     const verdicts: Array<[Delivery, Verdict, O]> = [];
     for (const [delivery, { message, origin }] of this.running) {
       this.running.delete(delivery);
-      verdicts.push([delivery, recorded(this.spans.of(delivery), true, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)), origin]);
+      verdicts.push([
+        delivery,
+        recorded(this.spans.of(delivery), true, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)),
+        origin,
+      ]);
     }
     return verdicts;
   }
@@ -213,7 +222,13 @@ class Lifecycle<O extends Origin = Origin> {
   private call(message: BoomerangMessage): Promise<IdempotencyOutcome | void> | void {
     const { guard, handler } = this.options;
     if (guard === undefined) return handler(message, this.context);
-    return guard.run(message, async () => { await handler(message, this.context); }, this.options.hardStopAt - Date.now());
+    return guard.run(
+      message,
+      async () => {
+        await handler(message, this.context);
+      },
+      this.options.hardStopAt - Date.now(),
+    );
   }
 
   /** A failed attempt: retry or park, as `decideRetry` says. `handlerError` is what the handler threw, for the stack. */
@@ -222,9 +237,24 @@ class Lifecycle<O extends Origin = Origin> {
     const error = errorFacts(thrown);
     metrics.handlerError(error.name);
     const { retryNo, routingKey } = message;
-    const decision = decideRetry({ error: thrown, retryNo, policy: config.policy, rules: config.rules, messageType: delivery.properties.type, routingKey, random });
-    if (decision.pauseMs !== undefined) this.pause.ask({ untilMs: Date.now() + decision.pauseMs, queue: message.queue, errorName: error.name, messageId: delivery.properties.messageId as string | undefined });
-    if (decision.kind === 'retry' && this.copyable(delivery)) return { kind: 'retry', retryNo, nextRetryNo: decision.retryNo, delayMs: decision.delayMs, error };
+    const decision = decideRetry({
+      error: thrown,
+      retryNo,
+      policy: config.policy,
+      rules: config.rules,
+      messageType: delivery.properties.type,
+      routingKey,
+      random,
+    });
+    if (decision.pauseMs !== undefined)
+      this.pause.ask({
+        untilMs: Date.now() + decision.pauseMs,
+        queue: message.queue,
+        errorName: error.name,
+        messageId: delivery.properties.messageId as string | undefined,
+      });
+    if (decision.kind === 'retry' && this.copyable(delivery))
+      return { kind: 'retry', retryNo, nextRetryNo: decision.retryNo, delayMs: decision.delayMs, error };
     const reason = decision.kind === 'park' ? decision.reason : `${this.tooLargeReason(delivery)}: parked instead of retried`;
     return this.park(delivery, retryNo, error, reason, handlerError instanceof Error ? handlerError.stack : undefined);
   }
@@ -237,13 +267,19 @@ class Lifecycle<O extends Origin = Origin> {
   private refused(delivery: Delivery, origin: Origin, retryNo: number, refusal: GuardRefusal, thrown: unknown): Verdict {
     const { log } = this.options;
     const fields = { messageId: delivery.properties.messageId, queue: origin.queue, retryNo, ...refusalFields(thrown) };
-    log.warn(refusal === 'in-progress' ? 'idempotency: another run holds the message\'s key; deferred' : 'idempotency: the store failed; message deferred', fields);
+    log.warn(
+      refusal === 'in-progress' ? "idempotency: another run holds the message's key; deferred" : 'idempotency: the store failed; message deferred',
+      fields,
+    );
     // A key held elsewhere was read from the store: it answers.
     this.storeFailuresInARow = refusal === 'store-down' ? this.storeFailuresInARow + 1 : 0;
     if (this.storeFailuresInARow >= STORE_FAILURES_TO_STOP && !this.storeDown) {
       this.storeDown = true;
       this.stopping.abort();
-      log.warn('idempotency: the store failed for several messages in a row; no more messages are tried in this invocation', { failuresInARow: this.storeFailuresInARow, ...refusalFields(thrown) });
+      log.warn('idempotency: the store failed for several messages in a row; no more messages are tried in this invocation', {
+        failuresInARow: this.storeFailuresInARow,
+        ...refusalFields(thrown),
+      });
     }
     return this.deferred(delivery, errorFacts(thrown));
   }

@@ -59,8 +59,7 @@ import { BrokerHeader, LAST_DELIVERY_COUNT, readBrokerCount } from '../message/h
  */
 type CrashLoopVerdict =
   | { readonly kind: 'handle' }
-  | { readonly kind: 'park'; /** Times the message was handed out, this delivery included. */ readonly deliveries: number; readonly reason: string };
-
+  | { readonly kind: 'park' /** Times the message was handed out, this delivery included. */; readonly deliveries: number; readonly reason: string };
 
 /** What the guard counts besides `x-delivery-count`: see the tables above. */
 type CrashCounting = {
@@ -78,7 +77,12 @@ const HANDLE: CrashLoopVerdict = { kind: 'handle' };
  * A missing or malformed count never parks.
  * @example checkCrashLoop({ 'x-delivery-count': 10 }, 10, 0) // { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' }
  */
-function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, limit: number, parkedBefore: number, counting: CrashCounting = {}): CrashLoopVerdict {
+function checkCrashLoop(
+  headers: Readonly<Record<string, unknown>> | undefined,
+  limit: number,
+  parkedBefore: number,
+  counting: CrashCounting = {},
+): CrashLoopVerdict {
   if (limit <= 0 || headers === undefined) return HANDLE;
   const ownReturns = counting.ownReturns ?? 0;
   const counted = readBrokerCount(headers, BrokerHeader.deliveryCount);
@@ -95,7 +99,12 @@ function checkCrashLoop(headers: Readonly<Record<string, unknown>> | undefined, 
 
 /** The error a crash-loop park records. */
 function crashLoopError(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, limit: number): ErrorFacts {
-  return { name: RECORDED_FAILURE.crashLoop, message: `handed out ${verdict.deliveries} times unsettled (CRASH_LOOP_LIMIT=${limit}); handler not called`, retryable: false, retryAfterMs: undefined };
+  return {
+    name: RECORDED_FAILURE.crashLoop,
+    message: `handed out ${verdict.deliveries} times unsettled (CRASH_LOOP_LIMIT=${limit}); handler not called`,
+    retryable: false,
+    retryAfterMs: undefined,
+  };
 }
 
 export { checkCrashLoop, crashLoopError };

@@ -48,8 +48,14 @@ function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | un
     const onAbort = (): void => resolve(undefined);
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(
-      (value) => { signal.removeEventListener('abort', onAbort); resolve(value); },
-      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error); },
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
     );
   });
 }

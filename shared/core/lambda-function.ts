@@ -147,7 +147,16 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
       const idempotency = await guardFor(current);
       const runLog = invocation.log.child(fields);
       const pacer = pacerFor(current, runLog);
-      const summary = await spec.run({ config: current, event, budgetMs: context.getRemainingTimeInMillis(), log: runLog, metrics: invocation.metrics, idempotency, tracer: await tracerFor(current), pacer });
+      const summary = await spec.run({
+        config: current,
+        event,
+        budgetMs: context.getRemainingTimeInMillis(),
+        log: runLog,
+        metrics: invocation.metrics,
+        idempotency,
+        tracer: await tracerFor(current),
+        pacer,
+      });
       const line = { coldStart: invocation.coldStart, ...fields, ...(pacer === undefined ? {} : { pacing: pacer.describe() }), summary };
       if (summary.breakerOpened) invocation.log.warn('invocation summary: the circuit breaker opened', line);
       else invocation.log.info('invocation summary', line);
@@ -169,7 +178,7 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
 /** Once per container: a variable the queue's file replaces, set all the same, is said, never ignored in silence. */
 function warnOverrides(log: Logger, overrides: readonly EnvOverride[]): void {
   if (overrides.length === 0) return;
-  log.warn('environment variables set but overridden by the queue\'s file: their values are not used', { overrides });
+  log.warn("environment variables set but overridden by the queue's file: their values are not used", { overrides });
 }
 
 /** How long the end of an invocation waits for the tracer to send its buffered spans. */
@@ -180,7 +189,9 @@ async function flushTraces(tracer: Promise<AttemptTracer> | undefined, log: Logg
   const made = await tracer?.catch(() => undefined);
   if (made?.flush === undefined) return;
   let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, TRACE_FLUSH_WAIT_MS); });
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, TRACE_FLUSH_WAIT_MS);
+  });
   try {
     await Promise.race([made.flush(), waited]);
   } catch (error) {
@@ -204,7 +215,11 @@ function summaryOf(error: unknown, durationMs: number): Summary {
 }
 
 /** Why nothing was taken, by error `name` (see errors.ts: a handler bundle may hold another copy of the classes). */
-const STOP_REASONS: Readonly<Record<string, StopReason>> = { ConfigError: 'config-error', TopologyDriftError: 'topology-drift', BrokerConnectionError: 'connect-failed' };
+const STOP_REASONS: Readonly<Record<string, StopReason>> = {
+  ConfigError: 'config-error',
+  TopologyDriftError: 'topology-drift',
+  BrokerConnectionError: 'connect-failed',
+};
 
 function stopReasonOf(error: unknown): StopReason {
   const name = (error as { name?: unknown } | undefined)?.name;

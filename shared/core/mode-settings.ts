@@ -61,7 +61,11 @@ function hasDelayPath(topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysM
  * RabbitMQ 4.3 stopped counting a requeueing nack in `x-delivery-count`.
  * @example pullSettings(config, topology, { major: 3, minor: 10 }) // { copyLimitBytes: 16777216, canDefer: true, giveBackCounts: true }
  */
-function pullSettings(config: Pick<Config, 'maxMessageBytes'>, topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysMs'>, broker: BrokerVersion | undefined): ModeSettings {
+function pullSettings(
+  config: Pick<Config, 'maxMessageBytes'>,
+  topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysMs'>,
+  broker: BrokerVersion | undefined,
+): ModeSettings {
   return { copyLimitBytes: config.maxMessageBytes, canDefer: hasDelayPath(topology), giveBackCounts: nackCounts(broker) };
 }
 

@@ -56,13 +56,20 @@ function createPacer(limit: ResolvedRateLimit, deps: PacerDeps): Pacer {
   let storeFailed: string | undefined;
   const fromStore: Gate = (now, last) => {
     if (store === undefined || storeFailed !== undefined) return share(now, last);
-    return store.then((opened) => opened.take(deps.key, 1000 / limit.perSecond)).catch((error: unknown) => {
-      storeFailed = error instanceof Error ? error.message : String(error);
-      const where = limit.store === undefined ? undefined : describeStore({ kind: 'redis', ...limit.store });
-      deps.log.warn('rate limit: the store failed; this invocation takes its share of the limit from now on', { store: where, reason: storeFailed, perSecond: limit.perSecond, shares: limit.shares });
-      // Its share from the last start the store granted: the switch starts no burst.
-      return share(clock.now(), last);
-    });
+    return store
+      .then((opened) => opened.take(deps.key, 1000 / limit.perSecond))
+      .catch((error: unknown) => {
+        storeFailed = error instanceof Error ? error.message : String(error);
+        const where = limit.store === undefined ? undefined : describeStore({ kind: 'redis', ...limit.store });
+        deps.log.warn('rate limit: the store failed; this invocation takes its share of the limit from now on', {
+          store: where,
+          reason: storeFailed,
+          perSecond: limit.perSecond,
+          shares: limit.shares,
+        });
+        // Its share from the last start the store granted: the switch starts no burst.
+        return share(clock.now(), last);
+      });
   };
   const line = new TurnLine(fromStore, clock);
   return {

@@ -48,7 +48,11 @@ class PauseMarking {
   private writing: Promise<void> | undefined;
 
   /** @param markerOf the marker of a queue (event mode: each record's queue) @param by the function's name */
-  public constructor(private readonly markerOf: (queue: string) => PauseMarker, private readonly log: Logger, private readonly by: string) {}
+  public constructor(
+    private readonly markerOf: (queue: string) => PauseMarker,
+    private readonly log: Logger,
+    private readonly by: string,
+  ) {}
 
   /** A pause started or grew: it is marked on the broker soon. */
   public readonly started = (pause: PauseStart): void => {
@@ -60,7 +64,9 @@ class PauseMarking {
   public async written(waitMs: number): Promise<void> {
     if (this.writing === undefined) return;
     let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, Math.max(0, waitMs)); });
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, waitMs));
+    });
     await Promise.race([this.writing, waited]);
     clearTimeout(timer);
   }
@@ -71,7 +77,11 @@ class PauseMarking {
       try {
         await marker.write({ untilMs: next.untilMs, reason: next.errorName, by: this.by });
       } catch (error) {
-        this.log.warn('could not write the pause marker: the pause holds for this invocation only', { markerQueue: marker.queue, pausedUntil: new Date(next.untilMs).toISOString(), reason: (error as Error).message });
+        this.log.warn('could not write the pause marker: the pause holds for this invocation only', {
+          markerQueue: marker.queue,
+          pausedUntil: new Date(next.untilMs).toISOString(),
+          reason: (error as Error).message,
+        });
       }
     }
     this.writing = undefined;

@@ -7,7 +7,11 @@ import type { Summary } from '../observability/summary.js';
  * Its `name` is `PullAbortedError`; it is also a `BrokerConnectionError` (retryable).
  */
 class PullAbortedError extends BrokerConnectionError {
-  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions & { reason?: BrokerFailureReason }) {
+  public constructor(
+    message: string,
+    public readonly summary: Summary,
+    options?: ErrorOptions & { reason?: BrokerFailureReason },
+  ) {
     super(message, options);
     this.name = 'PullAbortedError';
   }

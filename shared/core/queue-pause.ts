@@ -80,7 +80,13 @@ class QueuePause {
     if (this.asked === undefined) return;
     const { queue, errorName, messageId } = this.asked;
     const until = new Date(this.untilMs).toISOString();
-    log.warn(`partner asked to slow down: queue paused until ${until}, ${this.deferredCount} messages deferred`, { queue, pausedUntil: until, deferred: this.deferredCount, errorName, messageId });
+    log.warn(`partner asked to slow down: queue paused until ${until}, ${this.deferredCount} messages deferred`, {
+      queue,
+      pausedUntil: until,
+      deferred: this.deferredCount,
+      errorName,
+      messageId,
+    });
   }
 }
 

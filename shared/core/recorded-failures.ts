@@ -25,20 +25,40 @@ const RECORDED_FAILURE = {
 } as const;
 
 /** What a message not yet settled "failed" with when the breaker opened before it was tried. */
-const NOT_TRIED: ErrorFacts = { name: RECORDED_FAILURE.breakerOpen, message: 'not tried: the circuit breaker opened in this invocation', retryable: true, retryAfterMs: undefined };
+const NOT_TRIED: ErrorFacts = {
+  name: RECORDED_FAILURE.breakerOpen,
+  message: 'not tried: the circuit breaker opened in this invocation',
+  retryable: true,
+  retryAfterMs: undefined,
+};
 
 /** What a message the invocation had no time for "failed" with, should its deferred copy ever be parked. */
-const OUT_OF_TIME: ErrorFacts = { name: RECORDED_FAILURE.outOfTime, message: 'not tried: the invocation ran out of time before its turn', retryable: true, retryAfterMs: undefined };
+const OUT_OF_TIME: ErrorFacts = {
+  name: RECORDED_FAILURE.outOfTime,
+  message: 'not tried: the invocation ran out of time before its turn',
+  retryable: true,
+  retryAfterMs: undefined,
+};
 
 /** What a message deferred untried after the store failed in a row "failed" with (its copy's record, should it ever be parked). */
-const STORE_DOWN: ErrorFacts = { name: RECORDED_FAILURE.storeDown, message: 'not tried: the idempotency store failed for several messages in a row in this invocation', retryable: true, retryAfterMs: undefined };
+const STORE_DOWN: ErrorFacts = {
+  name: RECORDED_FAILURE.storeDown,
+  message: 'not tried: the idempotency store failed for several messages in a row in this invocation',
+  retryable: true,
+  retryAfterMs: undefined,
+};
 
 /**
  * What a message deferred untried while its queue is paused "failed" with (its copy's record, should it ever be parked).
  * @example queuePaused(Date.parse('2026-05-01T12:00:00Z')) // { name: 'QueuePaused', message: 'not tried: the queue is paused until 2026-05-01T12:00:00.000Z (the partner asked to slow down)', ... }
  */
 function queuePaused(untilMs: number): ErrorFacts {
-  return { name: RECORDED_FAILURE.queuePaused, message: `not tried: the queue is paused until ${new Date(untilMs).toISOString()} (the partner asked to slow down)`, retryable: true, retryAfterMs: undefined };
+  return {
+    name: RECORDED_FAILURE.queuePaused,
+    message: `not tried: the queue is paused until ${new Date(untilMs).toISOString()} (the partner asked to slow down)`,
+    retryable: true,
+    retryAfterMs: undefined,
+  };
 }
 
 /**

@@ -44,7 +44,10 @@ class TurnLine {
   private headSince = 0;
   private readonly watched = new WeakSet<AbortSignal>();
 
-  public constructor(private readonly gate: Gate, private readonly clock: Clock = SYSTEM_CLOCK) {}
+  public constructor(
+    private readonly gate: Gate,
+    private readonly clock: Clock = SYSTEM_CLOCK,
+  ) {}
 
   /**
    * Resolves once this start may go, with how long it waited at the head of the line (the time the
@@ -72,11 +75,16 @@ class TurnLine {
       if (typeof answer !== 'number') {
         this.asking = true;
         // A gate that broke its word and rejected lets the head go: a limit must never stop the queue.
-        void answer.then((waitMs) => waitMs, () => 0).then((waitMs) => {
-          this.asking = false;
-          this.answered(waitMs);
-          this.next();
-        });
+        void answer
+          .then(
+            (waitMs) => waitMs,
+            () => 0,
+          )
+          .then((waitMs) => {
+            this.asking = false;
+            this.answered(waitMs);
+            this.next();
+          });
         return;
       }
       this.answered(answer);
@@ -85,10 +93,11 @@ class TurnLine {
 
   private answered(waitMs: number): void {
     if (waitMs > 0) {
-      if (this.waiting.length > 0) this.timer = this.clock.setTimeout(() => {
-        this.timer = undefined;
-        this.next();
-      }, waitMs);
+      if (this.waiting.length > 0)
+        this.timer = this.clock.setTimeout(() => {
+          this.timer = undefined;
+          this.next();
+        }, waitMs);
       return;
     }
     // A start was taken: the head now goes, whoever it is (the one it was asked for may have left;

@@ -13,38 +13,38 @@ import type { ErrorFacts } from '../retry/decide-retry.js';
  * | `give-back` | not called   | nack with requeue                  | a copy to the tail of its queue  |
  */
 type Verdict =
-  | { readonly kind: 'ack'; /** Idempotency on, and the message had no key: it ran unguarded. */ readonly unkeyed: boolean }
+  | { readonly kind: 'ack' /** Idempotency on, and the message had no key: it ran unguarded. */; readonly unkeyed: boolean }
   | { readonly kind: 'duplicate' }
   | {
-    readonly kind: 'retry';
-    /** The count the message came with. */
-    readonly retryNo: number;
-    /** The count its copy carries. */
-    readonly nextRetryNo: number;
-    readonly delayMs: number;
-    readonly error: ErrorFacts;
-  }
+      readonly kind: 'retry';
+      /** The count the message came with. */
+      readonly retryNo: number;
+      /** The count its copy carries. */
+      readonly nextRetryNo: number;
+      readonly delayMs: number;
+      readonly error: ErrorFacts;
+    }
   | {
-    readonly kind: 'park';
-    readonly retryNo: number;
-    readonly reason: string;
-    readonly error: ErrorFacts;
-    /** Kept for the parked copy only: formatting a stack costs about 30 µs. */
-    readonly stack: string | undefined;
-    /**
-     * False when the body is over the mode's copy limit (`MAX_MESSAGE_BYTES`): no copy can carry it,
-     * so the broker must move it (the work queue dead-letters to the parking lot).
-     */
-    readonly copyable: boolean;
-  }
+      readonly kind: 'park';
+      readonly retryNo: number;
+      readonly reason: string;
+      readonly error: ErrorFacts;
+      /** Kept for the parked copy only: formatting a stack costs about 30 µs. */
+      readonly stack: string | undefined;
+      /**
+       * False when the body is over the mode's copy limit (`MAX_MESSAGE_BYTES`): no copy can carry it,
+       * so the broker must move it (the work queue dead-letters to the parking lot).
+       */
+      readonly copyable: boolean;
+    }
   | {
-    readonly kind: 'defer';
-    /** Untried: it comes back with the count it came with. */
-    readonly retryNo: number;
-    readonly delayMs: number;
-    /** Why it was not tried, as its copy records it. */
-    readonly why: ErrorFacts;
-  }
+      readonly kind: 'defer';
+      /** Untried: it comes back with the count it came with. */
+      readonly retryNo: number;
+      readonly delayMs: number;
+      /** Why it was not tried, as its copy records it. */
+      readonly why: ErrorFacts;
+    }
   | { readonly kind: 'give-back'; readonly why: GiveBackReason };
 
 /**

@@ -42,7 +42,11 @@ async function ensureBroker(urls: readonly string[], say: (line: string) => void
   const where = urls.map(redactUrl).join(', ');
   const decision = decideBrokerStart(failure.reason, urls);
   if (decision === 'report') throw failure;
-  if (decision === 'not-local') throw new BrokerConnectionError(`No broker answers at ${where}. Check AMQP_URL, or unset it to use a local RabbitMQ.`, { cause: failure, reason: failure.reason });
+  if (decision === 'not-local')
+    throw new BrokerConnectionError(`No broker answers at ${where}. Check AMQP_URL, or unset it to use a local RabbitMQ.`, {
+      cause: failure,
+      reason: failure.reason,
+    });
   if (!starter.installed()) {
     throw new BrokerConnectionError(
       `No broker answers at ${where} and rabbitmq-server is not installed. Install it (Debian/Ubuntu: sudo apt-get install rabbitmq-server), ` +

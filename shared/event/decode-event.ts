@@ -38,10 +38,16 @@ function decodeEvent(event: unknown, routing: EventRouting): EventRecord[] {
   const records: EventRecord[] = [];
   for (const [key, messages] of Object.entries((event as { rmqMessagesByQueue: Record<string, unknown> }).rmqMessagesByQueue)) {
     const { queue, vhost } = parseQueueKey(key);
-    const keyProblem = queue === undefined ? `the event key ${JSON.stringify(key)} names no queue` : !Array.isArray(messages) ? `the messages of event key ${JSON.stringify(key)} are not a list` : undefined;
-    const target = keyProblem === undefined && queue !== undefined
-      ? { queue, vhost, parkingQueue: queue === routing.workQueue ? routing.parkingQueue : `${queue}.parked` }
-      : { queue: routing.workQueue, vhost, parkingQueue: routing.parkingQueue };
+    const keyProblem =
+      queue === undefined
+        ? `the event key ${JSON.stringify(key)} names no queue`
+        : !Array.isArray(messages)
+          ? `the messages of event key ${JSON.stringify(key)} are not a list`
+          : undefined;
+    const target =
+      keyProblem === undefined && queue !== undefined
+        ? { queue, vhost, parkingQueue: queue === routing.workQueue ? routing.parkingQueue : `${queue}.parked` }
+        : { queue: routing.workQueue, vhost, parkingQueue: routing.parkingQueue };
     for (const raw of Array.isArray(messages) ? messages : [messages]) {
       const decoded = decodeMessage(raw, target.queue);
       records.push({ ...decoded, ...target, problem: keyProblem ?? decoded.problem });
@@ -59,7 +65,8 @@ function decodeEvent(event: unknown, routing: EventRouting): EventRecord[] {
  */
 function eventShapeProblem(event: unknown): string | undefined {
   if (!isTable(event)) return `the event is ${event === null ? 'null' : Array.isArray(event) ? 'a list' : `a ${typeof event}`}, not an object`;
-  if (event.eventSource !== 'aws:rmq') return event.eventSource === undefined ? 'it has no eventSource' : `eventSource is ${JSON.stringify(event.eventSource)}, not "aws:rmq"`;
+  if (event.eventSource !== 'aws:rmq')
+    return event.eventSource === undefined ? 'it has no eventSource' : `eventSource is ${JSON.stringify(event.eventSource)}, not "aws:rmq"`;
   if (!isTable(event.rmqMessagesByQueue)) return 'rmqMessagesByQueue is missing or not an object';
   const noVhost = Object.keys(event.rmqMessagesByQueue).find((key) => (parseQueueKey(key).vhost ?? '') === '');
   if (noVhost !== undefined) return `the event key ${JSON.stringify(noVhost)} names no vhost (the event source writes "<queue>::<vhost>")`;

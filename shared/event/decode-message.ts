@@ -19,7 +19,18 @@ type DecodedMessage = {
 // Standard base64 with its padding, as the event source writes it.
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-const STRING_PROPERTIES = ['contentType', 'contentEncoding', 'correlationId', 'replyTo', 'expiration', 'messageId', 'type', 'userId', 'appId', 'clusterId'] as const;
+const STRING_PROPERTIES = [
+  'contentType',
+  'contentEncoding',
+  'correlationId',
+  'replyTo',
+  'expiration',
+  'messageId',
+  'type',
+  'userId',
+  'appId',
+  'clusterId',
+] as const;
 
 /**
  * Decodes one message of an `aws:rmq` event; never throws. A body that is missing or not base64
@@ -30,7 +41,9 @@ const STRING_PROPERTIES = ['contentType', 'contentEncoding', 'correlationId', 'r
 function decodeMessage(raw: unknown, queue: string): DecodedMessage {
   const notes: string[] = [];
   const record = isTable(raw) ? raw : {};
-  const { content, problem } = isTable(raw) ? decodeBody(raw.data) : { content: Buffer.from(safeJson(raw)), problem: `the record is not an object (${describe(raw)})` };
+  const { content, problem } = isTable(raw)
+    ? decodeBody(raw.data)
+    : { content: Buffer.from(safeJson(raw)), problem: `the record is not an object (${describe(raw)})` };
   const properties = decodeProperties(record.basicProperties, notes);
   const bodySize = isTable(record.basicProperties) ? record.basicProperties.bodySize : undefined;
   if (problem === undefined && typeof bodySize === 'number' && bodySize !== content.length) {
@@ -49,7 +62,8 @@ function decodeMessage(raw: unknown, queue: string): DecodedMessage {
 
 function decodeBody(data: unknown): { content: Buffer; problem: string | undefined } {
   if (typeof data !== 'string') return { content: Buffer.alloc(0), problem: `data (the body) is ${describe(data)}, not a base64 string` };
-  if (!BASE64.test(data)) return { content: Buffer.from(data, 'utf8'), problem: 'data (the body) is not valid base64; the parked body is the text as received' };
+  if (!BASE64.test(data))
+    return { content: Buffer.from(data, 'utf8'), problem: 'data (the body) is not valid base64; the parked body is the text as received' };
   return { content: Buffer.from(data, 'base64'), problem: undefined };
 }
 

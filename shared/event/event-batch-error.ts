@@ -6,7 +6,11 @@ import type { Summary } from '../observability/summary.js';
  * again. `summary` is what the invocation did before it gave up.
  */
 class EventBatchError extends BoomerangError {
-  public constructor(message: string, public readonly summary: Summary, options?: ErrorOptions) {
+  public constructor(
+    message: string,
+    public readonly summary: Summary,
+    options?: ErrorOptions,
+  ) {
     super(message, { ...options, retryable: true });
     this.name = 'EventBatchError';
   }

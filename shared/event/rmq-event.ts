@@ -10,14 +10,7 @@
 type RmqBytes = { readonly bytes: readonly number[] };
 
 /** A header or nested table value: strings arrive as `RmqBytes`, numbers as numbers, tables as objects. */
-type RmqFieldValue =
-  | RmqBytes
-  | number
-  | boolean
-  | string
-  | null
-  | readonly RmqFieldValue[]
-  | { readonly [key: string]: RmqFieldValue };
+type RmqFieldValue = RmqBytes | number | boolean | string | null | readonly RmqFieldValue[] | { readonly [key: string]: RmqFieldValue };
 
 /** The AMQP basic properties of one message; every field is null when the publisher did not set it. */
 type RmqBasicProperties = {

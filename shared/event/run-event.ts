@@ -73,13 +73,16 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
   const marginMs = Math.min(config.safetyMarginMs, options.budgetMs / 2);
   const broker = await connectFromConfig(config, { connectionName: config.functionName, secrets: options.secrets, log });
   let lost = false;
-  void broker.lost.then(() => { lost = true; });
+  void broker.lost.then(() => {
+    lost = true;
+  });
   let result;
   try {
     assertOneVhost(records, vhostOfUrl(broker.endpoint));
     const topology = topologyOptionsFromConfig(config);
     const topologyOf = new Map<string, TopologyOptions>();
-    for (const record of records) if (!topologyOf.has(record.queue)) topologyOf.set(record.queue, { ...topology, workQueue: record.queue, parkingQueue: record.parkingQueue });
+    for (const record of records)
+      if (!topologyOf.has(record.queue)) topologyOf.set(record.queue, { ...topology, workQueue: record.queue, parkingQueue: record.parkingQueue });
     const opening = broker.connection.createConfirmChannel();
     // Each queue's pause marker is read while the delay path is checked: a paused queue's records
     // are deferred at once (an event source mapping reads one queue; a batch pauses as a whole, as its breaker opens).
@@ -88,7 +91,12 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
     try {
       await options.beforeHandlers?.(broker.connection, [...topologyOf.values()]);
     } catch (error) {
-      await opening.then((channel) => channel.close(), () => undefined).catch(() => undefined);
+      await opening
+        .then(
+          (channel) => channel.close(),
+          () => undefined,
+        )
+        .catch(() => undefined);
       if (!isNamedError<TopologyDriftError>(error, 'TopologyDriftError')) throw error;
       tally.stop('topology-drift');
       throw new TopologyDriftError(error.message, { missing: error.missing, summary: tally.finish(startedAt) }, { cause: error.cause });
@@ -137,7 +145,11 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
   if (result.failure !== undefined) {
     tally.fail(lost ? 'connection-lost' : 'publish-failed');
     const summary = tally.finish(startedAt);
-    throw new EventBatchError(`A copy was not confirmed (${result.failure.message}); the event source will deliver the whole batch of ${records.length} again`, summary, { cause: result.failure });
+    throw new EventBatchError(
+      `A copy was not confirmed (${result.failure.message}); the event source will deliver the whole batch of ${records.length} again`,
+      summary,
+      { cause: result.failure },
+    );
   }
   // Idle with a pause heard is said as paused (Tally#finish).
   tally.stop(result.outOfTime ? 'budget' : result.breakerOpened ? 'breaker-open' : 'idle');
@@ -150,7 +162,9 @@ async function runEvent(options: EventRunOptions): Promise<Summary> {
 function assertOneVhost(records: readonly EventRecord[], connected: string): void {
   const other = records.find((record) => record.vhost !== undefined && record.vhost !== connected);
   if (other) {
-    throw new ConfigError(`The event comes from vhost ${JSON.stringify(other.vhost)} (queue ${other.queue}) but the function connects to vhost ${JSON.stringify(connected)}: set AMQP_VHOST (or the URL's path) to the event source mapping's VIRTUAL_HOST`);
+    throw new ConfigError(
+      `The event comes from vhost ${JSON.stringify(other.vhost)} (queue ${other.queue}) but the function connects to vhost ${JSON.stringify(connected)}: set AMQP_VHOST (or the URL's path) to the event source mapping's VIRTUAL_HOST`,
+    );
   }
 }
 

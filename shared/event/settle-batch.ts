@@ -84,7 +84,11 @@ async function settleBatch(options: SettleBatchOptions): Promise<SettleBatchResu
       (error: Error) => {
         failure ??= error;
         tally.unsettled(record.delivery, `copy not confirmed (${error.message}): the whole batch comes back`);
-        deps.log.error('a copy was not confirmed; the whole batch will come back', { messageId: record.delivery.properties.messageId, queue: record.queue, reason: error.message });
+        deps.log.error('a copy was not confirmed; the whole batch will come back', {
+          messageId: record.delivery.properties.messageId,
+          queue: record.queue,
+          reason: error.message,
+        });
       },
     );
     publishing.add(done);

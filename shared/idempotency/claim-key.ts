@@ -37,7 +37,8 @@ async function claimKey(persistence: BasePersistenceLayer, key: string, deadline
     }
     const status = existing.getStatus();
     if (status === IdempotencyRecordStatus.COMPLETED) return 'completed';
-    if (status === IdempotencyRecordStatus.INPROGRESS) throw new IdempotencyAlreadyInProgressError(`There is already an execution in progress with idempotency key: ${existing.idempotencyKey}`, existing);
+    if (status === IdempotencyRecordStatus.INPROGRESS)
+      throw new IdempotencyAlreadyInProgressError(`There is already an execution in progress with idempotency key: ${existing.idempotencyKey}`, existing);
     if (retry >= INCONSISTENT_RETRIES) throw new IdempotencyInconsistentStateError('Item has expired during processing and may not longer be valid.');
   }
 }

@@ -21,12 +21,18 @@ function idempotencyFromEnv(env: Env, keyPrefix: string): IdempotencyOptions | u
     // A window or a password with no store is a half-done setup: say so rather than run unguarded.
     const orphan = ['IDEMPOTENCY_TTL_SECONDS', STORE_SECRET_VARIABLE].find((name) => envString(env, name) !== undefined);
     if (orphan !== undefined) {
-      throw new ConfigError(`${orphan} is set but IDEMPOTENCY_STORE is not: set IDEMPOTENCY_STORE to ${STORE_FORMS} to turn idempotency on, or unset ${orphan}`);
+      throw new ConfigError(
+        `${orphan} is set but IDEMPOTENCY_STORE is not: set IDEMPOTENCY_STORE to ${STORE_FORMS} to turn idempotency on, or unset ${orphan}`,
+      );
     }
     return undefined;
   }
   const ttlSeconds = envOption(env, OPTIONS.idempotencyTtlSeconds);
-  const store = withStoreSecret(env, { value: parseStore(raw), name: 'IDEMPOTENCY_STORE' }, { value: envString(env, STORE_SECRET_VARIABLE), name: STORE_SECRET_VARIABLE });
+  const store = withStoreSecret(
+    env,
+    { value: parseStore(raw), name: 'IDEMPOTENCY_STORE' },
+    { value: envString(env, STORE_SECRET_VARIABLE), name: STORE_SECRET_VARIABLE },
+  );
   const options = { store, ttlSeconds, keyPrefix };
   try {
     // Validated here too, so the error names the variable rather than an option the team never wrote.

@@ -50,7 +50,9 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
   const config = new IdempotencyConfig({ expiresAfterSeconds: resolved.ttlSeconds });
   // Powertools would run every message unguarded, silently: refuse instead.
   if (!config.isEnabled()) {
-    throw new ConfigError('POWERTOOLS_IDEMPOTENCY_DISABLED is set while idempotency is configured: unset it, or turn idempotency off (unset IDEMPOTENCY_STORE or the `idempotency` option)');
+    throw new ConfigError(
+      'POWERTOOLS_IDEMPOTENCY_DISABLED is set while idempotency is configured: unset it, or turn idempotency off (unset IDEMPOTENCY_STORE or the `idempotency` option)',
+    );
   }
   const logger = deps.logger ?? createLogger();
   let store: StoreHandle | undefined;
@@ -91,7 +93,11 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
       // The in-progress record stays until `remainingMs` runs out; the retry waits for that. The
       // handler's error still decides retry or park.
       await persistence.deleteRecord(key).catch((storeError: unknown) => {
-        logger.warn('idempotency: the failed run\'s key could not be released; its retry waits until this invocation\'s time is up', { key, store: storeName, error: String(storeError) });
+        logger.warn("idempotency: the failed run's key could not be released; its retry waits until this invocation's time is up", {
+          key,
+          store: storeName,
+          error: String(storeError),
+        });
       });
       throw error;
     }
@@ -100,12 +106,21 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
     } catch (error) {
       // The effect happened: throwing would retry it, and the retry would repeat it once the
       // in-progress record expires. Ack, and say that a duplicate of this message could run again.
-      logger.warn('idempotency: the run completed but its key could not be marked completed; a duplicate arriving after this invocation would run again', { key, store: storeName, error: String(error) });
+      logger.warn('idempotency: the run completed but its key could not be marked completed; a duplicate arriving after this invocation would run again', {
+        key,
+        store: storeName,
+        error: String(error),
+      });
     }
     return 'ran';
   };
 
-  return { run, close: async () => { await (await opening.catch(() => undefined))?.close(); } };
+  return {
+    run,
+    close: async () => {
+      await (await opening.catch(() => undefined))?.close();
+    },
+  };
 }
 
 /**

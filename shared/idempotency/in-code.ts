@@ -9,27 +9,29 @@ import { STORE_SECRET_VARIABLE, withStoreSecret } from './store-secret.js';
  * Idempotency as a declared queue asks for it (`idempotency` in `defineQueue`). `true` is `{}`: every
  * field then comes from the environment. A field given here wins over its variable.
  */
-type IdempotencyInCode = true | {
-  /**
-   * `'redis://host:6379'`, `'rediss://…'`, `'dynamodb:<table>'`, a store spec, or `'dynamodb'`: a table
-   * the stack creates for this queue (its name reaches the functions as IDEMPOTENCY_STORE).
-   * @default IDEMPOTENCY_STORE
-   */
-  readonly store?: string | IdempotencyStoreSpec;
-  /**
-   * The name or ARN of a Secrets Manager secret holding the Redis store's password: the password
-   * alone, or JSON `{"password": "...", "username": "..."}`. Deployed, the complete ARN: the stack
-   * grants the queue's functions `secretsmanager:GetSecretValue` on it.
-   * @default IDEMPOTENCY_STORE_SECRET_ID, else none
-   */
-  readonly storeSecretId?: string;
-  /** @default IDEMPOTENCY_TTL_SECONDS, else 3600 */
-  readonly ttlSeconds?: number;
-  /** @default the AMQP messageId */
-  readonly key?: IdempotencyOptions['key'];
-  /** @default the work queue's name: the queue's pull and event functions share its keys, two queues never do */
-  readonly keyPrefix?: string;
-};
+type IdempotencyInCode =
+  | true
+  | {
+      /**
+       * `'redis://host:6379'`, `'rediss://…'`, `'dynamodb:<table>'`, a store spec, or `'dynamodb'`: a table
+       * the stack creates for this queue (its name reaches the functions as IDEMPOTENCY_STORE).
+       * @default IDEMPOTENCY_STORE
+       */
+      readonly store?: string | IdempotencyStoreSpec;
+      /**
+       * The name or ARN of a Secrets Manager secret holding the Redis store's password: the password
+       * alone, or JSON `{"password": "...", "username": "..."}`. Deployed, the complete ARN: the stack
+       * grants the queue's functions `secretsmanager:GetSecretValue` on it.
+       * @default IDEMPOTENCY_STORE_SECRET_ID, else none
+       */
+      readonly storeSecretId?: string;
+      /** @default IDEMPOTENCY_TTL_SECONDS, else 3600 */
+      readonly ttlSeconds?: number;
+      /** @default the AMQP messageId */
+      readonly key?: IdempotencyOptions['key'];
+      /** @default the work queue's name: the queue's pull and event functions share its keys, two queues never do */
+      readonly keyPrefix?: string;
+    };
 
 /** The code's part, checked: a store given (`undefined`: from IDEMPOTENCY_STORE) and the fields given. */
 type CheckedInCode = {
@@ -49,7 +51,8 @@ const KEYS = ['store', 'storeSecretId', 'ttlSeconds', 'key', 'keyPrefix'];
  */
 function checkIdempotencyInCode(given: IdempotencyInCode, source: string): CheckedInCode {
   const at = `idempotency in ${source}`;
-  if (given !== true && (typeof given !== 'object' || given === null)) throw new ConfigError(`${at} must be true or { store?, storeSecretId?, ttlSeconds?, key?, keyPrefix? }; got ${JSON.stringify(given)}`);
+  if (given !== true && (typeof given !== 'object' || given === null))
+    throw new ConfigError(`${at} must be true or { store?, storeSecretId?, ttlSeconds?, key?, keyPrefix? }; got ${JSON.stringify(given)}`);
   const options = given === true ? {} : given;
   const unknown = Object.keys(options).find((key) => !KEYS.includes(key));
   if (unknown !== undefined) throw new ConfigError(`Unknown option ${unknown} in ${at}; expected one of ${KEYS.join(', ')}`);
@@ -61,13 +64,15 @@ function checkIdempotencyInCode(given: IdempotencyInCode, source: string): Check
   }
   const fields = { ttlSeconds: options.ttlSeconds, key: options.key, keyPrefix: options.keyPrefix };
   // Checked with a stand-in store: the real one may only be known at the first invocation.
-  const checkedStore = stackTable ? { kind: 'dynamodb', table: 'stack-table' } as const : (store ?? { kind: 'redis', url: 'redis://check' });
+  const checkedStore = stackTable ? ({ kind: 'dynamodb', table: 'stack-table' } as const) : (store ?? { kind: 'redis', url: 'redis://check' });
   const storeName = stackTable ? `store 'dynamodb' of ${at}` : `store of ${at}`;
-  withSource(at, () => resolveIdempotencyOptions({
-    ...fields,
-    keyPrefix: fields.keyPrefix ?? 'check',
-    store: withStoreSecret({}, { value: checkedStore, name: storeName }, { value: storeSecretId, name: `storeSecretId of ${at}` }),
-  }));
+  withSource(at, () =>
+    resolveIdempotencyOptions({
+      ...fields,
+      keyPrefix: fields.keyPrefix ?? 'check',
+      store: withStoreSecret({}, { value: checkedStore, name: storeName }, { value: storeSecretId, name: `storeSecretId of ${at}` }),
+    }),
+  );
   return { store, stackTable, storeSecretId, fields };
 }
 
@@ -104,18 +109,24 @@ function secretGiven(env: Env, checked: CheckedInCode, at: string): { readonly v
 function storeFromEnv(env: Env, at: string, stackTable: boolean): IdempotencyStoreSpec {
   const raw = env.IDEMPOTENCY_STORE?.trim();
   if (raw === undefined || raw === '') {
-    throw new ConfigError(stackTable
-      ? `${at} asks for the stack's DynamoDB table, but IDEMPOTENCY_STORE is unset: the stack sets it when it deploys the function; elsewhere set IDEMPOTENCY_STORE=dynamodb:<table>`
-      : `${at} takes its store from IDEMPOTENCY_STORE, which is unset: set it to ${STORE_FORMS}, or give idempotency.store`);
+    throw new ConfigError(
+      stackTable
+        ? `${at} asks for the stack's DynamoDB table, but IDEMPOTENCY_STORE is unset: the stack sets it when it deploys the function; elsewhere set IDEMPOTENCY_STORE=dynamodb:<table>`
+        : `${at} takes its store from IDEMPOTENCY_STORE, which is unset: set it to ${STORE_FORMS}, or give idempotency.store`,
+    );
   }
   const store = parseStore(raw);
-  if (stackTable && store.kind !== 'dynamodb') throw new ConfigError(`${at} asks for a DynamoDB table (store: 'dynamodb'), but IDEMPOTENCY_STORE is a Redis URL: set it to dynamodb:<table>, or give the Redis URL as idempotency.store`);
+  if (stackTable && store.kind !== 'dynamodb')
+    throw new ConfigError(
+      `${at} asks for a DynamoDB table (store: 'dynamodb'), but IDEMPOTENCY_STORE is a Redis URL: set it to dynamodb:<table>, or give the Redis URL as idempotency.store`,
+    );
   return store;
 }
 
 function storeOf(store: string | IdempotencyStoreSpec, at: string): IdempotencyStoreSpec {
   if (typeof store === 'string') return parseStore(store, `store of ${at}`);
-  if (typeof store !== 'object' || store === null) throw new ConfigError(`store of ${at} must be ${STORE_FORMS}, 'dynamodb' or { kind, ... }; got ${JSON.stringify(store)}`);
+  if (typeof store !== 'object' || store === null)
+    throw new ConfigError(`store of ${at} must be ${STORE_FORMS}, 'dynamodb' or { kind, ... }; got ${JSON.stringify(store)}`);
   return store;
 }
 

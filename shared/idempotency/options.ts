@@ -11,23 +11,23 @@ import { redactUrl } from '../observability/redact.js';
  */
 type IdempotencyStoreSpec =
   | {
-    readonly kind: 'redis';
-    readonly url: string;
-    /**
-     * A Secrets Manager secret (name or ARN) holding the server's password: the password alone, or
-     * JSON `{"password": "...", "username": "..."}` (`username` optional, for an ACL user). The URL
-     * then carries no password. @default none: the URL's own credentials, if any
-     */
-    readonly secretId?: string;
-    /** How long a warm container reuses the secret's value, in seconds. @default 300 (`OPTIONS.secretCacheSeconds`, SECRET_CACHE_SECONDS) */
-    readonly secretCacheSeconds?: number;
-  }
+      readonly kind: 'redis';
+      readonly url: string;
+      /**
+       * A Secrets Manager secret (name or ARN) holding the server's password: the password alone, or
+       * JSON `{"password": "...", "username": "..."}` (`username` optional, for an ACL user). The URL
+       * then carries no password. @default none: the URL's own credentials, if any
+       */
+      readonly secretId?: string;
+      /** How long a warm container reuses the secret's value, in seconds. @default 300 (`OPTIONS.secretCacheSeconds`, SECRET_CACHE_SECONDS) */
+      readonly secretCacheSeconds?: number;
+    }
   | {
-    readonly kind: 'dynamodb';
-    readonly table: string;
-    /** A DynamoDB-compatible endpoint (dynalite or DynamoDB Local in tests). @default the region's endpoint */
-    readonly endpoint?: string;
-  };
+      readonly kind: 'dynamodb';
+      readonly table: string;
+      /** A DynamoDB-compatible endpoint (dynalite or DynamoDB Local in tests). @default the region's endpoint */
+      readonly endpoint?: string;
+    };
 
 /** Turns on the idempotency guard: a message whose key already completed is acked without running the handler. */
 type IdempotencyOptions = {
@@ -71,7 +71,8 @@ function resolveIdempotencyOptions(options: IdempotencyOptions): ResolvedIdempot
     throw new ConfigError(`Expected \`ttlSeconds\` to be ${describeRange(OPTIONS.idempotencyTtlSeconds.range)} (seconds), got ${String(ttlSeconds)}`);
   }
   const { keyPrefix } = options;
-  if (typeof keyPrefix !== 'string' || keyPrefix.trim() === '') throw new ConfigError(`Expected \`keyPrefix\` to be a non-empty string, got ${JSON.stringify(keyPrefix)}`);
+  if (typeof keyPrefix !== 'string' || keyPrefix.trim() === '')
+    throw new ConfigError(`Expected \`keyPrefix\` to be a non-empty string, got ${JSON.stringify(keyPrefix)}`);
   if (options.key !== undefined && typeof options.key !== 'function') {
     throw new ConfigError(`Expected \`key\` to be a function of the message, got ${typeof options.key}`);
   }
@@ -105,13 +106,18 @@ function checkStore(store: IdempotencyStoreSpec): IdempotencyStoreSpec {
 function checkStoreSecret(store: Extract<IdempotencyStoreSpec, { kind: 'redis' }>): void {
   const { secretId, secretCacheSeconds } = store;
   if (secretId === undefined) return;
-  if (typeof secretId !== 'string' || secretId.trim() === '') throw new ConfigError(`Expected \`secretId\` to be the name or ARN of a Secrets Manager secret, got ${JSON.stringify(secretId)}`);
+  if (typeof secretId !== 'string' || secretId.trim() === '')
+    throw new ConfigError(`Expected \`secretId\` to be the name or ARN of a Secrets Manager secret, got ${JSON.stringify(secretId)}`);
   if (secretCacheSeconds !== undefined && !inRange(OPTIONS.secretCacheSeconds.range, secretCacheSeconds)) {
-    throw new ConfigError(`Expected \`secretCacheSeconds\` to be ${describeRange(OPTIONS.secretCacheSeconds.range)} (seconds), got ${String(secretCacheSeconds)}`);
+    throw new ConfigError(
+      `Expected \`secretCacheSeconds\` to be ${describeRange(OPTIONS.secretCacheSeconds.range)} (seconds), got ${String(secretCacheSeconds)}`,
+    );
   }
   // Two passwords: which one the server sees would depend on the client's precedence.
   if (redisUrlHasPassword(store.url)) {
-    throw new ConfigError(`The idempotency store URL ${JSON.stringify(describeUrl(store.url))} holds a password, and secret ${secretId} gives one too: remove the password from the URL`);
+    throw new ConfigError(
+      `The idempotency store URL ${JSON.stringify(describeUrl(store.url))} holds a password, and secret ${secretId} gives one too: remove the password from the URL`,
+    );
   }
 }
 

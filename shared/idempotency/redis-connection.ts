@@ -125,13 +125,17 @@ function redisConnector<T>(url: string, login: RedisLogin | undefined, purpose: 
       return await start(await credentialsOf(login, false));
     } catch (error) {
       if (!isLoginRefused(error)) throw error;
-      login.log?.warn(`${purpose.label}: the Redis server refused the login; reading the password secret again (rotated?) and retrying once`, { secretId: login.secretId });
+      login.log?.warn(`${purpose.label}: the Redis server refused the login; reading the password secret again (rotated?) and retrying once`, {
+        secretId: login.secretId,
+      });
     }
     try {
       return await start(await credentialsOf(login, true));
     } catch (error) {
       if (!isLoginRefused(error)) throw error;
-      throw new Error(`the Redis server refused the login with the password of secret ${login.secretId}, also after reading the secret again (${(error as Error).message})`);
+      throw new Error(
+        `the Redis server refused the login with the password of secret ${login.secretId}, also after reading the secret again (${(error as Error).message})`,
+      );
     }
   };
 
@@ -140,7 +144,10 @@ function redisConnector<T>(url: string, login: RedisLogin | undefined, purpose: 
     if (closed) throw new Error(purpose.closedMessage);
     const seen = current;
     if (seen !== undefined) {
-      const opened = await seen.then((c) => (c.client.status === 'ready' && c !== stale ? c : undefined), () => undefined);
+      const opened = await seen.then(
+        (c) => (c.client.status === 'ready' && c !== stale ? c : undefined),
+        () => undefined,
+      );
       if (opened !== undefined) return opened;
       // The connect failed or the server dropped the socket: the first caller to notice replaces it.
       if (current === seen) current = undefined;

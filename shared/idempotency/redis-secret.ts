@@ -23,7 +23,8 @@ function parseRedisSecret(secretString: string, secretId: string): RedisCredenti
     return { password: secretString };
   }
   const { password, username } = parsed;
-  if (typeof password !== 'string' || password === '') throw new ConfigError(`Secret ${secretId} is a JSON object without a non-empty "password" string; expected ${SHAPES}`);
+  if (typeof password !== 'string' || password === '')
+    throw new ConfigError(`Secret ${secretId} is a JSON object without a non-empty "password" string; expected ${SHAPES}`);
   if (username === undefined) return { password };
   if (typeof username !== 'string' || username === '') throw new ConfigError(`Secret ${secretId}: "username" must be a non-empty string when given`);
   return { password, username };

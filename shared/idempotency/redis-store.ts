@@ -14,11 +14,16 @@ import type { StoreHandle } from './store-handle.js';
  * @example const { persistence, close } = createRedisStore('redis://127.0.0.1:6379');
  */
 function createRedisStore(url: string, login?: RedisLogin): StoreHandle {
-  const redis = redisConnector(url, login, {
-    label: 'idempotency',
-    closedMessage: 'the idempotency guard is closed',
-    loginHint: `keep its password in a Secrets Manager secret and name it with ${STORE_SECRET_VARIABLE} (or idempotency.storeSecretId)`,
-  }, cacheClient);
+  const redis = redisConnector(
+    url,
+    login,
+    {
+      label: 'idempotency',
+      closedMessage: 'the idempotency guard is closed',
+      loginHint: `keep its password in a Secrets Manager secret and name it with ${STORE_SECRET_VARIABLE} (or idempotency.storeSecretId)`,
+    },
+    cacheClient,
+  );
 
   // A command that met a dropped connection is tried once more on a fresh one: safe, because a
   // repeated SET NX finds its own record and answers "in progress" (the message comes back later),

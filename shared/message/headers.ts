@@ -84,7 +84,9 @@ function assertRetryHeaderName(name: string, variable: string): void {
   if (brokers || taken || Buffer.byteLength(name) > MAX_HEADER_NAME_BYTES) {
     const why = brokers
       ? 'not start with "x-": the broker owns that namespace and may reset such a header, so a message could retry forever'
-      : taken ? 'not be a header Boomerang or the broker already uses' : `be at most ${MAX_HEADER_NAME_BYTES} bytes`;
+      : taken
+        ? 'not be a header Boomerang or the broker already uses'
+        : `be at most ${MAX_HEADER_NAME_BYTES} bytes`;
     throw new ConfigError(`${variable} must ${why}; got ${JSON.stringify(name.slice(0, 60))}. Use a name of your own, e.g. "retry-no"`);
   }
 }

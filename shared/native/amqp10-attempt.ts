@@ -60,7 +60,9 @@ async function attemptAmqp10(url: string, connectionName: string, timeoutMs: num
       whenHeaderSeen(socket, () => (loginAccepted = true));
       return socket;
     };
-    const connection = rhea.create_container({ id: connectionName }).connect({ ...open, host: dial.host, port: dial.port, connection_details: () => ({ host: dial.host, port: dial.port, connect }) });
+    const connection = rhea
+      .create_container({ id: connectionName })
+      .connect({ ...open, host: dial.host, port: dial.port, connection_details: () => ({ host: dial.host, port: dial.port, connect }) });
     connection.once('connection_open', () => finish({ kind: 'open', connection, socket: socket as Socket }));
     connection.on('connection_error', (context: EventContext) => fail({ kind: 'refused', error: errorFields(context.error) }));
     connection.on('protocol_error', (error: Error) => fail({ kind: 'protocol', message: String(error?.message ?? error) }));

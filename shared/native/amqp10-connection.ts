@@ -54,7 +54,8 @@ async function connectAmqp10(options: Amqp10ConnectOptions): Promise<Amqp10Conne
     }
     if (options.urls.every((u) => failures.get(u)?.final === true)) break;
     // After a round over every endpoint, pause before the next: a restarting broker needs a moment.
-    if (attempt % options.urls.length === options.urls.length - 1) await new Promise((r) => setTimeout(r, Math.max(0, Math.min(RETRY_PAUSE_MS, deadline - Date.now()))));
+    if (attempt % options.urls.length === options.urls.length - 1)
+      await new Promise((r) => setTimeout(r, Math.max(0, Math.min(RETRY_PAUSE_MS, deadline - Date.now()))));
   }
   throw failedError(options, failures);
 }
@@ -67,7 +68,12 @@ function opened(connection: Connection, socket: Socket, url: string): Amqp10Conn
     const drop = (context: EventContext): void => {
       if (closing) return;
       const cause = context.error as Error | undefined;
-      resolve(new BrokerConnectionError(`Lost the AMQP 1.0 connection to the broker: ${redactText(cause?.message ?? 'closed')}`, { cause, reason: 'connection-lost' }));
+      resolve(
+        new BrokerConnectionError(`Lost the AMQP 1.0 connection to the broker: ${redactText(cause?.message ?? 'closed')}`, {
+          cause,
+          reason: 'connection-lost',
+        }),
+      );
     };
     // 'connection_close' is the broker's close frame (rabbitmqctl close_connection, a shutdown); 'disconnected' a dead socket.
     connection.on('connection_close', drop);
@@ -100,11 +106,16 @@ function opened(connection: Connection, socket: Socket, url: string): Amqp10Conn
 function failedError(options: Amqp10ConnectOptions, failures: ReadonlyMap<string, ConnectFailure>): BrokerConnectionError {
   const tried = options.urls.filter((u) => failures.has(u)).map((u) => ({ url: redactUrl(u), failure: failures.get(u) as ConnectFailure }));
   if (tried.length === 0) {
-    return new BrokerConnectionError(`Cannot open AMQP 1.0 to ${options.urls.map(redactUrl).join(', ')}: no broker answered within ${options.connectTimeoutMs} ms (CONNECT_TIMEOUT_MS)`, { reason: 'timeout' });
+    return new BrokerConnectionError(
+      `Cannot open AMQP 1.0 to ${options.urls.map(redactUrl).join(', ')}: no broker answered within ${options.connectTimeoutMs} ms (CONNECT_TIMEOUT_MS)`,
+      { reason: 'timeout' },
+    );
   }
   const gaveUp = tried.every((t) => t.failure.final) ? '' : ` (tried for ${options.connectTimeoutMs} ms, CONNECT_TIMEOUT_MS)`;
   const each = tried.map((t) => `${t.url}: ${t.failure.explanation}`).join('; ');
-  return new BrokerConnectionError(`Cannot open AMQP 1.0 to ${tried.length === 1 ? '' : `any of ${options.urls.length} endpoints: `}${each}${gaveUp}`, { reason: tried[0]?.failure.reason });
+  return new BrokerConnectionError(`Cannot open AMQP 1.0 to ${tried.length === 1 ? '' : `any of ${options.urls.length} endpoints: `}${each}${gaveUp}`, {
+    reason: tried[0]?.failure.reason,
+  });
 }
 
 export { connectAmqp10 };

@@ -14,7 +14,11 @@ import { type Amqp10Connection, connectAmqp10 } from './amqp10-connection.js';
  */
 async function connectAmqp10FromConfig(config: Config, options: ConnectFromConfigOptions): Promise<Amqp10Connection> {
   const open = async (refresh: boolean): Promise<Amqp10Connection> =>
-    connectAmqp10({ urls: await brokerUrlsFromConfig(config, options.secrets, refresh), connectTimeoutMs: config.connectTimeoutMs, connectionName: options.connectionName });
+    connectAmqp10({
+      urls: await brokerUrlsFromConfig(config, options.secrets, refresh),
+      connectTimeoutMs: config.connectTimeoutMs,
+      connectionName: options.connectionName,
+    });
   const secret = config.amqpSecret;
   try {
     return await open(false);

@@ -54,7 +54,12 @@ class Amqp10Management {
   private readonly pending = new Map<string, (response: ManagementResponse) => void>();
   private nextId = 0;
 
-  private constructor(private readonly session: Session, private readonly sender: Sender, receiver: Receiver, private readonly timeoutMs: number) {
+  private constructor(
+    private readonly session: Session,
+    private readonly sender: Sender,
+    receiver: Receiver,
+    private readonly timeoutMs: number,
+  ) {
     receiver.on('message', (context: EventContext) => {
       const message = context.message as Message;
       const answer = this.pending.get(String(message.correlation_id));
@@ -77,7 +82,11 @@ class Amqp10Management {
     try {
       const sender = await attached<Sender>(session.open_sender({ ...link, target: PAIR }), 'sender', timeoutMs);
       // The broker sends its responses settled: nothing to accept.
-      const receiver = await attached<Receiver>(session.open_receiver({ ...link, source: PAIR, rcv_settle_mode: 0, credit_window: 10, autoaccept: false }), 'receiver', timeoutMs);
+      const receiver = await attached<Receiver>(
+        session.open_receiver({ ...link, source: PAIR, rcv_settle_mode: 0, credit_window: 10, autoaccept: false }),
+        'receiver',
+        timeoutMs,
+      );
       return new Amqp10Management(session, sender, receiver, timeoutMs);
     } catch (error) {
       session.close();
@@ -91,7 +100,11 @@ class Amqp10Management {
       const id = `boomerang-${++this.nextId}`;
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new BrokerConnectionError(`The broker's management API (AMQP 1.0, /management) did not answer ${method} ${path} within ${timeoutMs} ms`, { reason: 'timeout' }));
+        reject(
+          new BrokerConnectionError(`The broker's management API (AMQP 1.0, /management) did not answer ${method} ${path} within ${timeoutMs} ms`, {
+            reason: 'timeout',
+          }),
+        );
       }, timeoutMs);
       this.pending.set(id, (response) => {
         clearTimeout(timer);
@@ -116,7 +129,11 @@ class Amqp10Management {
     const path = `/queues/${encodeURIComponent(name)}`;
     const { status, body } = await this.request('PUT', path, this.timeoutMs, { durable: true, arguments: args });
     const info = status === '200' || status === '201' ? queueInfoOf(body) : undefined;
-    if (info === undefined) throw new BrokerConnectionError(`The broker's management API answered PUT ${path} with ${status}: ${String(typeof body === 'string' ? body : status).slice(0, 300)}`, { reason: 'channel-closed' });
+    if (info === undefined)
+      throw new BrokerConnectionError(
+        `The broker's management API answered PUT ${path} with ${status}: ${String(typeof body === 'string' ? body : status).slice(0, 300)}`,
+        { reason: 'channel-closed' },
+      );
     return info;
   }
 
@@ -128,7 +145,15 @@ class Amqp10Management {
 /** Resolves with the link once the broker attached it; a refusal or the timeout rejects. */
 function attached<L extends Sender | Receiver>(link: L, role: 'sender' | 'receiver', timeoutMs: number): Promise<L> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new BrokerConnectionError(`The broker did not attach the management API's ${role} link (AMQP 1.0, /management) within ${timeoutMs} ms`, { reason: 'timeout' })), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new BrokerConnectionError(`The broker did not attach the management API's ${role} link (AMQP 1.0, /management) within ${timeoutMs} ms`, {
+            reason: 'timeout',
+          }),
+        ),
+      timeoutMs,
+    );
     link.once(`${role}_open`, () => {
       clearTimeout(timer);
       resolve(link);
@@ -136,7 +161,12 @@ function attached<L extends Sender | Receiver>(link: L, role: 'sender' | 'receiv
     link.once(`${role}_error`, (context: EventContext) => {
       clearTimeout(timer);
       const error = (context.sender ?? context.receiver)?.error as { condition?: string; description?: string } | undefined;
-      reject(new BrokerConnectionError(`The broker refused the management API's ${role} link (AMQP 1.0, /management): ${error?.description ?? error?.condition ?? 'no reason given'}`, { reason: 'channel-closed' }));
+      reject(
+        new BrokerConnectionError(
+          `The broker refused the management API's ${role} link (AMQP 1.0, /management): ${error?.description ?? error?.condition ?? 'no reason given'}`,
+          { reason: 'channel-closed' },
+        ),
+      );
     });
   });
 }
@@ -153,7 +183,9 @@ async function getQueue(request: ManagementRequest, name: string): Promise<Queue
   const info = status === '200' ? queueInfoOf(body) : undefined;
   if (info !== undefined) return info;
   const said = typeof body === 'string' ? body : JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value));
-  throw new BrokerConnectionError(`The broker's management API answered GET ${path} with ${status}: ${said?.slice(0, 300) ?? 'no body'}`, { reason: 'channel-closed' });
+  throw new BrokerConnectionError(`The broker's management API answered GET ${path} with ${status}: ${said?.slice(0, 300) ?? 'no body'}`, {
+    reason: 'channel-closed',
+  });
 }
 
 /** The queue a 200 body describes, or `undefined` when the body is not one. */
@@ -163,10 +195,12 @@ function queueInfoOf(body: unknown): QueueInfo | undefined {
   const messageCount = count(map['message_count']);
   if (typeof map['name'] !== 'string' || typeof map['type'] !== 'string' || messageCount === undefined) return undefined;
   const given = typeof map['arguments'] === 'object' && map['arguments'] !== null ? (map['arguments'] as Record<string, unknown>) : {};
-  const args = Object.fromEntries(Object.entries(given).flatMap(([key, value]) => {
-    const plain = typeof value === 'bigint' ? Number(value) : value;
-    return typeof plain === 'string' || typeof plain === 'number' || typeof plain === 'boolean' ? [[key, plain]] : [];
-  }));
+  const args = Object.fromEntries(
+    Object.entries(given).flatMap(([key, value]) => {
+      const plain = typeof value === 'bigint' ? Number(value) : value;
+      return typeof plain === 'string' || typeof plain === 'number' || typeof plain === 'boolean' ? [[key, plain]] : [];
+    }),
+  );
   return { name: map['name'], type: map['type'], arguments: args, messageCount, consumerCount: count(map['consumer_count']) ?? 0 };
 }
 

@@ -28,7 +28,8 @@ function amqp10PauseMarker(connection: Connection, management: () => Promise<Amq
   const address = `/queues/${encodeURIComponent(queue)}`;
   const api = async (): Promise<Amqp10Management> => {
     const attached = await management();
-    if (attached === undefined) throw new BrokerConnectionError('The broker\'s management API (AMQP 1.0, /management) did not attach', { reason: 'channel-closed' });
+    if (attached === undefined)
+      throw new BrokerConnectionError("The broker's management API (AMQP 1.0, /management) did not attach", { reason: 'channel-closed' });
     return attached;
   };
   return {
@@ -48,7 +49,9 @@ function amqp10PauseMarker(connection: Connection, management: () => Promise<Amq
       // Loaded already (the connection is open); a data section keeps the body bytes for any reader, 0-9-1 included.
       const { default: rhea } = await import('rhea');
       const body = rhea.message.data_section(message.content);
-      await onSession(connection, (session, done) => sendOne(session, address, { durable: true, ttl: message.ttlMs, content_type: 'application/json', group_id: mark.by, body }, done));
+      await onSession(connection, (session, done) =>
+        sendOne(session, address, { durable: true, ttl: message.ttlMs, content_type: 'application/json', group_id: mark.by, body }, done),
+      );
     },
   };
 }
@@ -68,9 +71,12 @@ function onSession<T>(connection: Connection, use: (session: Session, done: Done
       if (error === undefined) resolve(value);
       else reject(error);
     };
-    const timer = setTimeout(() => done(new BrokerConnectionError(`The broker did not answer on the pause marker within ${MARKER_WAIT_MS} ms`, { reason: 'timeout' })), MARKER_WAIT_MS);
+    const timer = setTimeout(
+      () => done(new BrokerConnectionError(`The broker did not answer on the pause marker within ${MARKER_WAIT_MS} ms`, { reason: 'timeout' })),
+      MARKER_WAIT_MS,
+    );
     // Handled here, an error the broker ends the session with stays out of the connection's events.
-    session.on('session_error', () => done(new BrokerConnectionError('The broker ended the pause marker\'s session', { reason: 'channel-closed' })));
+    session.on('session_error', () => done(new BrokerConnectionError("The broker ended the pause marker's session", { reason: 'channel-closed' })));
     session.begin();
     use(session, done);
   });
@@ -104,7 +110,9 @@ function sendOne(session: Session, address: string, message: Message, done: Done
 
 function refusal(context: EventContext, what: string): BrokerConnectionError {
   const error = (context.receiver ?? context.sender)?.error as { condition?: string; description?: string } | undefined;
-  return new BrokerConnectionError(`The broker refused to ${what} the pause marker: ${error?.description ?? error?.condition ?? 'no reason given'}`, { reason: 'channel-closed' });
+  return new BrokerConnectionError(`The broker refused to ${what} the pause marker: ${error?.description ?? error?.condition ?? 'no reason given'}`, {
+    reason: 'channel-closed',
+  });
 }
 
 export { amqp10PauseMarker };

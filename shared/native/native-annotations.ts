@@ -77,7 +77,12 @@ function nativeOutcome(verdict: Verdict, delivery: Delivery, context: NativeOutc
     case 'defer':
       // Untried, so not a failed delivery: the broker delays it all the same (measured on 4.3.6) and
       // leaves x-delivery-count alone, so a deferral never counts toward the crash loop or the delivery limit.
-      return { kind: 'modified', deliveryFailed: false, undeliverableHere: false, annotations: { [NativeAnnotation.deliveryTime]: context.now + verdict.delayMs } };
+      return {
+        kind: 'modified',
+        deliveryFailed: false,
+        undeliverableHere: false,
+        annotations: { [NativeAnnotation.deliveryTime]: context.now + verdict.delayMs },
+      };
     case 'park': {
       const annotations: Record<string, unknown> = {
         [NativeAnnotation.errorName]: verdict.error.name,

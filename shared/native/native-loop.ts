@@ -62,7 +62,8 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
     tally.settle(summaryOutcome(verdict), delivery);
     if (verdict.kind === 'retry') metrics.retryDelay(verdict.delayMs);
     // The same line the copy path writes for a park (copy/failure-copy.ts).
-    if (verdict.kind === 'park') log.warn('message parked', { ...describeFailure(failureOf(delivery, verdict)), reason: verdict.reason, parkingQueue: config.parkingQueue });
+    if (verdict.kind === 'park')
+      log.warn('message parked', { ...describeFailure(failureOf(delivery, verdict)), reason: verdict.reason, parkingQueue: config.parkingQueue });
   };
   const admit = (received: Received): NativeMessage => {
     tally.receive();
@@ -77,7 +78,10 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
   };
 
   const stoppedBecause = await takeUntilStop<Received>({
-    config, lifecycle, tally, handling,
+    config,
+    lifecycle,
+    tally,
+    handling,
     stopTakingAt: state.stopTakingAt,
     broken: state.broken,
     take: (waitMs) => receiver.take(waitMs),
@@ -110,12 +114,18 @@ async function settleUntilDone(state: NativeLoopState): Promise<void> {
 /** What the summary counts a settlement as. */
 function summaryOutcome(verdict: Verdict): SummaryOutcome {
   switch (verdict.kind) {
-    case 'ack': return 'acked';
-    case 'duplicate': return 'skippedDuplicates';
-    case 'retry': return 'retried';
-    case 'park': return 'parked';
-    case 'defer': return 'deferred';
-    case 'give-back': return 'requeued';
+    case 'ack':
+      return 'acked';
+    case 'duplicate':
+      return 'skippedDuplicates';
+    case 'retry':
+      return 'retried';
+    case 'park':
+      return 'parked';
+    case 'defer':
+      return 'deferred';
+    case 'give-back':
+      return 'requeued';
   }
 }
 

@@ -45,7 +45,9 @@ async function openNativeManagement(connection: Connection, options: { config: C
       };
       // The link pair may still be attaching (or never answer): the wait covers that too.
       let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<undefined>((resolve) => { timer = setTimeout(resolve, waitMs, undefined); });
+      const waited = new Promise<undefined>((resolve) => {
+        timer = setTimeout(resolve, waitMs, undefined);
+      });
       try {
         return await Promise.race([read(), waited]);
       } finally {

@@ -35,7 +35,9 @@ async function runNativePull(options: PullOptions, checks: { readonly checkTopol
   const startedAt = Date.now();
   const { stopTakingAt, hardStopAt } = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
   const tally = new Tally(options.tracer);
-  const broker = await connectAmqp10FromConfig(config, { connectionName: config.functionName, log }).catch((error: unknown) => refuseOlderBroker(config, error));
+  const broker = await connectAmqp10FromConfig(config, { connectionName: config.functionName, log }).catch((error: unknown) =>
+    refuseOlderBroker(config, error),
+  );
   let receiver: NativeReceiver;
   let management: NativeManagement;
   try {
@@ -57,11 +59,23 @@ async function runNativePull(options: PullOptions, checks: { readonly checkTopol
   let failure: Error | undefined;
   try {
     const broken = new AbortController();
-    broker.lost.then((error) => {
-      failure ??= error;
-      broken.abort(error);
-    }, () => undefined);
-    await settleUntilDone({ options, receiver, writer: new SettlementWriter(), tally, stopTakingAt, hardStopAt, broken: broken.signal, onPause: marking.started });
+    broker.lost.then(
+      (error) => {
+        failure ??= error;
+        broken.abort(error);
+      },
+      () => undefined,
+    );
+    await settleUntilDone({
+      options,
+      receiver,
+      writer: new SettlementWriter(),
+      tally,
+      stopTakingAt,
+      hardStopAt,
+      broken: broken.signal,
+      onPause: marking.started,
+    });
     receiver.close();
     await marking.written(hardStopAt - Date.now());
     tally.parkedDepth(await management.parkedDepth(Math.min(PARKED_DEPTH_WAIT_MS, hardStopAt - Date.now())));
@@ -74,7 +88,11 @@ async function runNativePull(options: PullOptions, checks: { readonly checkTopol
   const swept = isUnconvertible(failure) ? await sweep(options, tally) : '';
   tally.fail('connection-lost');
   const summary = tally.finish(startedAt);
-  throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.${swept}`, summary, { cause: failure, reason: 'connection-lost' });
+  throw new PullAbortedError(
+    `Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.${swept}`,
+    summary,
+    { cause: failure, reason: 'connection-lost' },
+  );
 }
 
 /** Parks what the broker could not convert (see unconvertible-sweep.ts); says what it did, for the error. */

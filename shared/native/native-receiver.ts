@@ -22,7 +22,10 @@ class NativeReceiver {
   private stopping = false;
   private detached = false;
 
-  private constructor(private readonly receiver: Receiver, private readonly window: number) {
+  private constructor(
+    private readonly receiver: Receiver,
+    private readonly window: number,
+  ) {
     receiver.on('message', (context: EventContext) => {
       this.unsettled++;
       this.credit--;
@@ -55,7 +58,11 @@ class NativeReceiver {
       });
       const refused = (context: EventContext): void => {
         const condition = context.receiver?.error as { condition?: string; description?: string } | undefined;
-        reject(new BrokerConnectionError(`The broker refused to attach to queue ${queue}: ${condition?.description ?? condition?.condition ?? 'no reason given'}`, { reason: 'channel-closed' }));
+        reject(
+          new BrokerConnectionError(`The broker refused to attach to queue ${queue}: ${condition?.description ?? condition?.condition ?? 'no reason given'}`, {
+            reason: 'channel-closed',
+          }),
+        );
       };
       link.once('receiver_error', refused);
       link.once('receiver_open', () => {

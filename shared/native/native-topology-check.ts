@@ -53,9 +53,20 @@ function shown(value: string | undefined): string {
  * // ['orders: x-delayed-retry-type', 'orders: x-dead-letter-exchange', ...]
  */
 function judgeNativeTopology(spec: QueueSpec, parkingQueue: string, work: QueueInfo | undefined, parking: QueueInfo | undefined): NativeTopologyFinding {
-  const absent = [[spec.name, work], [parkingQueue, parking]].filter(([, info]) => info === undefined).map(([name]) => `queue ${String(name)}`);
+  const absent = [
+    [spec.name, work],
+    [parkingQueue, parking],
+  ]
+    .filter(([, info]) => info === undefined)
+    .map(([name]) => `queue ${String(name)}`);
   if (absent.length > 0) {
-    return { drift: { missing: absent, message: `Missing on the broker for delayMode 'native': ${absent.join(', ')}. No message was taken: run ${APPLY} with the current config.` }, tolerated: [] };
+    return {
+      drift: {
+        missing: absent,
+        message: `Missing on the broker for delayMode 'native': ${absent.join(', ')}. No message was taken: run ${APPLY} with the current config.`,
+      },
+      tolerated: [],
+    };
   }
   // `type` is the queue's type even when it was declared without x-queue-type.
   const current = { ...work?.arguments, 'x-queue-type': work?.type ?? 'classic' };
@@ -66,7 +77,7 @@ function judgeNativeTopology(spec: QueueSpec, parkingQueue: string, work: QueueI
   const each = fatal.map((d) => `${d.argument} ${shown(d.actual)}, needs ${shown(d.expected)} (${NEEDED[d.argument]})`).join('; ');
   const message =
     `Work queue '${spec.name}' lacks in its own arguments what delayMode 'native' needs: ${each}. No message was taken. ` +
-    'A policy does not count here: over AMQP the function sees only a queue\'s arguments, not its policy. ' +
+    "A policy does not count here: over AMQP the function sees only a queue's arguments, not its policy. " +
     `Declare the queue with them: move its messages elsewhere (e.g. a shovel), delete it and run ${APPLY} (\`boomerang topology verify\` shows the same differences).`;
   return { drift: { message, missing: fatal.map((d) => `${spec.name}: ${d.argument}`) }, tolerated };
 }
@@ -84,7 +95,10 @@ async function checkNativeTopology(read: QueueReader, config: Config, log: Logge
   if (drift !== undefined) throw new TopologyDriftError(drift.message, { missing: drift.missing });
   if (tolerated.length > 0) {
     const differences = tolerated.map((d) => `${d.argument} ${shown(d.actual)} (the config plans ${shown(d.expected)})`).join(', ');
-    log.warn('native work queue settings differ from the config; messages are safe, but crashes are paced or limited otherwise: see boomerang topology verify', { queue: spec.name, differences });
+    log.warn(
+      'native work queue settings differ from the config; messages are safe, but crashes are paced or limited otherwise: see boomerang topology verify',
+      { queue: spec.name, differences },
+    );
   }
 }
 

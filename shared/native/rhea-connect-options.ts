@@ -51,7 +51,10 @@ function rheaConnectOptions(url: string, containerId: string, connectionName: st
   const parsed = new URL(url);
   const tls = parsed.protocol === 'amqps:';
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const credentials = parsed.username === '' && parsed.password === '' ? { username: 'guest', password: 'guest' } : { username: unescape(parsed.username), password: unescape(parsed.password) };
+  const credentials =
+    parsed.username === '' && parsed.password === ''
+      ? { username: 'guest', password: 'guest' }
+      : { username: unescape(parsed.username), password: unescape(parsed.password) };
   return {
     dial: { host, port: parsed.port === '' ? (tls ? 5671 : 5672) : Number(parsed.port), tls, servername: isIP(host) === 0 ? host : '' },
     open: {

@@ -83,7 +83,12 @@ class SettlementWriter {
     this.passEnd ??= setImmediate(() => this.nextPass());
     if (outcome.kind === 'accepted') delivery.accept();
     else if (outcome.kind === 'released') delivery.release();
-    else delivery.modified({ delivery_failed: outcome.deliveryFailed, undeliverable_here: outcome.undeliverableHere, message_annotations: { ...outcome.annotations } });
+    else
+      delivery.modified({
+        delivery_failed: outcome.deliveryFailed,
+        undeliverable_here: outcome.undeliverableHere,
+        message_annotations: { ...outcome.annotations },
+      });
     return true;
   }
 

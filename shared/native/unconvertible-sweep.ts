@@ -16,7 +16,11 @@ import type { Logger } from '../observability/logger.js';
 
 /** The broker's report when it ended a session over a message it could not convert. */
 function isUnconvertible(error: unknown): boolean {
-  for (let cause = error as { message?: unknown; description?: unknown; cause?: unknown } | undefined; cause !== undefined && cause !== null; cause = cause.cause as typeof cause) {
+  for (
+    let cause = error as { message?: unknown; description?: unknown; cause?: unknown } | undefined;
+    cause !== undefined && cause !== null;
+    cause = cause.cause as typeof cause
+  ) {
     if (/mc_amqpl/.test(String(cause.message ?? '')) || /mc_amqpl/.test(String(cause.description ?? ''))) return true;
   }
   return false;
@@ -61,7 +65,11 @@ async function sweepUnconvertible(config: Config, log: Logger, window: number): 
       if (holdsDecimal(message.properties.headers)) {
         channel.reject(message, false);
         parked++;
-        log.error('message parked: RabbitMQ cannot give it to an AMQP 1.0 consumer (a decimal header), so delayMode native cannot handle it', { messageId: message.properties.messageId, queue: config.workQueue, parkingQueue: config.parkingQueue });
+        log.error('message parked: RabbitMQ cannot give it to an AMQP 1.0 consumer (a decimal header), so delayMode native cannot handle it', {
+          messageId: message.properties.messageId,
+          queue: config.workQueue,
+          parkingQueue: config.parkingQueue,
+        });
       } else {
         channel.nack(message, false, true);
       }

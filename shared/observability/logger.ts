@@ -47,9 +47,10 @@ function createLogger(options: LoggerOptions = {}): Logger {
     if (LEVELS[level] < threshold) return;
     const time = new Date().toISOString();
     // Fields first: a field named `level`, `time` or `message` must not overwrite the line's own.
-    const line = format === 'pretty'
-      ? prettyLine(level, time, message, { ...base, ...fields }, process.env.NO_COLOR === undefined)
-      : JSON.stringify({ ...base, ...fields, level, time, message }, jsonSafe);
+    const line =
+      format === 'pretty'
+        ? prettyLine(level, time, message, { ...base, ...fields }, process.env.NO_COLOR === undefined)
+        : JSON.stringify({ ...base, ...fields, level, time, message }, jsonSafe);
     write(redactText(line));
   };
   return {

@@ -32,7 +32,12 @@ const OTHER_ERRORS = 'Other';
  */
 function invocationCounts(summary: Summary, errorsByName: ReadonlyMap<string, number>, failedWith: string | undefined): Record<string, number> {
   const handlerErrors = [...errorsByName.values()].reduce((sum, n) => sum + n, 0);
-  const counts: Record<string, number> = { handlerErrors, invocationErrors: failedWith === undefined ? 0 : 1, breakerOpened: summary.breakerOpened ? 1 : 0, paused: summary.pausedUntil === undefined ? 0 : 1 };
+  const counts: Record<string, number> = {
+    handlerErrors,
+    invocationErrors: failedWith === undefined ? 0 : 1,
+    breakerOpened: summary.breakerOpened ? 1 : 0,
+    paused: summary.pausedUntil === undefined ? 0 : 1,
+  };
   for (const key of SUMMARY_COUNTS) counts[key] = summary[key];
   counts.withoutIdempotencyKey = summary.withoutIdempotencyKey;
   counts.durationMs = summary.durationMs;
@@ -71,7 +76,10 @@ abstract class MetricsRecorder implements InvocationMetrics {
 
 /** A dimension value CloudWatch accepts: printable ASCII, at most 64 characters, never empty. */
 function dimensionValue(name: string): string {
-  const clean = name.replace(/[^\x20-\x7e]/g, '_').trim().slice(0, 64);
+  const clean = name
+    .replace(/[^\x20-\x7e]/g, '_')
+    .trim()
+    .slice(0, 64);
   return clean === '' ? 'Error' : clean;
 }
 

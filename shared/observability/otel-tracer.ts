@@ -99,7 +99,8 @@ class OpenTelemetrySpan implements AttemptSpan {
     span.setAttribute('boomerang.verdict', verdict.kind);
     span.setAttribute('boomerang.handler_ran', handlerRan);
     if (verdict.delayMs !== undefined) span.setAttribute('boomerang.delay_ms', verdict.delayMs);
-    if (verdict.why !== undefined) span.setAttribute('boomerang.why', typeof verdict.why === 'string' ? verdict.why : `${verdict.why.name}: ${verdict.why.message}`);
+    if (verdict.why !== undefined)
+      span.setAttribute('boomerang.why', typeof verdict.why === 'string' ? verdict.why : `${verdict.why.name}: ${verdict.why.message}`);
     // A park ends the message's retries: an error, whether or not the handler ran (a crash loop, an undecodable body).
     if (verdict.reason !== undefined) {
       span.setAttribute('boomerang.reason', verdict.reason);

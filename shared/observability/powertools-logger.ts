@@ -29,7 +29,9 @@ function createLambdaLogger(options: { readonly service: string }): LambdaLogger
   // stays: AWS_LAMBDA_LOG_LEVEL, then POWERTOOLS_LOG_LEVEL, then LOG_LEVEL.
   const logLevel = env.POWERTOOLS_LOG_LEVEL ? undefined : (env.LOG_LEVEL?.toUpperCase() as ConstructorOptions['logLevel']);
   const powertools = new PowertoolsLogger({ serviceName: env.POWERTOOLS_SERVICE_NAME || options.service, logLevel });
-  return Object.assign(withFields(powertools, {}), { addContext: (context: LambdaContextLike) => powertools.addContext(context as Parameters<PowertoolsLogger['addContext']>[0]) });
+  return Object.assign(withFields(powertools, {}), {
+    addContext: (context: LambdaContextLike) => powertools.addContext(context as Parameters<PowertoolsLogger['addContext']>[0]),
+  });
 }
 
 function withFields(powertools: PowertoolsLogger, base: LogFields): Logger {

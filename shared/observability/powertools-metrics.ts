@@ -33,7 +33,10 @@ class PowertoolsMetrics extends MetricsRecorder {
    */
   public async flush(summary: Summary, failedWith?: string): Promise<void> {
     const { Metrics } = await import('@aws-lambda-powertools/metrics');
-    const metrics = new Metrics({ namespace: this.options.namespace ?? process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName: this.options.service });
+    const metrics = new Metrics({
+      namespace: this.options.namespace ?? process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
+      serviceName: this.options.service,
+    });
     for (const [name, value] of Object.entries(invocationCounts(summary, this.errorsByName, failedWith))) metrics.addMetric(name, unitOf(name), value);
     // Powertools publishes a document by itself once a metric holds 100 values (EMF's limit).
     for (const delayMs of this.retryDelaysMs) metrics.addMetric('retryDelayMs', 'Milliseconds', delayMs);

@@ -84,7 +84,20 @@ const SUMMARY_COUNTS = ['received', 'acked', 'retried', 'parked', 'requeued', 'l
 
 /** A summary with every count at 0. */
 function emptySummary(): Summary {
-  return { received: 0, acked: 0, retried: 0, parked: 0, requeued: 0, lost: 0, deferred: 0, skippedDuplicates: 0, withoutIdempotencyKey: 0, breakerOpened: false, durationMs: 0, stoppedBecause: 'idle' };
+  return {
+    received: 0,
+    acked: 0,
+    retried: 0,
+    parked: 0,
+    requeued: 0,
+    lost: 0,
+    deferred: 0,
+    skippedDuplicates: 0,
+    withoutIdempotencyKey: 0,
+    breakerOpened: false,
+    durationMs: 0,
+    stoppedBecause: 'idle',
+  };
 }
 
 export { emptySummary, SUMMARY_COUNTS };

@@ -42,7 +42,10 @@ function createXrayTracer(deps: { readonly log: Logger }): AttemptTracer {
 class XraySpan implements AttemptSpan {
   private readonly segment: AWSXRay.Segment;
 
-  public constructor(private readonly tracer: Tracer, attempt: AttemptStart) {
+  public constructor(
+    private readonly tracer: Tracer,
+    attempt: AttemptStart,
+  ) {
     const parent = xrayParentOf(attempt.headers);
     const segment = new AWSXRay.Segment(`${attempt.queue} process`.replace(NAME_REFUSED, '_').slice(0, 200), parent?.traceId, parent?.parentId);
     // A segment that is not traced is never sent (the SDK's own flag).
@@ -74,7 +77,8 @@ class XraySpan implements AttemptSpan {
     segment.addAnnotation('verdict', verdict.kind);
     segment.addAnnotation('handler_ran', handlerRan);
     if (verdict.delayMs !== undefined) segment.addAnnotation('delay_ms', verdict.delayMs);
-    if (verdict.why !== undefined) segment.addMetadata('why', typeof verdict.why === 'string' ? verdict.why : `${verdict.why.name}: ${verdict.why.message}`, NAMESPACE);
+    if (verdict.why !== undefined)
+      segment.addMetadata('why', typeof verdict.why === 'string' ? verdict.why : `${verdict.why.name}: ${verdict.why.message}`, NAMESPACE);
     if (verdict.reason !== undefined) segment.addMetadata('reason', verdict.reason, NAMESPACE);
     // A park that no handler error explains (a crash loop, an undecodable body) is still a failure of the message.
     if (verdict.kind === 'park' && !handlerRan) segment.addErrorFlag();

@@ -10,7 +10,11 @@ import type { RateStore } from './rate-store.js';
 async function openRateStore(spec: RateStoreSpec, log: Logger, secrets?: SecretStore): Promise<RateStore> {
   const { createRedisRateStore } = await import('./redis-rate-store.js');
   if (spec.secretId === undefined) return createRedisRateStore(spec.url);
-  return createRedisRateStore(spec.url, { secretId: spec.secretId, secrets: secrets ?? powertoolsSecretStore({ maxAgeSeconds: spec.secretCacheSeconds }), log });
+  return createRedisRateStore(spec.url, {
+    secretId: spec.secretId,
+    secrets: secrets ?? powertoolsSecretStore({ maxAgeSeconds: spec.secretCacheSeconds }),
+    log,
+  });
 }
 
 export { openRateStore };

@@ -33,14 +33,20 @@ type ScriptClient = Redis & { boomerangTakeStart(key: string, intervalUs: number
  * @example const store = createRedisRateStore('redis://127.0.0.1:6379'); await store.take(rateKey('/', 'orders'), 50); // 0
  */
 function createRedisRateStore(url: string, login?: RedisLogin): RateStore {
-  const redis = redisConnector(url, login, {
-    label: 'rate limit',
-    closedMessage: "the rate limit's store is closed",
-    loginHint: 'give RATE_LIMIT_STORE the server\'s credentials, or use the idempotency store, whose password may come from a secret (IDEMPOTENCY_STORE_SECRET_ID)',
-  }, (client) => {
-    client.defineCommand('boomerangTakeStart', { numberOfKeys: 1, lua: TAKE_START });
-    return client as ScriptClient;
-  });
+  const redis = redisConnector(
+    url,
+    login,
+    {
+      label: 'rate limit',
+      closedMessage: "the rate limit's store is closed",
+      loginHint:
+        "give RATE_LIMIT_STORE the server's credentials, or use the idempotency store, whose password may come from a secret (IDEMPOTENCY_STORE_SECRET_ID)",
+    },
+    (client) => {
+      client.defineCommand('boomerangTakeStart', { numberOfKeys: 1, lua: TAKE_START });
+      return client as ScriptClient;
+    },
+  );
   return {
     take: (key, intervalMs) => redis.run((client) => client.boomerangTakeStart(key, Math.max(1, Math.round(intervalMs * 1000)))),
     close: () => redis.close(),

@@ -30,7 +30,11 @@ type CommandContext = {
 type WalkResult = WalkCounts & { readonly ending: WalkEnding };
 
 /** Runs a walk of the context's queue with its progress report, which is stopped whatever happens. */
-async function walkReported(ctx: CommandContext, progress: Progress, options: Pick<WalkOptions, 'visit' | 'stopEarly' | 'onNotMoved' | 'readOnly'>): Promise<WalkResult> {
+async function walkReported(
+  ctx: CommandContext,
+  progress: Progress,
+  options: Pick<WalkOptions, 'visit' | 'stopEarly' | 'onNotMoved' | 'readOnly'>,
+): Promise<WalkResult> {
   let last: Readonly<WalkCounts> = { total: 0, visited: 0, kept: 0, moved: 0, deleted: 0, notMoved: 0 };
   try {
     const stopEarly = options.stopEarly;

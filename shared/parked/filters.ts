@@ -75,7 +75,12 @@ function describeFilter(filter: ParkedFilter): string {
  * @example formatDuration(90_000) // '1m'  (floor: 1 min 30 s)
  */
 function formatDuration(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms >= size) return `${Math.floor(ms / size)}${unit}`;
   }
   return `${Math.max(0, Math.round(ms))}ms`;

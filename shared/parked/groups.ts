@@ -40,9 +40,9 @@ class GroupTally {
     if (group === undefined) {
       this.groups.set(key, {
         key,
-        errorName: key === OVERFLOW_KEY ? null : view.errorName ?? null,
+        errorName: key === OVERFLOW_KEY ? null : (view.errorName ?? null),
         message: key === OVERFLOW_KEY ? '' : normaliseErrorMessage(view.errorMessage),
-        sourceQueue: key === OVERFLOW_KEY ? null : view.sourceQueue ?? null,
+        sourceQueue: key === OVERFLOW_KEY ? null : (view.sourceQueue ?? null),
         count: 1,
         firstSeen: parkedAt,
         lastSeen: parkedAt,
@@ -110,7 +110,11 @@ function groupsTable(report: GroupsReport): string {
   const rows = report.groups.map((g) => [String(g.count), g.firstSeen ?? '-', g.lastSeen ?? '-', g.errorName ?? '-', g.message || '-', g.sourceQueue ?? '-']);
   const head = ['COUNT', 'FIRST SEEN', 'LAST SEEN', 'ERROR', 'MESSAGE', 'SOURCE'];
   const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => (r[i] as string).length))));
-  const line = (cells: string[]): string => cells.map((c, i) => (c.length > (widths[i] as number) ? `${c.slice(0, (widths[i] as number) - 1)}…` : c.padEnd(widths[i] as number))).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (c.length > (widths[i] as number) ? `${c.slice(0, (widths[i] as number) - 1)}…` : c.padEnd(widths[i] as number)))
+      .join('  ')
+      .trimEnd();
   const keys = report.groups.map((g, i) => `  ${i + 1}. --group ${JSON.stringify(g.key)}`);
   return [line(head), ...rows.map(line), '', 'Keys (for list, replay and purge):', ...keys].join('\n');
 }

@@ -15,7 +15,20 @@ import type { Mode } from '../queues/deploy-options.js';
 import type { CommandContext, WalkResult } from './context.js';
 import { groupParked } from './groups.js';
 import { listParked } from './list.js';
-import { addCounts, type DescribeResponse, type LotTarget, type OperatorRequest, type PageRequest, type PurgeSliceResponse, type ReadResponse, type ReplaySliceResponse, replayResultToJson, tallyFromJson, tallyToJson, type WalkReport } from './operator-protocol.js';
+import {
+  addCounts,
+  type DescribeResponse,
+  type LotTarget,
+  type OperatorRequest,
+  type PageRequest,
+  type PurgeSliceResponse,
+  type ReadResponse,
+  type ReplaySliceResponse,
+  replayResultToJson,
+  tallyFromJson,
+  tallyToJson,
+  type WalkReport,
+} from './operator-protocol.js';
 import { OutputWindow } from './output-window.js';
 import type { Progress } from './progress.js';
 import { purgeParked } from './purge.js';
@@ -98,7 +111,9 @@ function lotOf(queues: readonly OperatorQueue[], target: LotTarget, env: Env): {
     throw new ConfigError(`say which queue: --function <name> (the operator function serves ${names})`);
   }
   if (found === undefined || (target.parkingQueue !== undefined && found.config.parkingQueue !== target.parkingQueue)) {
-    throw new ConfigError(`--parking-queue ${target.parkingQueue}: the operator function serves the parking lots ${configs.map((q) => `${q.config.parkingQueue} (${q.name})`).join(', ')} only`);
+    throw new ConfigError(
+      `--parking-queue ${target.parkingQueue}: the operator function serves the parking lots ${configs.map((q) => `${q.config.parkingQueue} (${q.name})`).join(', ')} only`,
+    );
   }
   return { config: found.config, queue: found.config.parkingQueue };
 }
@@ -112,10 +127,19 @@ function pageOf(page: PageRequest | undefined): OutputWindow {
  * Runs commands on the lot `queue` in the parked CLI's session, each on its own connection, stopping
  * a walk {@link STOP_BEFORE_TIMEOUT_MS} before the invocation's time is up; `resume` as `withParkingLot`'s.
  */
-function operatorSession(config: Config, queue: string, context?: OperatorContext): <T>(run: (ctx: CommandContext) => Promise<T>, resume?: boolean) => Promise<T> {
+function operatorSession(
+  config: Config,
+  queue: string,
+  context?: OperatorContext,
+): <T>(run: (ctx: CommandContext) => Promise<T>, resume?: boolean) => Promise<T> {
   const timeUp = context === undefined ? undefined : AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - STOP_BEFORE_TIMEOUT_MS));
   return (run, resume = false) =>
-    withParkingLot(config, queue, (ctx) => run({ ...ctx, signal: ctx.signal === undefined || timeUp === undefined ? (timeUp ?? ctx.signal) : AbortSignal.any([ctx.signal, timeUp]) }), { connectionName: 'boomerang-operator', resume });
+    withParkingLot(
+      config,
+      queue,
+      (ctx) => run({ ...ctx, signal: ctx.signal === undefined || timeUp === undefined ? (timeUp ?? ctx.signal) : AbortSignal.any([ctx.signal, timeUp]) }),
+      { connectionName: 'boomerang-operator', resume },
+    );
 }
 
 /**
@@ -125,8 +149,11 @@ function operatorSession(config: Config, queue: string, context?: OperatorContex
  * import { queue as webhooks } from './functions/webhooks.js';
  * export const handler = createOperatorFunction([orders, webhooks]);
  */
-function createOperatorFunction(queues: readonly OperatorQueue[], options: OperatorFunctionOptions = {}): (event: OperatorRequest, context?: OperatorContext) => Promise<unknown> {
-  if (queues.length === 0) throw new ConfigError('The operator function serves no queue: give it the declared queues (each file\'s `queue`)');
+function createOperatorFunction(
+  queues: readonly OperatorQueue[],
+  options: OperatorFunctionOptions = {},
+): (event: OperatorRequest, context?: OperatorContext) => Promise<unknown> {
+  if (queues.length === 0) throw new ConfigError("The operator function serves no queue: give it the declared queues (each file's `queue`)");
   const env = options.env ?? process.env;
   return async (event, context) => {
     const { config, queue } = lotOf(queues, event, env);
@@ -145,7 +172,12 @@ function createOperatorFunction(queues: readonly OperatorQueue[], options: Opera
         const reporter = new Reporter(window);
         const result = await session((ctx) => showParked({ ...ctx, now: () => event.nowMs, progress: reporter.progress }, event.options));
         // Later pages show the read counts of the first (passed back in `options.readCounts`), so every page is of one output.
-        return { report: reporter.report(result), page: window.page(), matched: result.found, readCounts: event.options.readCounts ?? result.readCounts } satisfies ReadResponse;
+        return {
+          report: reporter.report(result),
+          page: window.page(),
+          matched: result.found,
+          readCounts: event.options.readCounts ?? result.readCounts,
+        } satisfies ReadResponse;
       }
       case 'groups': {
         const window = pageOf(event.page);
@@ -161,7 +193,12 @@ function createOperatorFunction(queues: readonly OperatorQueue[], options: Opera
         const replayOptions = { ...event.options, workQueue: config.workQueue, retryHeader: config.retryHeader };
         const result = await session((ctx) => replayParked({ ...ctx, sliceOver, progress: reporter.progress }, replayOptions, tally), !event.options.dryRun);
         const more = result.ending === 'early' && sliceOver() && tally.selected < (event.options.limit ?? Number.POSITIVE_INFINITY);
-        return { report: reporter.report(result, event.slice.before), result: replayResultToJson(result), tally: tallyToJson(tally), more } satisfies ReplaySliceResponse;
+        return {
+          report: reporter.report(result, event.slice.before),
+          result: replayResultToJson(result),
+          tally: tallyToJson(tally),
+          more,
+        } satisfies ReplaySliceResponse;
       }
       case 'purge': {
         const { sliceOver, reporter } = sliceOf(event.slice);
@@ -170,7 +207,9 @@ function createOperatorFunction(queues: readonly OperatorQueue[], options: Opera
         return { report: reporter.report(result, event.slice.before), result: { selected: result.selected }, more } satisfies PurgeSliceResponse;
       }
       default:
-        throw new ParkedCommandError(`the operator function has no op ${JSON.stringify((event as { op?: unknown }).op)}: expected describe, list, groups, show, replay or purge (is the CLI newer than the deployed function?)`);
+        throw new ParkedCommandError(
+          `the operator function has no op ${JSON.stringify((event as { op?: unknown }).op)}: expected describe, list, groups, show, replay or purge (is the CLI newer than the deployed function?)`,
+        );
     }
   };
 }

@@ -20,14 +20,15 @@ type LotTarget = { readonly function?: string; readonly parkingQueue?: string };
 type PageRequest = { readonly offset: number; readonly bytes: number };
 
 /** One invocation's request. `nowMs` is the CLI's clock, so every page of a read says the same ages. */
-type OperatorRequest = LotTarget & (
-  | { readonly op: 'describe' }
-  | { readonly op: 'list'; readonly options: ListOptions; readonly nowMs: number; readonly page: PageRequest }
-  | { readonly op: 'groups'; readonly filter: ParkedFilter; readonly nowMs: number; readonly page: PageRequest }
-  | { readonly op: 'show'; readonly options: ShowOptions; readonly nowMs: number; readonly page: PageRequest }
-  | { readonly op: 'replay'; readonly options: Omit<ReplayOptions, 'workQueue' | 'retryHeader'>; readonly tally: TallyJson; readonly slice: SliceRequest }
-  | { readonly op: 'purge'; readonly options: PurgeOptions; readonly slice: SliceRequest }
-);
+type OperatorRequest = LotTarget &
+  (
+    | { readonly op: 'describe' }
+    | { readonly op: 'list'; readonly options: ListOptions; readonly nowMs: number; readonly page: PageRequest }
+    | { readonly op: 'groups'; readonly filter: ParkedFilter; readonly nowMs: number; readonly page: PageRequest }
+    | { readonly op: 'show'; readonly options: ShowOptions; readonly nowMs: number; readonly page: PageRequest }
+    | { readonly op: 'replay'; readonly options: Omit<ReplayOptions, 'workQueue' | 'retryHeader'>; readonly tally: TallyJson; readonly slice: SliceRequest }
+    | { readonly op: 'purge'; readonly options: PurgeOptions; readonly slice: SliceRequest }
+  );
 
 /** A slice of a replay or purge: its time, and the counts of the slices before it. */
 type SliceRequest = {
@@ -72,19 +73,49 @@ type TallyJson = {
 type ReplayResultJson = Omit<TallyJson, 'sent'> & { readonly byQueue: readonly (readonly [string, number])[] };
 
 function tallyToJson(tally: ReplayTally): TallyJson {
-  return { selected: tally.selected, noSource: tally.noSource, sent: [...tally.sent], unroutable: [...tally.unroutable], refused: [...tally.refused], unsendable: [...tally.unsendable] };
+  return {
+    selected: tally.selected,
+    noSource: tally.noSource,
+    sent: [...tally.sent],
+    unroutable: [...tally.unroutable],
+    refused: [...tally.refused],
+    unsendable: [...tally.unsendable],
+  };
 }
 
 function tallyFromJson(json: TallyJson): ReplayTally {
-  return { selected: json.selected, noSource: json.noSource, sent: new Map(json.sent), unroutable: new Map(json.unroutable), refused: [...json.refused], unsendable: [...json.unsendable] };
+  return {
+    selected: json.selected,
+    noSource: json.noSource,
+    sent: new Map(json.sent),
+    unroutable: new Map(json.unroutable),
+    refused: [...json.refused],
+    unsendable: [...json.unsendable],
+  };
 }
 
 function replayResultToJson(result: ReplayResult): ReplayResultJson {
-  return { selected: result.selected, noSource: result.noSource, byQueue: [...result.byQueue], unroutable: [...result.unroutable], refused: result.refused, unsendable: result.unsendable };
+  return {
+    selected: result.selected,
+    noSource: result.noSource,
+    byQueue: [...result.byQueue],
+    unroutable: [...result.unroutable],
+    refused: result.refused,
+    unsendable: result.unsendable,
+  };
 }
 
 function replayResultFromJson(json: ReplayResultJson, report: WalkReport): ReplayResult {
-  return { ...report.counts, ending: report.ending, selected: json.selected, noSource: json.noSource, byQueue: new Map(json.byQueue), unroutable: new Map(json.unroutable), refused: json.refused, unsendable: json.unsendable };
+  return {
+    ...report.counts,
+    ending: report.ending,
+    selected: json.selected,
+    noSource: json.noSource,
+    byQueue: new Map(json.byQueue),
+    unroutable: new Map(json.unroutable),
+    refused: json.refused,
+    unsendable: json.unsendable,
+  };
 }
 
 /**
@@ -104,4 +135,17 @@ function addCounts(before: WalkCounts | undefined, slice: Readonly<WalkCounts>):
 }
 
 export { addCounts, replayResultFromJson, replayResultToJson, tallyFromJson, tallyToJson };
-export type { DescribeResponse, LotTarget, OperatorRequest, PageRequest, PurgeSliceResponse, ReadResponse, ReplayResultJson, ReplaySliceResponse, SliceRequest, SliceResponse, TallyJson, WalkReport };
+export type {
+  DescribeResponse,
+  LotTarget,
+  OperatorRequest,
+  PageRequest,
+  PurgeSliceResponse,
+  ReadResponse,
+  ReplayResultJson,
+  ReplaySliceResponse,
+  SliceRequest,
+  SliceResponse,
+  TallyJson,
+  WalkReport,
+};

@@ -64,7 +64,9 @@ class PageJoiner {
   public add(page: OutputPage): number | undefined {
     const first = (this.first ??= page);
     if (page.totalBytes !== first.totalBytes || page.sha256 !== first.sha256) {
-      throw new Error(`the output changed between two pages (${first.totalBytes} bytes, then ${page.totalBytes}): the parking lot changed while it was read; run the command again, or narrow it with filters or --limit`);
+      throw new Error(
+        `the output changed between two pages (${first.totalBytes} bytes, then ${page.totalBytes}): the parking lot changed while it was read; run the command again, or narrow it with filters or --limit`,
+      );
     }
     if (page.offset !== this.received) throw new Error(`expected the page at byte ${this.received}, got one at ${page.offset}`);
     const bytes = Buffer.from(page.base64, 'base64');
@@ -91,10 +93,12 @@ class PageJoiner {
  * page), whose read counts later pages pin, so that every page is of one output.
  * @example const { output, last } = await fetchPages((offset, first) => invoke({ op: 'list', page: { offset, bytes }, readCounts: first?.readCounts }));
  */
-async function fetchPages<A extends { readonly page: OutputPage }>(fetch: (offset: number, first: A | undefined) => Promise<A>): Promise<{ readonly output: Buffer; readonly first: A; readonly last: A }> {
+async function fetchPages<A extends { readonly page: OutputPage }>(
+  fetch: (offset: number, first: A | undefined) => Promise<A>,
+): Promise<{ readonly output: Buffer; readonly first: A; readonly last: A }> {
   const joiner = new PageJoiner();
   let first: A | undefined;
-  for (let offset: number | undefined = 0; ;) {
+  for (let offset: number | undefined = 0; ; ) {
     const answer: A = await fetch(offset, first);
     first ??= answer;
     offset = joiner.add(answer.page);

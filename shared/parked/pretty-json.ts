@@ -21,7 +21,9 @@ function prettyJson(text: string): string | undefined {
   const out: string[] = [];
   let depth = 0;
   let i = 0;
-  const newline = (): void => { out.push('\n', INDENT.repeat(depth)); };
+  const newline = (): void => {
+    out.push('\n', INDENT.repeat(depth));
+  };
   while (i < text.length) {
     const c = text[i] as string;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {

@@ -44,15 +44,18 @@ function createProgress(options: ProgressOptions): Progress {
   const summary = (counts: Readonly<WalkCounts>): string =>
     `${options.label}: ${counts.visited}/${counts.total} read · ${options.details(counts)} · ${rate(counts, startedAt)} msg/s`;
   if (!stderr.isTTY) return plainProgress(options, stdout, errors, summary);
-  const bars = new MultiBar({
-    stream: stderr,
-    format: `${options.label} [{bar}] {value}/{total} read | {rate} msg/s | {details}`,
-    hideCursor: true,
-    // The final report line says it all once the walk is over.
-    clearOnComplete: true,
-    // Ctrl-C is the command's to handle: it finishes the message in hand before stopping.
-    gracefulExit: false,
-  }, Presets.shades_classic);
+  const bars = new MultiBar(
+    {
+      stream: stderr,
+      format: `${options.label} [{bar}] {value}/{total} read | {rate} msg/s | {details}`,
+      hideCursor: true,
+      // The final report line says it all once the walk is over.
+      clearOnComplete: true,
+      // Ctrl-C is the command's to handle: it finishes the message in hand before stopping.
+      gracefulExit: false,
+    },
+    Presets.shades_classic,
+  );
   let bar: SingleBar | undefined;
   let stopped = false;
   return {

@@ -127,7 +127,15 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions, tally: 
   });
   const byQueue = new Map(sent);
   for (const [queue, count] of unroutable) add(byQueue, queue, -count);
-  return { ...result, selected: tally.selected, noSource: tally.noSource, byQueue, unroutable: new Map(unroutable), refused: [...tally.refused], unsendable: [...tally.unsendable] };
+  return {
+    ...result,
+    selected: tally.selected,
+    noSource: tally.noSource,
+    byQueue,
+    unroutable: new Map(unroutable),
+    refused: [...tally.refused],
+    unsendable: [...tally.unsendable],
+  };
 }
 
 /**
@@ -136,7 +144,10 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions, tally: 
  * the broker dead-lettered from there); else, without a header, the broker's record. A header naming
  * any other queue is refused: a producer may have set it to reach a queue with the operator's rights.
  */
-function replayDestination(view: ParkedView, options: Pick<ReplayOptions, 'to' | 'workQueue'>): { kind: 'queue'; queue: string } | { kind: 'refused'; refusal: Refusal } | { kind: 'none' } {
+function replayDestination(
+  view: ParkedView,
+  options: Pick<ReplayOptions, 'to' | 'workQueue'>,
+): { kind: 'queue'; queue: string } | { kind: 'refused'; refusal: Refusal } | { kind: 'none' } {
   if (options.to !== undefined) return { kind: 'queue', queue: options.to };
   const claimed = view.headers[BoomerangHeader.sourceQueue] === undefined ? undefined : view.sourceQueue;
   const known = claimed ?? view.brokerSourceQueue;

@@ -46,25 +46,40 @@ const SILENT: Progress = { update: () => undefined, print: () => undefined, stop
  * import { queue } from './functions/partner-sync.js';
  * export const handler = createRetentionFunction(queue); // deletes what was parked 14 days ago or more
  */
-function createRetentionFunction(queue: RetentionQueue, options: RetentionFunctionOptions = {}): (event: unknown, context?: RetentionContext) => Promise<RetentionResult> {
+function createRetentionFunction(
+  queue: RetentionQueue,
+  options: RetentionFunctionOptions = {},
+): (event: unknown, context?: RetentionContext) => Promise<RetentionResult> {
   const retention = queue.deploy.retention;
-  if (retention === undefined) throw new ConfigError(`The queue ${queue.name} has no deploy.retention: set deploy.retention.olderThan in its file to deploy a retention function`);
+  if (retention === undefined)
+    throw new ConfigError(`The queue ${queue.name} has no deploy.retention: set deploy.retention.olderThan in its file to deploy a retention function`);
   const env = options.env ?? process.env;
   const service = env.FUNCTION_NAME ?? `boomerang-${queue.name}-retention`;
-  const log = options.log ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? createLogger({ level: logLevelFrom(env.LOG_LEVEL) }).child({ service }) : createLambdaLogger({ service }));
+  const log =
+    options.log ??
+    (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? createLogger({ level: logLevelFrom(env.LOG_LEVEL) }).child({ service }) : createLambdaLogger({ service }));
   return async (_event, context) => {
     const config = queue.loadConfig(env, 'pull');
     const deadline = context === undefined ? undefined : AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - STOP_BEFORE_TIMEOUT_MS));
     let result: RetentionResult;
     try {
       // The parked CLI's session: its own connection and confirm channel, closed after.
-      result = await withParkingLot(config, config.parkingQueue, (ctx) => {
-        const signal = deadline === undefined || ctx.signal === undefined ? (deadline ?? ctx.signal) : AbortSignal.any([ctx.signal, deadline]);
-        return purgeOlderThan({ ...ctx, signal, progress: () => SILENT }, retention.olderThanMs);
-      }, { connectionName: 'boomerang-retention' });
+      result = await withParkingLot(
+        config,
+        config.parkingQueue,
+        (ctx) => {
+          const signal = deadline === undefined || ctx.signal === undefined ? (deadline ?? ctx.signal) : AbortSignal.any([ctx.signal, deadline]);
+          return purgeOlderThan({ ...ctx, signal, progress: () => SILENT }, retention.olderThanMs);
+        },
+        { connectionName: 'boomerang-retention' },
+      );
     } catch (error) {
       const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-      log.error('retention failed: nothing more was deleted; the next run tries again', { parkingQueue: config.parkingQueue, errorName: name, reason: message });
+      log.error('retention failed: nothing more was deleted; the next run tries again', {
+        parkingQueue: config.parkingQueue,
+        errorName: name,
+        reason: message,
+      });
       throw error;
     }
     if (result.ending === 'done') log.info('retention', { ...result });

@@ -57,7 +57,13 @@ async function withParkingLot<T>(config: Config, queue: string, run: (ctx: Comma
 }
 
 /** Runs one command on a fresh confirm channel of `connection`, and closes the channel. */
-async function runOnChannel<T>(connection: ChannelModel, config: Config, queue: string, signal: AbortSignal, run: (ctx: CommandContext) => Promise<T>): Promise<T> {
+async function runOnChannel<T>(
+  connection: ChannelModel,
+  config: Config,
+  queue: string,
+  signal: AbortSignal,
+  run: (ctx: CommandContext) => Promise<T>,
+): Promise<T> {
   const channel = await connection.createConfirmChannel();
   let channelError: Error | undefined;
   channel.on('error', (error: Error) => {

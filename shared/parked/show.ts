@@ -30,7 +30,11 @@ function readCountsOf(message: Message): ReadCounts {
 function withReadCounts(message: Message, counts: ReadCounts | undefined): Message {
   if (counts === undefined) return message;
   const own = message.properties.headers ?? {};
-  const headers = Object.fromEntries(Object.entries(own).filter(([name]) => !isReadCount(name) || name in counts).map(([name, value]) => [name, isReadCount(name) ? counts[name] : value]));
+  const headers = Object.fromEntries(
+    Object.entries(own)
+      .filter(([name]) => !isReadCount(name) || name in counts)
+      .map(([name, value]) => [name, isReadCount(name) ? counts[name] : value]),
+  );
   for (const [name, value] of Object.entries(counts)) if (!(name in headers)) headers[name] = value;
   return { ...message, properties: { ...message.properties, headers } };
 }
@@ -46,7 +50,10 @@ const MAX_SHOWN = 10;
  * `show <messageId>`: headers, properties and a body preview of the parked message(s) with this id,
  * found by one full read of the parking lot (which leaves it as it was).
  */
-async function showParked(ctx: CommandContext, options: ShowOptions): Promise<WalkResult & { readonly found: number; readonly readCounts: readonly ReadCounts[] }> {
+async function showParked(
+  ctx: CommandContext,
+  options: ShowOptions,
+): Promise<WalkResult & { readonly found: number; readonly readCounts: readonly ReadCounts[] }> {
   const found: Message[] = [];
   let count = 0;
   const progress = ctx.progress('show', () => `${count} found`);
@@ -59,10 +66,12 @@ async function showParked(ctx: CommandContext, options: ShowOptions): Promise<Wa
   });
   const maxBodyChars = options.maxBodyChars ?? 4000;
   const readCounts = found.map(readCountsOf);
-  found.map((message, i) => withReadCounts(message, options.readCounts?.[i])).forEach((message, i) => {
-    if (options.json) progress.print(JSON.stringify(showEntry(message, maxBodyChars)));
-    else progress.print(`${i > 0 ? '\n' : ''}Message ${options.messageId} (${i + 1} of ${count} parked with this id)\n${formatShow(message, maxBodyChars)}`);
-  });
+  found
+    .map((message, i) => withReadCounts(message, options.readCounts?.[i]))
+    .forEach((message, i) => {
+      if (options.json) progress.print(JSON.stringify(showEntry(message, maxBodyChars)));
+      else progress.print(`${i > 0 ? '\n' : ''}Message ${options.messageId} (${i + 1} of ${count} parked with this id)\n${formatShow(message, maxBodyChars)}`);
+    });
   if (count > MAX_SHOWN && !options.json) progress.print(`\n… ${count - MAX_SHOWN} more with this id not shown`);
   return { ...result, found: count, readCounts };
 }

@@ -21,7 +21,10 @@ function cut(text: string, width: number): string {
 }
 
 function line(cells: readonly string[]): string {
-  return cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(COLUMNS[i]?.width ?? 0))).join('  ').trimEnd();
+  return cells
+    .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(COLUMNS[i]?.width ?? 0)))
+    .join('  ')
+    .trimEnd();
 }
 
 /** The header row of `list`. */

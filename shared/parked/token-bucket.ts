@@ -17,7 +17,8 @@ class TokenBucket {
     private readonly burst: number,
     nowMs: number,
   ) {
-    if (!(ratePerSecond > 0) || !Number.isFinite(ratePerSecond)) throw new RangeError(`Expected \`ratePerSecond\` to be a positive number, got ${ratePerSecond}`);
+    if (!(ratePerSecond > 0) || !Number.isFinite(ratePerSecond))
+      throw new RangeError(`Expected \`ratePerSecond\` to be a positive number, got ${ratePerSecond}`);
     if (!(burst >= 1)) throw new RangeError(`Expected \`burst\` to be at least 1, got ${burst}`);
     this.tokens = burst;
     this.updatedAtMs = nowMs;

@@ -9,10 +9,7 @@ import { TurnReader } from './turn-reader.js';
 import { ParkedCommandError, ParkingLotBusyError } from '../errors.js';
 
 /** What becomes of one parked message. */
-type Verdict =
-  | { readonly kind: 'keep' }
-  | { readonly kind: 'move'; readonly queue: string; readonly copy: Copy }
-  | { readonly kind: 'delete' };
+type Verdict = { readonly kind: 'keep' } | { readonly kind: 'move'; readonly queue: string; readonly copy: Copy } | { readonly kind: 'delete' };
 
 /** What a walk did so far; the counts of the walk's report. */
 type WalkCounts = {
@@ -141,16 +138,25 @@ async function walkLocked(channel: ConfirmChannel, options: WalkOptions): Promis
   const closed = new AbortController();
   const onClose = (): void => closed.abort();
   channel.once('close', onClose);
-  const reader: Reader = options.readOnly === true
-    ? new TurnReader(channel, options.queue, { maxPrefetch: options.prefetch ?? OPTIONS.batchSize.default, budgetBytes: READ_BUDGET_BYTES, stopOn: closed.signal })
-    : new GetReader(channel, options.queue);
+  const reader: Reader =
+    options.readOnly === true
+      ? new TurnReader(channel, options.queue, {
+          maxPrefetch: options.prefetch ?? OPTIONS.batchSize.default,
+          budgetBytes: READ_BUDGET_BYTES,
+          stopOn: closed.signal,
+        })
+      : new GetReader(channel, options.queue);
   let ending: WalkEnding = 'done';
   try {
     while (counts.visited < total) {
-      if (options.signal?.aborted) { ending = 'aborted'; break; }
+      if (options.signal?.aborted) {
+        ending = 'aborted';
+        break;
+      }
       const message = await reader.next(options.idleTimeoutMs ?? 5000);
       if (message === undefined) {
-        if (closed.signal.aborted) throw new ParkedCommandError(`the channel closed after ${counts.visited} of ${total}; every message not yet moved or deleted stays parked`);
+        if (closed.signal.aborted)
+          throw new ParkedCommandError(`the channel closed after ${counts.visited} of ${total}; every message not yet moved or deleted stays parked`);
         if (reader.cancelledByBroker) throw new ParkedCommandError(`the broker cancelled the read of ${options.queue}: was the queue deleted?`);
         ending = 'queue-shrank';
         break;
@@ -166,7 +172,10 @@ async function walkLocked(channel: ConfirmChannel, options: WalkOptions): Promis
         counts.moved++;
       } else hold(message);
       options.onProgress?.(counts);
-      if (counts.visited < total && held.length === 0 && (options.stopEarly?.() ?? false)) { ending = 'early'; break; }
+      if (counts.visited < total && held.length === 0 && (options.stopEarly?.() ?? false)) {
+        ending = 'early';
+        break;
+      }
     }
   } finally {
     channel.off('close', onClose);
@@ -191,7 +200,10 @@ type Reader = {
 class GetReader implements Reader {
   public readonly cancelledByBroker = false;
 
-  public constructor(private readonly channel: ConfirmChannel, private readonly queue: string) {}
+  public constructor(
+    private readonly channel: ConfirmChannel,
+    private readonly queue: string,
+  ) {}
 
   public async next(): Promise<Message | undefined> {
     // A closed channel rejects; the walk tells that from an empty queue by the channel's close.

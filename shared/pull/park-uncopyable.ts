@@ -41,7 +41,10 @@ function createUncopyablePark(deps: UncopyableDeps): (delivery: ConsumeMessage, 
     deadLetters ??= deadLettersToParkingLot(deps.connection, deps.topology);
     if (await deadLetters) {
       if (deps.ledger.reject(delivery)) {
-        deps.log.warn('message parked by the broker, without a copy: its body is over MAX_MESSAGE_BYTES; the work queue dead-letters it to the parking lot', { ...fields, parkingQueue: deps.topology.parkingQueue });
+        deps.log.warn('message parked by the broker, without a copy: its body is over MAX_MESSAGE_BYTES; the work queue dead-letters it to the parking lot', {
+          ...fields,
+          parkingQueue: deps.topology.parkingQueue,
+        });
       }
       return;
     }
@@ -50,7 +53,10 @@ function createUncopyablePark(deps: UncopyableDeps): (delivery: ConsumeMessage, 
       deps.ledger.ack(delivery, 'parked');
     } catch (error) {
       deps.ledger.requeue(delivery, `not parked: no dead-lettering to the parking lot, and the broker refused a copy (${(error as Error).message})`);
-      deps.log.error(`message over MAX_MESSAGE_BYTES could not be parked: ${deps.topology.workQueue} does not dead-letter to ${deps.topology.parkingQueue}, and the broker refused a copy; it stays in the work queue. Let the work queue dead-letter to the parking lot (topology apply creates it so), or move the message out by hand`, { ...fields, cause: (error as Error).message });
+      deps.log.error(
+        `message over MAX_MESSAGE_BYTES could not be parked: ${deps.topology.workQueue} does not dead-letter to ${deps.topology.parkingQueue}, and the broker refused a copy; it stays in the work queue. Let the work queue dead-letter to the parking lot (topology apply creates it so), or move the message out by hand`,
+        { ...fields, cause: (error as Error).message },
+      );
     }
   };
 }

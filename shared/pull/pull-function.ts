@@ -38,10 +38,12 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
         delayPathChecked = true;
         return summary;
       }
-      const beforeConsume = delayPathChecked ? undefined : async (connection: ChannelModel) => {
-        await checkDelayPath(connection, topologyOptionsFromConfig(config), trustMarker);
-        delayPathChecked = true;
-      };
+      const beforeConsume = delayPathChecked
+        ? undefined
+        : async (connection: ChannelModel) => {
+            await checkDelayPath(connection, topologyOptionsFromConfig(config), trustMarker);
+            delayPathChecked = true;
+          };
       try {
         return await runPull({ config, handler, budgetMs, log, metrics, beforeConsume, idempotency, tracer, pacer });
       } catch (error) {

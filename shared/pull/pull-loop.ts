@@ -50,13 +50,23 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   const metrics = options.metrics ?? noMetrics;
   const consumer = await ShortLivedConsumer.start(channel, config.workQueue, config.batchSize, { stopOn: state.broken });
   const topology = topologyOptionsFromConfig(config);
-  const lifecycle = pullLifecycle(options, { settings: pullSettings(config, topology, state.broker), tally, stopTakingAt: state.stopTakingAt, hardStopAt: state.hardStopAt, onPause: state.onPause });
+  const lifecycle = pullLifecycle(options, {
+    settings: pullSettings(config, topology, state.broker),
+    tally,
+    stopTakingAt: state.stopTakingAt,
+    hardStopAt: state.hardStopAt,
+    onPause: state.onPause,
+  });
   let copyFailure: Error | undefined;
   // Built on the first retry: with MAX_RETRIES=0 there is no delay path, and none is ever asked for.
   let route: ReturnType<typeof createDelayRouter> | undefined;
   const { ackOrder, retryHeader, workQueue, parkingQueue, functionName } = config;
   const copyContext = {
-    log, metrics, retryHeader, functionName, parkingQueue,
+    log,
+    metrics,
+    retryHeader,
+    functionName,
+    parkingQueue,
     queue: workQueue,
     delayRoute: (delayMs: number) => (route ??= createDelayRouter(topology))(delayMs),
     now: () => new Date(),
@@ -65,7 +75,10 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
     ...copyContext,
     publisher: new ConfirmPublisher(channel, config.publishTimeoutMs, config.maxMessageBytes),
     maxMessageBytes: config.maxMessageBytes,
-    ledger, ackOrder, workQueue, tally,
+    ledger,
+    ackOrder,
+    workQueue,
+    tally,
     onCopyFailed: (error) => {
       if (copyFailure === undefined) log.error('a copy was not confirmed; no more messages are taken in this invocation', { reason: error.message });
       copyFailure ??= error;
@@ -89,7 +102,10 @@ async function consumeUntilDone(state: LoopState): Promise<Error | undefined> {
   const handle = (delivery: ConsumeMessage): Promise<void> => lifecycle.attempt(delivery, origin).then((verdict) => settle(delivery, verdict));
 
   const stoppedBecause = await takeUntilStop<ConsumeMessage>({
-    config, lifecycle, tally, handling,
+    config,
+    lifecycle,
+    tally,
+    handling,
     stopTakingAt: state.stopTakingAt,
     broken: state.broken,
     take: (waitMs) => consumer.take(waitMs),

@@ -59,20 +59,37 @@ async function runPull(options: PullOptions): Promise<Summary> {
   let closing = false;
   try {
     const channelClosed = new Promise<Error>((resolve) => {
-      channel.on('error', (error: Error) => resolve(new BrokerConnectionError(`The channel closed: ${error.message}`, { cause: error, reason: 'channel-closed' })));
+      channel.on('error', (error: Error) =>
+        resolve(new BrokerConnectionError(`The channel closed: ${error.message}`, { cause: error, reason: 'channel-closed' })),
+      );
       channel.on('close', () => {
         // A lost connection closes the channel first: give the connection's own report a moment to win.
         if (!closing) setTimeout(() => resolve(new BrokerConnectionError('The channel closed', { reason: 'channel-closed' })), 100).unref();
       });
     });
     const broken = new AbortController();
-    Promise.race([broker.lost, channelClosed]).then((error) => {
-      failure ??= error;
-      broken.abort(error);
-    }, () => undefined);
+    Promise.race([broker.lost, channelClosed]).then(
+      (error) => {
+        failure ??= error;
+        broken.abort(error);
+      },
+      () => undefined,
+    );
     const ledger = new DeliveryLedger(channel, tally);
     const brokerVersion = parseBrokerVersion(brokerVersionOf(broker.connection));
-    copyFailure = await consumeUntilDone({ options, connection: broker.connection, channel, ledger, tally, broker: brokerVersion, stopTakingAt, hardStopAt, settleBy, broken: broken.signal, onPause: marking.started });
+    copyFailure = await consumeUntilDone({
+      options,
+      connection: broker.connection,
+      channel,
+      ledger,
+      tally,
+      broker: brokerVersion,
+      stopTakingAt,
+      hardStopAt,
+      settleBy,
+      broken: broken.signal,
+      onPause: marking.started,
+    });
     await marking.written(settleBy - Date.now());
     closing = failure === undefined;
     if (closing) {
@@ -91,7 +108,11 @@ async function runPull(options: PullOptions): Promise<Summary> {
   if (failure !== undefined) tally.fail(lostWhat(failure));
   const summary = tally.finish(startedAt);
   if (failure !== undefined) {
-    throw new PullAbortedError(`Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`, summary, { cause: failure, reason: summary.stoppedBecause as 'channel-closed' | 'connection-lost' });
+    throw new PullAbortedError(
+      `Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`,
+      summary,
+      { cause: failure, reason: summary.stoppedBecause as 'channel-closed' | 'connection-lost' },
+    );
   }
   if (copyFailure !== undefined) throwIfNeverHeals(copyFailure, summary, config.workQueue);
   return summary;
@@ -120,7 +141,11 @@ function isReturned(copyFailure: Error | undefined): boolean {
  */
 function throwIfNeverHeals(copyFailure: Error, summary: Summary, workQueue: string): void {
   if (isReturned(copyFailure)) {
-    throw new TopologyDriftError(`A copy came back ${copyFailure.message}. Its original is back in ${workQueue}: ${DRIFT_REMEDY}`, { missing: [], summary }, { cause: copyFailure });
+    throw new TopologyDriftError(
+      `A copy came back ${copyFailure.message}. Its original is back in ${workQueue}: ${DRIFT_REMEDY}`,
+      { missing: [], summary },
+      { cause: copyFailure },
+    );
   }
 }
 

@@ -28,7 +28,8 @@ function settleVerdict(deps: PullSettleDeps, delivery: ConsumeMessage, verdict: 
       if (deps.ledger.ack(delivery, 'acked') && deps.log.debugEnabled) deps.log.debug('message acked', describeDelivery(delivery));
       return undefined;
     case 'duplicate':
-      if (deps.ledger.ack(delivery, 'skippedDuplicates') && deps.log.debugEnabled) deps.log.debug('duplicate acked without calling the handler: its idempotency key had completed', describeDelivery(delivery));
+      if (deps.ledger.ack(delivery, 'skippedDuplicates') && deps.log.debugEnabled)
+        deps.log.debug('duplicate acked without calling the handler: its idempotency key had completed', describeDelivery(delivery));
       return undefined;
     case 'give-back':
       deps.ledger.requeue(delivery);

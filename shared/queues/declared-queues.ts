@@ -38,9 +38,14 @@ function queueFiles(dir: string): string[] {
   try {
     names = readdirSync(dir);
   } catch (error) {
-    throw new ConfigError(`The functions folder ${dir} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): set BOOMERANG_FUNCTIONS_DIR to the folder of your queue files`);
+    throw new ConfigError(
+      `The functions folder ${dir} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): set BOOMERANG_FUNCTIONS_DIR to the folder of your queue files`,
+    );
   }
-  return names.filter((name) => /\.(m?ts|m?js)$/.test(name) && !/\.d\.m?ts$/.test(name) && !/\.test\.m?[jt]s$/.test(name)).sort().map((name) => join(dir, name));
+  return names
+    .filter((name) => /\.(m?ts|m?js)$/.test(name) && !/\.d\.m?ts$/.test(name) && !/\.test\.m?[jt]s$/.test(name))
+    .sort()
+    .map((name) => join(dir, name));
 }
 
 /**
@@ -65,13 +70,23 @@ async function loadDeclaredQueues(options: DiscoveryOptions = {}): Promise<Decla
     }
     const queue = module.queue;
     const sameName = queues.find((q) => q.name === queue.name);
-    if (sameName) throw new ConfigError(`${shown} and ${relative(process.cwd(), sameName.file)} both declare a queue named ${JSON.stringify(queue.name)}: names must be unique (they name the functions)`);
+    if (sameName)
+      throw new ConfigError(
+        `${shown} and ${relative(process.cwd(), sameName.file)} both declare a queue named ${JSON.stringify(queue.name)}: names must be unique (they name the functions)`,
+      );
     const sameQueue = queues.find((q) => q.workQueue === queue.workQueue);
-    if (sameQueue) throw new ConfigError(`${shown} (${queue.name}) and ${relative(process.cwd(), sameQueue.file)} (${sameQueue.name}) both consume the work queue ${JSON.stringify(queue.workQueue)}: give each queue its own`);
+    if (sameQueue)
+      throw new ConfigError(
+        `${shown} (${queue.name}) and ${relative(process.cwd(), sameQueue.file)} (${sameQueue.name}) both consume the work queue ${JSON.stringify(queue.workQueue)}: give each queue its own`,
+      );
     queues.push(Object.freeze({ ...queue, file }));
   }
   if (queues.length === 0) {
-    throw new ConfigError(dir === undefined ? 'No queue is declared: the list of definition files is empty' : `No queue is declared in ${dir}: add a file there that exports \`queue\` made by defineQueue`);
+    throw new ConfigError(
+      dir === undefined
+        ? 'No queue is declared: the list of definition files is empty'
+        : `No queue is declared in ${dir}: add a file there that exports \`queue\` made by defineQueue`,
+    );
   }
   return queues;
 }

@@ -49,7 +49,23 @@ const DEFINITION = Symbol.for('boomerang.queue-definition');
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 const QUEUE_KEYS: readonly string[] = [
-  'name', 'handler', 'workQueue', 'parkingQueue', 'delayMode', 'delayResolutionMs', 'queueType', 'retry', 'rules', 'ackOrder', 'batchSize', 'maxMessages', 'concurrency', 'tracing', 'idempotency', 'rateLimit', 'deploy',
+  'name',
+  'handler',
+  'workQueue',
+  'parkingQueue',
+  'delayMode',
+  'delayResolutionMs',
+  'queueType',
+  'retry',
+  'rules',
+  'ackOrder',
+  'batchSize',
+  'maxMessages',
+  'concurrency',
+  'tracing',
+  'idempotency',
+  'rateLimit',
+  'deploy',
 ];
 
 /**
@@ -69,12 +85,17 @@ function defineQueue(options: QueueOptions) {
   const source = `defineQueue(${JSON.stringify(typeof options?.name === 'string' ? options.name : '?')})`;
   if (typeof options !== 'object' || options === null) throw new ConfigError(`defineQueue needs an options object; got ${JSON.stringify(options)}`);
   if (typeof options.name !== 'string' || !NAME.test(options.name)) {
-    throw new ConfigError(`name in ${source} must be lower-case letters, digits and hyphens, starting with a letter, at most 40 characters (it names the functions); got ${JSON.stringify(options.name)}`);
+    throw new ConfigError(
+      `name in ${source} must be lower-case letters, digits and hyphens, starting with a letter, at most 40 characters (it names the functions); got ${JSON.stringify(options.name)}`,
+    );
   }
   const unknown = Object.keys(options).find((key) => !QUEUE_KEYS.includes(key));
-  if (unknown !== undefined) throw new ConfigError(`Unknown option ${unknown} in ${source}; expected one of ${QUEUE_KEYS.join(', ')} (other settings are environment variables)`);
-  if (typeof options.handler !== 'function') throw new ConfigError(`handler in ${source} must be a function (message, context) => Promise<void>; got ${typeof options.handler}`);
-  if (typeof options.workQueue !== 'string' || options.workQueue.trim() === '') throw new ConfigError(`workQueue in ${source} is required: the queue this handler consumes`);
+  if (unknown !== undefined)
+    throw new ConfigError(`Unknown option ${unknown} in ${source}; expected one of ${QUEUE_KEYS.join(', ')} (other settings are environment variables)`);
+  if (typeof options.handler !== 'function')
+    throw new ConfigError(`handler in ${source} must be a function (message, context) => Promise<void>; got ${typeof options.handler}`);
+  if (typeof options.workQueue !== 'string' || options.workQueue.trim() === '')
+    throw new ConfigError(`workQueue in ${source} is required: the queue this handler consumes`);
   const { name, handler, deploy: deployOptions, ...inCode } = options;
   const code: ConfigInCode = { ...inCode, source };
   const idempotency = inCode.idempotency === undefined ? undefined : checkIdempotencyInCode(inCode.idempotency, source);
@@ -85,7 +106,17 @@ function defineQueue(options: QueueOptions) {
   // invocation (idempotency was checked above: its store may be one only the deployed environment names).
   const checked = loadConfig({}, `boomerang-${name}-pull`, { ...code, idempotency: undefined });
   if (checked.delayMode === 'native' && deploy.modes.includes('event')) throw new ConfigError(`${source}: ${NATIVE_EVENT_REFUSAL}`);
-  const queue: QueueDefinition = Object.freeze({ name, workQueue: checked.workQueue, handler, options: Object.freeze({ ...options }), deploy, code, loadConfig: load, overrides, [DEFINITION]: true });
+  const queue: QueueDefinition = Object.freeze({
+    name,
+    workQueue: checked.workQueue,
+    handler,
+    options: Object.freeze({ ...options }),
+    deploy,
+    code,
+    loadConfig: load,
+    overrides,
+    [DEFINITION]: true,
+  });
   return {
     queue,
     /** The scheduled pull function of this queue (a Lambda handler). */

@@ -124,17 +124,20 @@ function resolveDeploy(deploy: DeployOptions = {}, source: string, idempotencyTa
   refuseUnknown(deploy.retention ?? {}, KEYS.retention, 'deploy.retention', source);
   const modes = resolveModes(deploy, source);
   const unused = MODES.find((mode) => !modes.includes(mode) && deploy[mode] !== undefined);
-  if (unused !== undefined) throw new ConfigError(`deploy.${unused} in ${source} is set, but deploy.modes does not include '${unused}': remove it, or add '${unused}' to the modes`);
+  if (unused !== undefined)
+    throw new ConfigError(`deploy.${unused} in ${source} is set, but deploy.modes does not include '${unused}': remove it, or add '${unused}' to the modes`);
   const int = (path: string, value: number | undefined, fallback: number, min: number, max: number): number => {
     if (value === undefined) return fallback;
-    if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${at(path)} must be an integer from ${min} to ${max}; got ${JSON.stringify(value)}`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new ConfigError(`${at(path)} must be an integer from ${min} to ${max}; got ${JSON.stringify(value)}`);
     return value;
   };
   const p = deploy.pull ?? {};
   const e = deploy.event ?? {};
   const d = DEPLOY_DEFAULTS;
   const virtualHost = deploy.virtualHost ?? d.virtualHost;
-  if (typeof virtualHost !== 'string' || virtualHost === '') throw new ConfigError(`${at('virtualHost')} must be a vhost name such as '/'; got ${JSON.stringify(virtualHost)}`);
+  if (typeof virtualHost !== 'string' || virtualHost === '')
+    throw new ConfigError(`${at('virtualHost')} must be a vhost name such as '/'; got ${JSON.stringify(virtualHost)}`);
   return Object.freeze({
     modes,
     virtualHost,
@@ -162,7 +165,9 @@ function resolveRetention(retention: NonNullable<DeployOptions['retention']>, in
   const { olderThan } = retention;
   const olderThanMs = typeof olderThan === 'string' ? parseDurationMs(olderThan) : undefined;
   if (olderThanMs === undefined || olderThanMs < MIN_RETENTION_MS) {
-    throw new ConfigError(`${at('retention.olderThan')} must be an age of at least 1h, such as '14d' or '36h' (how long a message stays parked before it is deleted); got ${JSON.stringify(olderThan)}`);
+    throw new ConfigError(
+      `${at('retention.olderThan')} must be an age of at least 1h, such as '14d' or '36h' (how long a message stays parked before it is deleted); got ${JSON.stringify(olderThan)}`,
+    );
   }
   const d = DEPLOY_DEFAULTS.retention;
   return {
@@ -181,7 +186,8 @@ function resolveModes(deploy: DeployOptions, source: string): Mode[] {
   }
   const modes = MODES.filter((mode) => given.includes(mode));
   const acknowledged = deploy.acknowledgeCompetingModes;
-  if (acknowledged !== undefined && typeof acknowledged !== 'boolean') throw new ConfigError(`deploy.acknowledgeCompetingModes in ${source} must be true or false; got ${JSON.stringify(acknowledged)}`);
+  if (acknowledged !== undefined && typeof acknowledged !== 'boolean')
+    throw new ConfigError(`deploy.acknowledgeCompetingModes in ${source} must be true or false; got ${JSON.stringify(acknowledged)}`);
   if (modes.length === 2 && acknowledged !== true) {
     throw new ConfigError(
       `deploy.modes in ${source} deploys both functions on one queue, and they compete for its messages: each message goes to one of them ` +
@@ -189,13 +195,16 @@ function resolveModes(deploy: DeployOptions, source: string): Mode[] {
     );
   }
   if (modes.length < 2 && acknowledged !== undefined) {
-    throw new ConfigError(`deploy.acknowledgeCompetingModes in ${source} applies only with modes ['pull', 'event']; the modes are ${JSON.stringify(modes)}: remove it`);
+    throw new ConfigError(
+      `deploy.acknowledgeCompetingModes in ${source} applies only with modes ['pull', 'event']; the modes are ${JSON.stringify(modes)}: remove it`,
+    );
   }
   return modes;
 }
 
 function refuseUnknown(value: object, known: readonly string[], path: string, source: string): void {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(`${path} in ${source} must be an object; got ${JSON.stringify(value)}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ConfigError(`${path} in ${source} must be an object; got ${JSON.stringify(value)}`);
   const unknown = Object.keys(value).find((key) => !known.includes(key));
   if (unknown !== undefined) throw new ConfigError(`Unknown option ${path}.${unknown} in ${source}; expected one of ${known.join(', ')}`);
 }

@@ -7,7 +7,7 @@ import { findRule, type ResolvedRetryRule } from './retry-rules.js';
  * that long (the partner said "slow down"), whatever becomes of this message.
  */
 type RetryDecision =
-  | { readonly kind: 'retry'; /** The count the copy carries. */ readonly retryNo: number; readonly delayMs: number; readonly pauseMs?: number }
+  | { readonly kind: 'retry' /** The count the copy carries. */; readonly retryNo: number; readonly delayMs: number; readonly pauseMs?: number }
   | { readonly kind: 'park'; readonly reason: string; readonly pauseMs?: number };
 
 type DecideRetryInput = {
@@ -45,9 +45,12 @@ function decideRetry(input: DecideRetryInput): RetryDecision {
   const policy = rule?.policy ?? input.policy;
   const fate = decideFate(input, error, rule, policy);
   if (!(rule?.pauseQueue ?? error.pauseQueue === true)) return fate;
-  const pauseMs = error.retryAfterMs !== undefined ? Math.min(error.retryAfterMs, policy.maxDelayMs)
-    : fate.kind === 'retry' ? fate.delayMs
-    : backoffDelayMs(input.retryNo + 1, policy, input.random);
+  const pauseMs =
+    error.retryAfterMs !== undefined
+      ? Math.min(error.retryAfterMs, policy.maxDelayMs)
+      : fate.kind === 'retry'
+        ? fate.delayMs
+        : backoffDelayMs(input.retryNo + 1, policy, input.random);
   return { ...fate, pauseMs };
 }
 

@@ -49,7 +49,11 @@ function expected(option: OptionSpec): string {
  * @param where names the source in error messages (an env variable, a rule), e.g. "RETRY_RULES[1]".
  * @example resolveRetryPolicy({ maxRetries: 10 }) // 10 retries, 1 s × 2^n up to 1 h, ±10 %
  */
-function resolveRetryPolicy(partial: Readonly<Partial<Record<keyof RetryPolicy, unknown>>>, base: RetryPolicy = DEFAULT_RETRY_POLICY, where = 'retry policy'): RetryPolicy {
+function resolveRetryPolicy(
+  partial: Readonly<Partial<Record<keyof RetryPolicy, unknown>>>,
+  base: RetryPolicy = DEFAULT_RETRY_POLICY,
+  where = 'retry policy',
+): RetryPolicy {
   for (const key of Object.keys(partial)) {
     if (!POLICY_KEYS.has(key)) throw new ConfigError(`Unknown key \`${key}\` in ${where}; expected one of ${[...POLICY_KEYS].join(', ')}`);
   }

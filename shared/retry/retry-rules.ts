@@ -63,7 +63,8 @@ function resolveRetryRules(rules: unknown, base: RetryPolicy, source = 'RETRY_RU
     if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new ConfigError(`Expected ${where} to be an object`);
     const { match, retry, pauseQueue, ...overrides } = rule as Record<string, unknown>;
     for (const key of Object.keys(overrides)) {
-      if (!POLICY_KEYS.has(key)) throw new ConfigError(`Unknown key \`${key}\` in ${where}; expected match, retry, pauseQueue, or a policy field (${[...POLICY_KEYS].join(', ')})`);
+      if (!POLICY_KEYS.has(key))
+        throw new ConfigError(`Unknown key \`${key}\` in ${where}; expected match, retry, pauseQueue, or a policy field (${[...POLICY_KEYS].join(', ')})`);
     }
     return Object.freeze({
       index,
@@ -76,7 +77,8 @@ function resolveRetryRules(rules: unknown, base: RetryPolicy, source = 'RETRY_RU
 }
 
 function optionalBoolean(value: unknown, key: string, where: string): boolean | undefined {
-  if (value !== undefined && typeof value !== 'boolean') throw new ConfigError(`Expected \`${key}\` in ${where} to be true or false, got ${JSON.stringify(value)}`);
+  if (value !== undefined && typeof value !== 'boolean')
+    throw new ConfigError(`Expected \`${key}\` in ${where} to be true or false, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -95,10 +97,12 @@ function validateMatch(match: unknown, where: string): RetryRuleMatch {
 
 /** The first rule whose every field matches, or undefined. */
 function findRule(rules: readonly ResolvedRetryRule[], subject: MatchSubject): ResolvedRetryRule | undefined {
-  return rules.find(({ match }) =>
-    (match.errorName === undefined || match.errorName === subject.errorName) &&
-    (match.messageType === undefined || match.messageType === subject.messageType) &&
-    (match.routingKey === undefined || topicMatches(match.routingKey, subject.routingKey)));
+  return rules.find(
+    ({ match }) =>
+      (match.errorName === undefined || match.errorName === subject.errorName) &&
+      (match.messageType === undefined || match.messageType === subject.messageType) &&
+      (match.routingKey === undefined || topicMatches(match.routingKey, subject.routingKey)),
+  );
 }
 
 /** AMQP topic matching: words split on '.', `*` is exactly one word, `#` is zero or more. */

@@ -45,7 +45,11 @@ async function applyEntity(lender: ChannelLender, entity: PlannedEntity, context
   }
   const { differences, detail, warning } = await examineExisting(lender, entity, context);
   const status = kind === 'queue' && spec.onlyIfMissing ? 'exists' : differences.length > 0 ? 'mismatch' : 'unchanged';
-  const item = { ...entityItem(kind, spec.name, status, differences), ...(messageCount === undefined ? {} : { messageCount }), ...(detail === undefined ? {} : { detail }) };
+  const item = {
+    ...entityItem(kind, spec.name, status, differences),
+    ...(messageCount === undefined ? {} : { messageCount }),
+    ...(detail === undefined ? {} : { detail }),
+  };
   return { item, warning };
 }
 

@@ -10,9 +10,7 @@ import type { ArgumentDifference, BindingSpec, ExchangeSpec, QueueSpec } from '.
 import { markerExchanges } from './plan.js';
 
 /** A planned exchange or queue, tagged with its kind. */
-type PlannedEntity =
-  | { readonly kind: 'exchange'; readonly spec: ExchangeSpec }
-  | { readonly kind: 'queue'; readonly spec: QueueSpec };
+type PlannedEntity = { readonly kind: 'exchange'; readonly spec: ExchangeSpec } | { readonly kind: 'queue'; readonly spec: QueueSpec };
 
 /** How an existing entity compares with the plan. */
 type Comparison = { readonly equal: true } | { readonly equal: false; readonly difference: ArgumentDifference };
@@ -65,7 +63,10 @@ function lendChannels(connection: ChannelModel): ChannelLender {
 }
 
 /** A passive check: the queue's message count (0 for an exchange), or `undefined` when it is missing. Creates nothing. */
-async function inspect(lender: ChannelLender, entity: { readonly kind: PlannedEntity['kind']; readonly spec: { readonly name: string } }): Promise<number | undefined> {
+async function inspect(
+  lender: ChannelLender,
+  entity: { readonly kind: PlannedEntity['kind']; readonly spec: { readonly name: string } },
+): Promise<number | undefined> {
   let messageCount = 0;
   const failure = await lender.run(async (ch) => {
     if (entity.kind === 'queue') messageCount = (await ch.checkQueue(entity.spec.name)).messageCount;
@@ -109,9 +110,7 @@ async function declare(
 async function bind(lender: ChannelLender, binding: BindingSpec): Promise<void> {
   const { destination, source, pattern } = binding;
   const failure = await lender.run((ch) =>
-    binding.destinationKind === 'queue'
-      ? ch.bindQueue(destination, source, pattern)
-      : ch.bindExchange(destination, source, pattern),
+    binding.destinationKind === 'queue' ? ch.bindQueue(destination, source, pattern) : ch.bindExchange(destination, source, pattern),
   );
   if (failure !== undefined) {
     throw new BoomerangError(`Binding ${describeBinding(binding)} failed: ${failure.error.message}`, {
@@ -132,10 +131,7 @@ function brokerVersionOf(connection: ChannelModel): string | undefined {
 
 /** The plan's exchanges then queues, tagged, in declaration order. */
 function plannedEntities(plan: { exchanges: readonly ExchangeSpec[]; queues: readonly QueueSpec[] }): PlannedEntity[] {
-  return [
-    ...plan.exchanges.map((spec) => ({ kind: 'exchange' as const, spec })),
-    ...plan.queues.map((spec) => ({ kind: 'queue' as const, spec })),
-  ];
+  return [...plan.exchanges.map((spec) => ({ kind: 'exchange' as const, spec })), ...plan.queues.map((spec) => ({ kind: 'queue' as const, spec }))];
 }
 
 /** The plan's delay-path marker as an entity, if it has one (declared last by apply). */

@@ -12,9 +12,7 @@ import type { ArgumentTable } from './types.js';
 const DEFAULT_DELIVERY_LIMIT_4X = 20;
 
 /** How many failed deliveries a queue allows, and where that number comes from. */
-type DeliveryLimit =
-  | { readonly kind: 'none'; readonly why: string }
-  | { readonly kind: 'limit'; readonly limit: number; readonly why: string };
+type DeliveryLimit = { readonly kind: 'none'; readonly why: string } | { readonly kind: 'limit'; readonly limit: number; readonly why: string };
 
 /** The RabbitMQ major version in a server's `version` property (`'4.3.6'` → 4), or `undefined`. */
 function brokerMajor(version: string | undefined): number | undefined {

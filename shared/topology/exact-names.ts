@@ -14,7 +14,10 @@ const DEFAULT_EXACT_NAME_PREFIX = 'boomerang.delay';
 /** The number of levels L: the smallest L >= 1 with (2^L - 1) * R >= maxDelayMs. */
 function exactLevelCount(options: ExactOptions): number {
   const { delayResolutionMs: resolutionMs, maxDelayMs } = options;
-  for (const [name, value] of [['delayResolutionMs', resolutionMs], ['maxDelayMs', maxDelayMs]] as const) {
+  for (const [name, value] of [
+    ['delayResolutionMs', resolutionMs],
+    ['maxDelayMs', maxDelayMs],
+  ] as const) {
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new ConfigError(`Expected \`${name}\` to be a positive integer, got ${value}`);
     }

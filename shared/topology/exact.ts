@@ -14,13 +14,7 @@
  * the delivery exchange has an alternate exchange, so a message whose queue is gone is kept, not stuck.
  */
 import { ConfigError } from '../errors.js';
-import {
-  type ExactOptions,
-  exactDeliveryExchangeName,
-  exactLevelCount,
-  exactLevelName,
-  exactUnroutableName,
-} from './exact-names.js';
+import { type ExactOptions, exactDeliveryExchangeName, exactLevelCount, exactLevelName, exactUnroutableName } from './exact-names.js';
 import { assertQueueName, deadLetterArguments, MAX_NAME_BYTES, queueTypeArguments } from './queues.js';
 import type { BindingSpec, DelayRoute, ExchangeSpec, QueueSpec, TopologyOptions, TopologyPlan } from './types.js';
 
@@ -109,10 +103,7 @@ function exactWorkBinding(options: ExactOptions, workQueue: string): BindingSpec
  * @example exactDelayRoute({ workQueue: 'W', delayResolutionMs: 1000, maxDelayMs: 15_000, ... }, 10_000)
  * // { exchange: 'boomerang.delay.1000ms.L4.level-03', routingKey: '1.0.1.0.W', delayMs: 10_000 }
  */
-function exactDelayRoute(
-  options: ExactOptions & Pick<TopologyOptions, 'workQueue'>,
-  requestedDelayMs: number,
-): DelayRoute {
+function exactDelayRoute(options: ExactOptions & Pick<TopologyOptions, 'workQueue'>, requestedDelayMs: number): DelayRoute {
   return exactRouter(options)(requestedDelayMs);
 }
 

@@ -27,7 +27,14 @@ class TopologyMismatchError extends BoomerangError {
 
   public constructor(
     message: string,
-    details: { kind: 'queue' | 'exchange'; entity: string; argument?: string; warnings?: readonly TopologyWarning[]; differences?: readonly ArgumentDifference[]; messageCounts?: ReadonlyMap<string, number> },
+    details: {
+      kind: 'queue' | 'exchange';
+      entity: string;
+      argument?: string;
+      warnings?: readonly TopologyWarning[];
+      differences?: readonly ArgumentDifference[];
+      messageCounts?: ReadonlyMap<string, number>;
+    },
     options?: ErrorOptions,
   ) {
     super(message, options);
@@ -42,8 +49,7 @@ class TopologyMismatchError extends BoomerangError {
 }
 
 const INEQUIVALENT = new RegExp(
-  "inequivalent arg '([^']+)' for (queue|exchange) '(.*)' in vhost '.*': " +
-    'received (.+?) but current (?:value )?is (.+?)"?$',
+  "inequivalent arg '([^']+)' for (queue|exchange) '(.*)' in vhost '.*': " + 'received (.+?) but current (?:value )?is (.+?)"?$',
   's',
 );
 const VALUE = /^(?:the value )?'(.*?)'(?: of type '([\w-]+)')?$/s;
@@ -119,7 +125,9 @@ function topologyMismatchError(
     const key = `${d.kind} ${d.name}`;
     byEntity.set(key, [...(byEntity.get(key) ?? []), d]);
   }
-  const paragraphs = [...byEntity.values()].map((group) => describeDifferences(group, group[0]?.kind === 'queue' ? messageCounts.get(group[0].name) : undefined));
+  const paragraphs = [...byEntity.values()].map((group) =>
+    describeDifferences(group, group[0]?.kind === 'queue' ? messageCounts.get(group[0].name) : undefined),
+  );
   const message =
     paragraphs.length === 1
       ? (paragraphs[0] as string)

@@ -27,7 +27,9 @@ function nativeBrokerRefusal(version: string | undefined): UnsupportedBrokerErro
   const needed = `${NATIVE_MIN_VERSION.major}.${NATIVE_MIN_VERSION.minor} or later is needed`;
   if (match === null) {
     const said = version === undefined ? 'did not say its RabbitMQ version' : `announced version ${JSON.stringify(version)}, which is not a RabbitMQ version`;
-    return new UnsupportedBrokerError(`The broker ${said}, so it cannot be trusted to delay a message natively (${needed}): ${MODES_BEFORE_NATIVE}`, { brokerVersion: version });
+    return new UnsupportedBrokerError(`The broker ${said}, so it cannot be trusted to delay a message natively (${needed}): ${MODES_BEFORE_NATIVE}`, {
+      brokerVersion: version,
+    });
   }
   const [major, minor] = [Number(match[1]), Number(match[2])];
   if (major > NATIVE_MIN_VERSION.major || (major === NATIVE_MIN_VERSION.major && minor >= NATIVE_MIN_VERSION.minor)) return undefined;

@@ -71,7 +71,11 @@ function policyValue(policy: QueuePolicy | undefined, argument: string): Value {
 
 /** The planned arguments as policy keys (without `x-`), the queue type left out: a policy cannot set it. */
 function policyDefinition(spec: QueueSpec): Record<string, string | number> {
-  return Object.fromEntries(Object.entries(spec.arguments).filter(([key]) => precedenceOf(key) !== 'argument-only').map(([key, value]) => [key.replace(/^x-/, ''), value]));
+  return Object.fromEntries(
+    Object.entries(spec.arguments)
+      .filter(([key]) => precedenceOf(key) !== 'argument-only')
+      .map(([key, value]) => [key.replace(/^x-/, ''), value]),
+  );
 }
 
 function shown(value: Value): string | undefined {
@@ -93,9 +97,17 @@ function nativeWorkQueueCheck(
   reading: { readonly incomplete?: string; readonly readDifferences?: readonly ArgumentDifference[] } = {},
 ): QueueCheck & { readonly differences: readonly ArgumentDifference[] } {
   if (current === undefined) {
-    return { differences: reading.readDifferences ?? [], detail: `native settings not known: its arguments could not all be read (${reading.incomplete ?? 'unknown'})` };
+    return {
+      differences: reading.readDifferences ?? [],
+      detail: `native settings not known: its arguments could not all be read (${reading.incomplete ?? 'unknown'})`,
+    };
   }
-  const source = policy === undefined ? `its arguments; its policy was not read (${POLICIES_UNREADABLE}, or pass --rabbitmqctl)` : policy.name === '' ? 'its arguments; no policy applies' : `its arguments and policy ${policy.name}`;
+  const source =
+    policy === undefined
+      ? `its arguments; its policy was not read (${POLICIES_UNREADABLE}, or pass --rabbitmqctl)`
+      : policy.name === ''
+        ? 'its arguments; no policy applies'
+        : `its arguments and policy ${policy.name}`;
   const differences: ArgumentDifference[] = [];
   let fixable = true;
   for (const [argument, planned] of Object.entries(spec.arguments)) {

@@ -21,10 +21,7 @@ type PlanSummary = { readonly entities: readonly PlanEntity[]; readonly digest: 
  * @example planSummary(buildTopologyPlan(options)) // { entities: ['queue orders.parking', 'queue orders', ...], digest: '3f1c...' }
  */
 function planSummary(plan: TopologyPlan): PlanSummary {
-  const entities: PlanEntity[] = [
-    ...plan.queues.map((q): PlanEntity => `queue ${q.name}`),
-    ...allExchanges(plan).map((x): PlanEntity => `exchange ${x.name}`),
-  ];
+  const entities: PlanEntity[] = [...plan.queues.map((q): PlanEntity => `queue ${q.name}`), ...allExchanges(plan).map((x): PlanEntity => `exchange ${x.name}`)];
   // 16 hex digits of SHA-256: a change detector, not a secret.
   const digest = createHash('sha256').update(JSON.stringify(plan)).digest('hex').slice(0, 16);
   return { entities, digest };

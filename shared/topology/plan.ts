@@ -155,7 +155,9 @@ function delayRoute(options: TopologyOptions, requestedDelayMs: number): DelayRo
  */
 function createDelayRouter(options: TopologyOptions): (requestedDelayMs: number) => DelayRoute {
   if (options.delayMode === 'native') {
-    throw new ConfigError("delayMode 'native' has no delay path: the work queue holds a failed message itself until its settlement's delivery time, so nothing is published");
+    throw new ConfigError(
+      "delayMode 'native' has no delay path: the work queue holds a failed message itself until its settlement's delivery time, so nothing is published",
+    );
   }
   return options.delayMode === 'exact' ? exactRouter(options) : tierRouter(options);
 }

@@ -20,9 +20,7 @@ import { buildTopologyPlan } from './plan.js';
 import type { TopologyOptions } from './types.js';
 
 /** A name's fate, before touching the broker. */
-type Candidate =
-  | { readonly name: string; readonly kind: 'queue' | 'exchange' }
-  | { readonly name: string; readonly kind: 'left'; readonly why: string };
+type Candidate = { readonly name: string; readonly kind: 'queue' | 'exchange' } | { readonly name: string; readonly kind: 'left'; readonly why: string };
 
 /** What prune did (or, in a dry run, would do) with one name. */
 type PruneItem = { readonly name: string; readonly kind: 'queue' | 'exchange' | 'left'; readonly outcome: string; readonly deleted: boolean };
@@ -46,7 +44,8 @@ function pruneCandidates(options: TopologyOptions, names: readonly string[]): Ca
     if (needed.has(name)) return { name, kind: 'left', why: 'the current plan needs it' };
     if (tier.test(name)) return { name, kind: 'queue' };
     if (marker.test(name)) return { name, kind: 'exchange' };
-    if (name.startsWith(exactPrefix)) return { name, kind: 'left', why: 'a shared level of exact mode: other work queues of the vhost may use it; delete it by hand once none does' };
+    if (name.startsWith(exactPrefix))
+      return { name, kind: 'left', why: 'a shared level of exact mode: other work queues of the vhost may use it; delete it by hand once none does' };
     return { name, kind: 'left', why: `not part of the delay path of ${options.workQueue}` };
   });
 }
@@ -65,12 +64,18 @@ async function onChannel(connection: ChannelModel, op: (ch: Channel) => Promise<
   }
 }
 
-async function pruneQueue(connection: ChannelModel, name: string, queueType: TopologyOptions['queueType'], yes: boolean): Promise<Omit<PruneItem, 'name' | 'kind'>> {
+async function pruneQueue(
+  connection: ChannelModel,
+  name: string,
+  queueType: TopologyOptions['queueType'],
+  yes: boolean,
+): Promise<Omit<PruneItem, 'name' | 'kind'>> {
   let messages = 0;
   let consumers = 0;
   const missing = await onChannel(connection, async (ch) => ({ messageCount: messages, consumerCount: consumers } = await ch.checkQueue(name)));
   if (missing !== undefined) return { outcome: 'not on the broker', deleted: false };
-  if (messages > 0 || consumers > 0) return { outcome: `kept: it holds ${messages} message(s) and has ${consumers} consumer(s); run prune again once it is empty`, deleted: false };
+  if (messages > 0 || consumers > 0)
+    return { outcome: `kept: it holds ${messages} message(s) and has ${consumers} consumer(s); run prune again once it is empty`, deleted: false };
   if (!yes) return { outcome: 'empty: would be deleted (add --yes)', deleted: false };
   const refused = await onChannel(connection, (ch) => ch.deleteQueue(name, queueType === 'classic' ? { ifEmpty: true } : {}));
   return refused === undefined ? { outcome: 'deleted (it was empty)', deleted: true } : { outcome: `kept: ${refused.message}`, deleted: false };
@@ -88,7 +93,11 @@ async function pruneExchange(connection: ChannelModel, name: string, yes: boolea
  * `queueType` is the work queue's current one: a classic queue is deleted with `ifEmpty`.
  * @example const items = await pruneTopology(connection, pruneCandidates(options, names), { yes: false, queueType: 'quorum' });
  */
-async function pruneTopology(connection: ChannelModel, candidates: readonly Candidate[], options: { readonly yes: boolean; readonly queueType: TopologyOptions['queueType'] }): Promise<PruneItem[]> {
+async function pruneTopology(
+  connection: ChannelModel,
+  candidates: readonly Candidate[],
+  options: { readonly yes: boolean; readonly queueType: TopologyOptions['queueType'] },
+): Promise<PruneItem[]> {
   const items: PruneItem[] = [];
   for (const candidate of candidates) {
     const { name, kind } = candidate;

@@ -12,8 +12,7 @@ import type { ArgumentDifference, ArgumentTable, QueueRole, TopologyPlan, Topolo
 type QueueCheck = { readonly detail?: string; readonly warning?: TopologyWarning };
 
 const POLICIES_UNREADABLE = 'AMQP cannot read policies; see rabbitmqctl list_queues name policy effective_policy_definition';
-const ONE_POLICY =
-  'Only one policy applies to a queue (the highest priority): if another already matches it, add these keys to that one instead.';
+const ONE_POLICY = 'Only one policy applies to a queue (the highest priority): if another already matches it, add these keys to that one instead.';
 
 function droppedAfter(limit: DeliveryLimit & { kind: 'limit' }): string {
   return limit.limit === 0 ? 'at its first failed delivery' : `after ${limit.limit} failed deliveries`;
@@ -63,7 +62,8 @@ function describeArguments(current: ArgumentTable, limit: DeliveryLimit): string
 /** The team's work queue, left alone; a warning when its delivery limit drops messages. */
 function workQueueCheck(queue: string, parkingQueue: string, current: ArgumentTable | undefined, major: number | undefined, incomplete?: string): QueueCheck {
   const left = 'left to its team';
-  if (current === undefined) return { detail: `${left}; its arguments could not all be read (${incomplete ?? 'unknown'}), so whether it can drop messages is not known` };
+  if (current === undefined)
+    return { detail: `${left}; its arguments could not all be read (${incomplete ?? 'unknown'}), so whether it can drop messages is not known` };
   if (major === undefined) return { detail: `${left}; the broker did not say its version, so whether it can drop messages is not known` };
   const limit = deliveryLimitOf(current, major);
   const detail = `${left} (${describeArguments(current, limit)})`;
@@ -92,7 +92,7 @@ function assertPlanFitsBroker(plan: TopologyPlan, major: number | undefined): vo
   if (queue === undefined) return;
   throw new ConfigError(
     `The topology was planned for RabbitMQ 4.x (x-delivery-limit -1 on '${queue.name}'), but the broker is ${major}.x, which ` +
-      'drops a message at its first failed delivery with -1: build the plan with this broker\'s version (brokerVersion).',
+      "drops a message at its first failed delivery with -1: build the plan with this broker's version (brokerVersion).",
   );
 }
 

@@ -47,9 +47,7 @@ function deadLetterArguments(queueType: QueueType, exchange: string, routingKey?
 function assertQueueName(name: string, what: string): void {
   const bytes = Buffer.byteLength(name, 'utf8');
   if (bytes === 0 || bytes > MAX_NAME_BYTES) {
-    throw new ConfigError(
-      `Expected ${what} to be a queue name of 1 to ${MAX_NAME_BYTES} bytes, got '${name}' (${bytes} bytes)`,
-    );
+    throw new ConfigError(`Expected ${what} to be a queue name of 1 to ${MAX_NAME_BYTES} bytes, got '${name}' (${bytes} bytes)`);
   }
 }
 

@@ -14,7 +14,9 @@ function namesFromListing(output: string): string[] {
   const end = output.lastIndexOf(']');
   if (start < 0 || end < start) throw new Error(`rabbitmqctl gave no JSON list: ${output.slice(0, 200)}`);
   const rows = JSON.parse(output.slice(start, end + 1)) as unknown[];
-  return rows.flatMap((row) => (typeof row === 'object' && row !== null && typeof (row as { name?: unknown }).name === 'string' ? [(row as { name: string }).name] : []));
+  return rows.flatMap((row) =>
+    typeof row === 'object' && row !== null && typeof (row as { name?: unknown }).name === 'string' ? [(row as { name: string }).name] : [],
+  );
 }
 
 function run(command: readonly string[], args: readonly string[]): Promise<string> {
@@ -34,7 +36,9 @@ function run(command: readonly string[], args: readonly string[]): Promise<strin
  * @example const names = await rabbitmqctlNames(['rabbitmqctl'], '/');
  */
 async function rabbitmqctlNames(command: readonly string[], vhost: string): Promise<string[]> {
-  const listed = await Promise.all(['list_queues', 'list_exchanges'].map((list) => run(command, [list, '--quiet', '--vhost', vhost, '--formatter', 'json', 'name'])));
+  const listed = await Promise.all(
+    ['list_queues', 'list_exchanges'].map((list) => run(command, [list, '--quiet', '--vhost', vhost, '--formatter', 'json', 'name'])),
+  );
   return listed.flatMap(namesFromListing);
 }
 

@@ -7,7 +7,6 @@
 import { execFile } from 'node:child_process';
 import type { PolicyReader, QueuePolicy } from './types.js';
 
-
 /**
  * The effective policy of `queue` in `list_queues --formatter json name policy effective_policy_definition`
  * output, or `undefined` when the queue is not listed. Text around the JSON array (a wrapper's own

@@ -52,7 +52,9 @@ function appliedReason(queue: string, report: ApplyReport, brokerVersion: string
 
 /** Why Delete succeeded: it deleted nothing, and what stays (message counts where they could be read). */
 function keptReason(queue: string, kept: readonly { readonly entity: PlanEntity; readonly messageCount?: number }[], failure?: string): string {
-  const listed = kept.map(({ entity, messageCount }) => `${parseEntity(entity).name}${messageCount === undefined ? '' : ` (${messageCount} messages)`}`).join(', ');
+  const listed = kept
+    .map(({ entity, messageCount }) => `${parseEntity(entity).name}${messageCount === undefined ? '' : ` (${messageCount} messages)`}`)
+    .join(', ');
   const unread = failure === undefined ? '' : ` (counts not read: ${failure})`;
   return `Nothing deleted: the queues and exchanges of ${queue} stay on the broker with their messages: ${listed || 'none recorded'}${unread}. Delete them by hand once the queue is retired.`;
 }

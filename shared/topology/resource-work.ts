@@ -66,7 +66,10 @@ async function applyRequest(event: TopologyEvent, ctx: WorkContext): Promise<Cus
     return { status: 'SUCCESS', reason, physicalResourceId };
   }
   if (event.ResourceProperties.PlanDigest !== summary.digest) {
-    ctx.log.warn('the plan differs from the one the stack was synthesized with; applying the plan of this function', { synthDigest: event.ResourceProperties.PlanDigest, digest: summary.digest });
+    ctx.log.warn('the plan differs from the one the stack was synthesized with; applying the plan of this function', {
+      synthDigest: event.ResourceProperties.PlanDigest,
+      digest: summary.digest,
+    });
   }
   const broker = await ctx.connect(config);
   try {
@@ -76,7 +79,9 @@ async function applyRequest(event: TopologyEvent, ctx: WorkContext): Promise<Cus
     try {
       const report = await applyTopology(broker.connection, plan);
       const dropped = event.RequestType === 'Update' ? noLongerNeeded(previous?.Entities ?? [], summary.entities) : [];
-      ctx.log.info(`topology applied for ${config.workQueue}\n${formatReport(report)}\n${formatWarnings(report.warnings, vhost).join('\n')}`, { noLongerNeeded: dropped });
+      ctx.log.info(`topology applied for ${config.workQueue}\n${formatReport(report)}\n${formatWarnings(report.warnings, vhost).join('\n')}`, {
+        noLongerNeeded: dropped,
+      });
       return {
         status: 'SUCCESS',
         reason: appliedReason(queue, report, brokerVersion, dropped),
@@ -115,7 +120,15 @@ async function deleteRequest(event: TopologyEvent, ctx: WorkContext): Promise<Cu
   } catch (error) {
     const failure = `${(error as Error).name}: ${(error as Error).message}`;
     ctx.log.warn('delete: the broker was not read; nothing was deleted either way', { reason: failure });
-    return { status: 'SUCCESS', reason: keptReason(queue, entities.map((entity) => ({ entity })), failure), physicalResourceId };
+    return {
+      status: 'SUCCESS',
+      reason: keptReason(
+        queue,
+        entities.map((entity) => ({ entity })),
+        failure,
+      ),
+      physicalResourceId,
+    };
   }
   ctx.log.info('delete: nothing deleted', { kept });
   return { status: 'SUCCESS', reason: keptReason(queue, kept), physicalResourceId };

@@ -56,10 +56,15 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
  * import { queue } from './functions/orders.js';
  * export const handler = createTopologyResource(queue);
  */
-function createTopologyResource(queue: TopologyQueue, options: TopologyResourceOptions = {}): (event: TopologyEvent, context?: TopologyResourceContext) => Promise<CustomResourceOutcome> {
+function createTopologyResource(
+  queue: TopologyQueue,
+  options: TopologyResourceOptions = {},
+): (event: TopologyEvent, context?: TopologyResourceContext) => Promise<CustomResourceOutcome> {
   const env = options.env ?? process.env;
   const service = env.FUNCTION_NAME ?? `boomerang-${queue.name}-topology`;
-  const log = options.log ?? (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? createLogger({ level: logLevelFrom(env.LOG_LEVEL) }).child({ service }) : createLambdaLogger({ service }));
+  const log =
+    options.log ??
+    (env.AWS_LAMBDA_FUNCTION_NAME === undefined ? createLogger({ level: logLevelFrom(env.LOG_LEVEL) }).child({ service }) : createLambdaLogger({ service }));
   const send = options.send ?? sendResponse;
   return async (event, context) => {
     const budgetMs = Math.max(1000, (context?.getRemainingTimeInMillis() ?? LOCAL_BUDGET_MS + ANSWER_RESERVE_MS) - ANSWER_RESERVE_MS);
@@ -73,9 +78,18 @@ function createTopologyResource(queue: TopologyQueue, options: TopologyResourceO
       log.error(`${event.RequestType} of the topology of ${queue.name} failed`, { errorName: name, reason: message });
       // Delete never fails: it deletes nothing, so there is nothing to hold the stack's deletion for.
       const status = event.RequestType === 'Delete' ? 'SUCCESS' : 'FAILED';
-      outcome = { status, reason: `${event.RequestType} of the topology of ${queue.name}: ${name}: ${message}. Nothing was deleted${status === 'FAILED' ? '; deploy again once the cause is fixed' : ''}.${where}`, physicalResourceId: physicalIdOf(event) };
+      outcome = {
+        status,
+        reason: `${event.RequestType} of the topology of ${queue.name}: ${name}: ${message}. Nothing was deleted${status === 'FAILED' ? '; deploy again once the cause is fixed' : ''}.${where}`,
+        physicalResourceId: physicalIdOf(event),
+      };
     }
-    log.info(`answering CloudFormation: ${outcome.status}`, { requestType: event.RequestType, logicalResourceId: event.LogicalResourceId, physicalResourceId: outcome.physicalResourceId, reason: outcome.reason });
+    log.info(`answering CloudFormation: ${outcome.status}`, {
+      requestType: event.RequestType,
+      logicalResourceId: event.LogicalResourceId,
+      physicalResourceId: outcome.physicalResourceId,
+      reason: outcome.reason,
+    });
     await send(event.ResponseURL, responseBody(event, outcome));
     return outcome;
   };

@@ -36,11 +36,21 @@ function ensureBundles(progress: (line: string) => void): Promise<string | undef
     progress('  building the bench bundles into dist/bench');
     try {
       const webhooks = (await loadDeclaredQueues()).filter((q) => q.name === 'webhooks');
-      await buildBundles({ outdir: BENCH_DIST, entries: [...functionEntries(webhooks), { name: 'boomerang', contents: "export * from './shared/index.ts';\n" }, { name: 'cold-start-anchor', contents: "export * from './test/bench/cold-start-anchor-entry.ts';\n" }, { name: 'webhooks-native-pull', contents: "export { handler } from './test/bench/cold-start-native-entry.ts';\n" }] });
+      await buildBundles({
+        outdir: BENCH_DIST,
+        entries: [
+          ...functionEntries(webhooks),
+          { name: 'boomerang', contents: "export * from './shared/index.ts';\n" },
+          { name: 'cold-start-anchor', contents: "export * from './test/bench/cold-start-anchor-entry.ts';\n" },
+          { name: 'webhooks-native-pull', contents: "export { handler } from './test/bench/cold-start-native-entry.ts';\n" },
+        ],
+      });
     } catch (error) {
       return `not measured yet: the bundle build failed (${(error as Error).message.split('\n')[0]})`;
     }
-    return [...Object.values(BUNDLES), LIBRARY_BUNDLE, ANCHOR_BUNDLE, NATIVE_BUNDLE].every((b) => existsSync(b)) ? undefined : 'not measured yet: the webhooks queue does not deploy both modes';
+    return [...Object.values(BUNDLES), LIBRARY_BUNDLE, ANCHOR_BUNDLE, NATIVE_BUNDLE].every((b) => existsSync(b))
+      ? undefined
+      : 'not measured yet: the webhooks queue does not deploy both modes';
   })();
   return built;
 }

@@ -49,7 +49,13 @@ const VARIANTS = {
 
 type Variant = keyof typeof VARIANTS;
 
-type VariantResult = { readonly bundle: string; readonly bytes: number; readonly gzipBytes: number; readonly firstHandledMs: number[]; readonly importMs: number[] };
+type VariantResult = {
+  readonly bundle: string;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  readonly firstHandledMs: number[];
+  readonly importMs: number[];
+};
 
 type BundlingChoice = Readonly<Record<Variant, VariantResult>>;
 
@@ -76,9 +82,16 @@ function synthesizeVariants(): Record<Variant, { readonly file: string; readonly
     brokerArn: 'arn:aws:mq:eu-west-1:123456789012:broker:bench:b-0',
   });
   new NodejsFunction(stack, 'NodejsFunction', { entry: WEBHOOKS, handler: 'pull', runtime: Runtime.NODEJS_22_X, bundling: TEAM_BUNDLING });
-  new NodejsFunction(stack, 'NodejsFunctionSdkIn', { entry: WEBHOOKS, handler: 'pull', runtime: Runtime.NODEJS_22_X, bundling: { ...TEAM_BUNDLING, externalModules: [] } });
+  new NodejsFunction(stack, 'NodejsFunctionSdkIn', {
+    entry: WEBHOOKS,
+    handler: 'pull',
+    runtime: Runtime.NODEJS_22_X,
+    bundling: { ...TEAM_BUNDLING, externalModules: [] },
+  });
   const assembly = app.synth();
-  const template = JSON.parse(readFileSync(join(assembly.directory, stack.templateFile), 'utf8')) as { Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string } } }> };
+  const template = JSON.parse(readFileSync(join(assembly.directory, stack.templateFile), 'utf8')) as {
+    Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string } } }>;
+  };
   const asset = (logicalIdPrefix: string): string => {
     const [, fn] = Object.entries(template.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(logicalIdPrefix)) ?? [];
     if (fn?.Properties.Code?.S3Key === undefined) throw new Error(`the bench stack has no function ${logicalIdPrefix}`);
@@ -101,14 +114,30 @@ async function bundlingChoice(options: ChoiceOptions): Promise<{ result: Bundlin
     for (const variant of [...order.slice(run % order.length), ...order.slice(0, run % order.length)]) {
       const { file, exportName } = bundles[variant];
       await publishOne(options.broker, options.workQueue, JSON.stringify({ url: options.partner.url, body: { run } }), `cold-${variant}-${run}`);
-      samples[variant].push(await timeColdStart([join(REPO_ROOT, 'test/bench/cold-start-child.mjs'), file, 'pull', exportName], options.env, options.partner, `${variant} bundle`));
+      samples[variant].push(
+        await timeColdStart([join(REPO_ROOT, 'test/bench/cold-start-child.mjs'), file, 'pull', exportName], options.env, options.partner, `${variant} bundle`),
+      );
     }
   }
-  const result = Object.fromEntries(order.map((variant) => {
-    const content = readFileSync(bundles[variant].file);
-    return [variant, { bundle: bundles[variant].file, bytes: content.length, gzipBytes: gzipSync(content).length, firstHandledMs: samples[variant].map((s) => s.firstHandledMs), importMs: samples[variant].map((s) => s.importMs) }];
-  })) as unknown as BundlingChoice;
-  for (const variant of order) options.progress(`  ${variant}: import ${fmt(median(result[variant].importMs))} ms, first handled message ${fmt(median(result[variant].firstHandledMs))} ms (medians of ${options.runs})`);
+  const result = Object.fromEntries(
+    order.map((variant) => {
+      const content = readFileSync(bundles[variant].file);
+      return [
+        variant,
+        {
+          bundle: bundles[variant].file,
+          bytes: content.length,
+          gzipBytes: gzipSync(content).length,
+          firstHandledMs: samples[variant].map((s) => s.firstHandledMs),
+          importMs: samples[variant].map((s) => s.importMs),
+        },
+      ];
+    }),
+  ) as unknown as BundlingChoice;
+  for (const variant of order)
+    options.progress(
+      `  ${variant}: import ${fmt(median(result[variant].importMs))} ms, first handled message ${fmt(median(result[variant].firstHandledMs))} ms (medians of ${options.runs})`,
+    );
   return { result, rows: choiceRows(result) };
 }
 

@@ -37,7 +37,12 @@ async function publishOne(broker: BenchBroker, queue: string, body: string, id: 
 }
 
 /** Runs one cold-start child (`args`) and times it against the partner's first request; throws, naming `label`, when none came. */
-async function timeColdStart(args: readonly string[], env: Record<string, string>, partner: { readonly arrivals: number[] }, label: string): Promise<ColdStart> {
+async function timeColdStart(
+  args: readonly string[],
+  env: Record<string, string>,
+  partner: { readonly arrivals: number[] },
+  label: string,
+): Promise<ColdStart> {
   partner.arrivals.length = 0;
   const child = await runChild(args, env);
   const arrivedAt = partner.arrivals[0];

@@ -49,7 +49,13 @@ async function closeAfterAcks(connection, channel, consumerTag) {
 function registerTracerProvider() {
   const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node');
   const exported = { spans: 0 };
-  const exporter = { export: (spans, done) => { exported.spans += spans.length; done({ code: 0 }); }, shutdown: async () => undefined };
+  const exporter = {
+    export: (spans, done) => {
+      exported.spans += spans.length;
+      done({ code: 0 });
+    },
+    shutdown: async () => undefined,
+  };
   const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
   provider.register();
   return { provider, exported };
@@ -157,8 +163,12 @@ function rheaConnect() {
   const vhost = decodeURIComponent(url.pathname.slice(1)) || '/';
   const rhea = require('rhea');
   return rhea.create_container({ id: `bench-rhea-${process.pid}` }).connect({
-    host: url.hostname, port: Number(url.port || 5672), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password),
-    hostname: `vhost:${vhost}`, reconnect: false,
+    host: url.hostname,
+    port: Number(url.port || 5672),
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    hostname: `vhost:${vhost}`,
+    reconnect: false,
   });
 }
 

@@ -130,7 +130,13 @@ async function delayAccuracy(options: DelayOptions): Promise<{ result: Record<st
     await setup.assertQueue(anchorBack, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
     await setup.assertQueue(anchorQueue, {
       durable: true,
-      arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': anchorBack, 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' },
+      arguments: {
+        'x-queue-type': 'quorum',
+        'x-dead-letter-exchange': '',
+        'x-dead-letter-routing-key': anchorBack,
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      },
     });
     await setup.close();
 
@@ -203,16 +209,34 @@ function rowsFor(options: DelayOptions, result: Record<string, ModeResult>): Row
   const n = options.messages;
   const anchor = `${describeMode(result['per-message expiration'] as ModeResult, n)} (one quorum queue, per-message \`expiration\`)`;
   const { exact, tiers, native } = result;
-  const together = Object.keys(result).map((k) => `\`${k}\``).join(', ');
+  const together = Object.keys(result)
+    .map((k) => `\`${k}\``)
+    .join(', ');
   const window = `${fmt(n)} messages, delays uniform ${options.minMs / 1000}-${options.maxMs / 1000} s (seed ${options.seed}), ${together} in one window`;
   const rows: Row[] = [];
   if (exact !== undefined) {
     const meets = exact.arrived === n && exact.early === 0 && exact.latenessMs.p99 <= RESOLUTION_MS + 1000 && exact.outOfOrderBeyond1s === 0;
     const target = 'p99 ≤ resolution + 1 s (2 s), no inversion beyond the resolution';
-    rows.push({ section: 'delay accuracy', metric: `\`exact\` lateness, ${window}`, boomerang: describeMode(exact, n), anchor, ratio: '-', target, verdict: meets ? 'meets' : 'misses' });
+    rows.push({
+      section: 'delay accuracy',
+      metric: `\`exact\` lateness, ${window}`,
+      boomerang: describeMode(exact, n),
+      anchor,
+      ratio: '-',
+      target,
+      verdict: meets ? 'meets' : 'misses',
+    });
   }
   if (tiers !== undefined) {
-    rows.push({ section: 'delay accuracy', metric: `\`tiers\` lateness (tiers 1, 2, 4, 8, 16, 32 s), same window`, boomerang: describeMode(tiers, n), anchor: exact === undefined ? anchor : 'as above', ratio: '-', target: 'by design: waits up to the next tier', verdict: 'info' });
+    rows.push({
+      section: 'delay accuracy',
+      metric: `\`tiers\` lateness (tiers 1, 2, 4, 8, 16, 32 s), same window`,
+      boomerang: describeMode(tiers, n),
+      anchor: exact === undefined ? anchor : 'as above',
+      ratio: '-',
+      target: 'by design: waits up to the next tier',
+      verdict: 'info',
+    });
   }
   if (native !== undefined) {
     const meets = native.arrived === n && native.early === 0 && native.latenessMs.max <= NATIVE_LATENESS_TARGET_MS;

@@ -18,7 +18,15 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 import { replaceGeneratedBlocks } from './doc-blocks.js';
 import { type PauseMarkerCost, renderPauseMarkerCost } from './pause-marker-figures.js';
-import { type BenchReport, type FaultReport, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from './figures-render.js';
+import {
+  type BenchReport,
+  type FaultReport,
+  renderBench,
+  renderBundlingAcross,
+  renderFaults,
+  renderIdempotencyCostAcross,
+  renderIdempotencyFaultsAcross,
+} from './figures-render.js';
 
 class DocsFiguresError extends Error {
   public constructor(message: string, options?: ErrorOptions) {
@@ -49,7 +57,10 @@ function readJson<T>(file: string, root: string): T {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as T;
   } catch (error) {
-    throw new DocsFiguresError(`${relative(root, file)} is not readable JSON (${(error as Error).message}); rerun the bench or fault suite that writes it, or delete it`, { cause: error });
+    throw new DocsFiguresError(
+      `${relative(root, file)} is not readable JSON (${(error as Error).message}); rerun the bench or fault suite that writes it, or delete it`,
+      { cause: error },
+    );
   }
 }
 
@@ -61,11 +72,16 @@ function list(dir: string): string[] {
 function renderBlock(id: string, resultsDir: string, root: string, fileName: string): string {
   if (id === 'idempotency-faults' || id === 'idempotency-cost' || id === 'bundling') return `${NOTICE}\n\n${renderAcross(id, resultsDir, root)}`;
   if (id === 'pause-marker-cost') {
-    const reports = latestPerMinor(list(resultsDir), 'pause-marker-cost-rabbitmq-', '.json').map(({ name }) => readJson<PauseMarkerCost>(join(resultsDir, name), root));
+    const reports = latestPerMinor(list(resultsDir), 'pause-marker-cost-rabbitmq-', '.json').map(({ name }) =>
+      readJson<PauseMarkerCost>(join(resultsDir, name), root),
+    );
     return `${NOTICE}\n\n${renderPauseMarkerCost(reports)}`;
   }
   const m = /^(bench|faults)-(\d+\.\d+)$/.exec(id);
-  if (!m) throw new DocsFiguresError(`${fileName}: unknown generated block "${id}"; expected bench-<major.minor>, faults-<major.minor> (e.g. bench-3.10), idempotency-faults, idempotency-cost, bundling or pause-marker-cost`);
+  if (!m)
+    throw new DocsFiguresError(
+      `${fileName}: unknown generated block "${id}"; expected bench-<major.minor>, faults-<major.minor> (e.g. bench-3.10), idempotency-faults, idempotency-cost, bundling or pause-marker-cost`,
+    );
   const [, kind, minor] = m as unknown as [string, string, string];
   if (kind === 'bench') {
     const name = latestForMinor(list(resultsDir), 'bench-rabbitmq-', minor, '.json');
@@ -87,18 +103,28 @@ function renderAcross(id: 'idempotency-faults' | 'idempotency-cost' | 'bundling'
     return id === 'bundling' ? renderBundlingAcross(brokers) : renderIdempotencyCostAcross(brokers);
   }
   const faultsDir = join(resultsDir, 'faults');
-  return renderIdempotencyFaultsAcross(latestPerMinor(list(faultsDir), 'rabbitmq-').map(({ minor, name }) => {
-    const dir = join(faultsDir, name);
-    const reports = list(dir).filter((f) => f.endsWith('.json')).map((f) => readJson<FaultReport>(join(dir, f), root));
-    return { rabbitmq: reports[0]?.rabbitmq ?? `RabbitMQ ${minor}`, reports };
-  }));
+  return renderIdempotencyFaultsAcross(
+    latestPerMinor(list(faultsDir), 'rabbitmq-').map(({ minor, name }) => {
+      const dir = join(faultsDir, name);
+      const reports = list(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => readJson<FaultReport>(join(dir, f), root));
+      return { rabbitmq: reports[0]?.rabbitmq ?? `RabbitMQ ${minor}`, reports };
+    }),
+  );
 }
 
 type DocFile = { readonly file: string; readonly current: string; readonly expected: string };
 
 /** README.md and every docs/*.md, each with its text now and the text the generator would write. */
 function generateDocs(root: string, resultsDir = join(root, 'bench-results')): DocFile[] {
-  const files = ['README.md', ...list(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => join('docs', f))];
+  const files = [
+    'README.md',
+    ...list(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => join('docs', f)),
+  ];
   return files.map((file) => {
     const current = readFileSync(join(root, file), 'utf8');
     return { file, current, expected: replaceGeneratedBlocks(current, file, (id) => renderBlock(id, resultsDir, root, file)) };

@@ -122,7 +122,9 @@ function renderFaults(reports: readonly FaultReport[]): string {
         return text === undefined ? [] : [`${key} ${text}`];
       });
     const column = (key: string) => figure(r[key]) ?? '-';
-    lines.push(`| ${[r.scenario, r.at.slice(0, 16).replace('T', ' '), column('sent'), column('missing'), column('duplicates'), figure(r.repeatedEffects) ?? NOT_RECORDED, others.join('; ') || '-'].map(cell).join(' | ')} |`);
+    lines.push(
+      `| ${[r.scenario, r.at.slice(0, 16).replace('T', ' '), column('sent'), column('missing'), column('duplicates'), figure(r.repeatedEffects) ?? NOT_RECORDED, others.join('; ') || '-'].map(cell).join(' | ')} |`,
+    );
   }
   const comparison = renderIdempotencyComparison(sorted);
   return comparison === undefined ? lines.join('\n') : [...lines, '', comparison].join('\n');
@@ -144,12 +146,15 @@ function faultsOf(r: FaultReport): number {
  */
 function renderIdempotencyComparison(reports: readonly FaultReport[]): string | undefined {
   const byName = new Map(reports.map((r) => [r.scenario, r]));
-  const pairs = reports.filter((r) => r.scenario.endsWith(IDEMPOTENT_SUFFIX)).flatMap((on) => {
-    const off = byName.get(on.scenario.slice(0, -IDEMPOTENT_SUFFIX.length));
-    return off === undefined ? [] : [{ off, on }];
-  });
+  const pairs = reports
+    .filter((r) => r.scenario.endsWith(IDEMPOTENT_SUFFIX))
+    .flatMap((on) => {
+      const off = byName.get(on.scenario.slice(0, -IDEMPOTENT_SUFFIX.length));
+      return off === undefined ? [] : [{ off, on }];
+    });
   if (pairs.length === 0) return undefined;
-  const perFault = (r: FaultReport, key: string, missing: string): string => (typeof r[key] === 'number' ? ((r[key] as number) / faultsOf(r)).toFixed(2) : missing);
+  const perFault = (r: FaultReport, key: string, missing: string): string =>
+    typeof r[key] === 'number' ? ((r[key] as number) / faultsOf(r)).toFixed(2) : missing;
   const lines = [
     'Duplicates and repeated handler effects per fault, idempotency off and on (Redis store), each scenario run both ways in the same suite run:',
     '',
@@ -159,7 +164,9 @@ function renderIdempotencyComparison(reports: readonly FaultReport[]): string | 
   for (const { off, on } of pairs) {
     const both = (key: string, missing = '-') => `${figure(off[key]) ?? missing} / ${figure(on[key]) ?? missing}`;
     const bothPerFault = (key: string, missing = '-') => `${perFault(off, key, missing)} / ${perFault(on, key, missing)}`;
-    lines.push(`| ${[off.scenario, `${faultsOf(off)} / ${faultsOf(on)}`, both('sent'), both('missing'), both('duplicates'), both('repeatedEffects', NOT_RECORDED), bothPerFault('duplicates'), bothPerFault('repeatedEffects', NOT_RECORDED)].map(cell).join(' | ')} |`);
+    lines.push(
+      `| ${[off.scenario, `${faultsOf(off)} / ${faultsOf(on)}`, both('sent'), both('missing'), both('duplicates'), both('repeatedEffects', NOT_RECORDED), bothPerFault('duplicates'), bothPerFault('repeatedEffects', NOT_RECORDED)].map(cell).join(' | ')} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -188,7 +195,8 @@ function renderIdempotencyFaultsAcross(brokers: readonly BrokerFaults[]): string
   const withPairs = brokers.map((b) => ({ ...b, pairs: idempotencyPairs(b.reports) })).filter((b) => b.pairs.length > 0);
   if (withPairs.length === 0) return NO_FAULT_RESULTS;
   const scenarios = [...new Set(withPairs.flatMap((b) => b.pairs.map((p) => p.off.scenario)))].sort();
-  const perFault = (r: FaultReport | undefined, key: string): string => (r === undefined ? '-' : typeof r[key] === 'number' ? ((r[key] as number) / faultsOf(r)).toFixed(2) : NOT_RECORDED);
+  const perFault = (r: FaultReport | undefined, key: string): string =>
+    r === undefined ? '-' : typeof r[key] === 'number' ? ((r[key] as number) / faultsOf(r)).toFixed(2) : NOT_RECORDED;
   const dates = withPairs.flatMap((b) => b.pairs.flatMap((p) => [p.off.at.slice(0, 10), p.on.at.slice(0, 10)])).sort();
   const lines = [
     `Per fault injected (per kill, per cut, or per restart), idempotency off / on (Redis store), from the recorded fault runs of ${dates[0] === dates[dates.length - 1] ? dates[0] : `${dates[0]} to ${dates[dates.length - 1]}`}. ${DUPLICATES_VS_REPEATS}`,
@@ -198,7 +206,11 @@ function renderIdempotencyFaultsAcross(brokers: readonly BrokerFaults[]): string
   ];
   for (const scenario of scenarios) {
     const pairOf = (b: (typeof withPairs)[number]) => b.pairs.find((p) => p.off.scenario === scenario);
-    const cells = (key: string) => withPairs.map((b) => { const p = pairOf(b); return `${perFault(p?.off, key)} / ${perFault(p?.on, key)}`; });
+    const cells = (key: string) =>
+      withPairs.map((b) => {
+        const p = pairOf(b);
+        return `${perFault(p?.off, key)} / ${perFault(p?.on, key)}`;
+      });
     lines.push(`| ${[scenario, ...cells('repeatedEffects'), ...cells('duplicates')].map(cell).join(' | ')} |`);
   }
   return lines.join('\n');
@@ -212,7 +224,12 @@ function renderIdempotencyCostAcross(brokers: readonly BrokerBench[]): string {
   const store = (metric: string) => /idempotency on \((.+?)\),/.exec(metric)?.[1] ?? metric;
   const keys = [...new Set(withRows.flatMap((b) => rowsOf(b).map((r) => `${r.section}|${store(r.metric)}`)))];
   const lines = [
-    `Messages per second with idempotency on, as a share of the same path with it off in the same rounds (\`npm run bench\`, section idempotency, of ${withRows.map((b) => { const run = sectionRunOf(b.report, 'idempotency'); return `${run.date} on ${b.rabbitmq} (${run.machine})`; }).join(' and ')}; the broker and the store on the same machine):`,
+    `Messages per second with idempotency on, as a share of the same path with it off in the same rounds (\`npm run bench\`, section idempotency, of ${withRows
+      .map((b) => {
+        const run = sectionRunOf(b.report, 'idempotency');
+        return `${run.date} on ${b.rabbitmq} (${run.machine})`;
+      })
+      .join(' and ')}; the broker and the store on the same machine):`,
     '',
     `| path | store | ${withRows.map((b) => b.rabbitmq).join(' | ')} |`,
     `|---|---|${withRows.map(() => '---|').join('')}`,
@@ -238,7 +255,12 @@ function renderBundlingAcross(brokers: readonly BrokerBench[]): string {
   if (withRows.length === 0) return NO_BUNDLING_RESULTS;
   const key = (metric: string) => metric.replace(/ \(median of \d+\)/, '');
   const lines = [
-    `The webhooks pull function bundled by BoomerangQueues against NodejsFunction, medians of fresh node processes (\`npm run bench\`, section serverless, of ${withRows.map((b) => { const run = sectionRunOf(b.report, 'serverless'); return `${run.date} on ${b.rabbitmq} (${run.machine})`; }).join(' and ')}):`,
+    `The webhooks pull function bundled by BoomerangQueues against NodejsFunction, medians of fresh node processes (\`npm run bench\`, section serverless, of ${withRows
+      .map((b) => {
+        const run = sectionRunOf(b.report, 'serverless');
+        return `${run.date} on ${b.rabbitmq} (${run.machine})`;
+      })
+      .join(' and ')}):`,
     '',
     `| BoomerangQueues against | ${withRows.map((b) => b.rabbitmq).join(' | ')} |`,
     `|---|${withRows.map(() => '---|').join('')}`,
@@ -253,5 +275,16 @@ function renderBundlingAcross(brokers: readonly BrokerBench[]): string {
   return lines.join('\n');
 }
 
-export { cell, NO_BENCH_RESULTS, NO_BUNDLING_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross };
+export {
+  cell,
+  NO_BENCH_RESULTS,
+  NO_BUNDLING_RESULTS,
+  NO_FAULT_RESULTS,
+  NOT_RECORDED,
+  renderBench,
+  renderBundlingAcross,
+  renderFaults,
+  renderIdempotencyCostAcross,
+  renderIdempotencyFaultsAcross,
+};
 export type { BenchReport, BrokerBench, BrokerFaults, FaultReport };

@@ -30,16 +30,32 @@ const failing = async (): Promise<void> => {
 type Path = { readonly name: string; run(guard: IdempotencyGuard, round: number): Promise<void> };
 
 const PATHS: readonly Path[] = [
-  { name: 'unguarded', run: async () => { for (let i = 0; i < RUNS; i++) await noop(); } },
-  { name: 'first run', run: async (guard, round) => { for (let i = 0; i < RUNS; i++) await guard.run(message(`r${round}-${i}`), noop, REMAINING_MS); } },
+  {
+    name: 'unguarded',
+    run: async () => {
+      for (let i = 0; i < RUNS; i++) await noop();
+    },
+  },
+  {
+    name: 'first run',
+    run: async (guard, round) => {
+      for (let i = 0; i < RUNS; i++) await guard.run(message(`r${round}-${i}`), noop, REMAINING_MS);
+    },
+  },
   // Keys completed by this round's `first run`, or by a warm-up below when that comes later.
-  { name: 'duplicate', run: async (guard) => { for (let i = 0; i < RUNS; i++) await guard.run(message(`dup-${i}`), noop, REMAINING_MS); } },
+  {
+    name: 'duplicate',
+    run: async (guard) => {
+      for (let i = 0; i < RUNS; i++) await guard.run(message(`dup-${i}`), noop, REMAINING_MS);
+    },
+  },
   {
     name: 'failing run',
     run: async (guard) => {
-      for (let i = 0; i < RUNS; i++) await guard.run(message(`fail-${i}`), failing, REMAINING_MS).catch((error: unknown) => {
-        if (error !== failure) throw error;
-      });
+      for (let i = 0; i < RUNS; i++)
+        await guard.run(message(`fail-${i}`), failing, REMAINING_MS).catch((error: unknown) => {
+          if (error !== failure) throw error;
+        });
     },
   },
 ];

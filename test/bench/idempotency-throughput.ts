@@ -44,12 +44,18 @@ async function idempotencyPaths(options: ThroughputOptions): Promise<{ result: R
           name,
           run: () => runContestant({ who: 'boomerang', mode, setup, options, env: stores.find((s) => s.name === name)?.env }),
         }));
-        const outcome = await contest(options, setup.config.workQueue, contestants, async () => {
-          if (mode !== 'retry') return;
-          const copies = await options.broker.count(setup.delayQueue);
-          if (copies !== options.messages) throw new Error(`expected ${options.messages} copies in the delay queue, found ${copies}`);
-          await options.broker.purge(setup.delayQueue);
-        }, true);
+        const outcome = await contest(
+          options,
+          setup.config.workQueue,
+          contestants,
+          async () => {
+            if (mode !== 'retry') return;
+            const copies = await options.broker.count(setup.delayQueue);
+            if (copies !== options.messages) throw new Error(`expected ${options.messages} copies in the delay queue, found ${copies}`);
+            await options.broker.purge(setup.delayQueue);
+          },
+          true,
+        );
         result[mode] = outcome;
         for (const store of stores) {
           const ratio = ratioOf(outcome, store.name, OFF);

@@ -8,7 +8,12 @@ import { pathToFileURL } from 'node:url';
 
 const [bundle, mode] = process.argv.slice(2);
 const { createPullFunction } = await import(pathToFileURL(bundle).href);
-const handler = mode === 'retry' ? () => { throw new Error('partner down'); } : () => undefined;
+const handler =
+  mode === 'retry'
+    ? () => {
+        throw new Error('partner down');
+      }
+    : () => undefined;
 const invoke = createPullFunction(handler);
 const deadline = Date.now() + 600_000;
 const summary = await invoke({}, { awsRequestId: 'bench-memory', getRemainingTimeInMillis: () => deadline - Date.now() });

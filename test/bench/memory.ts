@@ -58,7 +58,13 @@ function residentKb(pid: number): { hwm: number; rss: number } | undefined {
 }
 
 async function runOne(options: MemoryOptions, mode: 'success' | 'retry', messages: number, runner: 'bundle' | 'tsx'): Promise<MemoryRun> {
-  const config = loadConfig({ AMQP_URL: options.broker.url, WORK_QUEUE: `bench-mem-${randomUUID().slice(0, 8)}`, MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '600000', BACKOFF_JITTER: '0' });
+  const config = loadConfig({
+    AMQP_URL: options.broker.url,
+    WORK_QUEUE: `bench-mem-${randomUUID().slice(0, 8)}`,
+    MAX_RETRIES: '1',
+    BACKOFF_INITIAL_MS: '600000',
+    BACKOFF_JITTER: '0',
+  });
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   await applyTopology(options.broker.connection, plan);
   try {
@@ -77,7 +83,19 @@ async function runOne(options: MemoryOptions, mode: 'success' | 'retry', message
     const args =
       runner === 'bundle'
         ? [join(REPO_ROOT, 'test/bench/memory-child.mjs'), PULL_BUNDLE, mode]
-        : ['--import', 'tsx', 'shared/cli/boomerang.ts', 'invoke', 'pull', '--handler', `test/bench/handlers/${mode === 'retry' ? 'fail' : 'noop'}.ts`, '--work-queue', config.workQueue, '--budget-ms', '600000'];
+        : [
+            '--import',
+            'tsx',
+            'shared/cli/boomerang.ts',
+            'invoke',
+            'pull',
+            '--handler',
+            `test/bench/handlers/${mode === 'retry' ? 'fail' : 'noop'}.ts`,
+            '--work-queue',
+            config.workQueue,
+            '--budget-ms',
+            '600000',
+          ];
     const startedAt = Date.now();
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -127,7 +145,9 @@ async function memory(options: MemoryOptions): Promise<{ result: { runner: strin
     for (const messages of options.sizes) {
       const run = await runOne(options, mode, messages, runner);
       runs.push(run);
-      options.progress(`  ${mode} ${fmt(messages)}: peak RSS (VmHWM) ${fmt(run.vmHwmMiB, 1)} MiB (getrusage maxRSS ${fmt(run.maxRssMiB, 1)} MiB; RSS peak ${fmt(run.firstHalfPeakMiB, 1)} MiB in the first half of the run, ${fmt(run.secondHalfPeakMiB, 1)} MiB in the second) in ${fmt(run.durationMs)} ms`);
+      options.progress(
+        `  ${mode} ${fmt(messages)}: peak RSS (VmHWM) ${fmt(run.vmHwmMiB, 1)} MiB (getrusage maxRSS ${fmt(run.maxRssMiB, 1)} MiB; RSS peak ${fmt(run.firstHalfPeakMiB, 1)} MiB in the first half of the run, ${fmt(run.secondHalfPeakMiB, 1)} MiB in the second) in ${fmt(run.durationMs)} ms`,
+      );
     }
   }
   const rows: Row[] = [];

@@ -38,11 +38,17 @@ type NativeColdStart = {
 function nativeChunk(bundle: string): number | undefined {
   if (readFileSync(bundle, 'utf8').includes('write_dispositions')) return undefined;
   const dir = join(dirname(bundle), 'chunks');
-  const found = readdirSync(dir).filter((f) => f.endsWith('.mjs')).find((f) => readFileSync(join(dir, f), 'utf8').includes('write_dispositions'));
+  const found = readdirSync(dir)
+    .filter((f) => f.endsWith('.mjs'))
+    .find((f) => readFileSync(join(dir, f), 'utf8').includes('write_dispositions'));
   return found === undefined ? undefined : statSync(join(dir, found)).size;
 }
 
-async function nativeColdStart(options: { readonly broker: BenchBroker; readonly runs: number; readonly progress: (line: string) => void }): Promise<{ result: NativeColdStart; rows: Row[] }> {
+async function nativeColdStart(options: {
+  readonly broker: BenchBroker;
+  readonly runs: number;
+  readonly progress: (line: string) => void;
+}): Promise<{ result: NativeColdStart; rows: Row[] }> {
   const missing = await ensureBundles(options.progress);
   if (missing) throw new Error(missing);
   const env = coldStartEnv(options.broker.url);
@@ -60,7 +66,8 @@ async function nativeColdStart(options: { readonly broker: BenchBroker; readonly
   const timed = async (run: number, who: 'native' | 'anchor'): Promise<{ first: number; imported: number }> => {
     partner.arrivals.length = 0;
     await publish(run, who);
-    const args = who === 'native' ? ['test/bench/cold-start-child.mjs', NATIVE_BUNDLE, 'pull'] : ['test/bench/cold-start-anchor.mjs', ANCHOR_BUNDLE, config.workQueue];
+    const args =
+      who === 'native' ? ['test/bench/cold-start-child.mjs', NATIVE_BUNDLE, 'pull'] : ['test/bench/cold-start-anchor.mjs', ANCHOR_BUNDLE, config.workQueue];
     const child = await runChild([join(REPO_ROOT, args[0] as string), ...args.slice(1)], env);
     const arrivedAt = partner.arrivals[0];
     if (child.error || arrivedAt === undefined) throw new Error(`${who} cold start: no handled message (${child.error ?? 'the partner got no request'})`);
@@ -75,7 +82,7 @@ async function nativeColdStart(options: { readonly broker: BenchBroker; readonly
       for (const who of run % 2 === 0 ? (['native', 'anchor'] as const) : (['anchor', 'native'] as const)) {
         const { first, imported } = await timed(run, who);
         if (who === 'anchor') anchorFirstHandledMs.push(first);
-        else (firstHandledMs.push(first), importMs.push(imported));
+        else firstHandledMs.push(first), importMs.push(imported);
       }
     }
   } finally {
@@ -85,15 +92,28 @@ async function nativeColdStart(options: { readonly broker: BenchBroker; readonly
   }
   const content = readFileSync(NATIVE_BUNDLE);
   const chunk = nativeChunk(NATIVE_BUNDLE);
-  const result = { bundle: NATIVE_BUNDLE, bytes: content.length, gzipBytes: gzipSync(content).length, ...(chunk === undefined ? {} : { nativeChunkBytes: chunk }), firstHandledMs, importMs, anchorFirstHandledMs };
-  options.progress(`  native bundle: first handled message after ${fmt(median(firstHandledMs))} ms, anchor ${fmt(median(anchorFirstHandledMs))} ms (medians of ${options.runs})`);
+  const result = {
+    bundle: NATIVE_BUNDLE,
+    bytes: content.length,
+    gzipBytes: gzipSync(content).length,
+    ...(chunk === undefined ? {} : { nativeChunkBytes: chunk }),
+    firstHandledMs,
+    importMs,
+    anchorFirstHandledMs,
+  };
+  options.progress(
+    `  native bundle: first handled message after ${fmt(median(firstHandledMs))} ms, anchor ${fmt(median(anchorFirstHandledMs))} ms (medians of ${options.runs})`,
+  );
   return { result, rows: rowsFor(result) };
 }
 
 function rowsFor(r: NativeColdStart): Row[] {
   const first = median(r.firstHandledMs);
   const anchor = median(r.anchorFirstHandledMs);
-  const split = r.nativeChunkBytes === undefined ? 'NOT split: rhea is in index.mjs' : `rhea in a chunk of ${fmt(r.nativeChunkBytes / 1000, 1)} kB loaded at the first native connection; the native engine's own code in index.mjs`;
+  const split =
+    r.nativeChunkBytes === undefined
+      ? 'NOT split: rhea is in index.mjs'
+      : `rhea in a chunk of ${fmt(r.nativeChunkBytes / 1000, 1)} kB loaded at the first native connection; the native engine's own code in index.mjs`;
   return [
     {
       section: 'native',

@@ -42,7 +42,15 @@ async function nativeSection(options: NativeOptions): Promise<{ result: Record<s
     throughput: () => nativeThroughput({ broker, messages: options.messages, rounds: options.rounds, queueType: 'quorum', progress }),
     delay: () => {
       progress(`  delay: seed ${options.seed} (rerun with --seed ${options.seed})`);
-      return delayAccuracy({ broker, messages: options.delayMessages, minMs: 1000, maxMs: options.delayMaxMs, seed: options.seed, progress, modes: ['native'] });
+      return delayAccuracy({
+        broker,
+        messages: options.delayMessages,
+        minMs: 1000,
+        maxMs: options.delayMaxMs,
+        seed: options.seed,
+        progress,
+        modes: ['native'],
+      });
     },
     'cold start': () => nativeColdStart({ broker, runs: options.coldStarts, progress }),
   };

@@ -89,12 +89,17 @@ if (process.env.NATIVE === '1') {
     'pair, PUT marker (not paused), then receiver': () => invocation(workQueue),
     'pair, PUT marker, read it (paused), then receiver': () => invocation(paused),
   });
-  await compare('AMQP 1.0: once per pause', { 'write (PUT, session, sender, accepted)': () => amqp10PauseMarker(native.connection, async () => management, paused).write(mark(Date.now() + FAR)) });
+  await compare('AMQP 1.0: once per pause', {
+    'write (PUT, session, sender, accepted)': () => amqp10PauseMarker(native.connection, async () => management, paused).write(mark(Date.now() + FAR)),
+  });
   management.close();
   for (const queue of [workQueue, `${workQueue}.pause`, `${paused}.pause`]) await cleanup.deleteQueue(queue);
   await native.close();
 }
 await connection.close();
 const file = join(REPO_ROOT, 'bench-results', `pause-marker-cost-rabbitmq-${version}.json`);
-await writeFile(file, `${JSON.stringify({ broker: `RabbitMQ ${version}`, rounds: ROUNDS, recordedAt: new Date().toISOString(), unit: 'ms, median', results }, null, 2)}\n`);
+await writeFile(
+  file,
+  `${JSON.stringify({ broker: `RabbitMQ ${version}`, rounds: ROUNDS, recordedAt: new Date().toISOString(), unit: 'ms, median', results }, null, 2)}\n`,
+);
 console.log(`written to ${file}`);

@@ -15,7 +15,8 @@ type PauseMarkerCost = {
   readonly results: Readonly<Record<string, Readonly<Record<string, number>>>>;
 };
 
-const NO_PAUSE_MARKER_RESULTS = '_No results yet: run `npx tsx test/bench/pause-marker-cost.ts` on each broker (`NATIVE=1` on 4.3), then `npm run docs:figures`._';
+const NO_PAUSE_MARKER_RESULTS =
+  '_No results yet: run `npx tsx test/bench/pause-marker-cost.ts` on each broker (`NATIVE=1` on 4.3), then `npm run docs:figures`._';
 
 /**
  * The table of every broker's latest results, oldest broker first; a variant a broker did not run

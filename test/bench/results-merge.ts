@@ -43,7 +43,9 @@ function mergeBenchReports(previous: BenchFile | undefined, current: BenchFile, 
   const ran = new Set(current.options.sections);
   // The sections run now carry this run's machine; a kept one keeps what it was recorded with.
   const runOf = (report: BenchFile, section: string): SectionRun =>
-    report === current ? { startedAt: report.startedAt, rabbitmq: report.machine.rabbitmq, machine: report.machine } : report.sectionRuns?.[section] ?? { startedAt: report.startedAt, rabbitmq: report.machine.rabbitmq };
+    report === current
+      ? { startedAt: report.startedAt, rabbitmq: report.machine.rabbitmq, machine: report.machine }
+      : (report.sectionRuns?.[section] ?? { startedAt: report.startedAt, rabbitmq: report.machine.rabbitmq });
   const kept = previous === undefined || previous.machine.rabbitmq !== current.machine.rabbitmq ? [] : previous.options.sections.filter((s) => !ran.has(s));
   const sections = order.filter((s) => ran.has(s) || kept.includes(s));
   const from = (section: string): BenchFile => (ran.has(section) ? current : (previous as BenchFile));

@@ -88,7 +88,8 @@ function parse() {
     process.exit(0);
   }
   const sections = (v.section ?? [...SECTIONS]).flatMap((s) => s.split(',')).map((s) => s.trim());
-  for (const s of sections) if (!(SECTIONS as readonly string[]).includes(s)) fail(`unknown section ${JSON.stringify(s)}; expected one of ${SECTIONS.join(', ')}`);
+  for (const s of sections)
+    if (!(SECTIONS as readonly string[]).includes(s)) fail(`unknown section ${JSON.stringify(s)}; expected one of ${SECTIONS.join(', ')}`);
   const queueType = v['queue-type'] ?? 'quorum';
   if (queueType !== 'quorum' && queueType !== 'classic') fail(`--queue-type must be quorum or classic; got ${JSON.stringify(queueType)}`);
   const memorySizes = (v['memory-sizes'] ?? '10000,50000').split(',').map((s) => positiveInt('memory-sizes', s.trim(), 0));
@@ -128,7 +129,16 @@ async function main(): Promise<void> {
       results[name] = result;
     } catch (error) {
       progress(`  ${name} failed: ${(error as Error).stack ?? String(error)}`);
-      rows.push({ section: name, benchSection: name, metric: 'the section failed', boomerang: (error as Error).message.slice(0, 200), anchor: '-', ratio: '-', target: '-', verdict: 'not measured' });
+      rows.push({
+        section: name,
+        benchSection: name,
+        metric: 'the section failed',
+        boomerang: (error as Error).message.slice(0, 200),
+        anchor: '-',
+        ratio: '-',
+        target: '-',
+        verdict: 'not measured',
+      });
       results[name] = { error: (error as Error).message };
     }
     durations[name] = Date.now() - t0;
@@ -144,12 +154,27 @@ async function main(): Promise<void> {
     });
     await timed('serverless', () => serverlessCost({ broker, runs: options.coldStarts, progress }));
     await timed('memory', () => memory({ broker, sizes: options.memorySizes, modes: ['success', 'retry'], progress }));
-    await timed('native', () => nativeSection({ ...throughput, delayMessages: options.delayMessages, delayMaxMs: options.delayMaxMs, seed: options.seed, coldStarts: options.coldStarts }));
+    await timed('native', () =>
+      nativeSection({
+        ...throughput,
+        delayMessages: options.delayMessages,
+        delayMaxMs: options.delayMaxMs,
+        seed: options.seed,
+        coldStarts: options.coldStarts,
+      }),
+    );
   } finally {
     await broker.close();
   }
   const machine = machineInfo(broker.serverVersion);
-  const report = { startedAt: startedAt.toISOString(), machine, options: { ...options, sections: [...options.sections] }, durationsMs: durations, rows, results };
+  const report = {
+    startedAt: startedAt.toISOString(),
+    machine,
+    options: { ...options, sections: [...options.sections] },
+    durationsMs: durations,
+    rows,
+    results,
+  };
   const json = `${JSON.stringify(report, null, 2)}\n`;
   mkdirSync(join(options.out, '..'), { recursive: true });
   writeFileSync(options.out, json);

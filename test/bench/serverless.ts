@@ -85,11 +85,18 @@ async function serverlessCost(options: ServerlessOptions): Promise<{ result: Rec
   const config = webhooks.loadConfig(env);
   const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
   await applyTopology(options.broker.connection, plan);
-  const waiting = (await options.broker.connection.createChannel().then(async (c) => { const { messageCount } = await c.checkQueue(config.workQueue); await c.close(); return messageCount; }));
+  const waiting = await options.broker.connection.createChannel().then(async (c) => {
+    const { messageCount } = await c.checkQueue(config.workQueue);
+    await c.close();
+    return messageCount;
+  });
   if (waiting > 0) {
     partner.server.close();
     const note = `not measured: ${config.workQueue} holds ${waiting} messages that the cold starts would consume`;
-    return { result: Object.fromEntries(Object.entries(BUNDLES).map(([name, bundle]) => [name, { bundle, note }])), rows: Object.keys(BUNDLES).map((name) => notMeasured(name, note)) };
+    return {
+      result: Object.fromEntries(Object.entries(BUNDLES).map(([name, bundle]) => [name, { bundle, note }])),
+      rows: Object.keys(BUNDLES).map((name) => notMeasured(name, note)),
+    };
   }
   const result: Record<string, BundleResult | BundlingChoice> = {};
   const rows: Row[] = [];
@@ -111,12 +118,26 @@ async function serverlessCost(options: ServerlessOptions): Promise<{ result: Rec
         if (name !== 'pull') continue;
         // The anchor, right after, on the same queue and partner.
         await publishOne(options.broker, config.workQueue, body, `cold-anchor-${run}`);
-        const anchor = await timeColdStart([join(REPO_ROOT, 'test/bench/cold-start-anchor.mjs'), ANCHOR_BUNDLE, config.workQueue], env, partner, 'cold-start anchor');
+        const anchor = await timeColdStart(
+          [join(REPO_ROOT, 'test/bench/cold-start-anchor.mjs'), ANCHOR_BUNDLE, config.workQueue],
+          env,
+          partner,
+          'cold-start anchor',
+        );
         anchorFirstHandledMs.push(anchor.firstHandledMs);
         anchorImportMs.push(anchor.importMs);
       }
-      result[name] = { bundle, bytes: statSync(bundle).size, gzipBytes: gzipSync(content).length, firstHandledMs, importMs, ...(name === 'pull' ? { anchorFirstHandledMs, anchorImportMs } : {}) };
-      options.progress(`  ${name}: ${fmt(statSync(bundle).size / 1000, 1)} kB, first handled message after ${fmt(median(firstHandledMs))} ms (median of ${options.runs})`);
+      result[name] = {
+        bundle,
+        bytes: statSync(bundle).size,
+        gzipBytes: gzipSync(content).length,
+        firstHandledMs,
+        importMs,
+        ...(name === 'pull' ? { anchorFirstHandledMs, anchorImportMs } : {}),
+      };
+      options.progress(
+        `  ${name}: ${fmt(statSync(bundle).size / 1000, 1)} kB, first handled message after ${fmt(median(firstHandledMs))} ms (median of ${options.runs})`,
+      );
     }
     // Why the construct bundles itself: its bundle against NodejsFunction's, on the same queue and partner.
     const choice = await bundlingChoice({ ...options, workQueue: config.workQueue, env, partner });
@@ -131,12 +152,30 @@ async function serverlessCost(options: ServerlessOptions): Promise<{ result: Rec
 
 /** An `aws:rmq` event holding one webhook message for `queue` (properties the publisher did not set are null). */
 function rmqEvent(queue: string, body: string, run: number): unknown {
-  const nulls = { contentEncoding: null, headers: null, priority: null, correlationId: null, replyTo: null, expiration: null, timestamp: null, type: null, userId: null, appId: null, clusterId: null };
+  const nulls = {
+    contentEncoding: null,
+    headers: null,
+    priority: null,
+    correlationId: null,
+    replyTo: null,
+    expiration: null,
+    timestamp: null,
+    type: null,
+    userId: null,
+    appId: null,
+    clusterId: null,
+  };
   return {
     eventSource: 'aws:rmq',
     eventSourceArn: 'arn:aws:mq:eu-west-1:123456789012:broker:bench:b-0000',
     rmqMessagesByQueue: {
-      [`${queue}::/`]: [{ basicProperties: { ...nulls, contentType: 'application/json', deliveryMode: 2, messageId: `cold-event-${run}`, bodySize: Buffer.byteLength(body) }, redelivered: false, data: Buffer.from(body).toString('base64') }],
+      [`${queue}::/`]: [
+        {
+          basicProperties: { ...nulls, contentType: 'application/json', deliveryMode: 2, messageId: `cold-event-${run}`, bodySize: Buffer.byteLength(body) },
+          redelivered: false,
+          data: Buffer.from(body).toString('base64'),
+        },
+      ],
     },
   };
 }
@@ -170,7 +209,10 @@ function rowsFor(result: Record<string, BundleResult | BundlingChoice>): Row[] {
       section: 'serverless cost',
       metric: `${name}: import() of the bundle in a fresh node process → first handled message (median of ${r.firstHandledMs.length})`,
       boomerang: `${fmt(first)} ms (import alone ${fmt(median(r.importMs))} ms; range ${fmt(Math.min(...r.firstHandledMs))}-${fmt(Math.max(...r.firstHandledMs))} ms)`,
-      anchor: anchor === undefined ? '-' : `${fmt(anchor)} ms (hand-written amqplib consumer, same handler, bundled alike: import, connect, consume, handle, ack${anchorImport})`,
+      anchor:
+        anchor === undefined
+          ? '-'
+          : `${fmt(anchor)} ms (hand-written amqplib consumer, same handler, bundled alike: import, connect, consume, handle, ack${anchorImport})`,
       ratio: anchor === undefined ? '-' : pct(first / anchor),
       target: anchor === undefined ? `≤ ${EVENT_COLD_START_TARGET_MS} ms` : `≤ ${pct(COLD_START_TARGET_RATIO)} of the anchor`,
       verdict: (anchor === undefined ? first <= EVENT_COLD_START_TARGET_MS : first / anchor <= COLD_START_TARGET_RATIO) ? 'meets' : 'misses',

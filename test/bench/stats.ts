@@ -1,7 +1,10 @@
 /** Small statistics for the bench: medians of repeated runs, percentiles of latencies. */
 
 function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 /** The nearest-rank percentile of an ascending array (0 when empty). */

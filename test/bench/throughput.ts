@@ -52,7 +52,14 @@ type ContestResult = Record<
 /** A delay long enough that no copy comes back during the measurement. */
 const PARKED_DELAY_MS = 600_000;
 
-type Setup = { config: Config; env: Record<string, string>; delayQueue: string; delayArguments: Record<string, string | number>; names: string[]; exchanges: string[] };
+type Setup = {
+  config: Config;
+  env: Record<string, string>;
+  delayQueue: string;
+  delayArguments: Record<string, string | number>;
+  names: string[];
+  exchanges: string[];
+};
 
 async function setUp(options: ThroughputOptions, label: 'success' | 'retry' | 'native', overrides: Readonly<Record<string, string>> = {}): Promise<Setup> {
   const env: Record<string, string> = {
@@ -90,8 +97,16 @@ function runContestant({ who, mode, setup, options, env }: ChildRun): Promise<Ti
   // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
   const bundled = existsSync(LIBRARY_BUNDLE);
   const args = {
-    who, mode, url: options.broker.url, queue: setup.config.workQueue, messages: options.messages, prefetch: setup.config.batchSize,
-    delayQueue: setup.delayQueue, delayQueueArguments: setup.delayArguments, delayMs: PARKED_DELAY_MS, module: bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts'),
+    who,
+    mode,
+    url: options.broker.url,
+    queue: setup.config.workQueue,
+    messages: options.messages,
+    prefetch: setup.config.batchSize,
+    delayQueue: setup.delayQueue,
+    delayQueueArguments: setup.delayArguments,
+    delayMs: PARKED_DELAY_MS,
+    module: bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts'),
   };
   const node = bundled ? [] : ['--import', 'tsx'];
   return new Promise((resolve, reject) => {
@@ -112,7 +127,13 @@ function runContestant({ who, mode, setup, options, env }: ChildRun): Promise<Ti
 }
 
 /** `freshIds`: each preload gets message ids never used before (runs with idempotency on would skip the old ones). */
-async function contest(options: ThroughputOptions, queue: string, contestants: readonly Contestant[], afterEach: () => Promise<void>, freshIds = false): Promise<ContestResult> {
+async function contest(
+  options: ThroughputOptions,
+  queue: string,
+  contestants: readonly Contestant[],
+  afterEach: () => Promise<void>,
+  freshIds = false,
+): Promise<ContestResult> {
   const rates = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
   // New for each bench run too: the store keeps the keys of an earlier run for its window.
   const run = randomUUID().slice(0, 8);
@@ -129,7 +150,9 @@ async function contest(options: ThroughputOptions, queue: string, contestants: r
       const rate = (options.messages / ms) * 1000;
       rates.get(contestant.name)?.push(rate);
       cpu.get(contestant.name)?.push(cpuMicrosPerMessage);
-      options.progress(`  round ${round + 1}/${options.rounds} ${contestant.name}: ${fmt(rate)} msg/s (${fmt(ms)} ms), client CPU ${fmt(cpuMicrosPerMessage)} µs/msg`);
+      options.progress(
+        `  round ${round + 1}/${options.rounds} ${contestant.name}: ${fmt(rate)} msg/s (${fmt(ms)} ms), client CPU ${fmt(cpuMicrosPerMessage)} µs/msg`,
+      );
     }
   }
   return Object.fromEntries(
@@ -152,15 +175,17 @@ function tracedContestant(options: ThroughputOptions, mode: 'success' | 'retry',
 /** With `--tracing`: tracing on against off, both measured in the same run. */
 function tracingRow(options: ThroughputOptions, result: ContestResult, section: string, metric: string): Row[] {
   if (!options.tracing) return [];
-  return [{
-    section,
-    metric: `${metric}; tracing on (OpenTelemetry: a provider, a batch span processor, an exporter that drops) against off`,
-    boomerang: rateAndCpu(result, TRACED_NAME),
-    anchor: `${rateAndCpu(result, 'boomerang')}: Boomerang, tracing off (the default)`,
-    ratio: pct(ratioOf(result, TRACED_NAME, 'boomerang')),
-    target: 'comparison',
-    verdict: 'info',
-  }];
+  return [
+    {
+      section,
+      metric: `${metric}; tracing on (OpenTelemetry: a provider, a batch span processor, an exporter that drops) against off`,
+      boomerang: rateAndCpu(result, TRACED_NAME),
+      anchor: `${rateAndCpu(result, 'boomerang')}: Boomerang, tracing off (the default)`,
+      ratio: pct(ratioOf(result, TRACED_NAME, 'boomerang')),
+      target: 'comparison',
+      verdict: 'info',
+    },
+  ];
 }
 
 /** Success path: the pull function with a no-op handler against raw consume + ack. */
@@ -170,22 +195,30 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
   const { config, names, exchanges } = setup;
   const prefetch = config.batchSize;
   try {
-    const result = await contest(options, config.workQueue, [
-      { name: 'boomerang', run: () => runContestant({ who: 'boomerang', mode: 'success', setup, options }) },
-      { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'success', setup, options }) },
-      ...tracedContestant(options, 'success', setup),
-    ], async () => undefined);
+    const result = await contest(
+      options,
+      config.workQueue,
+      [
+        { name: 'boomerang', run: () => runContestant({ who: 'boomerang', mode: 'success', setup, options }) },
+        { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'success', setup, options }) },
+        ...tracedContestant(options, 'success', setup),
+      ],
+      async () => undefined,
+    );
     const ratio = ratioOf(result, 'boomerang', 'raw amqplib');
-    const rows: Row[] = [{
-      section: 'success path',
-      metric: `msg/s (median of rounds; ratio = median of per-round ratios), no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}, batch ${prefetch}, concurrency ${config.concurrency}`,
-      boomerang: rateAndCpu(result, 'boomerang'),
-      anchor: `${rateAndCpu(result, 'raw amqplib')}: raw amqplib, consume, prefetch ${prefetch}, no-op handler, ack each`,
-      ratio: pct(ratio),
-      // Boomerang acks in batches where the anchor acks each message: issue 10 asks it stay 1.2× ahead.
-      target: '≥ 120 % of raw',
-      verdict: ratio >= 1.2 ? 'meets' : 'misses',
-    }, ...tracingRow(options, result, 'success path', `msg/s, no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`)];
+    const rows: Row[] = [
+      {
+        section: 'success path',
+        metric: `msg/s (median of rounds; ratio = median of per-round ratios), no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}, batch ${prefetch}, concurrency ${config.concurrency}`,
+        boomerang: rateAndCpu(result, 'boomerang'),
+        anchor: `${rateAndCpu(result, 'raw amqplib')}: raw amqplib, consume, prefetch ${prefetch}, no-op handler, ack each`,
+        ratio: pct(ratio),
+        // Boomerang acks in batches where the anchor acks each message: issue 10 asks it stay 1.2× ahead.
+        target: '≥ 120 % of raw',
+        verdict: ratio >= 1.2 ? 'meets' : 'misses',
+      },
+      ...tracingRow(options, result, 'success path', `msg/s, no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
+    ];
     return { result, rows };
   } finally {
     for (const name of names) await options.broker.deleteQueue(name);
@@ -201,18 +234,23 @@ async function retryPath(options: ThroughputOptions): Promise<{ result: ContestR
   const prefetch = config.batchSize;
   const rascal = { delayQueue: `${config.workQueue}.rascal-delay`, delayExchange: `${config.workQueue}.rascal-delay-x` };
   try {
-    const result = await contest(options, config.workQueue, [
-      { name: 'boomerang', run: () => runContestant({ who: 'boomerang', mode: 'retry', setup, options }) },
-      { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'retry', setup, options }) },
-      { name: 'rascal', run: () => runContestant({ who: 'rascal', mode: 'retry', setup, options }) },
-      ...tracedContestant(options, 'retry', setup),
-    ], async () => {
-      // Every contestant must have put all N copies in its delay queue; then start the next one clean.
-      const copies = (await options.broker.count(delayQueue)) + Math.max(0, await options.broker.count(rascal.delayQueue));
-      if (copies !== options.messages) throw new Error(`expected ${options.messages} copies in the delay queues, found ${copies}`);
-      await options.broker.purge(delayQueue);
-      await options.broker.purge(rascal.delayQueue);
-    });
+    const result = await contest(
+      options,
+      config.workQueue,
+      [
+        { name: 'boomerang', run: () => runContestant({ who: 'boomerang', mode: 'retry', setup, options }) },
+        { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'retry', setup, options }) },
+        { name: 'rascal', run: () => runContestant({ who: 'rascal', mode: 'retry', setup, options }) },
+        ...tracedContestant(options, 'retry', setup),
+      ],
+      async () => {
+        // Every contestant must have put all N copies in its delay queue; then start the next one clean.
+        const copies = (await options.broker.count(delayQueue)) + Math.max(0, await options.broker.count(rascal.delayQueue));
+        if (copies !== options.messages) throw new Error(`expected ${options.messages} copies in the delay queues, found ${copies}`);
+        await options.broker.purge(delayQueue);
+        await options.broker.purge(rascal.delayQueue);
+      },
+    );
     const vsRaw = ratioOf(result, 'boomerang', 'raw amqplib');
     const vsRascal = ratioOf(result, 'boomerang', 'rascal');
     const metric = `msg/s (median of rounds; ratio = median of per-round ratios), every message retried (copy confirmed, then ack), ${fmt(options.messages)} × 1 KiB, ${options.queueType}, batch ${prefetch}`;

@@ -11,7 +11,10 @@ async function launchChromium(): Promise<Browser> {
   try {
     return await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   } catch (error) {
-    throw new Error(`could not start Chromium at ${CHROMIUM} (install it with apt-get install -y chromium, or set CHROMIUM_PATH): ${(error as Error).message}`, { cause: error });
+    throw new Error(
+      `could not start Chromium at ${CHROMIUM} (install it with apt-get install -y chromium, or set CHROMIUM_PATH): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 

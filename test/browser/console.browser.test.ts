@@ -122,7 +122,11 @@ describe('console in Chromium', () => {
     expect(seen.length).toBeGreaterThan(0);
     expect(JSON.stringify(seen)).not.toContain(server.token);
     for (const headers of seen) {
-      const forwarded = Object.fromEntries(Object.entries(headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)).map(([name, value]) => [name, String(value)]));
+      const forwarded = Object.fromEntries(
+        Object.entries(headers)
+          .filter(([name]) => !['host', 'connection', 'content-length'].includes(name))
+          .map(([name, value]) => [name, String(value)]),
+      );
       const replay = await fetch(`${server.origin}/api/queues/${encodeURIComponent(work)}/replay`, {
         method: 'POST',
         body: JSON.stringify({ group: 'x', expectedCount: 1 }),
@@ -139,7 +143,11 @@ describe('console in Chromium', () => {
   it('shows three failure groups with the right counts, reached from the keyboard', async () => {
     await page.getByRole('link', { name: `Failure groups of ${work}` }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['PartnerDown', 4], ['ValidationError', 3], ['TimeoutError', 2]]);
+    await expect.poll(groupRows, { timeout: 30_000 }).toEqual([
+      ['PartnerDown', 4],
+      ['ValidationError', 3],
+      ['TimeoutError', 2],
+    ]);
     const readAt = await page.locator('p.muted', { hasText: 'group(s), read' }).innerText();
     expect(readAt).toMatch(/read (just now|\d+s ago)/);
     expect(readAt).not.toContain('now ago');
@@ -159,10 +167,19 @@ describe('console in Chromium', () => {
     expect(replayed).toContain('done');
     expect(replayed).toContain(`Replayed 4 messages to ${work}.`);
     expect(replayed).not.toContain('{');
-    await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['ValidationError', 3], ['TimeoutError', 2]]);
+    await expect.poll(groupRows, { timeout: 30_000 }).toEqual([
+      ['ValidationError', 3],
+      ['TimeoutError', 2],
+    ]);
     // The pull function runs on the work queue with a handler that succeeds now (the partner is back).
     const handled: { id: unknown; retryNo: number }[] = [];
-    await pullUntil(consoleTestConfig(work), (message) => { handled.push({ id: message.properties.messageId, retryNo: message.retryNo }); }, () => handled.length >= 4);
+    await pullUntil(
+      consoleTestConfig(work),
+      (message) => {
+        handled.push({ id: message.properties.messageId, retryNo: message.retryNo });
+      },
+      () => handled.length >= 4,
+    );
     expect(handled.map((m) => m.id).sort()).toEqual(['PartnerDown-0', 'PartnerDown-1', 'PartnerDown-2', 'PartnerDown-3']);
     expect(handled.every((m) => m.retryNo === 0)).toBe(true);
     expect(await broker.messageCount(work)).toBe(0);
@@ -192,13 +209,15 @@ describe('console in Chromium', () => {
     await page.getByRole('button', { name: 'Replay edited message' }).click();
     expect(await jobEnds('edit-replay')).toContain('done');
     const [message] = await broker.drain(work, 1);
-    const originalHash = createHash('sha256').update(JSON.stringify({ kind: 'TimeoutError', i: 0 })).digest('hex');
+    const originalHash = createHash('sha256')
+      .update(JSON.stringify({ kind: 'TimeoutError', i: 0 }))
+      .digest('hex');
     expect(message?.content.toString()).toBe('{"kind":"TimeoutError","i":0,"timeoutMs":10000}');
     expect(String(message?.properties.headers?.['boomerang-edited'])).toMatch(new RegExp(`^edited-at=.+; original-body-sha256=${originalHash}$`));
     expect(await broker.messageCount(parked)).toBe(1);
   });
 
-  it('opens another message without the last one\'s result banner', async () => {
+  it("opens another message without the last one's result banner", async () => {
     // Prepare: the edit's result is on the page.
     expect(await page.locator('.job').count()).toBe(1);
     // Act
@@ -220,7 +239,9 @@ describe('console in Chromium', () => {
     // Prepare: a page on another origin that posts a purge form to the console.
     const attacker: Server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<form id="f" method="POST" action="${server.origin}/api/queues/${encodeURIComponent(work)}/purge"><input name="group" value="x"></form><script>document.getElementById('f').submit()</script>`);
+      res.end(
+        `<form id="f" method="POST" action="${server.origin}/api/queues/${encodeURIComponent(work)}/purge"><input name="group" value="x"></form><script>document.getElementById('f').submit()</script>`,
+      );
     });
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     try {
@@ -273,7 +294,13 @@ describe('Edit and replay keeps what was not edited', () => {
       persistent: true,
       messageId: id,
       ...properties,
-      headers: { ...TEAM_HEADERS, 'x-retry-no': 5, [BoomerangHeader.errorName]: 'PartnerDown', [BoomerangHeader.parkedAt]: new Date().toISOString(), [BoomerangHeader.sourceQueue]: work },
+      headers: {
+        ...TEAM_HEADERS,
+        'x-retry-no': 5,
+        [BoomerangHeader.errorName]: 'PartnerDown',
+        [BoomerangHeader.parkedAt]: new Date().toISOString(),
+        [BoomerangHeader.sourceQueue]: work,
+      },
     });
     await channel.waitForConfirms();
     await channel.close();
@@ -295,7 +322,9 @@ describe('Edit and replay keeps what was not edited', () => {
   }
 
   /** The one message on the work queue, read by the other client. */
-  async function arrived(work: string): Promise<{ content: Buffer; properties: { headers?: Record<string, unknown>; contentEncoding?: string; contentType?: string } }> {
+  async function arrived(
+    work: string,
+  ): Promise<{ content: Buffer; properties: { headers?: Record<string, unknown>; contentEncoding?: string; contentType?: string } }> {
     const [message] = await other.drain(work, 1);
     if (message === undefined) throw new Error(`nothing arrived on ${work}`);
     return message;
@@ -303,7 +332,12 @@ describe('Edit and replay keeps what was not edited', () => {
 
   it.each<[string, Buffer, Options.Publish, string]>([
     ['bytes 0..255', Buffer.from(Array.from({ length: 256 }, (_, i) => i)), {}, 'its bytes are not valid UTF-8'],
-    ['a gzip body (contentEncoding gzip)', gzipSync(Buffer.from('{"orderId":42,"note":"abcdefghijklmnopqrst"}')), { contentType: 'application/json', contentEncoding: 'gzip' }, 'its content encoding is "gzip"'],
+    [
+      'a gzip body (contentEncoding gzip)',
+      gzipSync(Buffer.from('{"orderId":42,"note":"abcdefghijklmnopqrst"}')),
+      { contentType: 'application/json', contentEncoding: 'gzip' },
+      'its content encoding is "gzip"',
+    ],
   ])('says %s cannot be edited, and Replay sends its bytes and every header unchanged', async (_what, body, properties, reason) => {
     // Prepare
     const { work } = await parkOne(body, properties);
@@ -405,7 +439,12 @@ describe('A parked message without a messageId', () => {
     const channel = await broker.connection.createConfirmChannel();
     channel.sendToQueue(lot, Buffer.from('{"anonymous":true}'), {
       persistent: true,
-      headers: { [BoomerangHeader.errorName]: 'EventDecodeError', [BoomerangHeader.errorMessage]: 'invalid base64 in field data', [BoomerangHeader.parkedAt]: new Date().toISOString(), [BoomerangHeader.sourceQueue]: work },
+      headers: {
+        [BoomerangHeader.errorName]: 'EventDecodeError',
+        [BoomerangHeader.errorMessage]: 'invalid base64 in field data',
+        [BoomerangHeader.parkedAt]: new Date().toISOString(),
+        [BoomerangHeader.sourceQueue]: work,
+      },
     });
     await channel.waitForConfirms();
     await channel.close();
@@ -426,7 +465,9 @@ describe('A parked message without a messageId', () => {
       await page.getByRole('heading', { name: 'Attempt history' }).waitFor();
       // Assess
       expect(await page.locator('h1').innerText()).toBe('Message 1 of the lot (no id)');
-      expect(await page.locator('section', { has: page.getByRole('heading', { name: 'Why it is parked' }) }).innerText()).toContain('invalid base64 in field data');
+      expect(await page.locator('section', { has: page.getByRole('heading', { name: 'Why it is parked' }) }).innerText()).toContain(
+        'invalid base64 in field data',
+      );
       expect(await page.locator('pre.body').innerText()).toContain('"anonymous": true');
       expect(await page.locator('#no-id').innerText()).toContain('no message id');
       expect(await broker.messageCount(lot)).toBe(1);

@@ -50,7 +50,15 @@ describe('Boomerang on a 3-node cluster with quorum queues', () => {
       url: urls,
       label: 'cluster',
       messages: 0,
-      env: { QUEUE_TYPE: 'quorum', MAX_RETRIES: '3', BACKOFF_INITIAL_MS: '1000', BACKOFF_MULTIPLIER: '2', BACKOFF_JITTER: '0', IDLE_TIMEOUT_MS: '1000', CONNECT_TIMEOUT_MS: '5000' },
+      env: {
+        QUEUE_TYPE: 'quorum',
+        MAX_RETRIES: '3',
+        BACKOFF_INITIAL_MS: '1000',
+        BACKOFF_MULTIPLIER: '2',
+        BACKOFF_JITTER: '0',
+        IDLE_TIMEOUT_MS: '1000',
+        CONNECT_TIMEOUT_MS: '5000',
+      },
     });
     const s = scenario;
     const leadersBefore = await c3.ctl('-q', 'list_queues', 'name', 'type', 'leader', '--no-table-headers');
@@ -116,7 +124,12 @@ describe('Boomerang on a 3-node cluster with quorum queues', () => {
     let remedy: { restarted: string[]; backAfterMs: number; notBackAfter: number } | undefined;
     if (stillNotBack > 0) {
       const leaders = await c3.ctl('-q', 'list_queues', 'name', 'leader', '--no-table-headers');
-      const delayLeaders = new Set(leaders.split('\n').filter((line) => line.includes(`${s.config.workQueue}.delay.`)).map((line) => line.trim().split(/\s+/)[1]));
+      const delayLeaders = new Set(
+        leaders
+          .split('\n')
+          .filter((line) => line.includes(`${s.config.workQueue}.delay.`))
+          .map((line) => line.trim().split(/\s+/)[1]),
+      );
       const restarted: string[] = [];
       const remedyAt = Date.now();
       for (const node of cluster.nodes.filter((n) => delayLeaders.has(`${n.name}@localhost`))) {
@@ -149,24 +162,45 @@ describe('Boomerang on a 3-node cluster with quorum queues', () => {
         lateness.push({ ms: current.at - due, duringOutage: due >= stopAt - 3000 && previous.at <= upAt + 3000 });
       }
     }
-    const calm = lateness.filter((l) => !l.duringOutage).map((l) => l.ms).sort((a, b) => a - b);
-    const outage = lateness.filter((l) => l.duringOutage).map((l) => l.ms).sort((a, b) => a - b);
+    const calm = lateness
+      .filter((l) => !l.duringOutage)
+      .map((l) => l.ms)
+      .sort((a, b) => a - b);
+    const outage = lateness
+      .filter((l) => l.duringOutage)
+      .map((l) => l.ms)
+      .sort((a, b) => a - b);
     const figures = {
-      sent: account.sent, handled: account.handled, parked: account.parked, missing: account.missing.length, duplicates: account.duplicates,
-      invocations, failedInvocations: invocationErrors.length, exampleError: invocationErrors[0],
-      stopTookMs: stoppedAt - stopAt, downForMs: upAt - stoppedAt, restartTookMs: upAt - startAt,
-      retriesMeasured: lateness.length, early: early.length,
-      latenessMsOutsideOutage: summarize(calm), latenessMsAroundOutage: summarize(outage),
+      sent: account.sent,
+      handled: account.handled,
+      parked: account.parked,
+      missing: account.missing.length,
+      duplicates: account.duplicates,
+      invocations,
+      failedInvocations: invocationErrors.length,
+      exampleError: invocationErrors[0],
+      stopTookMs: stoppedAt - stopAt,
+      downForMs: upAt - stoppedAt,
+      restartTookMs: upAt - startAt,
+      retriesMeasured: lateness.length,
+      early: early.length,
+      latenessMsOutsideOutage: summarize(calm),
+      latenessMsAroundOutage: summarize(outage),
       timeline: process.env.CLUSTER_DEBUG ? timeline : timeline.length,
       unfinishedAfter30s: unfinished,
       stillNotBackAfterLongWait: stillNotBack,
       strandedByBrokerThenRemedied: remedy ? { count: stillNotBack, ...remedy } : undefined,
       lastBackAfterProductionMs,
       stateWhenUnfinished,
-      leadersBefore: leadersBefore.trim().split('\n').filter((l) => l.includes(s.config.workQueue)),
+      leadersBefore: leadersBefore
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes(s.config.workQueue)),
     };
     reportFault('cluster-node-restart', figures);
-    console.log(`[fault] cluster: ${describeAccount(account)}${remedy ? `; ${stillNotBack} stranded by the broker's dead-letter worker, back ${remedy.backAfterMs} ms after restarting ${remedy.restarted.join(', ')} (not back: ${remedy.notBackAfter}); their delays are not counted` : ''}`);
+    console.log(
+      `[fault] cluster: ${describeAccount(account)}${remedy ? `; ${stillNotBack} stranded by the broker's dead-letter worker, back ${remedy.backAfterMs} ms after restarting ${remedy.restarted.join(', ')} (not back: ${remedy.notBackAfter}); their delays are not counted` : ''}`,
+    );
     expect(account.sent).toBeGreaterThan(500);
     expect(account.missing).toEqual([]);
     expect(account.strangers).toEqual([]);

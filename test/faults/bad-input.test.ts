@@ -68,17 +68,26 @@ describe('bad input', () => {
     const account = await s.account();
 
     // Assess: no invocation crashed, nothing is missing or doubled.
-    const logMessages = results.flatMap((r) => r.stderr.split('\n')).flatMap((line) => {
-      try {
-        return [String((JSON.parse(line) as { message?: unknown }).message)];
-      } catch {
-        return [];
-      }
-    });
+    const logMessages = results
+      .flatMap((r) => r.stderr.split('\n'))
+      .flatMap((line) => {
+        try {
+          return [String((JSON.parse(line) as { message?: unknown }).message)];
+        } catch {
+          return [];
+        }
+      });
     reportFault('bad-input', {
-      invocations: results.length, exitCodes: results.map((r) => r.code), sent: account.sent, handled: account.handled, parked: account.parked,
-      missing: account.missing.length, duplicates: account.duplicates,
-      parkReasons: Object.fromEntries([...account.parkedHeaders].map(([id, h]) => [id, `${String(h['boomerang-park-reason'])}: ${String(h['boomerang-error-message'])}`])),
+      invocations: results.length,
+      exitCodes: results.map((r) => r.code),
+      sent: account.sent,
+      handled: account.handled,
+      parked: account.parked,
+      missing: account.missing.length,
+      duplicates: account.duplicates,
+      parkReasons: Object.fromEntries(
+        [...account.parkedHeaders].map(([id, h]) => [id, `${String(h['boomerang-park-reason'])}: ${String(h['boomerang-error-message'])}`]),
+      ),
     });
     console.log(`[fault] bad-input: ${describeAccount(account)}`);
     expect(results.map((r) => r.code)).toEqual(results.map(() => 0));
@@ -98,8 +107,12 @@ describe('bad input', () => {
     expect(account.parked).toBe(4);
 
     // Handled after one retry: the large body intact, malformed counts read as 0 (with a warning).
-    const handledLines = readFileSync(s.recordFile, 'utf8').split('\n').filter((l) => l.startsWith('S '));
-    const handledAt = new Map(handledLines.map((l) => l.split(' ')).map(([, id, retryNo, , bytes]) => [id, { retryNo: Number(retryNo), bytes: Number(bytes) }]));
+    const handledLines = readFileSync(s.recordFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('S '));
+    const handledAt = new Map(
+      handledLines.map((l) => l.split(' ')).map(([, id, retryNo, , bytes]) => [id, { retryNo: Number(retryNo), bytes: Number(bytes) }]),
+    );
     for (const id of ['large', 'retry-abc', 'retry-minus-1', 'retry-1e12', 'retry-table', 'retry-1.5', messageKey(undefined, noProperties)]) {
       expect(handledAt.get(id)?.retryNo, id).toBe(1);
     }
@@ -136,7 +149,10 @@ describe('bad input', () => {
     await withChannel(AMQP_URL, (_c, channel) => channel.deleteQueue(tierQueueName(s.config.workQueue, 100)));
     release();
     // The unroutable copy fails the invocation (it would fail every run until the topology is applied).
-    const drift = await running.then(() => undefined, (error: unknown) => error as { name?: string; summary?: Summary });
+    const drift = await running.then(
+      () => undefined,
+      (error: unknown) => error as { name?: string; summary?: Summary },
+    );
     const first = drift?.summary as Summary;
 
     // Act 2: three more invocations, as a scheduler would run them, with the queue still gone.
@@ -161,8 +177,14 @@ describe('bad input', () => {
 
     // Assess
     reportFault('bad-input-unroutable', {
-      firstSummary: first, laterSummaries: later.map((r) => r.summary), attemptsPerInvocation, stillInWorkQueue,
-      sent: account.sent, handled: account.handled, missing: account.missing.length, duplicates: account.duplicates,
+      firstSummary: first,
+      laterSummaries: later.map((r) => r.summary),
+      attemptsPerInvocation,
+      stillInWorkQueue,
+      sent: account.sent,
+      handled: account.handled,
+      missing: account.missing.length,
+      duplicates: account.duplicates,
     });
     expect(drift?.name).toBe('TopologyDriftError');
     expect(first).toMatchObject({ retried: 0, parked: 0, acked: 0, stoppedBecause: 'publish-failed' });
@@ -189,5 +211,8 @@ describe('bad input', () => {
 /** The ids of every failed attempt recorded so far, in order. */
 function failedAttempts(recordFile: string): string[] {
   if (!existsSync(recordFile)) return [];
-  return readFileSync(recordFile, 'utf8').split('\n').filter((l) => l.startsWith('F ')).map((l) => l.split(' ')[1] ?? '');
+  return readFileSync(recordFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('F '))
+    .map((l) => l.split(' ')[1] ?? '');
 }

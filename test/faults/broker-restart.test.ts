@@ -47,7 +47,16 @@ describe('RabbitMQ restarted in the middle of an invocation', () => {
       url: node.url,
       label: 'restart',
       messages: 3000,
-      env: { MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '50', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '400', BACKOFF_JITTER: '0', IDLE_TIMEOUT_MS: '2000', CONNECT_TIMEOUT_MS: '2000', ...(idempotency ? FAULT_IDEMPOTENCY_ENV : {}) },
+      env: {
+        MAX_RETRIES: '4',
+        BACKOFF_INITIAL_MS: '50',
+        BACKOFF_MULTIPLIER: '2',
+        BACKOFF_MAX_MS: '400',
+        BACKOFF_JITTER: '0',
+        IDLE_TIMEOUT_MS: '2000',
+        CONNECT_TIMEOUT_MS: '2000',
+        ...(idempotency ? FAULT_IDEMPOTENCY_ENV : {}),
+      },
     });
     const s = scenario;
     const childEnv = { ...s.env, FAULT_RECORD_FILE: s.recordFile, FAULT_FAIL_PERCENT: '70', FAULT_SEED: String(SEED), FAULT_WORK_MS: '3', LOG_LEVEL: 'warn' };
@@ -72,9 +81,22 @@ describe('RabbitMQ restarted in the middle of an invocation', () => {
 
     // Assess
     reportFault(idempotency ? 'broker-restart-idempotent' : 'broker-restart', {
-      idempotency: idempotency ? 'redis' : 'off', seed: SEED, downForMs, restartMs, noticedAfterMs, sent: account.sent, handled: account.handled, parked: account.parked, missing: account.missing.length,
-      duplicates: account.duplicates, repeatedEffects: account.repeatedEffects, handledAndParked: account.handledAndParkedIds.length, interruptedSummary: duringResult.summary, interruptedError: lastLine(duringResult.stderr),
-      whileDownError: lastLine(whileDown.stderr), nextSummary: after.summary,
+      idempotency: idempotency ? 'redis' : 'off',
+      seed: SEED,
+      downForMs,
+      restartMs,
+      noticedAfterMs,
+      sent: account.sent,
+      handled: account.handled,
+      parked: account.parked,
+      missing: account.missing.length,
+      duplicates: account.duplicates,
+      repeatedEffects: account.repeatedEffects,
+      handledAndParked: account.handledAndParkedIds.length,
+      interruptedSummary: duringResult.summary,
+      interruptedError: lastLine(duringResult.stderr),
+      whileDownError: lastLine(whileDown.stderr),
+      nextSummary: after.summary,
     });
     console.log(`[fault] broker-restart: ${describeAccount(account)}`);
     expect(duringResult.code).toBe(1);
@@ -102,5 +124,9 @@ function fileSize(path: string): number {
 }
 
 function lastLine(text: string): string | undefined {
-  return text.trim().split('\n').filter((l) => !l.startsWith('{')).pop();
+  return text
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('{'))
+    .pop();
 }

@@ -35,7 +35,9 @@ describe('a handler that SIGKILLs its process for one message', () => {
     // Prepare: the poison first, then the good ones, all in one prefetch window.
     scenario = await FaultScenario.prepare({ url: AMQP_URL, label, messages: 0, env });
     const s = scenario;
-    await s.publishRaw([{ key: POISON, content: Buffer.from('{"poison":true}'), options: { persistent: true, messageId: POISON, contentType: 'application/json' } }]);
+    await s.publishRaw([
+      { key: POISON, content: Buffer.from('{"poison":true}'), options: { persistent: true, messageId: POISON, contentType: 'application/json' } },
+    ]);
     await s.publish(GOOD);
     const childEnv = { ...s.env, FAULT_RECORD_FILE: s.recordFile, FAULT_FAIL_PERCENT: '0', FAULT_POISON_ID: POISON, LOG_LEVEL: 'error' };
 
@@ -52,10 +54,23 @@ describe('a handler that SIGKILLs its process for one message', () => {
     const account = await s.account();
     const goodParked = [...account.parkReasons.keys()].filter((id) => id !== POISON);
     console.log(`[fault] crash loop (${label}): ${invocations} invocations, ${kills} kills; ${describeAccount(account)}`);
-    return { invocations, kills, account, goodParked, config: s.config, figures: {
-      invocations, kills, sent: account.sent, handled: account.handled, parked: account.parked,
-      goodParked: goodParked.length, poisonReason: account.parkReasons.get(POISON), missing: account.missing.length,
-    } };
+    return {
+      invocations,
+      kills,
+      account,
+      goodParked,
+      config: s.config,
+      figures: {
+        invocations,
+        kills,
+        sent: account.sent,
+        handled: account.handled,
+        parked: account.parked,
+        goodParked: goodParked.length,
+        poisonReason: account.parkReasons.get(POISON),
+        missing: account.missing.length,
+      },
+    };
   }
 
   /** What every crash-loop case shows: the poison parked untried, the good ones handled, nothing lost. */
@@ -81,11 +96,17 @@ describe('a handler that SIGKILLs its process for one message', () => {
     // Short delays: a native queue paces what a crash returns (min x x-delivery-count, capped at max).
     const run = await crashLoop('crash-loop-native', { DELAY_MODE: 'native', BACKOFF_INITIAL_MS: '50', BACKOFF_MAX_MS: '400' });
     const headers = run.account.parkedHeaders.get(POISON);
-    reportFault('crash-loop-native', { ...run.figures, poisonDeliveryCount: headers?.['x-delivery-count'], deadLetterReason: headers?.['x-last-death-reason'] });
+    reportFault('crash-loop-native', {
+      ...run.figures,
+      poisonDeliveryCount: headers?.['x-delivery-count'],
+      deadLetterReason: headers?.['x-last-death-reason'],
+    });
     expectParkedAlone(run);
     // Parked by the guard (dead-lettered as rejected), not by the broker's delivery limit.
     expect(headers?.[NativeAnnotation.errorName]).toBe('CrashLoopError');
     expect(headers?.['x-last-death-reason']).toBe('rejected');
-    expect(headers?.['x-delivery-count']).toBeLessThan(nativeDeliveryLimit({ maxRetries: run.config.policy.maxRetries, crashLoopLimit: run.config.crashLoopLimit }));
+    expect(headers?.['x-delivery-count']).toBeLessThan(
+      nativeDeliveryLimit({ maxRetries: run.config.policy.maxRetries, crashLoopLimit: run.config.crashLoopLimit }),
+    );
   });
 });

@@ -49,13 +49,20 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
    * Runs the emulated mapping until it idles (or `maxInvocations`), then drains with a healthy handler
    * and accounts. `goodAhead` good messages go ahead of the poison in the batch; `budgetMs` is each invocation's.
    */
-  async function mappingRun(label: string, onFailure: MappingOnFailure, maxInvocations: number, options: { env?: Record<string, string>; budgetMs?: number; goodAhead?: number } = {}) {
+  async function mappingRun(
+    label: string,
+    onFailure: MappingOnFailure,
+    maxInvocations: number,
+    options: { env?: Record<string, string>; budgetMs?: number; goodAhead?: number } = {},
+  ) {
     const { env = {}, budgetMs = 10_000, goodAhead = 0 } = options;
     // Prepare: the poison (first unless good ones go ahead of it), then the good ones: one batch.
     scenario = await FaultScenario.prepare({ url: AMQP_URL, label, messages: 0, env: { BACKOFF_INITIAL_MS: '300', BACKOFF_MAX_MS: '1200', ...env } });
     const s = scenario;
     await s.publish(goodAhead);
-    await s.publishRaw([{ key: POISON, content: Buffer.from('{"poison":true}'), options: { persistent: true, messageId: POISON, contentType: 'application/json' } }]);
+    await s.publishRaw([
+      { key: POISON, content: Buffer.from('{"poison":true}'), options: { persistent: true, messageId: POISON, contentType: 'application/json' } },
+    ]);
     await s.publish(GOOD - goodAhead);
     const childEnv = { ...s.env, FAULT_RECORD_FILE: s.recordFile, FAULT_FAIL_PERCENT: '0', FAULT_POISON_ID: POISON, LOG_LEVEL: 'error' };
     const eventFile = join(dirname(s.recordFile), 'event.json');
@@ -65,50 +72,82 @@ describe('event mode: a handler that SIGKILLs its process for one message, whate
 
     // Act
     const run = await runEventSource({
-      url: AMQP_URL, queue: s.config.workQueue, batchSize: BATCH, onFailure, maxInvocations,
+      url: AMQP_URL,
+      queue: s.config.workQueue,
+      batchSize: BATCH,
+      onFailure,
+      maxInvocations,
       invoke: async (event) => {
         writeFileSync(eventFile, JSON.stringify(event));
-        const headers = Object.values(event.rmqMessagesByQueue).flat().find((m) => m.basicProperties?.messageId === POISON)?.basicProperties?.headers;
-        if (headers !== undefined) poisonCounts = { deliveryCount: headers?.['x-delivery-count'] ?? 'absent', acquiredCount: headers?.['x-acquired-count'] ?? 'absent' };
+        const headers = Object.values(event.rmqMessagesByQueue)
+          .flat()
+          .find((m) => m.basicProperties?.messageId === POISON)?.basicProperties?.headers;
+        if (headers !== undefined)
+          poisonCounts = { deliveryCount: headers?.['x-delivery-count'] ?? 'absent', acquiredCount: headers?.['x-acquired-count'] ?? 'absent' };
         const result = await spawnInvoke({ handler: HANDLER, queue: s.config.workQueue, budgetMs, env: childEnv, eventFile }).exited;
         if (result.signal === 'SIGKILL') kills++;
         return result.code === 0;
       },
     });
-    const goodByMapping = new Set(readRecords(s.recordFile).handled.map(([id]) => id).filter((id) => id !== POISON)).size;
+    const goodByMapping = new Set(
+      readRecords(s.recordFile)
+        .handled.map(([id]) => id)
+        .filter((id) => id !== POISON),
+    ).size;
     await s.drainUntilQuiet();
     const account = await s.account();
     const goodParked = [...account.parkReasons.keys()].filter((id) => id !== POISON);
-    console.log(`[fault] event crash loop (${label}): ${run.invocations} invocations, ${kills} kills, stopped: ${run.stoppedBecause}; ${describeAccount(account)}`);
+    console.log(
+      `[fault] event crash loop (${label}): ${run.invocations} invocations, ${kills} kills, stopped: ${run.stoppedBecause}; ${describeAccount(account)}`,
+    );
     const figures = {
-      amqpUrlPort: PORT, onFailure, queueType: s.config.queueType, idempotency: env.IDEMPOTENCY_STORE === undefined ? 'off' : 'redis',
-      invocations: run.invocations, kills, stoppedBecause: run.stoppedBecause, goodHandledByMapping: goodByMapping,
-      goodAhead, sent: account.sent, handled: account.handled, parked: account.parked, goodParked: goodParked.length,
-      poisonReason: account.parkReasons.get(POISON) ?? 'not parked', poisonLastDeliveryCount: poisonCounts.deliveryCount, poisonLastAcquiredCount: poisonCounts.acquiredCount, missing: account.missing.length,
+      amqpUrlPort: PORT,
+      onFailure,
+      queueType: s.config.queueType,
+      idempotency: env.IDEMPOTENCY_STORE === undefined ? 'off' : 'redis',
+      invocations: run.invocations,
+      kills,
+      stoppedBecause: run.stoppedBecause,
+      goodHandledByMapping: goodByMapping,
+      goodAhead,
+      sent: account.sent,
+      handled: account.handled,
+      parked: account.parked,
+      goodParked: goodParked.length,
+      poisonReason: account.parkReasons.get(POISON) ?? 'not parked',
+      poisonLastDeliveryCount: poisonCounts.deliveryCount,
+      poisonLastAcquiredCount: poisonCounts.acquiredCount,
+      missing: account.missing.length,
     };
     return { run, kills, account, goodParked, goodByMapping, figures };
   }
 
-  it.each<MappingOnFailure>(['nack', 'reject', 'close-channel'])('quorum work queue, the mapping gives the batch back (%s): parked as a crash loop by invocation CRASH_LOOP_LIMIT + 1, the good ones handled, nothing lost', async (onFailure) => {
-    const r = await mappingRun(`event-crash-${onFailure}`, onFailure, COUNTED_MAX);
-    reportFault(`event-crash-loop-${onFailure}-${PORT}`, r.figures);
-    // Assess
-    expect(r.run.stoppedBecause).toBe('idle');
-    expect(r.kills).toBe(LIMIT);
-    expect(r.run.invocations).toBe(LIMIT + 1);
-    expect(r.account.parkReasons.get(POISON)).toMatch(/^crash loop: delivered \d+ times$/);
-    expect(r.account.parkedHeaders.get(POISON)?.['boomerang-error-name']).toBe('CrashLoopError');
-    expect(r.goodParked).toEqual([]);
-    expect(r.goodByMapping).toBe(GOOD);
-    expect(r.account.handled).toBe(GOOD);
-    expect(r.account.missing).toEqual([]);
-    expect(r.account.stillQueued).toBe(0);
-    expect(r.account.strangers).toEqual([]);
-  });
+  it.each<MappingOnFailure>(['nack', 'reject', 'close-channel'])(
+    'quorum work queue, the mapping gives the batch back (%s): parked as a crash loop by invocation CRASH_LOOP_LIMIT + 1, the good ones handled, nothing lost',
+    async (onFailure) => {
+      const r = await mappingRun(`event-crash-${onFailure}`, onFailure, COUNTED_MAX);
+      reportFault(`event-crash-loop-${onFailure}-${PORT}`, r.figures);
+      // Assess
+      expect(r.run.stoppedBecause).toBe('idle');
+      expect(r.kills).toBe(LIMIT);
+      expect(r.run.invocations).toBe(LIMIT + 1);
+      expect(r.account.parkReasons.get(POISON)).toMatch(/^crash loop: delivered \d+ times$/);
+      expect(r.account.parkedHeaders.get(POISON)?.['boomerang-error-name']).toBe('CrashLoopError');
+      expect(r.goodParked).toEqual([]);
+      expect(r.goodByMapping).toBe(GOOD);
+      expect(r.account.handled).toBe(GOOD);
+      expect(r.account.missing).toEqual([]);
+      expect(r.account.stillQueued).toBe(0);
+      expect(r.account.strangers).toEqual([]);
+    },
+  );
 
   it('quorum work queue, the mapping nacks, a good message ahead of the poison: the good one at the limit is taken for the culprit; the batch is parked whole at the last count', async () => {
     const r = await mappingRun('event-crash-nack-behind', 'nack', LAST_DELIVERY_COUNT + 4, { goodAhead: 1 });
-    reportFault(`event-crash-loop-nack-good-ahead-${PORT}`, { ...r.figures, goodParkedAsCrashLoop: r.goodParked.filter((id) => r.account.parkReasons.get(id)?.startsWith('crash loop')).length });
+    reportFault(`event-crash-loop-nack-good-ahead-${PORT}`, {
+      ...r.figures,
+      goodParkedAsCrashLoop: r.goodParked.filter((id) => r.account.parkReasons.get(id)?.startsWith('crash loop')).length,
+    });
     // Assess: bounded and nothing lost, but the wrong message parked at the limit (the one ahead,
     // handled by each crashed invocation: nothing is acked before the batch), so the poison crashed on
     // until the last count, where the whole batch is parked (4.x would dead-letter it at the next return).

@@ -60,7 +60,13 @@ describe('memory of one invocation', () => {
 
     // Assess
     const share = stillAlive / watched.length;
-    reportFault('memory-retention', { messages: MESSAGES, bodyBytes: BODY_BYTES, watchedBodies: watched.length, stillAliveAtLastMessage: stillAlive, retainedMiBEstimate: (share * (MESSAGES - 1000) * BODY_BYTES) / 2 ** 20 });
+    reportFault('memory-retention', {
+      messages: MESSAGES,
+      bodyBytes: BODY_BYTES,
+      watchedBodies: watched.length,
+      stillAliveAtLastMessage: stillAlive,
+      retainedMiBEstimate: (share * (MESSAGES - 1000) * BODY_BYTES) / 2 ** 20,
+    });
     expect(summary.acked).toBe(MESSAGES);
     expect(stillAlive).toBeGreaterThanOrEqual(0);
     expect(share).toBeLessThan(0.01);

@@ -63,11 +63,30 @@ describe.skipIf(!NATIVE)(`SIGKILL of the function process while it retries on a 
     const reasons = [...account.parkReasons.values()];
     const crashLoops = reasons.filter((reason) => reason.startsWith('crash loop')).length;
     reportFault(`sigkill-native-batch-${batchSize}`, {
-      case: name, seed: KNOBS.seed, crashLoopLimit: CRASH_LOOP_LIMIT, kills, cleanExits, killPhaseMs, sent: account.sent, handled: account.handled,
-      retried: audit.retries, failedAttempts: readRecords(s.recordFile).failedAttempts, parked: account.parked, parkedRetriesExhausted: account.parked - crashLoops, parkedCrashLoops: crashLoops,
-      stillQueued: account.stillQueued, missing: account.missing.length, duplicates: account.duplicates, repeatedEffects: account.repeatedEffects,
-      repeatsAfterKill: audit.repeatsAfterKill, crashLoopParksAfterKill: audit.crashLoopParksAfterKill, maxSuccessToKillMs: audit.maxSuccessToKillMs, mostCrashesSeen: audit.mostCrashesSeen,
-      retriedAfterSuccess: audit.retriedAfterSuccess.length, parkedAfterSuccess: audit.parkedAfterSuccess.length, unexplainedRepeats: audit.unexplainedRepeats.length,
+      case: name,
+      seed: KNOBS.seed,
+      crashLoopLimit: CRASH_LOOP_LIMIT,
+      kills,
+      cleanExits,
+      killPhaseMs,
+      sent: account.sent,
+      handled: account.handled,
+      retried: audit.retries,
+      failedAttempts: readRecords(s.recordFile).failedAttempts,
+      parked: account.parked,
+      parkedRetriesExhausted: account.parked - crashLoops,
+      parkedCrashLoops: crashLoops,
+      stillQueued: account.stillQueued,
+      missing: account.missing.length,
+      duplicates: account.duplicates,
+      repeatedEffects: account.repeatedEffects,
+      repeatsAfterKill: audit.repeatsAfterKill,
+      crashLoopParksAfterKill: audit.crashLoopParksAfterKill,
+      maxSuccessToKillMs: audit.maxSuccessToKillMs,
+      mostCrashesSeen: audit.mostCrashesSeen,
+      retriedAfterSuccess: audit.retriedAfterSuccess.length,
+      parkedAfterSuccess: audit.parkedAfterSuccess.length,
+      unexplainedRepeats: audit.unexplainedRepeats.length,
     });
     console.log(`[fault] ${name}: ${kills} kills; ${describeAccount(account)}; crash loops parked ${crashLoops}`);
     expect(kills).toBe(KNOBS.kills);

@@ -40,48 +40,94 @@ describe('pace: two pull invocations at once on a queue limited to 20 requests a
     scenario = undefined;
   });
 
-  it(`no second holds more than ${PER_SECOND} + ${AT_ONCE} requests, and all ${MESSAGES} messages are handled once`, async () => {
-    // Prepare
-    scenario = await FaultScenario.prepare({ url: AMQP_URL, label: 'pace', messages: MESSAGES, env: { RATE_LIMIT_PER_SECOND: String(PER_SECOND), RATE_LIMIT_SHARES: String(AT_ONCE) } });
-    const s = scenario;
-    partner = await startRecordingPartner();
-    const p = partner;
-    const env = { ...s.env, FAULT_RECORD_FILE: s.recordFile, PARTNER_URL: p.url, LOG_LEVEL: 'warn' };
+  it(
+    `no second holds more than ${PER_SECOND} + ${AT_ONCE} requests, and all ${MESSAGES} messages are handled once`,
+    async () => {
+      // Prepare
+      scenario = await FaultScenario.prepare({
+        url: AMQP_URL,
+        label: 'pace',
+        messages: MESSAGES,
+        env: { RATE_LIMIT_PER_SECOND: String(PER_SECOND), RATE_LIMIT_SHARES: String(AT_ONCE) },
+      });
+      const s = scenario;
+      partner = await startRecordingPartner();
+      const p = partner;
+      const env = { ...s.env, FAULT_RECORD_FILE: s.recordFile, PARTNER_URL: p.url, LOG_LEVEL: 'warn' };
 
-    // Act: pairs of invocations until every message reached the partner and nothing is left on its way.
-    const startedAt = performance.now();
-    const results: InvokeResult[] = [];
-    while (performance.now() - startedAt < DRAIN_LIMIT_MS) {
-      const pair = Array.from({ length: AT_ONCE }, () => spawnInvoke({ handler: HANDLER, queue: s.config.workQueue, budgetMs: BUDGET_MS, env }));
-      results.push(...(await Promise.all(pair.map((invocation) => invocation.exited))));
-      if (new Set(p.ids).size >= MESSAGES && (await s.inFlight()) === 0) break;
-    }
-    const drainedMs = (p.arrivals.at(-1) ?? startedAt) - startedAt;
-    const account = await s.account();
+      // Act: pairs of invocations until every message reached the partner and nothing is left on its way.
+      const startedAt = performance.now();
+      const results: InvokeResult[] = [];
+      while (performance.now() - startedAt < DRAIN_LIMIT_MS) {
+        const pair = Array.from({ length: AT_ONCE }, () => spawnInvoke({ handler: HANDLER, queue: s.config.workQueue, budgetMs: BUDGET_MS, env }));
+        results.push(...(await Promise.all(pair.map((invocation) => invocation.exited))));
+        if (new Set(p.ids).size >= MESSAGES && (await s.inFlight()) === 0) break;
+      }
+      const drainedMs = (p.arrivals.at(-1) ?? startedAt) - startedAt;
+      const account = await s.account();
 
-    // Assess
-    const maxPerSecond = mostInWindow(p.arrivals, 1000);
-    const senders = [...new Set(p.senders)];
-    const maxPerSecondPerInvocation = Math.max(...senders.map((sender) => mostInWindow(p.arrivals.filter((_at, i) => p.senders[i] === sender), 1000)));
-    const maxStartsPerSecondPerInvocation = Math.max(...senders.map((sender) => mostInWindow(p.starts.filter((_at, i) => p.senders[i] === sender), 1000)));
-    const summaries = results.map((r) => r.summary ?? {});
-    const pacedMs = summaries.reduce((sum, summary) => sum + Number(summary.pacedMs ?? 0), 0);
-    const cutOffByBudget = summaries.reduce((sum, summary) => sum + Number(summary.retried ?? 0), 0);
-    reportFault('pace-20-per-second-2-invocations', {
-      sent: account.sent, handled: account.handled, parked: account.parked, stillQueued: account.stillQueued, missing: account.missing.length,
-      duplicates: account.duplicates, repeatedEffects: account.repeatedEffects, requests: p.arrivals.length,
-      perSecond: PER_SECOND, invocationsAtOnce: AT_ONCE, invocations: results.length, maxPerSecond, maxPerSecondPerInvocation, maxStartsPerSecondPerInvocation,
-      drainSeconds: Number((drainedMs / 1000).toFixed(1)), idealSeconds: MESSAGES / PER_SECOND, pacedSeconds: Number((pacedMs / 1000).toFixed(1)),
-      cutOffByBudget, deferred: summaries.reduce((sum, summary) => sum + Number(summary.deferred ?? 0), 0), requeued: summaries.reduce((sum, summary) => sum + Number(summary.requeued ?? 0), 0),
-    });
-    console.log(`[fault] pace: ${describeAccount(account)}; ${p.arrivals.length} requests, at most ${maxPerSecond} in a second (${maxPerSecondPerInvocation} from one invocation, which started at most ${maxStartsPerSecondPerInvocation} in a second), drained in ${(drainedMs / 1000).toFixed(1)} s against ${MESSAGES / PER_SECOND} s`);
-    expect(results.map((r) => r.code)).toEqual(results.map(() => 0));
-    expect(maxPerSecond).toBeLessThanOrEqual(PER_SECOND + AT_ONCE);
-    expect(maxStartsPerSecondPerInvocation).toBeLessThanOrEqual(PER_SECOND / AT_ONCE + 1);
-    expect(account.missing).toEqual([]);
-    expect(account.strangers).toEqual([]);
-    expect({ handled: account.handled, parked: account.parked, stillQueued: account.stillQueued, duplicates: account.duplicates, repeatedEffects: account.repeatedEffects }).toEqual({ handled: MESSAGES, parked: 0, stillQueued: 0, duplicates: 0, repeatedEffects: 0 });
-    expect(p.arrivals.length).toBeGreaterThanOrEqual(MESSAGES);
-    expect(p.arrivals.length - MESSAGES).toBeLessThanOrEqual(cutOffByBudget);
-  }, DRAIN_LIMIT_MS + 120_000);
+      // Assess
+      const maxPerSecond = mostInWindow(p.arrivals, 1000);
+      const senders = [...new Set(p.senders)];
+      const maxPerSecondPerInvocation = Math.max(
+        ...senders.map((sender) =>
+          mostInWindow(
+            p.arrivals.filter((_at, i) => p.senders[i] === sender),
+            1000,
+          ),
+        ),
+      );
+      const maxStartsPerSecondPerInvocation = Math.max(
+        ...senders.map((sender) =>
+          mostInWindow(
+            p.starts.filter((_at, i) => p.senders[i] === sender),
+            1000,
+          ),
+        ),
+      );
+      const summaries = results.map((r) => r.summary ?? {});
+      const pacedMs = summaries.reduce((sum, summary) => sum + Number(summary.pacedMs ?? 0), 0);
+      const cutOffByBudget = summaries.reduce((sum, summary) => sum + Number(summary.retried ?? 0), 0);
+      reportFault('pace-20-per-second-2-invocations', {
+        sent: account.sent,
+        handled: account.handled,
+        parked: account.parked,
+        stillQueued: account.stillQueued,
+        missing: account.missing.length,
+        duplicates: account.duplicates,
+        repeatedEffects: account.repeatedEffects,
+        requests: p.arrivals.length,
+        perSecond: PER_SECOND,
+        invocationsAtOnce: AT_ONCE,
+        invocations: results.length,
+        maxPerSecond,
+        maxPerSecondPerInvocation,
+        maxStartsPerSecondPerInvocation,
+        drainSeconds: Number((drainedMs / 1000).toFixed(1)),
+        idealSeconds: MESSAGES / PER_SECOND,
+        pacedSeconds: Number((pacedMs / 1000).toFixed(1)),
+        cutOffByBudget,
+        deferred: summaries.reduce((sum, summary) => sum + Number(summary.deferred ?? 0), 0),
+        requeued: summaries.reduce((sum, summary) => sum + Number(summary.requeued ?? 0), 0),
+      });
+      console.log(
+        `[fault] pace: ${describeAccount(account)}; ${p.arrivals.length} requests, at most ${maxPerSecond} in a second (${maxPerSecondPerInvocation} from one invocation, which started at most ${maxStartsPerSecondPerInvocation} in a second), drained in ${(drainedMs / 1000).toFixed(1)} s against ${MESSAGES / PER_SECOND} s`,
+      );
+      expect(results.map((r) => r.code)).toEqual(results.map(() => 0));
+      expect(maxPerSecond).toBeLessThanOrEqual(PER_SECOND + AT_ONCE);
+      expect(maxStartsPerSecondPerInvocation).toBeLessThanOrEqual(PER_SECOND / AT_ONCE + 1);
+      expect(account.missing).toEqual([]);
+      expect(account.strangers).toEqual([]);
+      expect({
+        handled: account.handled,
+        parked: account.parked,
+        stillQueued: account.stillQueued,
+        duplicates: account.duplicates,
+        repeatedEffects: account.repeatedEffects,
+      }).toEqual({ handled: MESSAGES, parked: 0, stillQueued: 0, duplicates: 0, repeatedEffects: 0 });
+      expect(p.arrivals.length).toBeGreaterThanOrEqual(MESSAGES);
+      expect(p.arrivals.length - MESSAGES).toBeLessThanOrEqual(cutOffByBudget);
+    },
+    DRAIN_LIMIT_MS + 120_000,
+  );
 });

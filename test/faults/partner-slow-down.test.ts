@@ -25,7 +25,18 @@ const CONCURRENCY = 8;
 const LIMITED_FOR_MS = 10_000;
 const RETRY_AFTER_SECONDS = 5;
 const SCHEDULE_MS = 1000;
-const WEBHOOK_ENV = { DELAY_MODE: 'tiers', MAX_RETRIES: '8', BACKOFF_INITIAL_MS: '1000', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '3600000', BACKOFF_JITTER: '0.1', CONCURRENCY: String(CONCURRENCY), BATCH_SIZE: '100', BREAKER_THRESHOLD: '10', IDLE_TIMEOUT_MS: '300' };
+const WEBHOOK_ENV = {
+  DELAY_MODE: 'tiers',
+  MAX_RETRIES: '8',
+  BACKOFF_INITIAL_MS: '1000',
+  BACKOFF_MULTIPLIER: '2',
+  BACKOFF_MAX_MS: '3600000',
+  BACKOFF_JITTER: '0.1',
+  CONCURRENCY: String(CONCURRENCY),
+  BATCH_SIZE: '100',
+  BREAKER_THRESHOLD: '10',
+  IDLE_TIMEOUT_MS: '300',
+};
 const NO_PAUSE_RULE = JSON.stringify([{ match: { errorName: 'RetryableError' }, pauseQueue: false }]);
 
 /** The webhook example's handler, recording each attempt in the scenario's record file (S handled, F failed). */
@@ -58,17 +69,25 @@ describe.each([
     partner = undefined;
   });
 
-  const title = paused ? 'hears at most CONCURRENCY requests within its 10 s, and every message is handled once it recovers' : 'handles every message once it recovers; the partner hears what the breaker lets through';
+  const title = paused
+    ? 'hears at most CONCURRENCY requests within its 10 s, and every message is handled once it recovers'
+    : 'handles every message once it recovers; the partner hears what the breaker lets through';
   it.runIf(runs)(title, async () => {
     // Prepare
     partner = await startSlowDownPartner({ limitedForMs: LIMITED_FOR_MS, retryAfterSeconds: RETRY_AFTER_SECONDS });
     scenario = await FaultScenario.prepare({ url: AMQP_URL, label: 'slow-down', messages: 0, env: { ...WEBHOOK_ENV, ...env } });
     const s = scenario;
     const p = partner;
-    await s.publishRaw(Array.from({ length: MESSAGES }, (_, i) => {
-      const id = `${s.config.workQueue}-${i}`;
-      return { key: id, content: Buffer.from(JSON.stringify({ url: `${p.url}/hooks/${i}`, headers: { 'x-id': id } })), options: { persistent: true, messageId: id, contentType: 'application/json' } };
-    }));
+    await s.publishRaw(
+      Array.from({ length: MESSAGES }, (_, i) => {
+        const id = `${s.config.workQueue}-${i}`;
+        return {
+          key: id,
+          content: Buffer.from(JSON.stringify({ url: `${p.url}/hooks/${i}`, headers: { 'x-id': id } })),
+          options: { persistent: true, messageId: id, contentType: 'application/json' },
+        };
+      }),
+    );
     const handler = recordedWebhook(s.recordFile);
     const run = s.config.delayMode === 'native' ? runNativePull : runPull;
     const handled = (): number => new Set(p.requests.filter((r) => r.status === 200).map((r) => r.id)).size;

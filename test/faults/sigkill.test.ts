@@ -32,7 +32,13 @@ const cases = [
   { name: 'ack-then-publish, batch 1', ackOrder: 'ack-then-publish', batchSize: 1, concurrency: 1, idempotency: false },
   { name: 'publish-then-ack, default batch 100 and concurrency 8', ackOrder: 'publish-then-ack', batchSize: 100, concurrency: 8, idempotency: false },
   { name: 'publish-then-ack, batch 1, idempotency on (Redis)', ackOrder: 'publish-then-ack', batchSize: 1, concurrency: 1, idempotency: true },
-  { name: 'publish-then-ack, default batch 100 and concurrency 8, idempotency on (Redis)', ackOrder: 'publish-then-ack', batchSize: 100, concurrency: 8, idempotency: true },
+  {
+    name: 'publish-then-ack, default batch 100 and concurrency 8, idempotency on (Redis)',
+    ackOrder: 'publish-then-ack',
+    batchSize: 100,
+    concurrency: 8,
+    idempotency: true,
+  },
 ] as const;
 
 describe('SIGKILL of the function process while it retries', () => {
@@ -59,7 +65,12 @@ describe('SIGKILL of the function process while it retries', () => {
     const s = scenario;
 
     // Act: kill, again and again, while there is work.
-    const { kills, cleanExits, killPhaseMs } = await killRepeatedly({ scenario: s, knobs: KNOBS, batchSize, budgetMs: idempotency ? IDEMPOTENT_BUDGET_MS : 60_000 });
+    const { kills, cleanExits, killPhaseMs } = await killRepeatedly({
+      scenario: s,
+      knobs: KNOBS,
+      batchSize,
+      budgetMs: idempotency ? IDEMPOTENT_BUDGET_MS : 60_000,
+    });
     await s.drainUntilQuiet();
     const account = await s.account();
 
@@ -67,10 +78,25 @@ describe('SIGKILL of the function process while it retries', () => {
     const copyDuplicates = account.duplicates - account.handledTwiceSameCopy;
     const perKill = (count: number): number => (kills === 0 ? 0 : count / kills);
     reportFault(`sigkill-${ackOrder}-batch-${batchSize}${idempotency ? '-idempotent' : ''}`, {
-      case: name, idempotency: idempotency ? 'redis' : 'off', seed: KNOBS.seed, kills, cleanExits, killPhaseMs, sent: account.sent, handled: account.handled, parked: account.parked,
-      stillQueued: account.stillQueued, missing: account.missing.length, duplicates: account.duplicates, repeatedEffects: account.repeatedEffects, handledAndParked: account.handledAndParkedIds.length,
-      handledTwiceSameCopy: account.handledTwiceSameCopy, copyDuplicates,
-      duplicatesPerKill: perKill(account.duplicates), repeatedEffectsPerKill: perKill(account.repeatedEffects), lossesPerKill: perKill(account.missing.length),
+      case: name,
+      idempotency: idempotency ? 'redis' : 'off',
+      seed: KNOBS.seed,
+      kills,
+      cleanExits,
+      killPhaseMs,
+      sent: account.sent,
+      handled: account.handled,
+      parked: account.parked,
+      stillQueued: account.stillQueued,
+      missing: account.missing.length,
+      duplicates: account.duplicates,
+      repeatedEffects: account.repeatedEffects,
+      handledAndParked: account.handledAndParkedIds.length,
+      handledTwiceSameCopy: account.handledTwiceSameCopy,
+      copyDuplicates,
+      duplicatesPerKill: perKill(account.duplicates),
+      repeatedEffectsPerKill: perKill(account.repeatedEffects),
+      lossesPerKill: perKill(account.missing.length),
     });
     console.log(`[fault] ${name}: ${kills} kills; ${describeAccount(account)}`);
     expect(kills).toBe(KNOBS.kills);

@@ -40,7 +40,15 @@ describe('a TCP connection cut mid-batch', () => {
       url: proxy().url(AMQP_URL),
       label: 'cut',
       messages: 2000,
-      env: { MAX_RETRIES: '4', BACKOFF_INITIAL_MS: '20', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '160', BACKOFF_JITTER: '0', IDLE_TIMEOUT_MS: '1000', ...(idempotency ? FAULT_IDEMPOTENCY_ENV : {}) },
+      env: {
+        MAX_RETRIES: '4',
+        BACKOFF_INITIAL_MS: '20',
+        BACKOFF_MULTIPLIER: '2',
+        BACKOFF_MAX_MS: '160',
+        BACKOFF_JITTER: '0',
+        IDLE_TIMEOUT_MS: '1000',
+        ...(idempotency ? FAULT_IDEMPOTENCY_ENV : {}),
+      },
     });
     const s = scenario;
     const handler = createFlakyRecorder({ recordFile: s.recordFile, failPercent: 70, seed: String(SEED), workMs: 1 });
@@ -79,10 +87,23 @@ describe('a TCP connection cut mid-batch', () => {
     // Assess
     const aborted = endedWith.filter((e) => e.startsWith('PullAbortedError'));
     reportFault(idempotency ? 'tcp-cut-idempotent' : 'tcp-cut', {
-      idempotency: idempotency ? 'redis' : 'off', seed: SEED, cuts, invocations: endedWith.length, abortedWithError: aborted.length, sent: account.sent, handled: account.handled,
-      parked: account.parked, missing: account.missing.length, duplicates: account.duplicates, repeatedEffects: account.repeatedEffects, handledAndParked: account.handledAndParkedIds.length,
-      handledTwiceSameCopy: account.handledTwiceSameCopy, duplicatesPerCut: account.duplicates / Math.max(1, cuts), repeatedEffectsPerCut: account.repeatedEffects / Math.max(1, cuts),
-      maxSecondsToNotice: Math.max(0, ...secondsToNotice), exampleError: aborted[0],
+      idempotency: idempotency ? 'redis' : 'off',
+      seed: SEED,
+      cuts,
+      invocations: endedWith.length,
+      abortedWithError: aborted.length,
+      sent: account.sent,
+      handled: account.handled,
+      parked: account.parked,
+      missing: account.missing.length,
+      duplicates: account.duplicates,
+      repeatedEffects: account.repeatedEffects,
+      handledAndParked: account.handledAndParkedIds.length,
+      handledTwiceSameCopy: account.handledTwiceSameCopy,
+      duplicatesPerCut: account.duplicates / Math.max(1, cuts),
+      repeatedEffectsPerCut: account.repeatedEffects / Math.max(1, cuts),
+      maxSecondsToNotice: Math.max(0, ...secondsToNotice),
+      exampleError: aborted[0],
     });
     console.log(`[fault] tcp-cut: ${cuts} cuts; ${describeAccount(account)}`);
     expect(cuts).toBe(CUTS);

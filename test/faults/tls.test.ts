@@ -67,7 +67,7 @@ describe('amqps:// to a broker with a certificate from a private CA', () => {
     expect(await scenario.inFlight()).toBe(3);
   });
 
-  it('refuses a certificate for another host, naming the host it connected to and the certificate\'s', async () => {
+  it("refuses a certificate for another host, naming the host it connected to and the certificate's", async () => {
     // Prepare: same CA, trusted; the certificate names other.example only.
     await node.rotateTls(certs.otherHostDir);
 

@@ -127,9 +127,8 @@ class BrokerCtl {
   private run(program: string, scriptCommand: string, args: readonly string[], input: string): Promise<string> {
     const node = this.node;
     // The system broker through Debian's wrapper (it switches to the rabbitmq user and its cookie).
-    const [file, argv, env] = node.kind === 'system'
-      ? [program, [...args], process.env]
-      : ['bash', [NODE_SCRIPT, scriptCommand, node.name, ...args], flavourEnv(node.flavour)];
+    const [file, argv, env] =
+      node.kind === 'system' ? [program, [...args], process.env] : ['bash', [NODE_SCRIPT, scriptCommand, node.name, ...args], flavourEnv(node.flavour)];
     return new Promise((resolve, reject) => {
       const child = execFile(file, argv, { cwd: REPO_ROOT, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
         if (error) reject(new Error(`${program} ${args.join(' ')} against ${describeNode(node)} failed: ${stderr.trim() || error.message}`, { cause: error }));

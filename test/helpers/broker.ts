@@ -93,7 +93,8 @@ class TestBroker {
   public async cleanup(): Promise<void> {
     // A parking lot's reader lock outlives its last reader by 10 s (x-expires): it goes with the lot.
     // A work queue's pause marker (declared at its first pause) lives a day unused: it goes with the queue.
-    for (const q of this.queues) await this.quietly(async (ch) => Promise.all([ch.deleteQueue(q), ch.deleteQueue(readerLockQueue(q)), ch.deleteQueue(pauseMarkerQueue(q))]));
+    for (const q of this.queues)
+      await this.quietly(async (ch) => Promise.all([ch.deleteQueue(q), ch.deleteQueue(readerLockQueue(q)), ch.deleteQueue(pauseMarkerQueue(q))]));
     for (const x of this.exchanges) await this.quietly((ch) => ch.deleteExchange(x));
     this.queues.clear();
     this.exchanges.clear();

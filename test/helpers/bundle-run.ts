@@ -19,9 +19,14 @@ function runBundle(file: string, event: unknown, env: Record<string, string>): P
     const context = { awsRequestId: 'bundle-test', functionName: 'bundle-test', getRemainingTimeInMillis: () => deadline - Date.now() };
     process.stdout.write(JSON.stringify(await handler(JSON.parse(process.env.TEST_EVENT), context)));`;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: dirname(file), env: { PATH: process.env.PATH, ...env, TEST_EVENT: JSON.stringify(event) } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: dirname(file), env: { PATH: process.env.PATH, ...env, TEST_EVENT: JSON.stringify(event) } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -45,7 +50,17 @@ async function startPartner(): Promise<{ server: Server; url: string }> {
 
 /** A bundled function's environment for a test's own queue: the local broker, short delays, no logs. */
 function functionEnv(workQueue: string): Record<string, string> {
-  return { AMQP_URL, WORK_QUEUE: workQueue, BACKOFF_INITIAL_MS: '200', BACKOFF_MAX_MS: '3200', BACKOFF_JITTER: '0', MAX_RETRIES: '3', IDLE_TIMEOUT_MS: '150', SAFETY_MARGIN_MS: '500', LOG_LEVEL: 'silent' };
+  return {
+    AMQP_URL,
+    WORK_QUEUE: workQueue,
+    BACKOFF_INITIAL_MS: '200',
+    BACKOFF_MAX_MS: '3200',
+    BACKOFF_JITTER: '0',
+    MAX_RETRIES: '3',
+    IDLE_TIMEOUT_MS: '150',
+    SAFETY_MARGIN_MS: '500',
+    LOG_LEVEL: 'silent',
+  };
 }
 
 export { functionEnv, invokeBundle, runBundle, startPartner };

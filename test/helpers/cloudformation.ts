@@ -11,7 +11,16 @@ import type { CustomResourceEvent } from '../../shared/topology/cfn-response.js'
 type RecordedResponse = {
   readonly method: string | undefined;
   readonly contentType: string | undefined;
-  readonly body: { Status: string; Reason: string; PhysicalResourceId: string; StackId: string; RequestId: string; LogicalResourceId: string; NoEcho: boolean; Data: Record<string, string> };
+  readonly body: {
+    Status: string;
+    Reason: string;
+    PhysicalResourceId: string;
+    StackId: string;
+    RequestId: string;
+    LogicalResourceId: string;
+    NoEcho: boolean;
+    Data: Record<string, string>;
+  };
 };
 
 type ResponseServer = { readonly url: string; readonly responses: RecordedResponse[]; close(): Promise<void> };
@@ -23,13 +32,21 @@ async function startResponseServer(): Promise<ResponseServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      responses.push({ method: req.method, contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as RecordedResponse['body'] });
+      responses.push({
+        method: req.method,
+        contentType: req.headers['content-type'],
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as RecordedResponse['body'],
+      });
       res.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/cloudformation-response?X-Amz-Signature=test`, responses, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/cloudformation-response?X-Amz-Signature=test`,
+    responses,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 const STACK_ID = 'arn:aws:cloudformation:eu-west-1:123456789012:stack/Shop/5b918d10-cd98-11ea-90d5-0a9cd3354c10';

@@ -60,7 +60,12 @@ async function parkThreeKinds(broker: TestBroker): Promise<{ work: string; parke
 /** The console for one work queue on the test broker, as `npm run console` starts it. */
 async function startTestConsole(work: string, options: { readonly rate?: number } = {}): Promise<{ server: ConsoleServer; service: ConsoleService }> {
   const config = consoleTestConfig(work);
-  const service = new ConsoleService({ queues: consoleQueuesFromConfig(config), broker: configBroker(config), retryHeader: config.retryHeader, defaultReplayRatePerSecond: options.rate });
+  const service = new ConsoleService({
+    queues: consoleQueuesFromConfig(config),
+    broker: configBroker(config),
+    retryHeader: config.retryHeader,
+    defaultReplayRatePerSecond: options.rate,
+  });
   const server = await startConsoleServer({ service, assets: await buildConsoleAssets() });
   return { server, service };
 }
@@ -98,7 +103,9 @@ function statusWithHost(url: string, host: string, headers: Record<string, strin
     request(url, { headers: { ...headers, host } }, (response) => {
       response.resume();
       resolve(response.statusCode ?? 0);
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 

@@ -10,8 +10,12 @@ function startConsole(args: string[], env: Record<string, string> = {}): Console
   const child = spawn(process.execPath, boomerangArgs(['console', ...args]), { env: { ...process.env, AMQP_URL, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   return { child, stdout: () => stdout, stderr: () => stderr };
 }
 

@@ -42,12 +42,14 @@ async function startDynalite(): Promise<Dynalite> {
     endpoint,
     clientConfig,
     createTable: async (name = `test-${randomUUID()}`) => {
-      await client.send(new CreateTableCommand({
-        TableName: name,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }));
+      await client.send(
+        new CreateTableCommand({
+          TableName: name,
+          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+        }),
+      );
       return name;
     },
     items: async (table) => (await client.send(new ScanCommand({ TableName: table, ConsistentRead: true }))).Items ?? [],

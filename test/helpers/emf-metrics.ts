@@ -37,7 +37,8 @@ function emfDocuments(input: EmfInput): EmfDocument[] {
   const main = document(input, ['service'], { ...invocationCounts(summary, input.errorsByName, input.failedWith), ...delayValues(delayChunks[0]) });
   const moreDelays = delayChunks.slice(1).map((values) => document(input, ['service'], delayValues(values)));
   const byName = [...input.errorsByName].map(([errorName, count]) => document(input, ['service', 'errorName'], { handlerErrors: count }, { errorName }));
-  const failed = input.failedWith === undefined ? [] : [document(input, ['service', 'errorName'], { invocationErrors: 1 }, { errorName: dimensionValue(input.failedWith) })];
+  const failed =
+    input.failedWith === undefined ? [] : [document(input, ['service', 'errorName'], { invocationErrors: 1 }, { errorName: dimensionValue(input.failedWith) })];
   return [main, ...moreDelays, ...byName, ...failed];
 }
 
@@ -50,11 +51,13 @@ function document(input: EmfInput, dimensions: string[], metrics: Record<string,
   return {
     _aws: {
       Timestamp: input.timestampMs,
-      CloudWatchMetrics: [{
-        Namespace: METRICS_NAMESPACE,
-        Dimensions: [dimensions],
-        Metrics: names.map((Name) => ({ Name, Unit: unitOf(Name) })),
-      }],
+      CloudWatchMetrics: [
+        {
+          Namespace: METRICS_NAMESPACE,
+          Dimensions: [dimensions],
+          Metrics: names.map((Name) => ({ Name, Unit: unitOf(Name) })),
+        },
+      ],
     },
     service: input.service,
     ...extra,

@@ -51,7 +51,13 @@ function pullOnce(config: Config, handler: Handler, budgetMs = 5000, tracer?: At
  * Invokes the pull function again and again, as a scheduler would, until `done()` says so or the
  * time runs out; returns every summary.
  */
-async function pullUntil(config: Config, handler: Handler, done: (summaries: readonly Summary[]) => boolean, timeoutMs = 15_000, tracer?: AttemptTracer): Promise<Summary[]> {
+async function pullUntil(
+  config: Config,
+  handler: Handler,
+  done: (summaries: readonly Summary[]) => boolean,
+  timeoutMs = 15_000,
+  tracer?: AttemptTracer,
+): Promise<Summary[]> {
   const summaries: Summary[] = [];
   const deadline = Date.now() + timeoutMs;
   while (!done(summaries) && Date.now() < deadline) {

@@ -90,7 +90,10 @@ class BatchConsumer {
   private buffer: ConsumeMessage[] = [];
   private arrived: () => void = () => undefined;
 
-  public constructor(private readonly queue: string, private readonly batchSize: number) {}
+  public constructor(
+    private readonly queue: string,
+    private readonly batchSize: number,
+  ) {}
 
   public async open(connection: amqp.ChannelModel): Promise<Channel> {
     const channel = await connection.createChannel();

@@ -20,7 +20,11 @@ function brokerUnderTest(): string {
   if (cachedVersion !== undefined) return cachedVersion;
   const url = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
   try {
-    cachedVersion = execFileSync(process.execPath, ['--input-type=module', '-e', PRINT_SERVER_VERSION, url], { cwd: REPO_ROOT, timeout: 10_000, encoding: 'utf8' }).trim();
+    cachedVersion = execFileSync(process.execPath, ['--input-type=module', '-e', PRINT_SERVER_VERSION, url], {
+      cwd: REPO_ROOT,
+      timeout: 10_000,
+      encoding: 'utf8',
+    }).trim();
   } catch {
     // A figure without its broker is still worth keeping: it lands under rabbitmq-unknown.
     cachedVersion = 'unknown';

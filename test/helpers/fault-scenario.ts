@@ -72,7 +72,11 @@ class FaultScenario {
       for (let i = start; i < start + count; i++) {
         const id = `${this.config.workQueue}-${i}`;
         this.ids.push(id);
-        channel.sendToQueue(this.config.workQueue, Buffer.from(JSON.stringify({ i, padding })), { persistent: true, messageId: id, contentType: 'application/json' });
+        channel.sendToQueue(this.config.workQueue, Buffer.from(JSON.stringify({ i, padding })), {
+          persistent: true,
+          messageId: id,
+          contentType: 'application/json',
+        });
       }
       await channel.waitForConfirms();
     });
@@ -82,7 +86,10 @@ class FaultScenario {
    * Publishes messages exactly as given (confirmed) and accounts for them under `key`: the message id,
    * or for a message without one, `messageKey(undefined, content)`.
    */
-  public async publishRaw(messages: readonly { key: string; content: Buffer; options: Options.Publish }[], url = this.config.amqpUrls[0] as string): Promise<void> {
+  public async publishRaw(
+    messages: readonly { key: string; content: Buffer; options: Options.Publish }[],
+    url = this.config.amqpUrls[0] as string,
+  ): Promise<void> {
     await withConfirmChannel(url, async (channel) => {
       for (const { key, content, options } of messages) {
         this.ids.push(key);
@@ -136,7 +143,9 @@ class FaultScenario {
    * Takes every message out of the parking lot, the work queue and the delay queues, and accounts
    * for every id sent: handled (record file), parked, still queued, missing or duplicated.
    */
-  public async account(url = this.config.amqpUrls[0] as string): Promise<Account & { parkReasons: Map<string, string>; parkedHeaders: Map<string, Record<string, unknown>> }> {
+  public async account(
+    url = this.config.amqpUrls[0] as string,
+  ): Promise<Account & { parkReasons: Map<string, string>; parkedHeaders: Map<string, Record<string, unknown>> }> {
     return withChannel(url, async (_connection, channel) => {
       const parked = await drainQueue(channel, this.config.parkingQueue);
       const queued = [];

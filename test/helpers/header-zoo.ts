@@ -47,7 +47,16 @@ const ZOO: readonly RawHeader[] = [
   ['void', 'V', Buffer.alloc(0)],
   ['bytes', 'x', sized(bytes(0, 255, 128))],
   ['latin1', 'S', sized(bytes(0x63, 0x61, 0x66, 0xe9))],
-  ['nested', 'F', sized(rawTable([['n', 'I', int(4, 7)], ['f', 'f', ieee(4, 2.5)]]))],
+  [
+    'nested',
+    'F',
+    sized(
+      rawTable([
+        ['n', 'I', int(4, 7)],
+        ['f', 'f', ieee(4, 2.5)],
+      ]),
+    ),
+  ],
   ['list', 'A', sized(Buffer.concat([Buffer.from('s'), int(2, 3), Buffer.from('l'), int(8, 2n ** 60n)]))],
   ['boomerang-error-name', 'S', sized(Buffer.from('PartnerDown'))],
 ];

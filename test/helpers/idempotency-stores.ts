@@ -175,7 +175,10 @@ async function silentServer(): Promise<{ readonly endpoint: string; close(): Pro
  * Starts `kind` for the calling describe block, gives each test its own fixture, and closes the
  * guards a test made, then its records, after it. `guard()` called twice is two containers.
  */
-function useIdempotencyStore(kind: StoreKind, logger: Logger): {
+function useIdempotencyStore(
+  kind: StoreKind,
+  logger: Logger,
+): {
   fixture(): StoreFixture;
   guard(overrides?: Partial<IdempotencyOptions>): IdempotencyGuard;
 } {

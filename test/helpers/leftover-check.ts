@@ -25,7 +25,9 @@ async function setup(): Promise<() => Promise<void>> {
     if (left.length > 0) {
       // vitest prints a teardown's error but still exits 0: the exit code is set here.
       process.exitCode = 1;
-      throw new Error(`The tests left ${left.length} queue(s) or exchange(s) on the broker; delete them in the test that makes them (TestBroker.trackQueue/trackExchange, trackPlan):\n  ${left.join('\n  ')}`);
+      throw new Error(
+        `The tests left ${left.length} queue(s) or exchange(s) on the broker; delete them in the test that makes them (TestBroker.trackQueue/trackExchange, trackPlan):\n  ${left.join('\n  ')}`,
+      );
     }
   };
 }

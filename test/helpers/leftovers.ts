@@ -14,13 +14,21 @@ type BrokerNames = { readonly queues: ReadonlySet<string>; readonly exchanges: R
 function leftovers(before: BrokerNames, after: BrokerNames, made: readonly string[]): string[] {
   const ours = (name: string): boolean => made.some((own) => name === own || name.includes(`${own}.`));
   const added = (kind: 'queue' | 'exchange', was: ReadonlySet<string>, now: ReadonlySet<string>): string[] =>
-    [...now].filter((name) => !was.has(name) && ours(name)).sort().map((name) => `${kind} ${name}`);
+    [...now]
+      .filter((name) => !was.has(name) && ours(name))
+      .sort()
+      .map((name) => `${kind} ${name}`);
   return [...added('queue', before.queues, after.queues), ...added('exchange', before.exchanges, after.exchanges)];
 }
 
 /** The lines of a `rabbitmqctl --quiet --no-table-headers list_*` output, as names. */
 function namesOf(output: string): Set<string> {
-  return new Set(output.split('\n').map((line) => line.trim()).filter((line) => line !== ''));
+  return new Set(
+    output
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== ''),
+  );
 }
 
 /** The queues and exchanges of vhost `/` on the node that serves AMQP_URL, read with rabbitmqctl. */

@@ -37,7 +37,15 @@ class LocalLambda {
   /** The environment of an SDK client (the CLI) that invokes functions here, never AWS. */
   public get env(): Record<string, string> {
     const { port } = this.server.address() as AddressInfo;
-    return { AWS_ENDPOINT_URL_LAMBDA: `http://127.0.0.1:${port}`, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'test-secret-key', AWS_MAX_ATTEMPTS: '1', AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' };
+    return {
+      AWS_ENDPOINT_URL_LAMBDA: `http://127.0.0.1:${port}`,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDTEST',
+      AWS_SECRET_ACCESS_KEY: 'test-secret-key',
+      AWS_MAX_ATTEMPTS: '1',
+      AWS_CONFIG_FILE: '/dev/null',
+      AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+    };
   }
 
   public close(): Promise<void> {
@@ -49,7 +57,12 @@ class LocalLambda {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(req.url?.split('?')[0] ?? '');
     // A name, or an ARN (with or without a qualifier): the function's name either way.
-    const name = match === null ? undefined : (decodeURIComponent(match[1] as string).replace(/^arn:[^:]+:lambda:[^:]+:\d+:function:/, '').split(':')[0] as string);
+    const name =
+      match === null
+        ? undefined
+        : (decodeURIComponent(match[1] as string)
+            .replace(/^arn:[^:]+:lambda:[^:]+:\d+:function:/, '')
+            .split(':')[0] as string);
     const handler = name === undefined ? undefined : this.functions.get(name);
     if (req.method !== 'POST' || handler === undefined) {
       res.writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' });
@@ -68,7 +81,10 @@ class LocalLambda {
     }
     if (Buffer.byteLength(body) > MAX_RESPONSE_BYTES) {
       failed = true;
-      body = JSON.stringify({ errorType: 'Function.ResponseSizeTooLarge', errorMessage: `Response payload size exceeded maximum allowed payload size (${MAX_RESPONSE_BYTES} bytes).` });
+      body = JSON.stringify({
+        errorType: 'Function.ResponseSizeTooLarge',
+        errorMessage: `Response payload size exceeded maximum allowed payload size (${MAX_RESPONSE_BYTES} bytes).`,
+      });
     }
     this.responses.push(Buffer.byteLength(body));
     res.writeHead(200, { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST', ...(failed ? { 'x-amz-function-error': 'Unhandled' } : {}) });

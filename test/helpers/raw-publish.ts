@@ -12,7 +12,9 @@ type RawHeader = readonly [name: string, tag: string, value: Buffer];
 
 /** A field table from raw entries (what goes after the table's own 4-byte length). */
 function rawTable(headers: readonly RawHeader[]): Buffer {
-  return Buffer.concat(headers.map(([name, tag, value]) => Buffer.concat([Buffer.from([Buffer.byteLength(name)]), Buffer.from(name), Buffer.from(tag, 'latin1'), value])));
+  return Buffer.concat(
+    headers.map(([name, tag, value]) => Buffer.concat([Buffer.from([Buffer.byteLength(name)]), Buffer.from(name), Buffer.from(tag, 'latin1'), value])),
+  );
 }
 
 /** A length-prefixed value (`S` long string, `x` byte array, `F` table, `A` array). */
@@ -93,7 +95,9 @@ class FrameReader {
         }
       }
       if (this.failure) throw this.failure;
-      await new Promise<void>((resolve) => { this.waiting = resolve; });
+      await new Promise<void>((resolve) => {
+        this.waiting = resolve;
+      });
       this.waiting = undefined;
     }
   }
@@ -148,12 +152,17 @@ async function rawPublish(message: RawMessage, url = AMQP_URL): Promise<void> {
     const flags = HEADERS_FLAG | DELIVERY_MODE_FLAG | (message.messageId === undefined ? 0 : MESSAGE_ID_FLAG);
     const size = Buffer.alloc(8);
     size.writeBigUInt64BE(BigInt(message.body.length));
-    const properties = Buffer.concat([sized(rawTable(message.headers)), Buffer.from([2]), ...(message.messageId === undefined ? [] : [shortstr(message.messageId)])]);
+    const properties = Buffer.concat([
+      sized(rawTable(message.headers)),
+      Buffer.from([2]),
+      ...(message.messageId === undefined ? [] : [shortstr(message.messageId)]),
+    ]);
     socket.write(frame(2, 1, Buffer.concat([u16(60), u16(0), size, u16(flags), properties])));
     const frameMax = tune.readUInt32BE(2) || 131_072;
     for (let at = 0; at < message.body.length; at += frameMax - 8) socket.write(frame(3, 1, message.body.subarray(at, at + frameMax - 8)));
     const confirm = await reader.nextMethod();
-    if (confirm.classId !== 60 || confirm.methodId !== 80) throw new Error(`raw publish: the broker did not confirm (method ${confirm.classId}.${confirm.methodId})`);
+    if (confirm.classId !== 60 || confirm.methodId !== 80)
+      throw new Error(`raw publish: the broker did not confirm (method ${confirm.classId}.${confirm.methodId})`);
     socket.write(frame(1, 0, method(10, 50, Buffer.concat([u16(200), shortstr('bye'), u16(0), u16(0)]))));
     await reader.expect(10, 51);
   } finally {

@@ -42,10 +42,11 @@ async function startRecordingPartner(): Promise<RecordingPartner> {
     ids,
     senders,
     starts,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

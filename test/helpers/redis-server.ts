@@ -22,7 +22,9 @@ const START_TIMEOUT_MS = 10_000;
 async function startPasswordRedis(password: string): Promise<PasswordRedis> {
   execFileSync('which', ['redis-server']);
   const port = await closedPort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--requirepass', password, '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--requirepass', password, '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await ready(child, port);
   const url = `redis://127.0.0.1:${port}`;
   const admin = new Redis(url, { password, lazyConnect: true });

@@ -13,7 +13,6 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-
 /** The seed from `name` in the environment, else a fresh one; either way it is the one to print. */
 function seedFromEnv(name: string, env: NodeJS.ProcessEnv = process.env): number {
   const given = env[name];

@@ -78,7 +78,16 @@ function auditSuccesses(records: string, parkReasons: ReadonlyMap<string, string
     if (reason.startsWith('crash loop') && killedAfter(success)) crashLoopParksAfterKill++;
     else parked.push(id);
   }
-  return { retriedAfterSuccess: retried, parkedAfterSuccess: parked, repeatsAfterKill, unexplainedRepeats: unexplained, crashLoopParksAfterKill, maxSuccessToKillMs, mostCrashesSeen, retries };
+  return {
+    retriedAfterSuccess: retried,
+    parkedAfterSuccess: parked,
+    repeatsAfterKill,
+    unexplainedRepeats: unexplained,
+    crashLoopParksAfterKill,
+    maxSuccessToKillMs,
+    mostCrashesSeen,
+    retries,
+  };
 }
 
 function parseLines(text: string): { attempts: Map<string, Attempt[]>; kills: Map<string, number> } {

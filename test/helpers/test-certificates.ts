@@ -25,9 +25,25 @@ function makeTestCertificates(): TestCertificates {
   const root = mkdtempSync(join(tmpdir(), 'boomerang-tls-'));
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   const makeCa = (name: string) => {
-    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=Boomerang test ${name}`,
-      '-keyout', `${name}-key.pem`, '-out', `${name}.pem`,
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=Boomerang test ${name}`,
+      '-keyout',
+      `${name}-key.pem`,
+      '-out',
+      `${name}.pem`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
     return join(root, `${name}.pem`);
   };
   const caFile = makeCa('ca');
@@ -35,9 +51,35 @@ function makeTestCertificates(): TestCertificates {
     const at = join(root, dir);
     mkdirSync(at);
     writeFileSync(join(at, 'ext.cnf'), `subjectAltName=${subjectAltName}\nextendedKeyUsage=serverAuth\n`);
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=boomerang test broker', '-keyout', join(at, 'server-key.pem'), '-out', join(at, 'server.csr'));
-    openssl('x509', '-req', '-days', '2', '-in', join(at, 'server.csr'), '-CA', caFile, '-CAkey', 'ca-key.pem', '-CAcreateserial',
-      '-extfile', join(at, 'ext.cnf'), '-out', join(at, 'server.pem'));
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=boomerang test broker',
+      '-keyout',
+      join(at, 'server-key.pem'),
+      '-out',
+      join(at, 'server.csr'),
+    );
+    openssl(
+      'x509',
+      '-req',
+      '-days',
+      '2',
+      '-in',
+      join(at, 'server.csr'),
+      '-CA',
+      caFile,
+      '-CAkey',
+      'ca-key.pem',
+      '-CAcreateserial',
+      '-extfile',
+      join(at, 'ext.cnf'),
+      '-out',
+      join(at, 'server.pem'),
+    );
     execFileSync('cp', [caFile, join(at, 'ca.pem')]);
     return at;
   };

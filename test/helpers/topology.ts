@@ -46,12 +46,7 @@ function trackPlan(broker: TestBroker, plan: TopologyPlan): void {
 }
 
 /** Publishes one persistent message along `route` and waits for the broker's confirm. */
-async function publishConfirmed(
-  connection: ChannelModel,
-  route: DelayRoute,
-  body: string,
-  headers: Record<string, string> = {},
-): Promise<void> {
+async function publishConfirmed(connection: ChannelModel, route: DelayRoute, body: string, headers: Record<string, string> = {}): Promise<void> {
   const channel = await connection.createConfirmChannel();
   channel.publish(route.exchange, route.routingKey, Buffer.from(body), { persistent: true, headers });
   await channel.waitForConfirms();

@@ -34,7 +34,10 @@ async function refusal(urls: string[], connectTimeoutMs = 10_000): Promise<{ err
 async function closeFromBroker(connectionName: string): Promise<void> {
   const ctl = BrokerCtl.forUrl(AMQP_URL);
   const listed = await ctl.ctl(['--quiet', 'list_connections', '--no-table-headers', 'pid', 'client_properties']);
-  const pid = listed.split('\n').find((line) => line.includes(`"${connectionName}"`))?.split('\t')[0];
+  const pid = listed
+    .split('\n')
+    .find((line) => line.includes(`"${connectionName}"`))
+    ?.split('\t')[0];
   expect(pid, `connection ${connectionName} in list_connections:\n${listed}`).toBeDefined();
   await ctl.ctl(['close_connection', pid as string, 'closed by amqp10-connection.test']);
 }

@@ -47,7 +47,9 @@ describe.runIf(NATIVE_BROKER)(`Function: connectAmqp10FromConfig on RabbitMQ ${V
     await broker.close();
     expect(broker.brokerVersion).toBe(VERSION);
     expect(secrets.reads).toEqual([false, true]);
-    expect(logger.entries()).toMatchObject([{ level: 'warn', message: 'the broker refused the AMQP 1.0 login; reading the secret again (rotated?) and retrying once', secretId: 'test/amqp10' }]);
+    expect(logger.entries()).toMatchObject([
+      { level: 'warn', message: 'the broker refused the AMQP 1.0 login; reading the secret again (rotated?) and retrying once', secretId: 'test/amqp10' },
+    ]);
     expect(logger.lines.join('\n')).not.toContain(WRONG);
   });
 });

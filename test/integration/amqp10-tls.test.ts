@@ -14,7 +14,10 @@ describe('Function: connectAmqp10 over amqps://', () => {
 
   it('verifies the certificate: a server whose CA Node does not trust gives tls-untrusted', async () => {
     // Prepare (a TLS server on this machine, certificate for 127.0.0.1 from a CA nobody trusts)
-    const server = createServer({ cert: readFileSync(join(certificates.localDir, 'server.pem')), key: readFileSync(join(certificates.localDir, 'server-key.pem')) });
+    const server = createServer({
+      cert: readFileSync(join(certificates.localDir, 'server.pem')),
+      key: readFileSync(join(certificates.localDir, 'server-key.pem')),
+    });
     server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;

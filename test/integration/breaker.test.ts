@@ -92,7 +92,9 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     publishJson(broker, config.workQueue, { n: 1 }, { messageId: 'tried', headers: { 'x-retry-no': 2 } });
     publishJson(broker, config.workQueue, { n: 2 }, { messageId: 'deferred', headers: { 'x-retry-no': 2, traceparent: '00-abc-def-01' } });
     await sleep(100);
-    const failing: Handler = () => { throw new Error('partner down'); };
+    const failing: Handler = () => {
+      throw new Error('partner down');
+    };
 
     // Act
     const summary = await pullOnce(config, failing);

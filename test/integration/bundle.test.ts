@@ -24,7 +24,10 @@ const fixtureBundle = (mode: 'pull' | 'event'): string => join(outdir, `bundle-w
 
 /** The lines of `text` that are JSON objects (a crash's stack trace is not). */
 function jsonLines(text: string): Record<string, unknown>[] {
-  return text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 beforeAll(async () => {
@@ -43,7 +46,15 @@ afterAll(async () => {
 
 describe('the Lambda bundles', () => {
   it('are built per deployed function of each declared queue, from its entry', () => {
-    expect(bundles.map((b) => b.name).sort()).toEqual(['bundle-webhooks-event', 'bundle-webhooks-pull', 'partner-sync-event', 'partner-sync-pull', 'partner-sync-retention', 'webhooks-event', 'webhooks-pull']);
+    expect(bundles.map((b) => b.name).sort()).toEqual([
+      'bundle-webhooks-event',
+      'bundle-webhooks-pull',
+      'partner-sync-event',
+      'partner-sync-pull',
+      'partner-sync-retention',
+      'webhooks-event',
+      'webhooks-pull',
+    ]);
   });
 
   it('partner-sync-retention deletes what was parked 14 days ago or more from its parking lot on the local broker, keeping the rest in order', async () => {
@@ -56,27 +67,30 @@ describe('the Lambda bundles', () => {
     expect((await testBroker().drain(parked, 3)).map((m) => m.properties.messageId)).toEqual(['m-0', 'm-1', 'm-2']);
   });
 
-  it.each(['webhooks-pull', 'webhooks-event', 'partner-sync-pull'])('%s reports its size and what each dependency costs, and leaves the AWS SDK to the runtime', async (name) => {
-    // Prepare
-    const bundle = bundles.find((b) => b.name === name);
-    // Act
-    const bytes = (await readFile(join(outdir, name, 'index.mjs'))).length;
-    // Assess
-    expect(bundle?.bytes).toBe(bytes);
-    expect(bundle?.costs.reduce((sum, c) => sum + c.bytes, 0)).toBe(bytes);
-    expect(bundle?.mapBytes).toBeGreaterThan(0);
-    expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', '(own code)']));
-    // A function's connection lives for one invocation: plain amqplib, no reconnecting manager.
-    expect(bundle?.costs.map((c) => c.source)).not.toContain('amqp-connection-manager');
-    expect(bundle?.costs.map((c) => c.source)).not.toContain('@aws-sdk/client-secrets-manager');
-    // The SDK is imported only by chunks loaded at their first use: the secret store's (at the first
-    // secret read) and the idempotency guard's (only when idempotency is on).
-    expect(await readFile(join(outdir, name, 'index.mjs'), 'utf8')).not.toContain('@aws-sdk/');
-    const lazy = await Promise.all((bundle?.chunks ?? []).filter((c) => c.lazy).map((c) => readFile(c.file, 'utf8')));
-    expect(lazy.filter((code) => code.includes('@aws-sdk/client-secrets-manager'))).toHaveLength(1);
-    expect(lazy.filter((code) => code.includes('@aws-sdk/client-dynamodb'))).toHaveLength(1);
-    for (const chunk of (bundle?.chunks ?? []).filter((c) => !c.lazy)) expect(await readFile(chunk.file, 'utf8')).not.toContain('@aws-sdk/');
-  });
+  it.each(['webhooks-pull', 'webhooks-event', 'partner-sync-pull'])(
+    '%s reports its size and what each dependency costs, and leaves the AWS SDK to the runtime',
+    async (name) => {
+      // Prepare
+      const bundle = bundles.find((b) => b.name === name);
+      // Act
+      const bytes = (await readFile(join(outdir, name, 'index.mjs'))).length;
+      // Assess
+      expect(bundle?.bytes).toBe(bytes);
+      expect(bundle?.costs.reduce((sum, c) => sum + c.bytes, 0)).toBe(bytes);
+      expect(bundle?.mapBytes).toBeGreaterThan(0);
+      expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', '(own code)']));
+      // A function's connection lives for one invocation: plain amqplib, no reconnecting manager.
+      expect(bundle?.costs.map((c) => c.source)).not.toContain('amqp-connection-manager');
+      expect(bundle?.costs.map((c) => c.source)).not.toContain('@aws-sdk/client-secrets-manager');
+      // The SDK is imported only by chunks loaded at their first use: the secret store's (at the first
+      // secret read) and the idempotency guard's (only when idempotency is on).
+      expect(await readFile(join(outdir, name, 'index.mjs'), 'utf8')).not.toContain('@aws-sdk/');
+      const lazy = await Promise.all((bundle?.chunks ?? []).filter((c) => c.lazy).map((c) => readFile(c.file, 'utf8')));
+      expect(lazy.filter((code) => code.includes('@aws-sdk/client-secrets-manager'))).toHaveLength(1);
+      expect(lazy.filter((code) => code.includes('@aws-sdk/client-dynamodb'))).toHaveLength(1);
+      for (const chunk of (bundle?.chunks ?? []).filter((c) => !c.lazy)) expect(await readFile(chunk.file, 'utf8')).not.toContain('@aws-sdk/');
+    },
+  );
 
   it.each(['webhooks-pull', 'webhooks-event'])('%s bundles its dependencies as they ship, no file replaced', async (name) => {
     // Act
@@ -134,11 +148,15 @@ describe('the Lambda bundles', () => {
     const run = await runBundle(fixtureBundle('pull'), {}, env);
     // Assess
     expect(run.code).not.toBe(0);
-    expect(jsonLines(run.stderr)).toContainEqual(expect.objectContaining({
-      level: 'error', message: 'invocation summary: ended early', errorName: 'TopologyDriftError',
-      reason: expect.stringContaining(`queue ${tierQueueName(config.workQueue, 300)}`),
-      summary: expect.objectContaining({ received: 0, stoppedBecause: 'topology-drift' }),
-    }));
+    expect(jsonLines(run.stderr)).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: 'invocation summary: ended early',
+        errorName: 'TopologyDriftError',
+        reason: expect.stringContaining(`queue ${tierQueueName(config.workQueue, 300)}`),
+        summary: expect.objectContaining({ received: 0, stoppedBecause: 'topology-drift' }),
+      }),
+    );
     expect(await broker.messageCount(config.workQueue)).toBe(1);
   });
 
@@ -148,10 +166,17 @@ describe('the Lambda bundles', () => {
     const run = await runBundle(fixtureBundle('pull'), {}, env);
     // Assess
     expect(run.code).not.toBe(0);
-    expect(jsonLines(run.stderr).filter((line) => String(line.message).startsWith('invocation summary'))).toEqual([expect.objectContaining({
-      level: 'ERROR', service: 'bundle-pull', coldStart: true, errorName: 'BrokerConnectionError', function_request_id: 'bundle-test', function_name: 'bundle-test',
-      summary: expect.objectContaining({ received: 0, stoppedBecause: 'connect-failed' }),
-    })]);
+    expect(jsonLines(run.stderr).filter((line) => String(line.message).startsWith('invocation summary'))).toEqual([
+      expect.objectContaining({
+        level: 'ERROR',
+        service: 'bundle-pull',
+        coldStart: true,
+        errorName: 'BrokerConnectionError',
+        function_request_id: 'bundle-test',
+        function_name: 'bundle-test',
+        summary: expect.objectContaining({ received: 0, stoppedBecause: 'connect-failed' }),
+      }),
+    ]);
     expect(jsonLines(run.stdout)).toEqual([
       expect.objectContaining({ service: 'bundle-pull', invocationErrors: 1, received: 0 }),
       expect.objectContaining({ service: 'bundle-pull', errorName: 'BrokerConnectionError', invocationErrors: 1 }),

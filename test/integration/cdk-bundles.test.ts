@@ -41,8 +41,14 @@ beforeAll(async () => {
     brokerArn: 'arn:aws:mq:eu-west-1:123456789012:broker:bundled:b-1',
   });
   const assembly = app.synth();
-  const template = JSON.parse(await readFile(join(assembly.directory, stack.templateFile), 'utf8')) as { Resources: Record<string, { Type: string; Properties: { FunctionName?: string; Code?: { S3Key?: string } } }> };
-  assets = new Map(Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function').map((r) => [r.Properties.FunctionName as string, join(assembly.directory, `asset.${r.Properties.Code?.S3Key?.replace(/\.zip$/, '')}`)]));
+  const template = JSON.parse(await readFile(join(assembly.directory, stack.templateFile), 'utf8')) as {
+    Resources: Record<string, { Type: string; Properties: { FunctionName?: string; Code?: { S3Key?: string } } }>;
+  };
+  assets = new Map(
+    Object.values(template.Resources)
+      .filter((r) => r.Type === 'AWS::Lambda::Function')
+      .map((r) => [r.Properties.FunctionName as string, join(assembly.directory, `asset.${r.Properties.Code?.S3Key?.replace(/\.zip$/, '')}`)]),
+  );
 }, SYNTH_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -90,7 +96,7 @@ describe('Class: BoomerangQueues, its bundles', () => {
     }
   });
 
-  it('operator: the asset serves the declared queue\'s parking lot (describe, a page of list, the console\'s groups and depths) on the local broker', async () => {
+  it("operator: the asset serves the declared queue's parking lot (describe, a page of list, the console's groups and depths) on the local broker", async () => {
     // Prepare: one parked message
     const broker = testBroker();
     const config = testConfig({ WORK_QUEUE: uniqueName('cdk-bundle-operator') });
@@ -100,18 +106,34 @@ describe('Class: BoomerangQueues, its bundles', () => {
     const operator = join(assets.get('Bundled-operator') as string, 'index.mjs');
     // Act
     const described = await runBundle(operator, { op: 'describe' }, functionEnv(config.workQueue));
-    const listed = await runBundle(operator, { op: 'list', options: { filter: { errorNames: [], headers: [] }, json: true }, nowMs: Date.now(), page: { offset: 0, bytes: 65_536 } }, functionEnv(config.workQueue));
-    const grouped = await runBundle(operator, { op: 'console', parkingQueue: config.parkingQueue, command: { kind: 'groups', nowMs: Date.now() }, page: { offset: 0, bytes: 65_536 } }, functionEnv(config.workQueue));
+    const listed = await runBundle(
+      operator,
+      { op: 'list', options: { filter: { errorNames: [], headers: [] }, json: true }, nowMs: Date.now(), page: { offset: 0, bytes: 65_536 } },
+      functionEnv(config.workQueue),
+    );
+    const grouped = await runBundle(
+      operator,
+      { op: 'console', parkingQueue: config.parkingQueue, command: { kind: 'groups', nowMs: Date.now() }, page: { offset: 0, bytes: 65_536 } },
+      functionEnv(config.workQueue),
+    );
     const depths = await runBundle(operator, { op: 'depths', queues: [config.workQueue, config.parkingQueue] }, functionEnv(config.workQueue));
     // Assess
     expect(described.stderr).toBe('');
     expect(JSON.parse(described.stdout)).toEqual({ queue: config.parkingQueue, workQueue: config.workQueue, retryHeader: config.retryHeader });
-    const page = (JSON.parse(listed.stdout) as { page: { base64: string }; matched: number });
+    const page = JSON.parse(listed.stdout) as { page: { base64: string }; matched: number };
     expect(page.matched).toBe(1);
     expect(JSON.parse(Buffer.from(page.page.base64, 'base64').toString('utf8'))).toMatchObject({ messageId: 'parked-1' });
-    const groups = JSON.parse(Buffer.from((JSON.parse(grouped.stdout) as { page: { base64: string } }).page.base64, 'base64').toString('utf8')) as { total: number; groups: { count: number }[] };
+    const groups = JSON.parse(Buffer.from((JSON.parse(grouped.stdout) as { page: { base64: string } }).page.base64, 'base64').toString('utf8')) as {
+      total: number;
+      groups: { count: number }[];
+    };
     expect([groups.total, groups.groups.map((g) => g.count)]).toEqual([1, [1]]);
-    expect(JSON.parse(depths.stdout)).toEqual({ depths: [[config.workQueue, 0], [config.parkingQueue, 1]] });
+    expect(JSON.parse(depths.stdout)).toEqual({
+      depths: [
+        [config.workQueue, 0],
+        [config.parkingQueue, 1],
+      ],
+    });
     expect(await broker.messageCount(config.parkingQueue)).toBe(1);
   });
 });

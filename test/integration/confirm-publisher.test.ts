@@ -63,7 +63,10 @@ describe('ConfirmPublisher on the broker', () => {
     const ours = new ConfirmPublisher(channel, 10_000);
     const theirs = new ConfirmPublisher(channel, 10_000);
     // Act
-    const [mine, other] = await Promise.allSettled([ours.publish('', queue, Buffer.from('a'), {}), theirs.publish('', uniqueName('nowhere'), Buffer.from('b'), {})]);
+    const [mine, other] = await Promise.allSettled([
+      ours.publish('', queue, Buffer.from('a'), {}),
+      theirs.publish('', uniqueName('nowhere'), Buffer.from('b'), {}),
+    ]);
     // Assess
     expect(mine.status).toBe('fulfilled');
     expect(other.status).toBe('rejected');

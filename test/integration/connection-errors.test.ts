@@ -76,7 +76,9 @@ describe('connectBroker on a misconfigured URL', () => {
     const error = await failureOf(variantOf({ port }), 1000);
     // Assess
     expect(error.reason).toBe('refused');
-    expect(error.message).toContain(`nothing listens on 127.0.0.1:${port} (ECONNREFUSED): is RabbitMQ running there? If so, check the port (AMQP_URL or AMQP_PORT; Amazon MQ listens on 5671, with amqps://)`);
+    expect(error.message).toContain(
+      `nothing listens on 127.0.0.1:${port} (ECONNREFUSED): is RabbitMQ running there? If so, check the port (AMQP_URL or AMQP_PORT; Amazon MQ listens on 5671, with amqps://)`,
+    );
     expect(error.message).not.toContain('no broker answered');
   });
 
@@ -109,7 +111,9 @@ describe('connectBroker on a misconfigured URL', () => {
       const error = await failureOf(variantOf({ port }));
       // Assess
       expect(error.reason).toBe('not-amqp');
-      expect(error.message).toContain(`an HTTP server answered on 127.0.0.1:${port}, not an AMQP broker: RabbitMQ takes AMQP on port 5672 (5671 with TLS, amqps://)`);
+      expect(error.message).toContain(
+        `an HTTP server answered on 127.0.0.1:${port}, not an AMQP broker: RabbitMQ takes AMQP on port 5672 (5671 with TLS, amqps://)`,
+      );
       expect(error.message).not.toMatch(/Frame size|tried for/);
     } finally {
       http.close();

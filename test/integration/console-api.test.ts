@@ -15,11 +15,17 @@ afterEach(async () => {
   server = undefined;
 });
 
-
 /** A request as the console's own page makes it: the token header, and for a POST the same origin and the custom header. */
 async function api(s: ConsoleServer, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const token = { 'x-boomerang-token': s.token };
-  const post = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { ...token, origin: s.origin, 'sec-fetch-site': 'same-origin', 'x-boomerang-console': '1', 'content-type': 'application/json' } };
+  const post =
+    body === undefined
+      ? {}
+      : {
+          method: 'POST',
+          body: JSON.stringify(body),
+          headers: { ...token, origin: s.origin, 'sec-fetch-site': 'same-origin', 'x-boomerang-console': '1', 'content-type': 'application/json' },
+        };
   const response = await fetch(`${s.origin}${path}`, { headers: token, ...post });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
@@ -94,7 +100,11 @@ describe('console API', () => {
       const queues = overview.json.queues as Record<string, unknown>[];
       expect(queues.find((q) => q.name === 'invoices')).toMatchObject({ parking: { depth: 9, groups: 3 }, missing: [], applyCommand: null, problem: null });
       const missing = queues.find((q) => q.name === 'partner-sync');
-      expect(missing).toMatchObject({ parking: { name: `${undeclared}.parked`, depth: null, groups: null }, applyCommand: 'boomerang topology apply --function partner-sync', problem: null });
+      expect(missing).toMatchObject({
+        parking: { name: `${undeclared}.parked`, depth: null, groups: null },
+        applyCommand: 'boomerang topology apply --function partner-sync',
+        problem: null,
+      });
       expect(missing?.missing).toEqual(expect.arrayContaining([undeclared, `${undeclared}.parked`]));
       expect(groups.status).toBe(409);
       expect(groups.json.error).toContain('boomerang topology apply --function partner-sync');
@@ -126,9 +136,14 @@ describe('console API', () => {
     const arrived = await broker().drain(work, 5);
     expect(arrived.map((m) => m.properties.messageId).sort()).toEqual(['PartnerDown-0', 'PartnerDown-1', 'PartnerDown-2', 'PartnerDown-3', 'TimeoutError-0']);
     const fixed = arrived.find((m) => m.properties.messageId === 'TimeoutError-0');
-    const originalHash = createHash('sha256').update(JSON.stringify({ kind: 'TimeoutError', i: 0 })).digest('hex');
+    const originalHash = createHash('sha256')
+      .update(JSON.stringify({ kind: 'TimeoutError', i: 0 }))
+      .digest('hex');
     expect(fixed?.content.toString()).toBe('{"fixed":true}');
-    expect(fixed?.properties.headers).toMatchObject({ tenant: 'globex', 'boomerang-edited': expect.stringMatching(new RegExp(`^edited-at=\\d{4}-.*; original-body-sha256=${originalHash}$`)) });
+    expect(fixed?.properties.headers).toMatchObject({
+      tenant: 'globex',
+      'boomerang-edited': expect.stringMatching(new RegExp(`^edited-at=\\d{4}-.*; original-body-sha256=${originalHash}$`)),
+    });
     expect(fixed?.properties.headers?.['boomerang-error-name']).toBeUndefined();
     expect(await broker().messageCount(parked)).toBe(2);
   });
@@ -152,10 +167,13 @@ describe('console API', () => {
     expect(await broker().messageCount(parked)).toBe(7);
   });
 
-  it('opens a message without a messageId by its position in the lot and its body\'s hash, and answers 404 once the body differs', async () => {
+  it("opens a message without a messageId by its position in the lot and its body's hash, and answers 404 once the body differs", async () => {
     // Prepare: a tenth message, parked without a messageId, behind the nine.
     const { work, parked } = await parkThreeKinds(broker());
-    broker().channel.sendToQueue(parked, Buffer.from('{"anonymous":true}'), { persistent: true, headers: { [BoomerangHeader.errorName]: 'EventDecodeError', [BoomerangHeader.errorMessage]: 'invalid base64 in field data' } });
+    broker().channel.sendToQueue(parked, Buffer.from('{"anonymous":true}'), {
+      persistent: true,
+      headers: { [BoomerangHeader.errorName]: 'EventDecodeError', [BoomerangHeader.errorMessage]: 'invalid base64 in field data' },
+    });
     await expect.poll(() => broker().messageCount(parked)).toBe(10);
     ({ server } = await startTestConsole(work));
     const q = `/api/queues/${encodeURIComponent(work)}`;
@@ -167,7 +185,10 @@ describe('console API', () => {
     // Assess
     expect(entry).toMatchObject({ messageId: null, position: 9, bodySha256: createHash('sha256').update('{"anonymous":true}').digest('hex') });
     expect(opened.status).toBe(200);
-    expect(opened.json).toMatchObject({ parked: { error: 'EventDecodeError', errorMessage: 'invalid base64 in field data' }, body: { text: '{\n  "anonymous": true\n}' } });
+    expect(opened.json).toMatchObject({
+      parked: { error: 'EventDecodeError', errorMessage: 'invalid base64 in field data' },
+      body: { text: '{\n  "anonymous": true\n}' },
+    });
     expect(stale.status).toBe(404);
     expect(String(stale.json.error)).toContain('list it again');
     expect(await broker().messageCount(parked)).toBe(10);
@@ -186,8 +207,11 @@ describe('console API', () => {
     ]);
     expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400]);
     expect(answers.map((a) => String(a.json.error))).toEqual([
-      expect.stringContaining('expectedCount'), expect.stringContaining('needs a filter'), expect.stringContaining('older-than must be a duration'),
-      expect.stringContaining('`body`'), expect.stringContaining('no queue "nope"'),
+      expect.stringContaining('expectedCount'),
+      expect.stringContaining('needs a filter'),
+      expect.stringContaining('older-than must be a duration'),
+      expect.stringContaining('`body`'),
+      expect.stringContaining('no queue "nope"'),
     ]);
     expect(await broker().messageCount(parked)).toBe(9);
   });

@@ -54,7 +54,9 @@ describe('boomerang console over the declared queues', () => {
     const run = startConsole([], { BOOMERANG_FUNCTIONS_DIR: functions.dir });
     // Act
     const url = (await consoleUrl(run)) as string;
-    const overview = (await (await fetch(new URL('/api/overview', url), { headers: { 'x-boomerang-token': String(new URL(url).searchParams.get('token')) } })).json()) as { queues: { name: string; work: { name: string }; parking: { name: string; depth: number } }[] };
+    const overview = (await (
+      await fetch(new URL('/api/overview', url), { headers: { 'x-boomerang-token': String(new URL(url).searchParams.get('token')) } })
+    ).json()) as { queues: { name: string; work: { name: string }; parking: { name: string; depth: number } }[] };
     const code = await stop(run);
     // Assess: files are read in name order
     expect(run.stdout()).toContain(`invoices (work queue ${invoices.work}): parking lot ${invoices.parked}`);

@@ -25,7 +25,9 @@ const broker = useTestBroker();
 
 /** A /proc/<pid>/status figure in bytes (VmRSS, VmHWM). */
 function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   return Number.parseInt(line?.split(/\s+/)[1] ?? 'NaN', 10) * 1024;
 }
 
@@ -43,7 +45,11 @@ it(`does not hold the parking lot while it reads ${MESSAGES} messages of 8 MB: i
   const setUp = await broker().connection.createConfirmChannel();
   for (const queue of [work, lot]) await setUp.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   for (let i = 0; i < MESSAGES; i++) {
-    setUp.sendToQueue(lot, Buffer.alloc(BODY_BYTES, 'a'), { persistent: true, messageId: `m-${i}`, headers: { 'boomerang-error-name': 'PartnerDown', 'boomerang-source-queue': work } });
+    setUp.sendToQueue(lot, Buffer.alloc(BODY_BYTES, 'a'), {
+      persistent: true,
+      messageId: `m-${i}`,
+      headers: { 'boomerang-error-name': 'PartnerDown', 'boomerang-source-queue': work },
+    });
     await setUp.waitForConfirms();
   }
   await setUp.close();

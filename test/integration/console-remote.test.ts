@@ -52,9 +52,23 @@ afterAll(async () => {
 /** The three kinds parked, then a message from another client with every header type, and one bigger than four pages. */
 async function seedLot(b: TestBroker): Promise<{ work: string; parked: string }> {
   const { work, parked } = await parkThreeKinds(b);
-  await rawPublish({ queue: parked, messageId: 'zoo', headers: [...ZOO, [BoomerangHeader.sourceQueue, 'S', sized(Buffer.from(work))], [BoomerangHeader.errorName, 'S', sized(Buffer.from('ZooError'))]], body: BODY });
+  await rawPublish({
+    queue: parked,
+    messageId: 'zoo',
+    headers: [...ZOO, [BoomerangHeader.sourceQueue, 'S', sized(Buffer.from(work))], [BoomerangHeader.errorName, 'S', sized(Buffer.from('ZooError'))]],
+    body: BODY,
+  });
   const channel = await b.connection.createConfirmChannel();
-  channel.sendToQueue(parked, Buffer.from(BIG_BODY), { persistent: true, messageId: 'big', contentType: 'application/json', headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.errorName]: 'PartnerDown', [BoomerangHeader.errorMessage]: 'POST https://partner.example/hooks/9 returned 503' } });
+  channel.sendToQueue(parked, Buffer.from(BIG_BODY), {
+    persistent: true,
+    messageId: 'big',
+    contentType: 'application/json',
+    headers: {
+      [BoomerangHeader.sourceQueue]: work,
+      [BoomerangHeader.errorName]: 'PartnerDown',
+      [BoomerangHeader.errorMessage]: 'POST https://partner.example/hooks/9 returned 503',
+    },
+  });
   await channel.waitForConfirms();
   await channel.close();
   return { work, parked };
@@ -65,10 +79,19 @@ function consoles(near: string, far: string): { direct: ConsoleService; remote: 
   const nearConfig = consoleTestConfig(near);
   const farConfig = consoleTestConfig(far);
   const name = `${far}-operator`;
-  lambda.serve(name, createOperatorConsoleFunction([{ name: 'orders', loadConfig: (env) => loadConfig(env, 'boomerang-orders-operator') }], { env: { AMQP_URL, WORK_QUEUE: far } }));
+  lambda.serve(
+    name,
+    createOperatorConsoleFunction([{ name: 'orders', loadConfig: (env) => loadConfig(env, 'boomerang-orders-operator') }], {
+      env: { AMQP_URL, WORK_QUEUE: far },
+    }),
+  );
   return {
     direct: new ConsoleService({ queues: consoleQueuesFromConfig(nearConfig), broker: configBroker(nearConfig), retryHeader: nearConfig.retryHeader }),
-    remote: new ConsoleService({ queues: consoleQueuesFromConfig(farConfig), broker: remoteConsoleBroker(lambdaInvoker(name), { name, pageBytes: PAGE_BYTES, sliceMs: 1 }), retryHeader: farConfig.retryHeader }),
+    remote: new ConsoleService({
+      queues: consoleQueuesFromConfig(farConfig),
+      broker: remoteConsoleBroker(lambdaInvoker(name), { name, pageBytes: PAGE_BYTES, sliceMs: 1 }),
+      retryHeader: farConfig.retryHeader,
+    }),
   };
 }
 
@@ -77,13 +100,15 @@ function consoles(near: string, far: string): { direct: ConsoleService; remote: 
  * broker's name, times, ages in milliseconds, the broker's read counts (each read raises them on a quorum queue).
  */
 function same(value: unknown, far: string, near: string): string {
-  return JSON.stringify(value)
-    .replaceAll(far, near)
-    .replace(/"broker":"[^"]*"/, '"broker":""')
-    // The two lots were parked a moment apart: their park times differ, not what the consoles read of them.
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'T')
-    .replace(/"(readAt|ageMs)":("[^"]*"|\d+)/g, '"$1":0')
-    .replace(/("x-(?:delivery|acquired)-count":)\d+/g, '$10');
+  return (
+    JSON.stringify(value)
+      .replaceAll(far, near)
+      .replace(/"broker":"[^"]*"/, '"broker":""')
+      // The two lots were parked a moment apart: their park times differ, not what the consoles read of them.
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'T')
+      .replace(/"(readAt|ageMs)":("[^"]*"|\d+)/g, '"$1":0')
+      .replace(/("x-(?:delivery|acquired)-count":)\d+/g, '$10')
+  );
 }
 
 async function finished(service: ConsoleService, job: Job): Promise<Job> {
@@ -159,7 +184,12 @@ describe('boomerang console --remote', () => {
     expect(sentFar.map(({ message }) => message.properties.messageId)).toEqual(sentNear.map(({ message }) => message.properties.messageId));
     expect(sentFar).toHaveLength(7);
     const hex = (raw: ReadonlyMap<string, Buffer>): Map<string, string> =>
-      new Map([...raw].map(([name, value]) => [name, name === 'boomerang-edited' ? value.toString('latin1').replace(/edited-at=[^;]*/, 'edited-at=') : value.toString('hex')]));
+      new Map(
+        [...raw].map(([name, value]) => [
+          name,
+          name === 'boomerang-edited' ? value.toString('latin1').replace(/edited-at=[^;]*/, 'edited-at=') : value.toString('hex'),
+        ]),
+      );
     for (const [i, { message, raw }] of sentFar.entries()) {
       const twin = sentNear[i]!;
       expect(message.content.equals(twin.message.content), `body of ${message.properties.messageId}`).toBe(true);
@@ -175,7 +205,11 @@ describe('boomerang console --remote', () => {
     const [near, far] = [uniqueName('console-bare'), uniqueName('console-bare')];
     for (const work of [near, far]) broker().trackQueue(`${work}.parked`, readerLockQueue(`${work}.parked`));
     const { direct, remote } = consoles(near, far);
-    const failure = (read: Promise<unknown>): Promise<string> => read.then(() => 'no error', (error: Error) => `${error.name}: ${error.message}`);
+    const failure = (read: Promise<unknown>): Promise<string> =>
+      read.then(
+        () => 'no error',
+        (error: Error) => `${error.name}: ${error.message}`,
+      );
     // Act
     const overviews = [await direct.overview(), await remote.overview()];
     const errors = [await failure(direct.groups(near, true)), await failure(remote.groups(far, true))];
@@ -192,13 +226,21 @@ describe('boomerang console --remote', () => {
     writeQueueFile(functions.dir, { template: 'orders', name: 'orders', workQueue: work });
     const name = `${work}-operator`;
     lambda.serve(name, createOperatorConsoleFunction(await loadDeclaredQueues({ dir: functions.dir, env: { AMQP_URL } }), { env: { AMQP_URL } }));
-    const env = { ...lambda.env, AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', BOOMERANG_FUNCTIONS_DIR: functions.dir, BOOMERANG_REMOTE_PAGE_BYTES: String(PAGE_BYTES) };
+    const env = {
+      ...lambda.env,
+      AMQP_URL: 'amqp://guest:guest@127.0.0.1:1',
+      BOOMERANG_FUNCTIONS_DIR: functions.dir,
+      BOOMERANG_REMOTE_PAGE_BYTES: String(PAGE_BYTES),
+    };
     try {
       const run = startConsole(['--remote', name], env);
       // Act
       const url = (await consoleUrl(run)) as string;
       const headers = { 'x-boomerang-token': String(new URL(url).searchParams.get('token')) };
-      const overview = (await (await fetch(new URL('/api/overview', url), { headers })).json()) as { broker: string; queues: { name: string; parking: { name: string; depth: number } }[] };
+      const overview = (await (await fetch(new URL('/api/overview', url), { headers })).json()) as {
+        broker: string;
+        queues: { name: string; parking: { name: string; depth: number } }[];
+      };
       const groups = (await (await fetch(new URL('/api/queues/orders/groups?refresh=1', url), { headers })).json()) as { groups: { count: number }[] };
       const code = await stopConsole(run);
       const mixed = startConsole(['--remote', name, '--work-queue', work], env);

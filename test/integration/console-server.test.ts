@@ -42,7 +42,9 @@ describe('startConsoleServer', () => {
     server = await startConsoleServer({ service: NO_SERVICE, assets: ASSETS, host: '0.0.0.0', token: 't0ken' });
     const { port } = new URL(server.origin);
     // Act
-    const statuses = await Promise.all(['127.0.0.1', 'localhost', 'evil.example'].map((host) => statusWithHost(`http://127.0.0.1:${port}/?token=t0ken`, `${host}:${port}`)));
+    const statuses = await Promise.all(
+      ['127.0.0.1', 'localhost', 'evil.example'].map((host) => statusWithHost(`http://127.0.0.1:${port}/?token=t0ken`, `${host}:${port}`)),
+    );
     // Assess
     expect(statuses).toEqual([200, 200, 403]);
   });
@@ -54,6 +56,8 @@ function locationOf(origin: string, path: string): Promise<string | undefined> {
     request(origin, { path }, (response) => {
       response.resume();
       resolve(response.headers.location);
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }

@@ -35,7 +35,16 @@ const RE_ENCODED = new Map([
     ['float', 'd', ieee(8, 1.5)],
     ['whole-double', 'b', int(1, 2)],
     ['latin1', 'S', sized(Buffer.from('caf\uFFFD'))],
-    ['nested', 'F', sized(rawTable([['n', 'b', int(1, 7)], ['f', 'd', ieee(8, 2.5)]]))],
+    [
+      'nested',
+      'F',
+      sized(
+        rawTable([
+          ['n', 'b', int(1, 7)],
+          ['f', 'd', ieee(8, 2.5)],
+        ]),
+      ),
+    ],
     ['list', 'A', sized(Buffer.concat([Buffer.from('b'), int(1, 3), Buffer.from('l'), int(8, 2n ** 60n)]))],
   ]),
 ]);
@@ -60,15 +69,27 @@ it('a retry copy, a parked copy and a replay change exactly the header types the
   const parked = uniqueName('copy-fidelity.lot');
   broker().trackQueue(parked);
   await broker().channel.assertQueue(parked, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  await rawPublish({ queue: parked, messageId: 'zoo', headers: [...ZOO, [BoomerangHeader.sourceQueue, 'S', sized(Buffer.from(parking.workQueue))]], body: BODY });
+  await rawPublish({
+    queue: parked,
+    messageId: 'zoo',
+    headers: [...ZOO, [BoomerangHeader.sourceQueue, 'S', sized(Buffer.from(parking.workQueue))]],
+    body: BODY,
+  });
   const [parkedCopy] = await readRaw(parking.parkingQueue);
   const channel = await broker().connection.createConfirmChannel();
-  await replayParked({ channel, queue: parked, publishTimeoutMs: 10_000, progress: () => new RecordingProgress() }, { filter: EVERYTHING, workQueue: parking.workQueue, keepCount: false, dryRun: false, retryHeader: parking.retryHeader });
+  await replayParked(
+    { channel, queue: parked, publishTimeoutMs: 10_000, progress: () => new RecordingProgress() },
+    { filter: EVERYTHING, workQueue: parking.workQueue, keepCount: false, dryRun: false, retryHeader: parking.retryHeader },
+  );
   await channel.close();
   const [replayed] = await readRaw(parking.workQueue);
 
   // Assess
-  for (const [what, copy] of [['retry copy', retryCopy], ['parked copy', parkedCopy], ['replay', replayed]] as const) {
+  for (const [what, copy] of [
+    ['retry copy', retryCopy],
+    ['parked copy', parkedCopy],
+    ['replay', replayed],
+  ] as const) {
     expect(copy, what).toBeDefined();
     expect(copy!.message.content.equals(BODY), `${what}: body`).toBe(true);
     expect(zooPart(copy!.raw), `${what}: headers`).toEqual(RE_ENCODED);

@@ -22,7 +22,11 @@ async function appliedTopology() {
 
 const exchangeExists = (name: string): Promise<boolean> => testBroker().exists('exchange', name);
 
-const driftOf = (promise: Promise<void>) => promise.then(() => undefined, (e: unknown) => e as TopologyDriftError);
+const driftOf = (promise: Promise<void>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e as TopologyDriftError,
+  );
 
 describe('checkDelayPath on the broker', () => {
   it('passes on an applied topology (apply made its marker), and leaves the connection usable', async () => {

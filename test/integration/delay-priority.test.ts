@@ -36,11 +36,15 @@ describe('a tier delay queue (quorum) holding copies of mixed priorities', () =>
     const delayQueue = tierQueueName(config.workQueue, TIER_MS);
     const publishedAt = new Map<string, number>();
     const arrivals: Arrival[] = [];
-    await broker.channel.consume(config.workQueue, (msg) => {
-      if (msg === null) return;
-      const id = String(msg.properties.messageId);
-      arrivals.push({ id, wave: Number(id.split('-')[1]), waitedMs: Date.now() - (publishedAt.get(id) ?? Number.NaN) });
-    }, { noAck: true });
+    await broker.channel.consume(
+      config.workQueue,
+      (msg) => {
+        if (msg === null) return;
+        const id = String(msg.properties.messageId);
+        arrivals.push({ id, wave: Number(id.split('-')[1]), waitedMs: Date.now() - (publishedAt.get(id) ?? Number.NaN) });
+      },
+      { noAck: true },
+    );
     const confirms = await broker.connection.createConfirmChannel();
 
     // Act: two waves, each with every priority; the copies go straight to the delay queue, as a retry's do.

@@ -21,7 +21,11 @@ describe('publishDemoMessages on the broker', () => {
     await broker.channel.assertQueue(queue, { durable: true });
     const managed = await connectManaged({ urls: AMQP_URL.split(','), connectTimeoutMs: 5000, connectionName: uniqueName('test-demo-publisher') });
     // Act
-    const confirmed = await publishDemoMessages(managed, queue, Array.from({ length: 500 }, (_, i) => ({ messageId: `order-${i}`, body: { order: i } }))).finally(() => managed.close());
+    const confirmed = await publishDemoMessages(
+      managed,
+      queue,
+      Array.from({ length: 500 }, (_, i) => ({ messageId: `order-${i}`, body: { order: i } })),
+    ).finally(() => managed.close());
     // Assess
     expect(confirmed).toBe(500);
     const messages = await broker.drain(queue, 500, 5000);
@@ -34,6 +38,10 @@ describe('publishDemoMessages on the broker', () => {
     // Act: nothing listens on port 1
     const connecting = connectManaged({ urls: ['amqp://guest:secret@127.0.0.1:1'], connectTimeoutMs: 1500, connectionName: 'test-demo-publisher' });
     // Assess
-    await expect(connecting).rejects.toMatchObject({ name: 'BrokerConnectionError', reason: 'refused', message: expect.stringContaining('amqp://guest:***@127.0.0.1:1') });
+    await expect(connecting).rejects.toMatchObject({
+      name: 'BrokerConnectionError',
+      reason: 'refused',
+      message: expect.stringContaining('amqp://guest:***@127.0.0.1:1'),
+    });
   });
 });

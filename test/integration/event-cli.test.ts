@@ -62,7 +62,12 @@ describe('boomerang invoke: bad input', () => {
     ['no --function with two declared queues', ['pull'], {}, 'say which queue to run: --function <name>; the declared queues are partner-sync, webhooks'],
     ['an unknown --function', ['pull', '--function', 'nope'], {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
     ['--work-queue without --handler', ['pull', '--function', 'webhooks', '--work-queue', 'orders'], {}, '--work-queue goes with --handler'],
-    ['a bad queue name', ['pull', '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--work-queue', 'amq.mine'], {}, 'WORK_QUEUE must not start with "amq."'],
+    [
+      'a bad queue name',
+      ['pull', '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--work-queue', 'amq.mine'],
+      {},
+      'WORK_QUEUE must not start with "amq."',
+    ],
     ['a missing --handler file', ['pull', '--handler', 'no/such/handler.ts'], {}, '--handler no/such/handler.ts: no such file'],
     ['a missing --event file', ['event', '--function', 'webhooks', '--event', 'no/such/event.json'], {}, '--event no/such/event.json: cannot read it (ENOENT)'],
     ['an --event file that is not JSON', ['event', '--function', 'webhooks', '--event', 'README.md'], {}, '--event README.md is not valid JSON'],

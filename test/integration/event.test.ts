@@ -35,7 +35,7 @@ function invoke(config: Config, event: unknown, handler: Handler = byBody, budge
 }
 
 describe('runEvent on the broker', () => {
-  it('retries and parks per queue of a multi-queue event: W\'s own delay path, PARKING_QUEUE for WORK_QUEUE, `${W}.parked` for another', async () => {
+  it("retries and parks per queue of a multi-queue event: W's own delay path, PARKING_QUEUE for WORK_QUEUE, `${W}.parked` for another", async () => {
     // Prepare
     const broker = testBroker();
     const config = eventConfig();
@@ -68,11 +68,18 @@ describe('runEvent on the broker', () => {
     await setUpTopology(broker, config);
     const event = eventFor({ [config.workQueue]: fixtureMessages('byte-headers') });
     // Act
-    const summary = await invoke(config, event, () => { throw new Error('partner down'); });
+    const summary = await invoke(config, event, () => {
+      throw new Error('partner down');
+    });
     // Assess
     expect(summary).toMatchObject({ retried: 1 });
     const [copy] = await broker.drain(tierQueueName(config.workQueue, 800), 1, 2000);
-    expect(copy?.properties.headers).toMatchObject({ 'x-retry-no': 3, tenant: 'acme', city: 'Zürich', [BoomerangHeader.firstFailureAt]: '2026-11-22T10:00:00.000Z' });
+    expect(copy?.properties.headers).toMatchObject({
+      'x-retry-no': 3,
+      tenant: 'acme',
+      city: 'Zürich',
+      [BoomerangHeader.firstFailureAt]: '2026-11-22T10:00:00.000Z',
+    });
     expect(copy?.properties).toMatchObject({ messageId: 'order-42', contentType: 'application/json', timestamp: Date.UTC(2026, 10, 22, 10, 15, 30) / 1000 });
   });
 
@@ -117,7 +124,7 @@ describe('runEvent on the broker', () => {
     expect((error as EventBatchError).summary).toMatchObject({ received: 2, acked: 1, retried: 0, stoppedBecause: 'publish-failed' });
   });
 
-  it('refuses an event from another vhost than the connection\'s', async () => {
+  it("refuses an event from another vhost than the connection's", async () => {
     // Prepare
     const config = eventConfig();
     const event = eventFor({ [config.workQueue]: [rmqMessage('ok')] }, 'elsewhere');
@@ -126,8 +133,16 @@ describe('runEvent on the broker', () => {
   });
 
   it.each([
-    ['an aws:sqs event', (byQueue: object) => ({ ...eventFor(byQueue as Record<string, unknown[]>), eventSource: 'aws:sqs' }), 'eventSource is "aws:sqs", not "aws:rmq"'],
-    ['an event with no eventSource', (byQueue: object) => ({ rmqMessagesByQueue: eventFor(byQueue as Record<string, unknown[]>).rmqMessagesByQueue }), 'it has no eventSource'],
+    [
+      'an aws:sqs event',
+      (byQueue: object) => ({ ...eventFor(byQueue as Record<string, unknown[]>), eventSource: 'aws:sqs' }),
+      'eventSource is "aws:sqs", not "aws:rmq"',
+    ],
+    [
+      'an event with no eventSource',
+      (byQueue: object) => ({ rmqMessagesByQueue: eventFor(byQueue as Record<string, unknown[]>).rmqMessagesByQueue }),
+      'it has no eventSource',
+    ],
     ['a key without ::vhost', (byQueue: object) => ({ ...eventFor({}), rmqMessagesByQueue: byQueue }), 'names no vhost'],
   ])('fails the invocation on %s with EventShapeError, before any handler runs or any copy is made', async (_case, shape, problem) => {
     // Prepare: messages that would be retried and parked, were the event read
@@ -137,7 +152,13 @@ describe('runEvent on the broker', () => {
     let calls = 0;
     const event = shape({ [config.workQueue]: [rmqMessage('retry', { messageId: 'r' }), rmqMessage('park', { messageId: 'p' })] });
     // Act
-    const error = await invoke(config, event, (m) => { calls++; return byBody(m, undefined as never); }).then(() => undefined, (e: unknown) => e as Error);
+    const error = await invoke(config, event, (m) => {
+      calls++;
+      return byBody(m, undefined as never);
+    }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     // Assess
     expect(error?.name).toBe('EventShapeError');
     expect(error?.message).toContain(problem);
@@ -175,7 +196,9 @@ describe('createEventFunction', () => {
     const summary = await invokeFunction(eventFor({ [config.workQueue]: [rmqMessage('ok')] }), { awsRequestId: 'req-1', getRemainingTimeInMillis: () => 5000 });
     // Assess
     expect(summary.acked).toBe(1);
-    expect(logger.entries()).toMatchObject([{ level: 'info', message: 'invocation summary', requestId: 'req-1', service: 'boomerang-event', summary: { acked: 1 } }]);
+    expect(logger.entries()).toMatchObject([
+      { level: 'info', message: 'invocation summary', requestId: 'req-1', service: 'boomerang-event', summary: { acked: 1 } },
+    ]);
   });
 });
 
@@ -186,7 +209,10 @@ describe('the event function: one lifecycle with pull', () => {
     const config = eventConfig({ BREAKER_THRESHOLD: '5', CONCURRENCY: '8', BACKOFF_INITIAL_MS: '3200' });
     await setUpTopology(broker, config);
     let calls = 0;
-    const down: Handler = () => { calls++; throw new Error('partner 503'); };
+    const down: Handler = () => {
+      calls++;
+      throw new Error('partner 503');
+    };
     const messages = Array.from({ length: 100 }, (_, i) => rmqMessage('x', { messageId: `m-${i}` }));
     // Act
     const summary = await invoke(config, eventFor({ [config.workQueue]: messages }), down);
@@ -207,10 +233,18 @@ describe('the event function: one lifecycle with pull', () => {
     await setUpTopology(broker, applied);
     const config = testConfig({ WORK_QUEUE: applied.workQueue, PARKING_QUEUE: applied.parkingQueue, BACKOFF_MAX_MS: '6400' });
     let calls = 0;
-    const invokeFunction = createEventFunction(() => { calls++; }, { config, log: silentLogger });
+    const invokeFunction = createEventFunction(
+      () => {
+        calls++;
+      },
+      { config, log: silentLogger },
+    );
     const event = eventFor({ [config.workQueue]: [rmqMessage('ok'), rmqMessage('ok')] });
     // Act
-    const error = await invokeFunction(event, { awsRequestId: 'req-drift', getRemainingTimeInMillis: () => 5000 }).then(() => undefined, (e: unknown) => e as Error & { missing?: string[]; summary?: Summary });
+    const error = await invokeFunction(event, { awsRequestId: 'req-drift', getRemainingTimeInMillis: () => 5000 }).then(
+      () => undefined,
+      (e: unknown) => e as Error & { missing?: string[]; summary?: Summary },
+    );
     // Assess
     expect(calls).toBe(0);
     expect(error?.name).toBe('TopologyDriftError');
@@ -222,10 +256,18 @@ describe('the event function: one lifecycle with pull', () => {
     // Prepare: nothing on the broker; a connection would not even be tried.
     const config = testConfig({ WORK_QUEUE: uniqueName('native-event'), DELAY_MODE: 'native', AMQP_URL: 'amqp://guest:guest@127.0.0.1:1' });
     let calls = 0;
-    const invokeFunction = createEventFunction(() => { calls++; }, { config, log: silentLogger });
+    const invokeFunction = createEventFunction(
+      () => {
+        calls++;
+      },
+      { config, log: silentLogger },
+    );
     const event = eventFor({ [config.workQueue]: [rmqMessage('ok')] });
     // Act
-    const error = await invokeFunction(event, { awsRequestId: 'req-native', getRemainingTimeInMillis: () => 5000 }).then(() => undefined, (e: unknown) => e as Error);
+    const error = await invokeFunction(event, { awsRequestId: 'req-native', getRemainingTimeInMillis: () => 5000 }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     // Assess
     expect(calls).toBe(0);
     expect(error?.name).toBe('ConfigError');
@@ -240,7 +282,9 @@ describe('the event function: one lifecycle with pull', () => {
     const big = Buffer.alloc(2000, 5);
     const message = rmqMessage(big, { messageId: 'big' });
     // Act
-    const summary = await invoke(config, eventFor({ [config.workQueue]: [message, rmqMessage('ok')] }), (m) => { if (m.body.length > 1000) throw new Error('partner 413'); });
+    const summary = await invoke(config, eventFor({ [config.workQueue]: [message, rmqMessage('ok')] }), (m) => {
+      if (m.body.length > 1000) throw new Error('partner 413');
+    });
     // Assess
     expect(summary).toMatchObject({ received: 2, acked: 1, retried: 1 });
     const [copy] = await broker.drain(tierQueueName(config.workQueue, 3200), 1);

@@ -54,7 +54,7 @@ describe('exact mode on the broker', () => {
     }
   });
 
-  it("never gives queue `b` a message meant for `a.b`, though both are bound", async () => {
+  it('never gives queue `b` a message meant for `a.b`, though both are bound', async () => {
     // Prepare
     const broker = testBroker();
     const b = uniqueName('b');

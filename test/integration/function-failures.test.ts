@@ -23,14 +23,28 @@ const CLOSED_PORT_URL = 'amqp://guest:guest@127.0.0.1:1';
 
 /** What `testConfig` sets, as the environment a function reads. */
 function functionEnv(workQueue: string): Record<string, string> {
-  return { AMQP_URL, WORK_QUEUE: workQueue, BACKOFF_INITIAL_MS: '200', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '3200', BACKOFF_JITTER: '0', MAX_RETRIES: '3', IDLE_TIMEOUT_MS: '150', SAFETY_MARGIN_MS: '500' };
+  return {
+    AMQP_URL,
+    WORK_QUEUE: workQueue,
+    BACKOFF_INITIAL_MS: '200',
+    BACKOFF_MULTIPLIER: '2',
+    BACKOFF_MAX_MS: '3200',
+    BACKOFF_JITTER: '0',
+    MAX_RETRIES: '3',
+    IDLE_TIMEOUT_MS: '150',
+    SAFETY_MARGIN_MS: '500',
+  };
 }
 
 /** A wrapper of either kind as the cloud runs it, reading `env`, with its logs and EMF lines kept. */
 function instrumented(kind: 'pull' | 'event', env: Env, handler: Handler = () => undefined) {
   const logger = recordingLogger('info');
   const emf: EmfDocument[] = [];
-  const given = { env, log: logger.log, metrics: (service: string) => new EmfMetrics({ service, write: (line: string) => emf.push(JSON.parse(line) as EmfDocument) }) };
+  const given = {
+    env,
+    log: logger.log,
+    metrics: (service: string) => new EmfMetrics({ service, write: (line: string) => emf.push(JSON.parse(line) as EmfDocument) }),
+  };
   const fn = kind === 'pull' ? createPullFunction(handler, given) : createEventFunction(handler, given);
   const once = (event: unknown = {}): Promise<Summary> => fn(event, { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => 4000 });
   return { once, logger, emf };
@@ -40,22 +54,41 @@ describe('a function invocation that fails', () => {
   it.each([
     { kind: 'pull' as const, env: { MAX_RETRIES: '-1' }, errorName: 'ConfigError', stoppedBecause: 'config-error', service: 'boomerang-pull' },
     { kind: 'event' as const, env: { MAX_RETRIES: '-1' }, errorName: 'ConfigError', stoppedBecause: 'config-error', service: 'boomerang-event' },
-    { kind: 'pull' as const, env: { AMQP_URL: CLOSED_PORT_URL, CONNECT_TIMEOUT_MS: '500', FUNCTION_NAME: 'orders-retry' }, errorName: 'BrokerConnectionError', stoppedBecause: 'connect-failed', service: 'orders-retry' },
-  ])('$kind: $errorName still logs one summary line and writes EMF with invocationErrors, then throws', async ({ kind, env, errorName, stoppedBecause, service }) => {
-    // Prepare
-    const { once, logger, emf } = instrumented(kind, env);
-    const event = kind === 'event' ? { eventSource: 'aws:rmq', rmqMessagesByQueue: { 'boomerang.work::/': [] } } : {};
-    // Act
-    const error = await once(event).then(() => undefined, (e: unknown) => e as Error);
-    // Assess
-    expect(error?.name).toBe(errorName);
-    expect(logger.entries()).toEqual([expect.objectContaining({
-      level: 'error', message: 'invocation summary: ended early', service, coldStart: true, errorName, reason: error?.message,
-      summary: expect.objectContaining({ received: 0, stoppedBecause }),
-    })]);
-    expect(emf[0]).toMatchObject({ service, invocationErrors: 1, received: 0 });
-    expect(emf).toContainEqual(expect.objectContaining({ service, errorName, invocationErrors: 1 }));
-  });
+    {
+      kind: 'pull' as const,
+      env: { AMQP_URL: CLOSED_PORT_URL, CONNECT_TIMEOUT_MS: '500', FUNCTION_NAME: 'orders-retry' },
+      errorName: 'BrokerConnectionError',
+      stoppedBecause: 'connect-failed',
+      service: 'orders-retry',
+    },
+  ])(
+    '$kind: $errorName still logs one summary line and writes EMF with invocationErrors, then throws',
+    async ({ kind, env, errorName, stoppedBecause, service }) => {
+      // Prepare
+      const { once, logger, emf } = instrumented(kind, env);
+      const event = kind === 'event' ? { eventSource: 'aws:rmq', rmqMessagesByQueue: { 'boomerang.work::/': [] } } : {};
+      // Act
+      const error = await once(event).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      // Assess
+      expect(error?.name).toBe(errorName);
+      expect(logger.entries()).toEqual([
+        expect.objectContaining({
+          level: 'error',
+          message: 'invocation summary: ended early',
+          service,
+          coldStart: true,
+          errorName,
+          reason: error?.message,
+          summary: expect.objectContaining({ received: 0, stoppedBecause }),
+        }),
+      ]);
+      expect(emf[0]).toMatchObject({ service, invocationErrors: 1, received: 0 });
+      expect(emf).toContainEqual(expect.objectContaining({ service, errorName, invocationErrors: 1 }));
+    },
+  );
 
   it('event: names itself boomerang-event, not boomerang-pull, when no function name is set', async () => {
     // Prepare
@@ -78,7 +111,10 @@ describe('a function invocation that fails', () => {
     const { once, logger } = instrumented('pull', { ...env, BACKOFF_INITIAL_MS: '300' }, (m) => void attempts.push(String(m.properties.messageId)));
 
     // Act
-    const drift = await once().then(() => undefined, (e: unknown) => e as Error);
+    const drift = await once().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
 
     // Assess: nothing taken, the message waits in its queue, the error says what to run
     expect(drift?.name).toBe('TopologyDriftError');
@@ -86,7 +122,13 @@ describe('a function invocation that fails', () => {
     expect(drift?.message).toContain('run topology apply with the current config');
     expect(attempts).toEqual([]);
     expect(await broker.messageCount(workQueue)).toBe(1);
-    expect(logger.entries()).toContainEqual(expect.objectContaining({ level: 'error', errorName: 'TopologyDriftError', summary: expect.objectContaining({ stoppedBecause: 'topology-drift', received: 0 }) }));
+    expect(logger.entries()).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        errorName: 'TopologyDriftError',
+        summary: expect.objectContaining({ stoppedBecause: 'topology-drift', received: 0 }),
+      }),
+    );
 
     // Act: the operator applies the current config; the next invocation works
     await setUpTopology(broker, current);
@@ -112,9 +154,15 @@ describe('a function invocation that fails', () => {
     });
 
     // Act: the marker vouches for the path, so the first invocation takes the message and its copy comes back
-    const first = await once().then(() => undefined, (e: unknown) => e as TopologyDriftError);
+    const first = await once().then(
+      () => undefined,
+      (e: unknown) => e as TopologyDriftError,
+    );
     const markerAfterFirst = await broker.exists('exchange', marker);
-    const second = await once().then(() => undefined, (e: unknown) => e as TopologyDriftError);
+    const second = await once().then(
+      () => undefined,
+      (e: unknown) => e as TopologyDriftError,
+    );
 
     // Assess: the first deleted the marker, so the second (any container's next cold start) checks each destination: nothing taken, the queue named
     expect(first?.name).toBe('TopologyDriftError');
@@ -134,7 +182,8 @@ describe('a function invocation that fails', () => {
     await setUpTopology(broker, testConfig(env));
     publishJson(broker, workQueue, { n: 1 });
     // Act: the function runs with another first delay than the one applied
-    const result = await spawnInvoke({ handler: 'test/bench/handlers/noop.ts', queue: workQueue, budgetMs: 5000, env: { ...env, BACKOFF_INITIAL_MS: '300' } }).exited;
+    const result = await spawnInvoke({ handler: 'test/bench/handlers/noop.ts', queue: workQueue, budgetMs: 5000, env: { ...env, BACKOFF_INITIAL_MS: '300' } })
+      .exited;
     // Assess
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('TopologyDriftError');

@@ -43,10 +43,16 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
   const log = recordingLogger('warn');
   const { guard, fixture } = useIdempotencyStore(kind, log.log);
 
-  const pull = (config: Config, handler: Handler, idempotency: IdempotencyGuard, budgetMs = 3000): Promise<Summary> => runPull({ config, handler, budgetMs, log: log.log, idempotency });
+  const pull = (config: Config, handler: Handler, idempotency: IdempotencyGuard, budgetMs = 3000): Promise<Summary> =>
+    runPull({ config, handler, budgetMs, log: log.log, idempotency });
 
   /** Pulls as a scheduler would until `done(totals so far)`. */
-  async function pullUntil(config: Config, handler: Handler, idempotency: IdempotencyGuard, done: (sum: ReturnType<typeof total>) => boolean): Promise<Summary[]> {
+  async function pullUntil(
+    config: Config,
+    handler: Handler,
+    idempotency: IdempotencyGuard,
+    done: (sum: ReturnType<typeof total>) => boolean,
+  ): Promise<Summary[]> {
     const summaries: Summary[] = [];
     const deadline = Date.now() + 15_000;
     while (!done(total(summaries)) && Date.now() < deadline) {
@@ -112,7 +118,7 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       expect(whileHeld).toMatchObject({ received: 1, deferred: 1, parked: 0, retried: 0, breakerOpened: false });
       expect(recorder.calls).toEqual([]);
       expect(elsewhere.runs).toBe(1);
-      expect(log.entries().some((e) => e.message === 'idempotency: another run holds the message\'s key; deferred' && e.key === 'held')).toBe(true);
+      expect(log.entries().some((e) => e.message === "idempotency: another run holds the message's key; deferred" && e.key === 'held')).toBe(true);
       expect(await fixture().records()).toBe(1);
     });
 
@@ -151,7 +157,13 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       let runs = 0;
       publishJson(broker, config.workQueue, { n: 1 });
       // Act
-      const summary = await pull(config, () => { runs += 1; }, guard());
+      const summary = await pull(
+        config,
+        () => {
+          runs += 1;
+        },
+        guard(),
+      );
       // Assess
       expect(summary).toMatchObject({ received: 1, acked: 1, withoutIdempotencyKey: 1, skippedDuplicates: 0 });
       expect(runs).toBe(1);
@@ -160,7 +172,8 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
   });
 
   describe('event mode', () => {
-    const invoke = (config: Config, event: unknown, handler: Handler, idempotency: IdempotencyGuard): Promise<Summary> => runEvent({ config, handler, event, budgetMs: 5000, log: log.log, idempotency });
+    const invoke = (config: Config, event: unknown, handler: Handler, idempotency: IdempotencyGuard): Promise<Summary> =>
+      runEvent({ config, handler, event, budgetMs: 5000, log: log.log, idempotency });
 
     it('re-runs none of the messages already handled when the batch comes back after an unconfirmed copy', async () => {
       // Prepare: a queue with no delay path makes its retry copy unroutable, so the batch fails
@@ -168,8 +181,8 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       const config = testConfig({ WORK_QUEUE: uniqueName('work') });
       await setUpTopology(broker, config);
       const unknown = uniqueName('no-topology');
-    // The invocation reads its pause marker, which declares `<unknown>.pause`.
-    broker.trackQueue(unknown);
+      // The invocation reads its pause marker, which declares `<unknown>.pause`.
+      broker.trackQueue(unknown);
       // The invocation reads its pause marker, which declares `<unknown>.pause`.
       broker.trackQueue(unknown);
       const recorder = recordingHandler(['r1']);

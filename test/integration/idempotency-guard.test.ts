@@ -73,7 +73,13 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     const work = countedWork();
     const g = guard();
     // Act
-    const failed = g.run(message('order-3'), async () => { throw failure; }, REMAINING_MS);
+    const failed = g.run(
+      message('order-3'),
+      async () => {
+        throw failure;
+      },
+      REMAINING_MS,
+    );
     // Assess
     await expect(failed).rejects.toBe(failure);
     expect(await fixture().records()).toBe(0);

@@ -38,7 +38,10 @@ describe('Function: loadConfig with idempotency on Redis (the key prefix)', () =
     const [ordersWork, invoicesWork] = [countedWork(), countedWork()];
     const messageId = `shared-${randomUUID()}`;
     // Act
-    const outcomes = [await orders.run(message(messageId), ordersWork.run, REMAINING_MS), await invoices.run(message(messageId), invoicesWork.run, REMAINING_MS)];
+    const outcomes = [
+      await orders.run(message(messageId), ordersWork.run, REMAINING_MS),
+      await invoices.run(message(messageId), invoicesWork.run, REMAINING_MS),
+    ];
     // Assess
     expect(outcomes).toEqual(['ran', 'ran']);
     expect([ordersWork.runs, invoicesWork.runs]).toEqual([1, 1]);
@@ -50,7 +53,10 @@ describe('Function: loadConfig with idempotency on Redis (the key prefix)', () =
     const work = countedWork();
     const messageId = `again-${randomUUID()}`;
     // Act
-    const outcomes = [await guardOf(queue).run(message(messageId), work.run, REMAINING_MS), await guardOf(queue).run(message(messageId), work.run, REMAINING_MS)];
+    const outcomes = [
+      await guardOf(queue).run(message(messageId), work.run, REMAINING_MS),
+      await guardOf(queue).run(message(messageId), work.run, REMAINING_MS),
+    ];
     // Assess
     expect(outcomes).toEqual(['ran', 'duplicate']);
     expect(work.runs).toBe(1);

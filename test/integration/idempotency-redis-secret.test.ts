@@ -90,11 +90,16 @@ describe('createIdempotencyGuard on a Redis server that asks for a password, the
     const guard = guardWithSecret(secretId, log);
     const work = countedWork();
     // Act
-    const error = await guard.run(message('m-1'), work.run, REMAINING_MS).then(() => undefined, (thrown: unknown) => thrown as Error);
+    const error = await guard.run(message('m-1'), work.run, REMAINING_MS).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error,
+    );
     // Assess
     expect(error?.name).toBe('IdempotencyStoreError');
     expect(error?.message).toContain(`(password from secret ${secretId})`);
-    expect(error?.message).toContain(`the Redis server refused the login with the password of secret ${secretId}, also after reading the secret again (WRONGPASS`);
+    expect(error?.message).toContain(
+      `the Redis server refused the login with the password of secret ${secretId}, also after reading the secret again (WRONGPASS`,
+    );
     for (const text of [error?.message, ...log.lines]) {
       expect(text).not.toContain(wrong);
       expect(text).not.toContain(PASSWORD);
@@ -109,7 +114,10 @@ describe('createIdempotencyGuard on a Redis server that asks for a password, the
     const guard = guardWithSecret(secretId);
     const work = countedWork();
     // Act
-    const error = await guard.run(message('m-1'), work.run, REMAINING_MS).then(() => undefined, (thrown: unknown) => thrown as Error);
+    const error = await guard.run(message('m-1'), work.run, REMAINING_MS).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error,
+    );
     // Assess
     expect(error?.name).toBe('IdempotencyStoreError');
     expect(error?.message).toContain(`(password from secret ${secretId}) failed (ResourceNotFoundException`);
@@ -121,11 +129,16 @@ describe('createIdempotencyGuard on a Redis server that asks for a password, the
     const guard = createIdempotencyGuard({ store: { kind: 'redis', url: server.url }, keyPrefix: `test-${randomUUID()}` }, { logger: recordingLogger().log });
     guards.push(guard);
     // Act
-    const error = await guard.run(message('m-1'), countedWork().run, REMAINING_MS).then(() => undefined, (thrown: unknown) => thrown as Error);
+    const error = await guard.run(message('m-1'), countedWork().run, REMAINING_MS).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error,
+    );
     // Assess
     expect(error?.name).toBe('IdempotencyStoreError');
     expect(error?.message).toContain('the Redis server refused the login (NOAUTH');
-    expect(error?.message).toContain('keep its password in a Secrets Manager secret and name it with IDEMPOTENCY_STORE_SECRET_ID (or idempotency.storeSecretId)');
+    expect(error?.message).toContain(
+      'keep its password in a Secrets Manager secret and name it with IDEMPOTENCY_STORE_SECRET_ID (or idempotency.storeSecretId)',
+    );
   });
 
   it('picks up a rotated password: the refused login reads the secret again, bypassing the cache', async () => {
@@ -147,7 +160,9 @@ describe('createIdempotencyGuard on a Redis server that asks for a password, the
     expect(work.runs).toBe(1);
     expect(reads(secretId)).toBe(2);
     const warnings = log.entries().filter((entry) => entry.level === 'warn');
-    expect(warnings).toEqual([expect.objectContaining({ message: expect.stringContaining('the Redis server refused the login; reading the password secret again'), secretId })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('the Redis server refused the login; reading the password secret again'), secretId }),
+    ]);
     for (const line of log.lines) {
       expect(line).not.toContain(PASSWORD);
       expect(line).not.toContain(rotated);

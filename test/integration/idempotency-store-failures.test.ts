@@ -89,7 +89,11 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name wh
       // Act: claimed in the same turn (on Redis, one pipelined write)
       const failed = await Promise.allSettled(['order-12', 'order-13', 'order-14'].map((key) => g.run(message(key), work.run, REMAINING_MS)));
       // Assess
-      expect(failed.map((r) => (r.status === 'rejected' ? (r.reason as Error).name : r.value))).toEqual(['IdempotencyStoreError', 'IdempotencyStoreError', 'IdempotencyStoreError']);
+      expect(failed.map((r) => (r.status === 'rejected' ? (r.reason as Error).name : r.value))).toEqual([
+        'IdempotencyStoreError',
+        'IdempotencyStoreError',
+        'IdempotencyStoreError',
+      ]);
       expect(work.runs).toBe(1);
     } finally {
       await proxy.close();
@@ -143,7 +147,9 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name wh
     const outcome = await g.run(message('order-6'), () => proxy.close(), REMAINING_MS);
     // Assess
     expect(outcome).toBe('ran');
-    expect(log.entries()).toEqual([expect.objectContaining({ level: 'warn', key: 'order-6', message: expect.stringContaining('could not be marked completed') })]);
+    expect(log.entries()).toEqual([
+      expect.objectContaining({ level: 'warn', key: 'order-6', message: expect.stringContaining('could not be marked completed') }),
+    ]);
   });
 
   it("propagates the work's own error, and logs why the key stays held, when the store dies during a failing run", async () => {
@@ -153,10 +159,14 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name wh
     const failure = new Error('partner answered 503');
     log.lines.length = 0;
     // Act
-    const failed = g.run(message('order-7'), async () => {
-      await proxy.close();
-      throw failure;
-    }, REMAINING_MS);
+    const failed = g.run(
+      message('order-7'),
+      async () => {
+        await proxy.close();
+        throw failure;
+      },
+      REMAINING_MS,
+    );
     // Assess
     await expect(failed).rejects.toBe(failure);
     expect(log.entries()).toEqual([expect.objectContaining({ level: 'warn', key: 'order-7', message: expect.stringContaining('could not be released') })]);

@@ -16,7 +16,12 @@ describe('boomerang invoke pull with a handler that never settles', () => {
     scenario = await FaultScenario.prepare({ url: AMQP_URL, label: 'hang', messages: 1, env: { SAFETY_MARGIN_MS: '1000' } });
 
     // Act: a 3 s budget; the test's own 25 s timeout is what a hang would hit.
-    const result = await spawnInvoke({ handler: 'test/fixtures/handlers/never-settles.ts', queue: scenario.config.workQueue, budgetMs: 3_000, env: { ...scenario.env, LOG_LEVEL: 'error' } }).exited;
+    const result = await spawnInvoke({
+      handler: 'test/fixtures/handlers/never-settles.ts',
+      queue: scenario.config.workQueue,
+      budgetMs: 3_000,
+      env: { ...scenario.env, LOG_LEVEL: 'error' },
+    }).exited;
 
     // Assess: the cut-off attempt counted (a retry copy), and nothing is lost.
     expect(result.code, result.stderr).toBe(0);

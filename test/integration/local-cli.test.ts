@@ -52,7 +52,9 @@ describe('boomerang local', () => {
     const run = await local(['--work-queue', queue, '--messages', '3', '--failure-rate', '0', '--interval-ms', '100'], env);
     // Assess
     expect(run.code, run.stderr).toBe(0);
-    const reset = run.stdout.indexOf(`resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}; and its delay-path marker exchange ${ownExchanges.join(', ')}`);
+    const reset = run.stdout.indexOf(
+      `resetting the demo's queues (deleted and recreated, with whatever they hold): ${ownQueues.join(', ')}; and its delay-path marker exchange ${ownExchanges.join(', ')}`,
+    );
     expect(reset).toBeGreaterThanOrEqual(0);
     expect(reset).toBeLessThan(run.stdout.indexOf(`topology applied: ${queue},`));
     expect(run.stdout).toMatch(/published\s+3/);
@@ -102,7 +104,7 @@ describe('boomerang local', () => {
     }
   });
 
-  it('reports a wrong password at once, with invoke\'s words, and never starts a rabbitmq-server', { timeout: 15_000 }, async () => {
+  it("reports a wrong password at once, with invoke's words, and never starts a rabbitmq-server", { timeout: 15_000 }, async () => {
     // Prepare: a rabbitmq-server first on the PATH that only leaves a mark
     const bin = mkdtempSync(join(tmpdir(), 'fake-rabbit-'));
     const mark = join(bin, 'started');
@@ -115,7 +117,9 @@ describe('boomerang local', () => {
       const run = await local(['--messages', '5'], { AMQP_URL: url.toString(), PATH: `${bin}:${process.env.PATH}` });
       // Assess
       expect(run.code, run.stderr).toBe(1);
-      expect(run.stderr).toContain(`BrokerConnectionError: Cannot connect to ${redactUrl(url.toString())}: the broker refused the login of user "${url.username}": check the user name and password`);
+      expect(run.stderr).toContain(
+        `BrokerConnectionError: Cannot connect to ${redactUrl(url.toString())}: the broker refused the login of user "${url.username}": check the user name and password`,
+      );
       expect(run.stdout).not.toContain('starting it');
       expect(existsSync(mark)).toBe(false);
     } finally {

@@ -54,7 +54,7 @@ describe('messages near the broker size limit', () => {
     expect(copy?.content.length).toBe(SIXTEEN_MIB);
   });
 
-  it('parks a failed message over MAX_MESSAGE_BYTES through the work queue\'s dead-lettering, byte for byte, and handles the 40 behind it in the same invocation', async () => {
+  it("parks a failed message over MAX_MESSAGE_BYTES through the work queue's dead-lettering, byte for byte, and handles the 40 behind it in the same invocation", async () => {
     // Prepare: the work queue as topology apply creates it dead-letters to the parking lot
     const broker = testBroker();
     const config = testConfig({ MAX_MESSAGE_BYTES: '1000', CRASH_LOOP_LIMIT: '3' });
@@ -83,7 +83,14 @@ describe('messages near the broker size limit', () => {
     expect(parked?.properties.headers).toMatchObject(odd);
     expect(parked?.properties.headers).not.toHaveProperty('x-retry-no');
     expect(parked?.properties.headers?.['x-death']).toEqual([expect.objectContaining({ queue: config.workQueue, reason: 'rejected', count: 1 })]);
-    expect(logger.entries()).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('message parked by the broker, without a copy'), messageId: 'too-big', bodyBytes: 2000 }));
+    expect(logger.entries()).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.stringContaining('message parked by the broker, without a copy'),
+        messageId: 'too-big',
+        bodyBytes: 2000,
+      }),
+    );
   });
 
   it('parks a failed message over MAX_MESSAGE_BYTES with a copy past the limit when the work queue does not dead-letter to the parking lot', async () => {
@@ -97,12 +104,23 @@ describe('messages near the broker size limit', () => {
     broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'good' });
     while ((await broker.messageCount(config.workQueue)) < 2) await sleep(20);
     // Act
-    const summary = await runPull({ config, handler: (m) => { if (m.body.length > 1000) throw new Error('partner 413'); }, budgetMs: 10_000, log: silentLogger });
+    const summary = await runPull({
+      config,
+      handler: (m) => {
+        if (m.body.length > 1000) throw new Error('partner 413');
+      },
+      budgetMs: 10_000,
+      log: silentLogger,
+    });
     // Assess
     expect(summary).toMatchObject({ received: 2, acked: 1, parked: 1, retried: 0, requeued: 0 });
     const [parked] = await broker.drain(config.parkingQueue, 1);
     expect(parked?.content.equals(big)).toBe(true);
-    expect(parked?.properties.headers).toMatchObject({ tenant: 'acme', 'boomerang-error-name': 'Error', 'boomerang-park-reason': expect.stringMatching(/^too large to copy: the body is 2000 bytes, over MAX_MESSAGE_BYTES \(1000\): parked instead of retried/) });
+    expect(parked?.properties.headers).toMatchObject({
+      tenant: 'acme',
+      'boomerang-error-name': 'Error',
+      'boomerang-park-reason': expect.stringMatching(/^too large to copy: the body is 2000 bytes, over MAX_MESSAGE_BYTES \(1000\): parked instead of retried/),
+    });
   });
 
   it('never parks as a crash loop a message only ever given back untried (MAX_MESSAGES, over and over)', async () => {
@@ -114,7 +132,14 @@ describe('messages near the broker size limit', () => {
     while ((await broker.messageCount(config.workQueue)) < 6) await sleep(20);
     const handled: string[] = [];
     // Act: within the test's 30 s, so that a run that does not finish fails with the invocations' summaries (a CI run hit the test's timeout once, under a doubled load)
-    const summaries = await pullUntil(config, (m) => { handled.push(String(m.properties.messageId)); }, () => handled.length >= 6 && new Set(handled).size === 6, 25_000);
+    const summaries = await pullUntil(
+      config,
+      (m) => {
+        handled.push(String(m.properties.messageId));
+      },
+      () => handled.length >= 6 && new Set(handled).size === 6,
+      25_000,
+    );
     // Assess
     expect(total(summaries).parked).toBe(0);
     expect(new Set(handled).size).toBe(6);
@@ -126,16 +151,29 @@ describe('messages near the broker size limit', () => {
     const broker = testBroker();
     const config = testConfig();
     await setUpTopology(broker, config);
-    broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'fat-headers', headers: { big: 'x'.repeat(65_400), tenant: 'acme' } });
+    broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), {
+      persistent: true,
+      messageId: 'fat-headers',
+      headers: { big: 'x'.repeat(65_400), tenant: 'acme' },
+    });
     const logger = recordingLogger('info');
     // Act
-    const summary = await runPull({ config, handler: () => { throw new Error('partner 503'); }, budgetMs: 5000, log: logger.log });
+    const summary = await runPull({
+      config,
+      handler: () => {
+        throw new Error('partner 503');
+      },
+      budgetMs: 5000,
+      log: logger.log,
+    });
     // Assess
     expect(summary).toMatchObject({ received: 1, retried: 0, parked: 1 });
     const [parked] = await broker.drain(config.parkingQueue, 1);
     expect(parked?.properties.headers).not.toHaveProperty('big');
     expect(parked?.properties.headers).not.toHaveProperty('tenant');
     expect(parked?.properties.headers?.['boomerang-park-reason']).toBe('its retry copy could not be encoded; user headers dropped: too large to copy');
-    expect(logger.entries()).toContainEqual(expect.objectContaining({ level: 'warn', message: 'message parked', messageId: 'fat-headers', reason: expect.stringContaining('user headers dropped') }));
+    expect(logger.entries()).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: 'message parked', messageId: 'fat-headers', reason: expect.stringContaining('user headers dropped') }),
+    );
   });
 });

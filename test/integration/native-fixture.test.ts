@@ -48,13 +48,18 @@ describe(`a native queue in a functions folder, on RabbitMQ ${version}`, () => {
     const operator = startConsole(['--function', 'natorders'], env());
     const url = await consoleUrl(operator);
     const token = String(new URL(url as string).searchParams.get('token'));
-    const groups = (await (await fetch(new URL('/api/queues/natorders/groups?refresh=1', url), { headers: { 'x-boomerang-token': token } })).json()) as { groups: { errorName: string; count: number }[] };
+    const groups = (await (await fetch(new URL('/api/queues/natorders/groups?refresh=1', url), { headers: { 'x-boomerang-token': token } })).json()) as {
+      groups: { errorName: string; count: number }[];
+    };
     await stopConsole(operator);
     // Assess
     const sum = (key: string): number => summaries.reduce((n, s) => n + (s[key] ?? 0), 0);
     expect([sum('acked'), sum('retried'), sum('parked')]).toEqual([2, 2, 2]);
     expect(await broker().messageCount(workQueue)).toBe(0);
-    expect(groups.groups.map((g) => [g.errorName, g.count]).sort()).toEqual([['Error', 1], ['UnrecoverableError', 1]]);
+    expect(groups.groups.map((g) => [g.errorName, g.count]).sort()).toEqual([
+      ['Error', 1],
+      ['UnrecoverableError', 1],
+    ]);
   });
 
   it.runIf(!NATIVE)('is refused by topology apply, naming the broker version and the modes that work there', async () => {

@@ -19,7 +19,15 @@ describe.runIf(NATIVE_BROKER)(`native delays with idempotency on, RabbitMQ ${BRO
     for (let i = 0; i < 2; i++) broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: `order-${config.workQueue}` });
     let calls = 0;
     // Act
-    const summary = await runNativePull({ config, handler: () => { calls++; }, budgetMs: 3000, log: silentLogger, idempotency: guard() });
+    const summary = await runNativePull({
+      config,
+      handler: () => {
+        calls++;
+      },
+      budgetMs: 3000,
+      log: silentLogger,
+      idempotency: guard(),
+    });
     // Assess
     expect(calls).toBe(1);
     expect(summary).toMatchObject({ received: 2, acked: 1, skippedDuplicates: 1 });

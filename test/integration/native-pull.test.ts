@@ -44,7 +44,17 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     const broker = testBroker();
     const config = nativeConfig({ MAX_RETRIES: '2', BACKOFF_INITIAL_MS: '300' });
     await setUpTopology(broker, config);
-    const published = { persistent: true, messageId: 'odd-1', contentType: 'application/json', type: 'order', appId: 'shop', timestamp: 1_700_000_001, priority: 3, correlationId: 'c-1', headers: ODD_HEADERS };
+    const published = {
+      persistent: true,
+      messageId: 'odd-1',
+      contentType: 'application/json',
+      type: 'order',
+      appId: 'shop',
+      timestamp: 1_700_000_001,
+      priority: 3,
+      correlationId: 'c-1',
+      headers: ODD_HEADERS,
+    };
     broker.channel.sendToQueue(config.workQueue, Buffer.from('{"ok":true}'), { persistent: true });
     broker.channel.sendToQueue(config.workQueue, Buffer.from('{"fail":true}'), published);
     const attempts: { retryNo: number; at: number }[] = [];
@@ -94,19 +104,41 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     broker.trackQueue(reference);
     await broker.channel.assertQueue(reference, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
     const message = {
-      message_id: 'amqp10-1', content_type: 'application/octet-stream', subject: 'order', durable: true,
+      message_id: 'amqp10-1',
+      content_type: 'application/octet-stream',
+      subject: 'order',
+      durable: true,
       application_properties: {
-        ub: rhea.types.wrap_ubyte(200), us: rhea.types.wrap_ushort(60000), ui: rhea.types.wrap_uint(4_000_000_000), ul: rhea.types.wrap_ulong(2 ** 53 - 1),
-        b: rhea.types.wrap_byte(-100), s: rhea.types.wrap_short(-30000), i: rhea.types.wrap_int(-2_000_000_000), l: rhea.types.wrap_long(-(2 ** 40)),
-        f: rhea.types.wrap_float(1.5), d: rhea.types.wrap_double(2.25), ts: rhea.types.wrap_timestamp(1_700_000_000_123),
-        sym: rhea.types.wrap_symbol('a-symbol'), str: 'Zürich', bin: Buffer.from([0xff, 0x00, 0xc3]), yes: true, none: null,
+        ub: rhea.types.wrap_ubyte(200),
+        us: rhea.types.wrap_ushort(60000),
+        ui: rhea.types.wrap_uint(4_000_000_000),
+        ul: rhea.types.wrap_ulong(2 ** 53 - 1),
+        b: rhea.types.wrap_byte(-100),
+        s: rhea.types.wrap_short(-30000),
+        i: rhea.types.wrap_int(-2_000_000_000),
+        l: rhea.types.wrap_long(-(2 ** 40)),
+        f: rhea.types.wrap_float(1.5),
+        d: rhea.types.wrap_double(2.25),
+        ts: rhea.types.wrap_timestamp(1_700_000_000_123),
+        sym: rhea.types.wrap_symbol('a-symbol'),
+        str: 'Zürich',
+        bin: Buffer.from([0xff, 0x00, 0xc3]),
+        yes: true,
+        none: null,
       },
       body: rhea.message.data_sections([Buffer.from([0x00, 0xff]), Buffer.from('tail')]),
     };
     await publishAmqp10([config.workQueue, reference], message);
     // Act
     let calls = 0;
-    await pullUntil(config, () => { calls++; throw new Error('partner down'); }, (so) => total(so).parked === 1);
+    await pullUntil(
+      config,
+      () => {
+        calls++;
+        throw new Error('partner down');
+      },
+      (so) => total(so).parked === 1,
+    );
     const [parked] = await receiveAmqp10(config.parkingQueue, 1);
     const [original] = await receiveAmqp10(reference, 1);
     // Assess
@@ -127,7 +159,13 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     broker.channel.sendToQueue(config.workQueue, Buffer.from('x'), options);
     let seen: BoomerangMessage | undefined;
     // Act
-    await pullUntil(config, (message) => { seen = message; }, () => seen !== undefined);
+    await pullUntil(
+      config,
+      (message) => {
+        seen = message;
+      },
+      () => seen !== undefined,
+    );
     // Assess
     const reference = await asPublishedByAmqplib(broker, Buffer.from('x'), options);
     const expected = Object.fromEntries(Object.entries(reference.properties.headers ?? {}).filter(([name]) => name !== 'nested' && name !== 'list'));
@@ -162,7 +200,13 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     broker.channel.sendToQueue(config.workQueue, Buffer.from('r'), { persistent: true });
     let calls = 0;
     // Act
-    const summaries = await pullUntil(config, () => { if (++calls <= 4) throw new Error('not yet'); }, (so) => total(so).acked === 1);
+    const summaries = await pullUntil(
+      config,
+      () => {
+        if (++calls <= 4) throw new Error('not yet');
+      },
+      (so) => total(so).acked === 1,
+    );
     // Assess
     expect(total(summaries)).toMatchObject({ retried: 4, acked: 1, parked: 0 });
   });
@@ -175,9 +219,18 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     for (let i = 0; i < 10; i++) broker.channel.sendToQueue(config.workQueue, Buffer.from(`m${i}`), { persistent: true });
     await sleep(100);
     // Act
-    const first = await pullOnce(config, () => { throw new RetryableError('partner down'); });
+    const first = await pullOnce(config, () => {
+      throw new RetryableError('partner down');
+    });
     const later: BoomerangMessage[] = [];
-    await pullUntil(config, (message) => { later.push(message); }, () => later.length === 10, 15_000);
+    await pullUntil(
+      config,
+      (message) => {
+        later.push(message);
+      },
+      () => later.length === 10,
+      15_000,
+    );
     // Assess
     expect(first).toMatchObject({ received: 10, retried: 2, deferred: 8, breakerOpened: true, stoppedBecause: 'breaker-open' });
     const deferred = later.filter((m) => m.retryNo === 0);
@@ -197,8 +250,19 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     await sleep(100);
     const handled = new Set<string>();
     // Act
-    const error = await pullOnce(config, (message) => { handled.add(message.body.toString()); }).then(() => undefined, (e: unknown) => e as Error);
-    await pullUntil(config, (message) => { handled.add(message.body.toString()); }, () => handled.has('before') && handled.has('after'));
+    const error = await pullOnce(config, (message) => {
+      handled.add(message.body.toString());
+    }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    await pullUntil(
+      config,
+      (message) => {
+        handled.add(message.body.toString());
+      },
+      () => handled.has('before') && handled.has('after'),
+    );
     // Assess
     expect(error?.name).toBe('PullAbortedError');
     expect(error?.message).toContain(`1 such message(s) at the head of ${config.workQueue} went to ${config.parkingQueue}`);
@@ -240,9 +304,17 @@ describe.runIf(!NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     // Prepare
     const config = nativeConfig();
     let calls = 0;
-    const pull = createPullFunction(() => { calls++; }, { config, log: silentLogger });
+    const pull = createPullFunction(
+      () => {
+        calls++;
+      },
+      { config, log: silentLogger },
+    );
     // Act
-    const error = await pull({}, { awsRequestId: 'req-native', getRemainingTimeInMillis: () => 3000 }).then(() => undefined, (e: unknown) => e as Error);
+    const error = await pull({}, { awsRequestId: 'req-native', getRemainingTimeInMillis: () => 3000 }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     // Assess
     expect(calls).toBe(0);
     expect(error?.name).toBe('UnsupportedBrokerError');
@@ -254,7 +326,16 @@ describe.runIf(!NATIVE)(`native delays on RabbitMQ ${version}`, () => {
 /** An AMQP 1.0 connection to the broker under test (its 0-9-1 URL's host, port and credentials). */
 function amqp10(): Promise<rhea.Connection> {
   const url = new URL(AMQP_URL);
-  const connection = rhea.create_container().connect({ host: url.hostname, port: Number(url.port), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password), hostname: 'vhost:/', reconnect: false });
+  const connection = rhea
+    .create_container()
+    .connect({
+      host: url.hostname,
+      port: Number(url.port),
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      hostname: 'vhost:/',
+      reconnect: false,
+    });
   return new Promise((resolve, reject) => {
     connection.once('connection_open', () => resolve(connection));
     connection.once('connection_error', () => reject(new Error('AMQP 1.0 connection refused')));

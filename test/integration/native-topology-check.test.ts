@@ -22,7 +22,10 @@ function nativeConfig(env: Record<string, string> = {}): Config {
 
 /** One invocation of the pull function `pull`: its summary, or the error it failed with. */
 async function invoke(pull: ReturnType<typeof createPullFunction>): Promise<{ summary?: Summary; error?: Error & { missing?: readonly string[] } }> {
-  return pull({}, { awsRequestId: 'req-check', getRemainingTimeInMillis: () => 3000 }).then((summary) => ({ summary: summary as Summary }), (error: unknown) => ({ error: error as Error }));
+  return pull({}, { awsRequestId: 'req-check', getRemainingTimeInMillis: () => 3000 }).then(
+    (summary) => ({ summary: summary as Summary }),
+    (error: unknown) => ({ error: error as Error }),
+  );
 }
 
 /** The one message in `queue`, fetched (and acked) over 0-9-1: whether any consumer ever took it shows in its headers. */
@@ -43,7 +46,15 @@ async function handMadeWorkQueue(broker: TestBroker, config: Config): Promise<{ 
   await declarePlain(broker, config.workQueue);
   broker.channel.sendToQueue(config.workQueue, Buffer.from('waiting'), { persistent: true });
   let calls = 0;
-  return { pull: createPullFunction(() => { calls++; }, { config, log: silentLogger }), calls: () => calls };
+  return {
+    pull: createPullFunction(
+      () => {
+        calls++;
+      },
+      { config, log: silentLogger },
+    ),
+    calls: () => calls,
+  };
 }
 
 describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${version}`, () => {
@@ -54,7 +65,9 @@ describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${versi
     await setUpTopology(broker, config);
     broker.channel.sendToQueue(config.parkingQueue, Buffer.from('parked earlier'), { persistent: true });
     broker.channel.sendToQueue(config.workQueue, Buffer.from('fails'), { persistent: true });
-    const handler: Handler = () => { throw new Error('partner down'); };
+    const handler: Handler = () => {
+      throw new Error('partner down');
+    };
     const pull = createPullFunction(handler, { config, log: silentLogger });
     // Act
     const first = await invoke(pull);
@@ -77,7 +90,11 @@ describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${versi
     const { error } = await invoke(pull);
     // Assess
     expect(error?.name).toBe('TopologyDriftError');
-    expect(error?.missing).toEqual(['x-delayed-retry-type', 'x-dead-letter-exchange', 'x-dead-letter-routing-key', 'x-dead-letter-strategy', 'x-overflow'].map((a) => `${config.workQueue}: ${a}`));
+    expect(error?.missing).toEqual(
+      ['x-delayed-retry-type', 'x-dead-letter-exchange', 'x-dead-letter-routing-key', 'x-dead-letter-strategy', 'x-overflow'].map(
+        (a) => `${config.workQueue}: ${a}`,
+      ),
+    );
     expect(error?.message).toContain('a parked message would be dropped');
     expect(error?.message).toContain('boomerang topology apply');
     expect(calls()).toBe(0);
@@ -96,7 +113,12 @@ describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${versi
     await broker.channel.deleteQueue(config.parkingQueue);
     broker.channel.sendToQueue(config.workQueue, Buffer.from('waiting'), { persistent: true });
     let calls = 0;
-    const pull = createPullFunction(() => { calls++; }, { config, log: silentLogger });
+    const pull = createPullFunction(
+      () => {
+        calls++;
+      },
+      { config, log: silentLogger },
+    );
     // Act
     const refused = await invoke(pull);
     const untouched = await onlyMessage(broker, config.workQueue);
@@ -139,7 +161,10 @@ describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${versi
     await declarePlain(broker, config.workQueue);
     await declarePlain(broker, config.parkingQueue);
     // Act
-    const error = await pullOnce(config, () => undefined).then(() => undefined, (e: unknown) => e as Error);
+    const error = await pullOnce(config, () => undefined).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     // Assess
     expect(error?.name).toBe('TopologyDriftError');
   });

@@ -61,20 +61,40 @@ describe('logs, metrics and trace context on the broker', () => {
     // Assess: logs
     const entries = logger.entries();
     const summaries = entries.filter((e) => String(e.message).startsWith('invocation summary'));
-    expect(summaries).toEqual([expect.objectContaining({ level: 'info', service: 'orders-retry', coldStart: true, summary: expect.objectContaining({ received: 3 }) })]);
+    expect(summaries).toEqual([
+      expect.objectContaining({ level: 'info', service: 'orders-retry', coldStart: true, summary: expect.objectContaining({ received: 3 }) }),
+    ]);
     expect(entries.filter((e) => e.message === 'message parked')).toEqual([
       expect.objectContaining({ level: 'warn', messageId: 'bad-1', errorName: 'UnrecoverableError', reason: 'unrecoverable error UnrecoverableError' }),
     ]);
     expect(entries).toContainEqual(expect.objectContaining({ level: 'debug', message: 'message acked', messageId: 'ok-1' }));
-    expect(entries).toContainEqual(expect.objectContaining({ level: 'debug', message: 'message retried', messageId: 'flaky-1', traceparent: TRACE.traceparent, waitMs: 5000 }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ level: 'debug', message: 'message retried', messageId: 'flaky-1', traceparent: TRACE.traceparent, waitMs: 5000 }),
+    );
 
     // Assess: metrics
     // The parking lot's depth is read after the invocation settled: the one message it parked.
     expect(summary).toMatchObject({ received: 3, acked: 1, retried: 1, parked: 1, parkedDepth: 1 });
     const [main, ...byName] = emf;
-    expect(main).toMatchObject({ service: 'orders-retry', received: 3, acked: 1, retried: 1, parked: 1, requeued: 0, deferred: 0, handlerErrors: 2, retryDelayMs: [5000], parkedDepth: 1 });
+    expect(main).toMatchObject({
+      service: 'orders-retry',
+      received: 3,
+      acked: 1,
+      retried: 1,
+      parked: 1,
+      requeued: 0,
+      deferred: 0,
+      handlerErrors: 2,
+      retryDelayMs: [5000],
+      parkedDepth: 1,
+    });
     expect((main?._aws as { CloudWatchMetrics: { Namespace: string }[] }).CloudWatchMetrics[0]?.Namespace).toBe('Boomerang');
-    expect(byName.map((d) => [d.errorName, d.handlerErrors])).toEqual(expect.arrayContaining([['PartnerDown', 1], ['UnrecoverableError', 1]]));
+    expect(byName.map((d) => [d.errorName, d.handlerErrors])).toEqual(
+      expect.arrayContaining([
+        ['PartnerDown', 1],
+        ['UnrecoverableError', 1],
+      ]),
+    );
   });
 
   it('carries traceparent, tracestate and user headers unchanged through a retry and into the parking lot', async () => {
@@ -107,7 +127,9 @@ describe('logs, metrics and trace context on the broker', () => {
     await setUpTopology(broker, config);
     for (let i = 0; i < 5; i++) publishJson(broker, config.workQueue, { i });
     await sleep(100);
-    const { once, logger, emf } = instrumentedPull(config, () => { throw new Error('partner down'); });
+    const { once, logger, emf } = instrumentedPull(config, () => {
+      throw new Error('partner down');
+    });
 
     // Act
     await once();
@@ -115,10 +137,13 @@ describe('logs, metrics and trace context on the broker', () => {
     // Assess
     const entries = logger.entries();
     expect(entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('circuit breaker opened'), failuresInARow: 2 }));
-    expect(entries).toContainEqual(expect.objectContaining({
-      level: 'warn', message: 'invocation summary: the circuit breaker opened',
-      summary: expect.objectContaining({ breakerOpened: true, stoppedBecause: 'breaker-open', deferred: 3 }),
-    }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'invocation summary: the circuit breaker opened',
+        summary: expect.objectContaining({ breakerOpened: true, stoppedBecause: 'breaker-open', deferred: 3 }),
+      }),
+    );
     expect(entries.filter((e) => e.message === 'message deferred')).toHaveLength(3);
     expect(emf[0]).toMatchObject({ breakerOpened: 1, deferred: 3, retried: 2 });
   });

@@ -46,9 +46,14 @@ let installWarnings: string[] = [];
 
 function run(command: string, args: readonly string[], cwd: string, env: Record<string, string> = {}, timeout = STEP_TIMEOUT_MS): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME, AMQP_URL, LOG_LEVEL: 'silent', ...env }, timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME, AMQP_URL, LOG_LEVEL: 'silent', ...env }, timeout, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -120,9 +125,18 @@ beforeAll(async () => {
   const dependencies = [join(packDir, filename), ...['aws-cdk-lib', 'constructs', 'typescript', '@types/node'].map((name) => `${name}@${locked(name)}`)];
   const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...dependencies], team, {}, INSTALL_TIMEOUT_MS);
   if (installed.code !== 0) throw new Error(`npm install in ${team} failed: ${installed.stderr}`);
-  const cli = await run('npm', ['install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', `aws-cdk@${locked('aws-cdk')}`], team, {}, INSTALL_TIMEOUT_MS);
+  const cli = await run(
+    'npm',
+    ['install', '--save-dev', '--no-audit', '--no-fund', '--prefer-offline', `aws-cdk@${locked('aws-cdk')}`],
+    team,
+    {},
+    INSTALL_TIMEOUT_MS,
+  );
   if (cli.code !== 0) throw new Error(`npm install aws-cdk in ${team} failed: ${cli.stderr}`);
-  installWarnings = [installed.stderr, cli.stderr].join('\n').split('\n').filter((line) => /^npm warn/i.test(line));
+  installWarnings = [installed.stderr, cli.stderr]
+    .join('\n')
+    .split('\n')
+    .filter((line) => /^npm warn/i.test(line));
 }, INSTALL_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -139,127 +153,177 @@ describe('the packed package in a team directory of its own', () => {
     expect(files).toContain(join('dist/package/shared/index.d.ts'));
   });
 
-  it("installs as the README says without a warning, and the CDK CLI answers (the package aws-cdk, not cdk)", async () => {
-    // Assess: a warning here is one a team meets and the docs do not explain
-    expect(installWarnings).toEqual([]);
-    const version = await run(join(team, 'node_modules/.bin/cdk'), ['--version'], team);
-    expect(version.code, version.stderr).toBe(0);
-    expect(version.stdout).toMatch(/^2\.\d+\.\d+/);
-  }, STEP_TIMEOUT_MS);
+  it(
+    'installs as the README says without a warning, and the CDK CLI answers (the package aws-cdk, not cdk)',
+    async () => {
+      // Assess: a warning here is one a team meets and the docs do not explain
+      expect(installWarnings).toEqual([]);
+      const version = await run(join(team, 'node_modules/.bin/cdk'), ['--version'], team);
+      expect(version.code, version.stderr).toBe(0);
+      expect(version.stdout).toMatch(/^2\.\d+\.\d+/);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('a function file importing the package by name, and the README\'s CDK app, type-check against its declarations', async () => {
-    await mkdir(join(team, 'functions'));
-    await writeFile(join(team, 'functions/orders.ts'), ORDERS);
-    await mkdir(join(team, 'infra'));
-    await writeFile(join(team, 'infra/app.ts'), readmeApp());
-    await writeFile(join(team, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, include: ['functions', 'infra'] }));
-    const checked = await run(process.execPath, [join(team, 'node_modules/typescript/bin/tsc'), '-p', team], team);
-    expect(checked.code, checked.stdout + checked.stderr).toBe(0);
-  }, STEP_TIMEOUT_MS);
+  it(
+    "a function file importing the package by name, and the README's CDK app, type-check against its declarations",
+    async () => {
+      await mkdir(join(team, 'functions'));
+      await writeFile(join(team, 'functions/orders.ts'), ORDERS);
+      await mkdir(join(team, 'infra'));
+      await writeFile(join(team, 'infra/app.ts'), readmeApp());
+      await writeFile(
+        join(team, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            strict: true,
+            noEmit: true,
+            skipLibCheck: true,
+            types: ['node'],
+          },
+          include: ['functions', 'infra'],
+        }),
+      );
+      const checked = await run(process.execPath, [join(team, 'node_modules/typescript/bin/tsc'), '-p', team], team);
+      expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('boomerang topology apply, then boomerang invoke pull: a message that fails once is retried, then acked', async () => {
-    // Prepare
-    const broker = await applyTopology();
-    publishJson(broker, workQueue, { order: 1 }, { messageId: 'order-1' });
-    // Act: one invocation retries it; after its delay, the next acks it
-    const first = await boomerang(['invoke', 'pull', '--function', 'orders'], { IDLE_TIMEOUT_MS: '300' });
-    expect(first.code, first.stderr).toBe(0);
-    expect(summaryOf(first)).toMatchObject({ received: 1, retried: 1, acked: 0 });
-    let second: Record<string, unknown> = {};
-    for (let tick = 0; tick < 10 && second.acked !== 1; tick++) {
-      await sleep(500);
-      const next = await boomerang(['invoke', 'pull', '--function', 'orders'], { IDLE_TIMEOUT_MS: '300' });
-      expect(next.code, next.stderr).toBe(0);
-      second = summaryOf(next);
-    }
-    // Assess
-    expect(second).toMatchObject({ received: 1, acked: 1, retried: 0, parked: 0 });
-    expect(await broker.messageCount(workQueue)).toBe(0);
-    expect(await broker.messageCount(`${workQueue}.parked`)).toBe(0);
-  }, STEP_TIMEOUT_MS);
+  it(
+    'boomerang topology apply, then boomerang invoke pull: a message that fails once is retried, then acked',
+    async () => {
+      // Prepare
+      const broker = await applyTopology();
+      publishJson(broker, workQueue, { order: 1 }, { messageId: 'order-1' });
+      // Act: one invocation retries it; after its delay, the next acks it
+      const first = await boomerang(['invoke', 'pull', '--function', 'orders'], { IDLE_TIMEOUT_MS: '300' });
+      expect(first.code, first.stderr).toBe(0);
+      expect(summaryOf(first)).toMatchObject({ received: 1, retried: 1, acked: 0 });
+      let second: Record<string, unknown> = {};
+      for (let tick = 0; tick < 10 && second.acked !== 1; tick++) {
+        await sleep(500);
+        const next = await boomerang(['invoke', 'pull', '--function', 'orders'], { IDLE_TIMEOUT_MS: '300' });
+        expect(next.code, next.stderr).toBe(0);
+        second = summaryOf(next);
+      }
+      // Assess
+      expect(second).toMatchObject({ received: 1, acked: 1, retried: 0, parked: 0 });
+      expect(await broker.messageCount(workQueue)).toBe(0);
+      expect(await broker.messageCount(`${workQueue}.parked`)).toBe(0);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it('a CDK app of its own synthesizes the construct for that queue, whose bundle handles a message as Lambda runs it', async () => {
-    // Act: the team's app, run by plain node
-    await writeFile(join(team, 'app.mjs'), APP);
-    const synth = await run(process.execPath, ['app.mjs'], team);
-    expect(synth.code, synth.stderr).toBe(0);
-    // Assess: the function and its schedule
-    const template = await readTemplate();
-    const resources = Object.values(template.Resources);
-    const functions = resources.filter((r) => r.Type === 'AWS::Lambda::Function');
-    expect(functions.map((f) => f.Properties.FunctionName)).toEqual(['TeamOrders-orders-topology', 'TeamOrders-orders-pull', 'TeamOrders-orders-event', 'TeamOrders-operator']);
-    expect(resources.filter((r) => r.Type === 'AWS::Events::Rule').map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
-    // The bundle the construct built from the installed package (the asset whose object the function's code names), invoked as Lambda would
-    const bundle = await bundleOf(template, 'TeamOrders-orders-pull');
-    const broker = await applyTopology();
-    publishJson(broker, workQueue, { order: 2 }, { messageId: 'order-2' });
-    const totals = { received: 0, acked: 0, retried: 0, parked: 0 };
-    for (let tick = 0; tick < 10 && totals.acked < 1; tick++) {
-      const summary = await invokeBundle(bundle);
-      for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += Number(summary[key] ?? 0);
-      await sleep(500);
-    }
-    expect(totals).toEqual({ received: 2, acked: 1, retried: 1, parked: 0 });
-  }, STEP_TIMEOUT_MS);
+  it(
+    'a CDK app of its own synthesizes the construct for that queue, whose bundle handles a message as Lambda runs it',
+    async () => {
+      // Act: the team's app, run by plain node
+      await writeFile(join(team, 'app.mjs'), APP);
+      const synth = await run(process.execPath, ['app.mjs'], team);
+      expect(synth.code, synth.stderr).toBe(0);
+      // Assess: the function and its schedule
+      const template = await readTemplate();
+      const resources = Object.values(template.Resources);
+      const functions = resources.filter((r) => r.Type === 'AWS::Lambda::Function');
+      expect(functions.map((f) => f.Properties.FunctionName)).toEqual([
+        'TeamOrders-orders-topology',
+        'TeamOrders-orders-pull',
+        'TeamOrders-orders-event',
+        'TeamOrders-operator',
+      ]);
+      expect(resources.filter((r) => r.Type === 'AWS::Events::Rule').map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
+      // The bundle the construct built from the installed package (the asset whose object the function's code names), invoked as Lambda would
+      const bundle = await bundleOf(template, 'TeamOrders-orders-pull');
+      const broker = await applyTopology();
+      publishJson(broker, workQueue, { order: 2 }, { messageId: 'order-2' });
+      const totals = { received: 0, acked: 0, retried: 0, parked: 0 };
+      for (let tick = 0; tick < 10 && totals.acked < 1; tick++) {
+        const summary = await invokeBundle(bundle);
+        for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += Number(summary[key] ?? 0);
+        await sleep(500);
+      }
+      expect(totals).toEqual({ received: 2, acked: 1, retried: 1, parked: 0 });
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it("declares the queue's topology in the stack: the schedule and the event source mapping depend on its custom resource, whose bundle answers CloudFormation's Create, Update and Delete against the broker", async () => {
-    // Prepare: the template the previous test synthesized
-    const template = await readTemplate();
-    const [[resourceId, resource] = []] = Object.entries(template.Resources).filter(([, r]) => r.Type === 'Custom::BoomerangTopology');
-    expect(resourceId).toBeDefined();
-    const dependsOnIt = (type: string) => Object.values(template.Resources).filter((r) => r.Type === type && (r.DependsOn ?? []).includes(resourceId as string)).length;
-    expect([dependsOnIt('AWS::Events::Rule'), dependsOnIt('AWS::Lambda::EventSourceMapping')]).toEqual([1, 1]);
-    const { ServiceToken: _token, ...properties } = resource?.Properties as { ServiceToken: unknown; Entities: string[]; WorkQueue: string };
-    expect(properties).toMatchObject({ Queue: 'orders', WorkQueue: workQueue, VirtualHost: '/' });
-    const broker = testBroker();
-    for (const entity of properties.Entities) (entity.startsWith('queue ') ? broker.trackQueue(entity.slice(6)) : broker.trackExchange(entity.slice(9)));
-    const bundle = await bundleOf(template, 'TeamOrders-orders-topology');
-    const physicalResourceId = `${workQueue}@/`;
-    const server = await startResponseServer();
-    try {
-      // Act 1: Create
-      await invokeTopologyBundle(bundle, cloudFormationEvent('Create', server.url, properties));
-      const created = server.responses.at(-1)?.body;
-      // Assess 1: SUCCESS, and every queue and exchange of the plan on the broker
-      expect(created).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: physicalResourceId });
-      for (const entity of properties.Entities) expect(await broker.exists(entity.startsWith('queue ') ? 'queue' : 'exchange', entity.slice(entity.indexOf(' ') + 1)), entity).toBe(true);
-      // Act 2: an Update that meets a delay queue someone declared with another TTL
-      const delayQueue = `${workQueue}.delay.500ms`;
-      const ch = await broker.connection.createChannel();
-      await ch.deleteQueue(delayQueue);
-      await ch.assertQueue(delayQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 999 } });
-      await ch.close();
-      await invokeTopologyBundle(bundle, cloudFormationEvent('Update', server.url, properties, { physicalResourceId, oldProperties: properties }));
-      const updated = server.responses.at(-1)?.body;
-      // Assess 2: FAILED, naming the queue, its argument and what to run; the queue unchanged
-      expect(updated?.Status).toBe('FAILED');
-      expect(updated?.Reason).toContain(`queue '${delayQueue}': `);
-      expect(updated?.Reason).toContain("x-message-ttl is '999', the plan wants '500'");
-      expect(updated?.Reason).toContain(`rabbitmqctl delete_queue '${delayQueue}'`);
-      const check = await broker.connection.createChannel();
-      await check.assertQueue(delayQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 999 } });
-      await check.close();
-      // Act 3: Delete, with a message in the work queue
-      const confirm = await broker.connection.createConfirmChannel();
-      confirm.sendToQueue(workQueue, Buffer.from('{"order":3}'));
-      await confirm.waitForConfirms();
-      await confirm.close();
-      await invokeTopologyBundle(bundle, cloudFormationEvent('Delete', server.url, properties, { physicalResourceId }));
-      const deleted = server.responses.at(-1)?.body;
-      // Assess 3: SUCCESS, nothing deleted, the message still there
-      expect(deleted).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: physicalResourceId });
-      expect(deleted?.Reason).toContain(`${workQueue} (1 messages)`);
-      for (const entity of properties.Entities) expect(await broker.exists(entity.startsWith('queue ') ? 'queue' : 'exchange', entity.slice(entity.indexOf(' ') + 1)), entity).toBe(true);
-      expect(await broker.messageCount(workQueue)).toBe(1);
-      expect(server.responses.map((r) => [r.method, r.contentType])).toEqual([['PUT', ''], ['PUT', ''], ['PUT', '']]);
-    } finally {
-      await server.close();
-    }
-  }, STEP_TIMEOUT_MS);
+  it(
+    "declares the queue's topology in the stack: the schedule and the event source mapping depend on its custom resource, whose bundle answers CloudFormation's Create, Update and Delete against the broker",
+    async () => {
+      // Prepare: the template the previous test synthesized
+      const template = await readTemplate();
+      const [[resourceId, resource] = []] = Object.entries(template.Resources).filter(([, r]) => r.Type === 'Custom::BoomerangTopology');
+      expect(resourceId).toBeDefined();
+      const dependsOnIt = (type: string) =>
+        Object.values(template.Resources).filter((r) => r.Type === type && (r.DependsOn ?? []).includes(resourceId as string)).length;
+      expect([dependsOnIt('AWS::Events::Rule'), dependsOnIt('AWS::Lambda::EventSourceMapping')]).toEqual([1, 1]);
+      const { ServiceToken: _token, ...properties } = resource?.Properties as { ServiceToken: unknown; Entities: string[]; WorkQueue: string };
+      expect(properties).toMatchObject({ Queue: 'orders', WorkQueue: workQueue, VirtualHost: '/' });
+      const broker = testBroker();
+      for (const entity of properties.Entities) entity.startsWith('queue ') ? broker.trackQueue(entity.slice(6)) : broker.trackExchange(entity.slice(9));
+      const bundle = await bundleOf(template, 'TeamOrders-orders-topology');
+      const physicalResourceId = `${workQueue}@/`;
+      const server = await startResponseServer();
+      try {
+        // Act 1: Create
+        await invokeTopologyBundle(bundle, cloudFormationEvent('Create', server.url, properties));
+        const created = server.responses.at(-1)?.body;
+        // Assess 1: SUCCESS, and every queue and exchange of the plan on the broker
+        expect(created).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: physicalResourceId });
+        for (const entity of properties.Entities)
+          expect(await broker.exists(entity.startsWith('queue ') ? 'queue' : 'exchange', entity.slice(entity.indexOf(' ') + 1)), entity).toBe(true);
+        // Act 2: an Update that meets a delay queue someone declared with another TTL
+        const delayQueue = `${workQueue}.delay.500ms`;
+        const ch = await broker.connection.createChannel();
+        await ch.deleteQueue(delayQueue);
+        await ch.assertQueue(delayQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 999 } });
+        await ch.close();
+        await invokeTopologyBundle(bundle, cloudFormationEvent('Update', server.url, properties, { physicalResourceId, oldProperties: properties }));
+        const updated = server.responses.at(-1)?.body;
+        // Assess 2: FAILED, naming the queue, its argument and what to run; the queue unchanged
+        expect(updated?.Status).toBe('FAILED');
+        expect(updated?.Reason).toContain(`queue '${delayQueue}': `);
+        expect(updated?.Reason).toContain("x-message-ttl is '999', the plan wants '500'");
+        expect(updated?.Reason).toContain(`rabbitmqctl delete_queue '${delayQueue}'`);
+        const check = await broker.connection.createChannel();
+        await check.assertQueue(delayQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 999 } });
+        await check.close();
+        // Act 3: Delete, with a message in the work queue
+        const confirm = await broker.connection.createConfirmChannel();
+        confirm.sendToQueue(workQueue, Buffer.from('{"order":3}'));
+        await confirm.waitForConfirms();
+        await confirm.close();
+        await invokeTopologyBundle(bundle, cloudFormationEvent('Delete', server.url, properties, { physicalResourceId }));
+        const deleted = server.responses.at(-1)?.body;
+        // Assess 3: SUCCESS, nothing deleted, the message still there
+        expect(deleted).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: physicalResourceId });
+        expect(deleted?.Reason).toContain(`${workQueue} (1 messages)`);
+        for (const entity of properties.Entities)
+          expect(await broker.exists(entity.startsWith('queue ') ? 'queue' : 'exchange', entity.slice(entity.indexOf(' ') + 1)), entity).toBe(true);
+        expect(await broker.messageCount(workQueue)).toBe(1);
+        expect(server.responses.map((r) => [r.method, r.contentType])).toEqual([
+          ['PUT', ''],
+          ['PUT', ''],
+          ['PUT', ''],
+        ]);
+      } finally {
+        await server.close();
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  it("a CommonJS CDK app (what cdk init makes) can require the construct: Node 20.19+ requires an ES module without top-level await", async () => {
+  it('a CommonJS CDK app (what cdk init makes) can require the construct: Node 20.19+ requires an ES module without top-level await', async () => {
     // Act
-    const required = await run(process.execPath, ['-e', "const { BoomerangQueues } = require('boomerang-rabbitmq/cdk'); process.stdout.write(typeof BoomerangQueues);"], team);
+    const required = await run(
+      process.execPath,
+      ['-e', "const { BoomerangQueues } = require('boomerang-rabbitmq/cdk'); process.stdout.write(typeof BoomerangQueues);"],
+      team,
+    );
     // Assess
     expect(required.code, required.stderr).toBe(0);
     expect(required.stdout).toBe('function');
@@ -290,7 +354,9 @@ async function readTemplate(): Promise<Template> {
 async function bundleOf(template: Template, functionName: string): Promise<string> {
   const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.FunctionName === functionName);
   const objectKey = (fn?.Properties.Code as { S3Key: string }).S3Key;
-  const assets = JSON.parse(await readFile(join(team, 'cdk.out/TeamOrders.assets.json'), 'utf8')) as { files: Record<string, { source: { path: string }; destinations: Record<string, { objectKey: string }> }> };
+  const assets = JSON.parse(await readFile(join(team, 'cdk.out/TeamOrders.assets.json'), 'utf8')) as {
+    files: Record<string, { source: { path: string }; destinations: Record<string, { objectKey: string }> }>;
+  };
   const asset = Object.values(assets.files).find((file) => Object.values(file.destinations).some((d) => d.objectKey === objectKey));
   expect(asset, `no asset for ${objectKey}`).toBeDefined();
   return join(team, 'cdk.out', asset?.source.path as string, 'index.mjs');
@@ -312,7 +378,11 @@ async function invokeBundle(file: string): Promise<Record<string, unknown>> {
     const { handler } = await import(${JSON.stringify(pathToFileURL(file).href)});
     const deadline = Date.now() + 5000;
     process.stdout.write(JSON.stringify(await handler({}, { awsRequestId: 'package-test', getRemainingTimeInMillis: () => deadline - Date.now() })));`;
-  const result = await run(process.execPath, ['--input-type=module', '-e', script], packDir, { WORK_QUEUE: workQueue, IDLE_TIMEOUT_MS: '300', SAFETY_MARGIN_MS: '500' });
+  const result = await run(process.execPath, ['--input-type=module', '-e', script], packDir, {
+    WORK_QUEUE: workQueue,
+    IDLE_TIMEOUT_MS: '300',
+    SAFETY_MARGIN_MS: '500',
+  });
   if (result.code !== 0) throw new Error(`the bundle failed: ${result.stderr}`);
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }

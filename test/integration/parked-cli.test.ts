@@ -88,7 +88,8 @@ describe('boomerang parked', () => {
     // Prepare: 3 of the 5 say PartnerDown
     const { work, parked } = await parkedMessages(broker(), 5);
     const channel = await broker().connection.createConfirmChannel();
-    for (const id of ['t-0', 't-1']) channel.sendToQueue(parked, Buffer.from('{}'), { persistent: true, messageId: id, headers: { [BoomerangHeader.errorName]: 'Timeout' } });
+    for (const id of ['t-0', 't-1'])
+      channel.sendToQueue(parked, Buffer.from('{}'), { persistent: true, messageId: id, headers: { [BoomerangHeader.errorName]: 'Timeout' } });
     await channel.waitForConfirms();
     await channel.close();
     // Act: script(1) gives the command a terminal; the test answers the question
@@ -125,9 +126,14 @@ describe('boomerang parked', () => {
   it('carries on to the end when its reader goes away (| head), so the lot keeps exactly its messages, in order', async () => {
     // Prepare
     const { work, parked } = await parkedMessages(broker(), 500);
-    const child = spawn(process.execPath, boomerangArgs(['parked', 'list', '--json']), { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, boomerangArgs(['parked', 'list', '--json']), {
+      env: { ...process.env, AMQP_URL, WORK_QUEUE: work },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     // Act: the reader takes the first rows and goes, as head -1 does
     child.stdout.once('data', () => child.stdout.destroy());
     const code = await new Promise((resolve) => child.once('close', resolve));
@@ -141,7 +147,10 @@ describe('boomerang parked', () => {
   it('survives its stderr going away (2>&1 | true) without duplicating what it held', async () => {
     // Prepare
     const { work, parked } = await parkedMessages(broker(), 100);
-    const child = spawn(process.execPath, boomerangArgs(['parked', 'list']), { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, boomerangArgs(['parked', 'list']), {
+      env: { ...process.env, AMQP_URL, WORK_QUEUE: work },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     // Act
     child.stderr.destroy();
     const code = await new Promise((resolve) => child.once('close', resolve));
@@ -153,7 +162,10 @@ describe('boomerang parked', () => {
   it('killed (SIGKILL) in the middle of a replay, duplicates at most one message and loses none', async () => {
     // Prepare
     const { work, parked } = await parkedMessages(broker(), 40);
-    const child = spawn(process.execPath, boomerangArgs(['parked', 'replay', '--rate', '20/s']), { env: { ...process.env, AMQP_URL, WORK_QUEUE: work }, stdio: 'ignore' });
+    const child = spawn(process.execPath, boomerangArgs(['parked', 'replay', '--rate', '20/s']), {
+      env: { ...process.env, AMQP_URL, WORK_QUEUE: work },
+      stdio: 'ignore',
+    });
     // Act: kill it once some, but not all, were replayed
     for (let tries = 0; tries < 200 && (await broker().messageCount(work)) < 5; tries++) await sleep(25);
     child.kill('SIGKILL');

@@ -28,7 +28,9 @@ async function waitForCount(b: TestBroker, queue: string, count: number): Promis
 async function rejectedAfterADelay(b: TestBroker): Promise<{ config: Config; delayQueue: string }> {
   const config = testConfig({ MAX_RETRIES: '3' });
   await setUpTopology(b, config);
-  const delayQueues = buildTopologyPlan(topologyOptionsFromConfig(config)).queues.filter((q) => q.role === 'delay').map((q) => q.name);
+  const delayQueues = buildTopologyPlan(topologyOptionsFromConfig(config))
+    .queues.filter((q) => q.role === 'delay')
+    .map((q) => q.name);
   publishJson(b, config.workQueue, { orderId: 7 }, { messageId: 'order-7' });
   const summary = await pullOnce(config, () => Promise.reject(new Error('partner down')));
   expect(summary.retried).toBe(1);
@@ -49,7 +51,9 @@ describe('a message the broker dead-lettered into the parking lot after it came 
     // Act
     const listed = await runParkedCommand(b, config.parkingQueue, (ctx) => listParked(ctx, { filter: EVERYTHING, json: true }));
     const shown = await runParkedCommand(b, config.parkingQueue, (ctx) => showParked(ctx, { messageId: 'order-7', json: true }));
-    const replayed = await runParkedCommand(b, config.parkingQueue, (ctx) => replayParked(ctx, { filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: config.retryHeader }));
+    const replayed = await runParkedCommand(b, config.parkingQueue, (ctx) =>
+      replayParked(ctx, { filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: config.retryHeader }),
+    );
     // Assess
     expect(JSON.parse(listed.printed[0] as string)).toMatchObject({
       messageId: 'order-7',

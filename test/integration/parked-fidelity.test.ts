@@ -90,7 +90,12 @@ describe.each(['quorum', 'classic'] as const)('a %s parking lot read by every co
     broker().trackQueue(lot, work);
     for (const queue of [lot, work]) await broker().channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': type } });
     const plain: RawHeader[] = [['boomerang-error-name', 'S', sized(Buffer.from('PartnerDown'))]];
-    for (const [messageId, headers] of [['a', plain], ['big', BIG], ['b', plain]] as const) await rawPublish({ queue: lot, messageId, headers, body: Buffer.from(messageId) });
+    for (const [messageId, headers] of [
+      ['a', plain],
+      ['big', BIG],
+      ['b', plain],
+    ] as const)
+      await rawPublish({ queue: lot, messageId, headers, body: Buffer.from(messageId) });
 
     // Act
     const replayed = await run(lot, (ctx) => replayParked(ctx, { filter: EVERYTHING, to: work, keepCount: false, dryRun: false, retryHeader: 'x-retry-no' }));

@@ -61,7 +61,9 @@ it(`lists and purges ${MESSAGES} parked messages holding a bounded amount of mem
   }
   await setUp.waitForConfirms();
   await setUp.close();
-  const walk = async <T>(command: (progress: Progress, channel: Parameters<typeof listParked>[0]['channel']) => Promise<T>): Promise<{ result: T; retainedBytes: number }> => {
+  const walk = async <T>(
+    command: (progress: Progress, channel: Parameters<typeof listParked>[0]['channel']) => Promise<T>,
+  ): Promise<{ result: T; retainedBytes: number }> => {
     const channel = await broker().connection.createConfirmChannel();
     gc();
     const before = usedBytes();
@@ -72,8 +74,12 @@ it(`lists and purges ${MESSAGES} parked messages holding a bounded amount of mem
   };
 
   // Act
-  const listed = await walk((progress, channel) => listParked({ channel, queue, publishTimeoutMs: 10_000, progress: () => progress }, { filter: EVERYTHING, json: true, limit: 0 }));
-  const purged = await walk((progress, channel) => purgeParked({ channel, queue, publishTimeoutMs: 10_000, progress: () => progress }, { filter: EVERYTHING, dryRun: false }));
+  const listed = await walk((progress, channel) =>
+    listParked({ channel, queue, publishTimeoutMs: 10_000, progress: () => progress }, { filter: EVERYTHING, json: true, limit: 0 }),
+  );
+  const purged = await walk((progress, channel) =>
+    purgeParked({ channel, queue, publishTimeoutMs: 10_000, progress: () => progress }, { filter: EVERYTHING, dryRun: false }),
+  );
 
   // Assess
   expect(listed.result).toMatchObject({ total: MESSAGES, visited: MESSAGES, kept: MESSAGES, matched: MESSAGES });

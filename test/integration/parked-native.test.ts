@@ -77,7 +77,13 @@ async function nativeQueues(b: TestBroker): Promise<{ work: string; lot: string 
 /** Publishes the message on a confirm channel (so it is in the queue when this returns). */
 async function publish(b: TestBroker, queue: string): Promise<void> {
   const channel = await b.connection.createConfirmChannel();
-  channel.sendToQueue(queue, Buffer.from('{"orderId":42}'), { messageId: 'order-42', contentType: 'application/json', correlationId: 'c-42', persistent: true, headers: TEAM_HEADERS });
+  channel.sendToQueue(queue, Buffer.from('{"orderId":42}'), {
+    messageId: 'order-42',
+    contentType: 'application/json',
+    correlationId: 'c-42',
+    persistent: true,
+    headers: TEAM_HEADERS,
+  });
   await channel.waitForConfirms();
   await channel.close();
 }
@@ -85,7 +91,9 @@ async function publish(b: TestBroker, queue: string): Promise<void> {
 /** Consumes the work queue over AMQP 1.0 and settles the message as native mode does: one retry (200 ms), then the park. */
 async function retryThenPark(work: string): Promise<void> {
   const url = new URL(AMQP_URL);
-  const connection = rhea.create_container().connect({ host: url.hostname, port: Number(url.port || 5672), username: 'guest', password: 'guest', hostname: 'vhost:/', reconnect: false });
+  const connection = rhea
+    .create_container()
+    .connect({ host: url.hostname, port: Number(url.port || 5672), username: 'guest', password: 'guest', hostname: 'vhost:/', reconnect: false });
   try {
     await new Promise<void>((resolve, reject) => {
       let deliveries = 0;
@@ -96,13 +104,30 @@ async function retryThenPark(work: string): Promise<void> {
         if (delivery === undefined) return reject(new Error('a message without its delivery'));
         const error = { 'x-opt-boomerang-error-name': 'PartnerDown', 'x-opt-boomerang-error-message': `HTTP 503 (attempt ${deliveries})` };
         if (deliveries === 1) {
-          delivery.modified({ delivery_failed: true, undeliverable_here: false, message_annotations: { 'x-opt-delivery-time': Date.now() + 200, 'x-opt-boomerang-retry-no': 1, 'x-opt-boomerang-failed-settlements': 1, 'x-opt-boomerang-first-failure-at': new Date().toISOString(), ...error } });
+          delivery.modified({
+            delivery_failed: true,
+            undeliverable_here: false,
+            message_annotations: {
+              'x-opt-delivery-time': Date.now() + 200,
+              'x-opt-boomerang-retry-no': 1,
+              'x-opt-boomerang-failed-settlements': 1,
+              'x-opt-boomerang-first-failure-at': new Date().toISOString(),
+              ...error,
+            },
+          });
           return undefined;
         }
         delivery.modified({
           delivery_failed: true,
           undeliverable_here: true,
-          message_annotations: { ...error, 'x-opt-boomerang-park-reason': 'retries exhausted: 1 of 1 made', 'x-opt-boomerang-attempts': 2, 'x-opt-boomerang-parked-at': new Date().toISOString(), 'x-opt-boomerang-function': 'orders-retry', 'x-opt-boomerang-error-stack': 'PartnerDown: HTTP 503' },
+          message_annotations: {
+            ...error,
+            'x-opt-boomerang-park-reason': 'retries exhausted: 1 of 1 made',
+            'x-opt-boomerang-attempts': 2,
+            'x-opt-boomerang-parked-at': new Date().toISOString(),
+            'x-opt-boomerang-function': 'orders-retry',
+            'x-opt-boomerang-error-stack': 'PartnerDown: HTTP 503',
+          },
         });
         resolve();
         return undefined;
@@ -153,12 +178,23 @@ describe.runIf(nativeBroker)('a message parked natively (RabbitMQ 4.3: modified,
     const listed = await runParkedCommand(b, lot, (ctx) => listParked(ctx, { filter: { errorNames: ['PartnerDown'], headers: [] }, json: true }));
     const shown = await runParkedCommand(b, lot, (ctx) => showParked(ctx, { messageId: 'order-42', json: true }));
     const grouped = await runParkedCommand(b, lot, (ctx) => groupParked(ctx));
-    const replayed = await runParkedCommand(b, lot, (ctx) => replayParked(ctx, { filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: 'x-retry-no' }));
+    const replayed = await runParkedCommand(b, lot, (ctx) =>
+      replayParked(ctx, { filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: 'x-retry-no' }),
+    );
     // Assess: what the tools read
-    expect(JSON.parse(listed.printed[0] as string)).toMatchObject({ messageId: 'order-42', errorName: 'PartnerDown', errorMessage: 'HTTP 503 (attempt 2)', parkReason: 'retries exhausted: 1 of 1 made', attempts: 2, sourceQueue: work });
+    expect(JSON.parse(listed.printed[0] as string)).toMatchObject({
+      messageId: 'order-42',
+      errorName: 'PartnerDown',
+      errorMessage: 'HTTP 503 (attempt 2)',
+      parkReason: 'retries exhausted: 1 of 1 made',
+      attempts: 2,
+      sourceQueue: work,
+    });
     const entry = JSON.parse(shown.printed[0] as string) as { parked: Record<string, unknown> };
     expect(entry.parked).toMatchObject({ error: 'PartnerDown', reason: 'retries exhausted: 1 of 1 made', sourceQueue: work, attempts: 2 });
-    expect(grouped.result.groups).toEqual([expect.objectContaining({ errorName: 'PartnerDown', message: 'HTTP <n> (attempt <n>)', sourceQueue: work, count: 1 })]);
+    expect(grouped.result.groups).toEqual([
+      expect.objectContaining({ errorName: 'PartnerDown', message: 'HTTP <n> (attempt <n>)', sourceQueue: work, count: 1 }),
+    ]);
     expect([...replayed.result.byQueue]).toEqual([[work, 1]]);
     // Assess: the replayed message, as published
     const back = await takeRaw(work);
@@ -169,7 +205,8 @@ describe.runIf(nativeBroker)('a message parked natively (RabbitMQ 4.3: modified,
     expect(back.message.properties.headers).toEqual(original.message.properties.headers);
     expect(Object.keys(back.message.properties.headers ?? {}).filter((name) => GONE.test(name))).toEqual([]);
     expect(back.message.properties.headers?.bytes).toEqual(TEAM_HEADERS.bytes);
-    for (const [name, bytes] of original.raw) expect(back.raw.get(name)?.toString('hex'), `header ${name}: type tag and value`).toBe(REENCODED[name] ?? bytes.toString('hex'));
+    for (const [name, bytes] of original.raw)
+      expect(back.raw.get(name)?.toString('hex'), `header ${name}: type tag and value`).toBe(REENCODED[name] ?? bytes.toString('hex'));
     expect(await b.messageCount(lot)).toBe(0);
   });
 });
@@ -189,9 +226,17 @@ describe('a native park as a parking lot holds it, published by a 0-9-1 client (
     // Act
     const listed = await runParkedCommand(b, lot, (ctx) => listParked(ctx, { filter: { errorNames: ['PartnerDown'], headers: [] }, json: true }));
     const grouped = await runParkedCommand(b, lot, (ctx) => groupParked(ctx));
-    const replayed = await runParkedCommand(b, lot, (ctx) => replayParked(ctx, { filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: 'x-retry-no' }));
+    const replayed = await runParkedCommand(b, lot, (ctx) =>
+      replayParked(ctx, { filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: 'x-retry-no' }),
+    );
     // Assess
-    expect(JSON.parse(listed.printed[0] as string)).toMatchObject({ errorName: 'PartnerDown', parkReason: 'retries exhausted: 2 of 2 made', attempts: 3, parkedAt: '2026-11-22T09:00:00.000Z', sourceQueue: work });
+    expect(JSON.parse(listed.printed[0] as string)).toMatchObject({
+      errorName: 'PartnerDown',
+      parkReason: 'retries exhausted: 2 of 2 made',
+      attempts: 3,
+      parkedAt: '2026-11-22T09:00:00.000Z',
+      sourceQueue: work,
+    });
     expect(grouped.result.groups).toEqual([expect.objectContaining({ errorName: 'PartnerDown', sourceQueue: work, count: 1 })]);
     expect([...replayed.result.byQueue]).toEqual([[work, 1]]);
     const [back] = await b.drain(work, 1);

@@ -37,7 +37,10 @@ afterAll(() => lambda.close());
 
 /** Serves the operator function of one queue, `orders` (its work queue `work`), as `orders-operator`. */
 function serveOperator(work: string): void {
-  lambda.serve('orders-operator', createOperatorFunction([{ name: 'orders', loadConfig: (env) => loadConfig(env, 'boomerang-orders-operator') }], { env: { AMQP_URL, WORK_QUEUE: work } }));
+  lambda.serve(
+    'orders-operator',
+    createOperatorFunction([{ name: 'orders', loadConfig: (env) => loadConfig(env, 'boomerang-orders-operator') }], { env: { AMQP_URL, WORK_QUEUE: work } }),
+  );
 }
 
 /** `boomerang parked <args>` on a direct connection. */
@@ -47,7 +50,10 @@ function direct(args: string[], work: string): Promise<CliRun> {
 
 /** `boomerang parked <args> --remote orders-operator`, with AWS credentials and no broker URL. */
 function remote(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runBoomerang(['parked', ...args, '--remote', 'orders-operator'], { env: { PATH: process.env.PATH, ...lambda.env, BOOMERANG_REMOTE_PAGE_BYTES: String(PAGE_BYTES), ...env }, timeoutMs: 30_000 });
+  return runBoomerang(['parked', ...args, '--remote', 'orders-operator'], {
+    env: { PATH: process.env.PATH, ...lambda.env, BOOMERANG_REMOTE_PAGE_BYTES: String(PAGE_BYTES), ...env },
+    timeoutMs: 30_000,
+  });
 }
 
 /**
@@ -91,7 +97,12 @@ async function seedLot(b: TestBroker): Promise<{ work: string; parked: string }>
     channel.sendToQueue(parked, Buffer.from(body), {
       persistent: true,
       messageId,
-      headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.errorName]: errorName, [BoomerangHeader.errorMessage]: `HTTP 503 for ${messageId}`, [BoomerangHeader.parkedAt]: PARKED_AT },
+      headers: {
+        [BoomerangHeader.sourceQueue]: work,
+        [BoomerangHeader.errorName]: errorName,
+        [BoomerangHeader.errorMessage]: `HTTP 503 for ${messageId}`,
+        [BoomerangHeader.parkedAt]: PARKED_AT,
+      },
     });
   };
   park('m-0', '{"n":0}', 'PartnerDown');
@@ -110,7 +121,15 @@ describe('boomerang parked --remote', () => {
     // Prepare
     const { work, parked } = await seedLot(broker());
     serveOperator(work);
-    const reads = [['list'], ['list', '--json'], ['list', '--limit', '2', '--error', 'PartnerDown'], ['groups'], ['groups', '--json'], ['show', 'big', '--json', '--body-chars', '1000000'], ['show', 'zoo']];
+    const reads = [
+      ['list'],
+      ['list', '--json'],
+      ['list', '--limit', '2', '--error', 'PartnerDown'],
+      ['groups'],
+      ['groups', '--json'],
+      ['show', 'big', '--json', '--body-chars', '1000000'],
+      ['show', 'zoo'],
+    ];
 
     for (const args of reads) {
       // Act
@@ -139,7 +158,10 @@ describe('boomerang parked --remote', () => {
     // Act
     const near = await direct(['show', 'nope'], work);
     const far = await remote(['show', 'nope']);
-    const missing = await runBoomerang(['parked', 'list', '--remote', 'no-such-operator'], { env: { PATH: process.env.PATH, ...lambda.env }, timeoutMs: 30_000 });
+    const missing = await runBoomerang(['parked', 'list', '--remote', 'no-such-operator'], {
+      env: { PATH: process.env.PATH, ...lambda.env },
+      timeoutMs: 30_000,
+    });
     const stray = await remote(['purge', '--yes', '--parking-queue', work]);
     // A work queue whose parking lot was never declared
     const bare = uniqueName('remote.bare');
@@ -158,7 +180,7 @@ describe('boomerang parked --remote', () => {
     expect(missing.stderr).toContain('could not invoke the operator function no-such-operator: ResourceNotFoundException');
   }, 60_000);
 
-  it('replays in slices, with the direct command\'s output, and the replayed messages are byte for byte what a direct replay sends', async () => {
+  it("replays in slices, with the direct command's output, and the replayed messages are byte for byte what a direct replay sends", async () => {
     // Prepare: two identical lots, one replayed directly, one through the function
     const near = await seedLot(broker());
     const far = await seedLot(broker());
@@ -172,14 +194,20 @@ describe('boomerang parked --remote', () => {
     expect(farRun.code, farRun.stderr).toBe(0);
     expect(farRun.stdout.replaceAll(far.work, near.work)).toBe(nearRun.stdout);
     expect(farRun.stdout).toBe(`will replay 5 to ${far.work}\nreplayed 5 to ${far.work}\n`);
-    expect(notes(farRun.stderr).split('\n').filter((l) => l.startsWith('replay: '))).toEqual(['replay: 5/5 read · 5 replayed · 0 unroutable']);
+    expect(
+      notes(farRun.stderr)
+        .split('\n')
+        .filter((l) => l.startsWith('replay: ')),
+    ).toEqual(['replay: 5/5 read · 5 replayed · 0 unroutable']);
     expect(slices).toBeGreaterThan(1);
     const [sentNear, sentFar] = [await readRaw(near.work), await readRaw(far.work)];
     expect(sentFar.map(({ message }) => message.properties.messageId)).toEqual(['m-0', 'm-1', 'zoo', 'big', 'm-2']);
     for (const [i, { message, raw }] of sentFar.entries()) {
       const twin = sentNear[i]!;
       expect(message.content.equals(twin.message.content), `body of ${message.properties.messageId}`).toBe(true);
-      expect(new Map([...raw].map(([name, value]) => [name, value.toString('hex')])), `headers of ${message.properties.messageId}`).toEqual(new Map([...twin.raw].map(([name, value]) => [name, value.toString('hex')])));
+      expect(new Map([...raw].map(([name, value]) => [name, value.toString('hex')])), `headers of ${message.properties.messageId}`).toEqual(
+        new Map([...twin.raw].map(([name, value]) => [name, value.toString('hex')])),
+      );
     }
     expect(sentFar[2]!.message.content.equals(BODY)).toBe(true);
     expect(await broker().messageCount(far.parked)).toBe(0);
@@ -225,16 +253,28 @@ describe('boomerang parked --remote', () => {
     broker().trackQueue(work, parked);
     const channel = await broker().connection.createConfirmChannel();
     await channel.assertQueue(work, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  await channel.assertQueue(parked, { durable: true, arguments: BOOMERANG_LOT });
-    for (let i = 0; i < 60; i++) channel.sendToQueue(parked, Buffer.from(`{"n":${i}}`), { persistent: true, messageId: `m-${i}`, headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.parkedAt]: PARKED_AT } });
+    await channel.assertQueue(parked, { durable: true, arguments: BOOMERANG_LOT });
+    for (let i = 0; i < 60; i++)
+      channel.sendToQueue(parked, Buffer.from(`{"n":${i}}`), {
+        persistent: true,
+        messageId: `m-${i}`,
+        headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.parkedAt]: PARKED_AT },
+      });
     await channel.waitForConfirms();
     await channel.close();
     serveOperator(work);
-    const child = spawn(process.execPath, boomerangArgs(['parked', 'replay', '--remote', 'orders-operator']), { env: { PATH: process.env.PATH, ...lambda.env, BOOMERANG_REMOTE_SLICE_MS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, boomerangArgs(['parked', 'replay', '--remote', 'orders-operator']), {
+      env: { PATH: process.env.PATH, ...lambda.env, BOOMERANG_REMOTE_SLICE_MS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
     const closed = new Promise((resolve) => child.once('close', resolve));
     // Act: Ctrl-C once the first slice has replayed its message (the plan's read is over), while the others run
     while ((await broker().messageCount(work)) === 0) await sleep(5);
@@ -248,6 +288,8 @@ describe('boomerang parked --remote', () => {
     expect(replayed, stderr).toBeLessThan(60);
     expect(stderr).toContain(`stopped after ${replayed} of 60`);
     expect((await broker().drain(work, replayed)).map((m) => m.properties.messageId)).toEqual(Array.from({ length: replayed }, (_, i) => `m-${i}`));
-    expect((await broker().drain(parked, 60 - replayed)).map((m) => m.properties.messageId)).toEqual(Array.from({ length: 60 - replayed }, (_, i) => `m-${replayed + i}`));
+    expect((await broker().drain(parked, 60 - replayed)).map((m) => m.properties.messageId)).toEqual(
+      Array.from({ length: 60 - replayed }, (_, i) => `m-${replayed + i}`),
+    );
   }, 60_000);
 });

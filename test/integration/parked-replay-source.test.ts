@@ -26,8 +26,15 @@ async function lotWithAForgedSource(b: TestBroker): Promise<{ work: string; park
   b.trackQueue(work, parked, victim);
   await b.channel.assertQueue(parked, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await b.channel.assertQueue(victim, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  await b.channel.assertQueue(work, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': parked } });
-  b.channel.sendToQueue(parked, Buffer.from('{}'), { persistent: true, messageId: 'genuine', headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.errorName]: 'PartnerDown' } });
+  await b.channel.assertQueue(work, {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': parked },
+  });
+  b.channel.sendToQueue(parked, Buffer.from('{}'), {
+    persistent: true,
+    messageId: 'genuine',
+    headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.errorName]: 'PartnerDown' },
+  });
   b.channel.sendToQueue(work, Buffer.from('{}'), { persistent: true, messageId: 'forged', headers: { [BoomerangHeader.sourceQueue]: victim } });
   await waitForCount(b, work, 1);
   b.channel.nack((await b.channel.get(work)) as GetMessage, false, false);

@@ -83,7 +83,13 @@ async function contents(broker: TestBroker, queue: string, expected: number): Pr
 const ids = (messages: readonly GetMessage[]): string[] => messages.map((m) => String(m.properties.messageId));
 const range = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `order-${from + i}`);
 const filterOf = (filter: Partial<ParkedFilter>): ParkedFilter => ({ ...EVERYTHING, ...filter });
-const replayOptions = (options: Partial<ReplayOptions>): ReplayOptions => ({ filter: EVERYTHING, keepCount: false, dryRun: false, retryHeader: 'x-retry-no', ...options });
+const replayOptions = (options: Partial<ReplayOptions>): ReplayOptions => ({
+  filter: EVERYTHING,
+  keepCount: false,
+  dryRun: false,
+  retryHeader: 'x-retry-no',
+  ...options,
+});
 
 describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s queue', (type) => {
   const broker = useTestBroker();
@@ -109,7 +115,7 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
   // count each read (a requeueing nack) toward the default limit of 20, and drop the message past it.
   const boomerangLot: Record<string, number> = type === 'quorum' && brokerMajor(BROKER_VERSION)! >= 4 ? { 'x-delivery-limit': -1 } : {};
 
-  it('keeps every message through 25 reads of a parking lot as Boomerang declares it, past RabbitMQ 4.x\'s default delivery limit of 20', async () => {
+  it("keeps every message through 25 reads of a parking lot as Boomerang declares it, past RabbitMQ 4.x's default delivery limit of 20", async () => {
     // Prepare
     const { parked } = await parkingLot(broker(), type, 5, boomerangLot);
     // Act
@@ -175,7 +181,9 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Prepare
     const { source, parked } = await parkingLot(broker(), type, 10);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, filter: filterOf({ errorNames: ['PartnerDown'] }) })));
+    const { result } = await run(broker(), parked, (ctx) =>
+      replayParked(ctx, replayOptions({ workQueue: source, filter: filterOf({ errorNames: ['PartnerDown'] }) })),
+    );
     // Assess
     expect(result).toMatchObject({ selected: 5, moved: 5, kept: 5, noSource: 0 });
     expect([...result.byQueue]).toEqual([[source, 5]]);
@@ -231,7 +239,9 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     // Prepare
     const { source, parked } = await parkingLot(broker(), type, 8);
     // Act
-    const { result } = await run(broker(), parked, (ctx) => replayParked(ctx, replayOptions({ workQueue: source, dryRun: true, filter: filterOf({ bodyContains: 'vip' }) })));
+    const { result } = await run(broker(), parked, (ctx) =>
+      replayParked(ctx, replayOptions({ workQueue: source, dryRun: true, filter: filterOf({ bodyContains: 'vip' }) })),
+    );
     // Assess
     expect(result).toMatchObject({ selected: 3, moved: 0, kept: 8 });
     expect([...result.byQueue]).toEqual([[source, 3]]);
@@ -271,7 +281,9 @@ describe.each<QueueType>(['quorum', 'classic'])('parking-lot commands on a %s qu
     const { parked } = await parkingLot(broker(), type, 10);
     // Act
     const dry = await run(broker(), parked, (ctx) => purgeParked(ctx, { filter: filterOf({ errorNames: ['UnrecoverableError'] }), dryRun: true }));
-    const { result } = await run(broker(), parked, (ctx) => purgeParked(ctx, { filter: filterOf({ errorNames: ['UnrecoverableError'] }), limit: 4, dryRun: false }));
+    const { result } = await run(broker(), parked, (ctx) =>
+      purgeParked(ctx, { filter: filterOf({ errorNames: ['UnrecoverableError'] }), limit: 4, dryRun: false }),
+    );
     // Assess
     expect(dry.result).toMatchObject({ selected: 5, deleted: 0 });
     expect(result).toMatchObject({ selected: 4, deleted: 4, kept: 6 });

@@ -83,7 +83,7 @@ describe(`the pause marker over AMQP 0-9-1 on RabbitMQ ${BROKER_VERSION}`, () =>
 });
 
 describe.runIf(NATIVE_BROKER)(`the pause marker over AMQP 1.0 on RabbitMQ ${BROKER_VERSION}`, () => {
-  it('reads no pause where none is, writes the latest, reads it back, and the work queue\'s link lives on beside it', async () => {
+  it("reads no pause where none is, writes the latest, reads it back, and the work queue's link lives on beside it", async () => {
     // Prepare
     const broker = testBroker();
     const workQueue = uniqueName('pause');

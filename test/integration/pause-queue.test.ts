@@ -50,48 +50,51 @@ describe.each([
   ['pull', {}, true],
   ['native pull', { DELAY_MODE: 'native' }, NATIVE_BROKER],
 ])(`a partner's "slow down" pauses the queue: %s on RabbitMQ ${BROKER_VERSION}`, (_mode, env, runs) => {
-  it.runIf(runs)('defers what the invocation holds for the rest of the pause; the next invocation within it takes nothing; after it every message is handled once', async () => {
-    // Prepare
-    const broker = testBroker();
-    const config = testConfig({ BATCH_SIZE: '20', ...POLICY, ...env });
-    await setUpTopology(broker, config);
-    await publishAll(broker, config, ids('first', 10));
-    const { handler, calls } = partnerSlowingDownOnce();
+  it.runIf(runs)(
+    'defers what the invocation holds for the rest of the pause; the next invocation within it takes nothing; after it every message is handled once',
+    async () => {
+      // Prepare
+      const broker = testBroker();
+      const config = testConfig({ BATCH_SIZE: '20', ...POLICY, ...env });
+      await setUpTopology(broker, config);
+      await publishAll(broker, config, ids('first', 10));
+      const { handler, calls } = partnerSlowingDownOnce();
 
-    // Act: the first invocation hears "slow down" from the partner
-    const first = await pullOnce(config, handler);
+      // Act: the first invocation hears "slow down" from the partner
+      const first = await pullOnce(config, handler);
 
-    // Assess: one call (the breaker's probe), the rest held and deferred untried, the marker written
-    expect(calls).toHaveLength(1);
-    expect(first).toMatchObject({ received: 10, retried: 1, acked: 0, parked: 0, stoppedBecause: 'paused' });
-    // Deliveries the prefetch brought after the loop stopped go back untouched; the next invocations leave them be.
-    expect(first.deferred + first.requeued).toBe(9);
-    expect(first.deferred).toBeGreaterThan(0);
-    const pausedUntil = Date.parse(first.pausedUntil ?? '');
-    expect(pausedUntil - calls[0]!.at).toBeGreaterThanOrEqual(PAUSE_MS);
-    expect(await broker.messageCount(pauseMarkerQueue(config.workQueue))).toBe(1);
+      // Assess: one call (the breaker's probe), the rest held and deferred untried, the marker written
+      expect(calls).toHaveLength(1);
+      expect(first).toMatchObject({ received: 10, retried: 1, acked: 0, parked: 0, stoppedBecause: 'paused' });
+      // Deliveries the prefetch brought after the loop stopped go back untouched; the next invocations leave them be.
+      expect(first.deferred + first.requeued).toBe(9);
+      expect(first.deferred).toBeGreaterThan(0);
+      const pausedUntil = Date.parse(first.pausedUntil ?? '');
+      expect(pausedUntil - calls[0]!.at).toBeGreaterThanOrEqual(PAUSE_MS);
+      expect(await broker.messageCount(pauseMarkerQueue(config.workQueue))).toBe(1);
 
-    // Act: within the pause, fresh messages arrive and the next invocation runs
-    await publishAll(broker, config, ids('fresh', 2));
-    const waiting = await broker.messageCount(config.workQueue);
-    const second = await pullOnce(config, handler);
+      // Act: within the pause, fresh messages arrive and the next invocation runs
+      await publishAll(broker, config, ids('fresh', 2));
+      const waiting = await broker.messageCount(config.workQueue);
+      const second = await pullOnce(config, handler);
 
-    // Assess: it took nothing, and left the work queue as it was
-    expect(Date.now()).toBeLessThan(pausedUntil);
-    expect(second).toMatchObject({ received: 0, stoppedBecause: 'paused', pausedUntil: first.pausedUntil });
-    expect(calls).toHaveLength(1);
-    expect(await broker.messageCount(config.workQueue)).toBe(waiting);
+      // Assess: it took nothing, and left the work queue as it was
+      expect(Date.now()).toBeLessThan(pausedUntil);
+      expect(second).toMatchObject({ received: 0, stoppedBecause: 'paused', pausedUntil: first.pausedUntil });
+      expect(calls).toHaveLength(1);
+      expect(await broker.messageCount(config.workQueue)).toBe(waiting);
 
-    // Act: invocations go on, as scheduled, until every message was handled
-    const after = await pullUntil(config, handler, () => new Set(calls.filter((c) => c.answer === 'ok').map((c) => c.id)).size === 12, 20_000);
+      // Act: invocations go on, as scheduled, until every message was handled
+      const after = await pullUntil(config, handler, () => new Set(calls.filter((c) => c.answer === 'ok').map((c) => c.id)).size === 12, 20_000);
 
-    // Assess: no handler started within the pause; each message handled once, none parked; the deferred ones spent no attempt
-    const later = calls.slice(1);
-    expect(Math.min(...later.map((c) => c.at))).toBeGreaterThanOrEqual(pausedUntil - CLOCK_SLACK_MS);
-    expect(later.map((c) => c.id).sort()).toEqual([...ids('first', 10), ...ids('fresh', 2)].sort());
-    expect(later.filter((c) => c.retryNo > 0)).toEqual([expect.objectContaining({ id: calls[0]!.id, retryNo: 1 })]);
-    expect(total([first, second, ...after]).parked).toBe(0);
-  });
+      // Assess: no handler started within the pause; each message handled once, none parked; the deferred ones spent no attempt
+      const later = calls.slice(1);
+      expect(Math.min(...later.map((c) => c.at))).toBeGreaterThanOrEqual(pausedUntil - CLOCK_SLACK_MS);
+      expect(later.map((c) => c.id).sort()).toEqual([...ids('first', 10), ...ids('fresh', 2)].sort());
+      expect(later.filter((c) => c.retryNo > 0)).toEqual([expect.objectContaining({ id: calls[0]!.id, retryNo: 1 })]);
+      expect(total([first, second, ...after]).parked).toBe(0);
+    },
+  );
 
   it.runIf(runs)('says paused, not idle, when the answer comes after the queue went idle', async () => {
     // Prepare: one message, whose partner answers after IDLE_TIMEOUT_MS (150 ms): the loop stops taking, idle, first
@@ -113,7 +116,8 @@ describe.each([
 });
 
 describe(`a partner's "slow down" pauses the queue: event mode on RabbitMQ ${BROKER_VERSION}`, () => {
-  const invoke = (config: Config, event: unknown, handler: Handler): Promise<Summary> => runEvent({ config, handler, event, budgetMs: 5000, log: silentLogger });
+  const invoke = (config: Config, event: unknown, handler: Handler): Promise<Summary> =>
+    runEvent({ config, handler, event, budgetMs: 5000, log: silentLogger });
 
   it('defers the rest of the batch; a batch delivered within the pause is deferred at once, untried, and every copy comes back', async () => {
     // Prepare

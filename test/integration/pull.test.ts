@@ -147,11 +147,23 @@ describe('runPull on the broker', () => {
     const config = testConfig();
     await setUpTopology(broker, config);
     const timestamp = Math.floor(Date.now() / 1000);
-    publishJson(broker, config.workQueue, { n: 5 }, {
-      messageId: 'm-5', correlationId: 'c-5', contentEncoding: 'identity', type: 'order.created', appId: 'shop',
-      timestamp, priority: 3, replyTo: 'replies', expiration: '600000',
-      headers: { traceparent: '00-abc-def-01', tenant: 'acme', 'x-death': [{ queue: 'old', count: 7 }], 'x-first-death-queue': 'old' },
-    });
+    publishJson(
+      broker,
+      config.workQueue,
+      { n: 5 },
+      {
+        messageId: 'm-5',
+        correlationId: 'c-5',
+        contentEncoding: 'identity',
+        type: 'order.created',
+        appId: 'shop',
+        timestamp,
+        priority: 3,
+        replyTo: 'replies',
+        expiration: '600000',
+        headers: { traceparent: '00-abc-def-01', tenant: 'acme', 'x-death': [{ queue: 'old', count: 7 }], 'x-first-death-queue': 'old' },
+      },
+    );
     const { handler, attempts } = recordingHandler((m) => (m.retryNo === 0 ? new Error('once') : undefined));
 
     // Act
@@ -160,8 +172,16 @@ describe('runPull on the broker', () => {
     // Assess
     const { properties, headers } = attempts[1]!.message;
     expect(properties).toMatchObject({
-      messageId: 'm-5', correlationId: 'c-5', contentType: 'application/json', contentEncoding: 'identity',
-      type: 'order.created', appId: 'shop', timestamp, priority: 3, replyTo: 'replies', deliveryMode: 2,
+      messageId: 'm-5',
+      correlationId: 'c-5',
+      contentType: 'application/json',
+      contentEncoding: 'identity',
+      type: 'order.created',
+      appId: 'shop',
+      timestamp,
+      priority: 3,
+      replyTo: 'replies',
+      deliveryMode: 2,
     });
     expect(properties.expiration).toBeUndefined();
     expect(headers).toMatchObject({ traceparent: '00-abc-def-01', tenant: 'acme', 'x-retry-no': 1 });
@@ -180,7 +200,10 @@ describe('runPull on the broker', () => {
     const { handler, attempts } = recordingHandler(() => new Error('fails'));
 
     // Act
-    const error = await pullOnce(config, handler, 2000).then(() => undefined, (e: unknown) => e as TopologyDriftError);
+    const error = await pullOnce(config, handler, 2000).then(
+      () => undefined,
+      (e: unknown) => e as TopologyDriftError,
+    );
 
     // Assess: a failed invocation, not a quiet rc 0; tried once, not again and again within the invocation
     expect(error?.name).toBe('TopologyDriftError');
@@ -218,9 +241,13 @@ describe('runPull on the broker', () => {
     await setUpTopology(broker, config);
     for (let i = 0; i < 5; i++) publishJson(broker, config.workQueue, { i }, { messageId: `m-${i}` });
     let aborted = 0;
-    const handler: Handler = (_m, { signal }) => new Promise<void>((_resolve, reject) => {
-      signal.addEventListener('abort', () => { aborted++; reject(new Error('aborted')); });
-    });
+    const handler: Handler = (_m, { signal }) =>
+      new Promise<void>((_resolve, reject) => {
+        signal.addEventListener('abort', () => {
+          aborted++;
+          reject(new Error('aborted'));
+        });
+      });
 
     // Act
     const started = Date.now();
@@ -234,14 +261,28 @@ describe('runPull on the broker', () => {
     expect(summary).toMatchObject({ received: 5, retried: 2, parked: 0, stoppedBecause: 'budget', ...untried });
     // The two that were tried wait on the delay path with their attempt counted; the others are back as they were.
     const delayed = await broker.drain(tierQueueName(config.workQueue, 30_000), 2 + untried.deferred);
-    expect(delayed.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no'], m.properties.headers?.[BoomerangHeader.errorName]]).sort()).toEqual([
-      ['m-0', 1, undefined], ['m-1', 1, undefined], ...(untried.deferred > 0 ? [['m-2', 0, undefined], ['m-3', 0, undefined], ['m-4', 0, undefined]] : []),
+    expect(
+      delayed.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no'], m.properties.headers?.[BoomerangHeader.errorName]]).sort(),
+    ).toEqual([
+      ['m-0', 1, undefined],
+      ['m-1', 1, undefined],
+      ...(untried.deferred > 0
+        ? [
+            ['m-2', 0, undefined],
+            ['m-3', 0, undefined],
+            ['m-4', 0, undefined],
+          ]
+        : []),
     ]);
     if (untried.requeued > 0) {
       // Quorum queues put given-back messages back asynchronously: poll rather than read once.
       await expect.poll(() => broker.messageCount(config.workQueue)).toBe(3);
       const back = await broker.drain(config.workQueue, 3);
-      expect(back.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no']])).toEqual([['m-2', undefined], ['m-3', undefined], ['m-4', undefined]]);
+      expect(back.map((m) => [m.properties.messageId, m.properties.headers?.['x-retry-no']])).toEqual([
+        ['m-2', undefined],
+        ['m-3', undefined],
+        ['m-4', undefined],
+      ]);
     }
   });
 
@@ -250,9 +291,10 @@ describe('runPull on the broker', () => {
     const config = testConfig({ SAFETY_MARGIN_MS: '800', MAX_RETRIES: '3' });
     await setUpTopology(broker, config);
     publishJson(broker, config.workQueue, { n: 1 }, { messageId: 'last-try', headers: { 'x-retry-no': 3 } });
-    const handler: Handler = (_m, { signal }) => new Promise<void>((_resolve, reject) => {
-      signal.addEventListener('abort', () => reject(Object.assign(new Error('request aborted'), { name: 'AbortError' })));
-    });
+    const handler: Handler = (_m, { signal }) =>
+      new Promise<void>((_resolve, reject) => {
+        signal.addEventListener('abort', () => reject(Object.assign(new Error('request aborted'), { name: 'AbortError' })));
+      });
 
     // Act
     const summary = await pullOnce(config, handler, 1500);
@@ -275,7 +317,10 @@ describe('runPull on the broker', () => {
     const acked: string[] = [];
     const handler: Handler = (message) => {
       // Ignores its signal: only the test lets it finish, long after the invocation returned.
-      if (message.properties.messageId === 'stuck' && message.retryNo === 0) return new Promise<void>((resolve) => { releaseStuck = resolve; });
+      if (message.properties.messageId === 'stuck' && message.retryNo === 0)
+        return new Promise<void>((resolve) => {
+          releaseStuck = resolve;
+        });
       acked.push(String(message.properties.messageId));
     };
 
@@ -290,7 +335,12 @@ describe('runPull on the broker', () => {
     expect(first).toEqual(firstCounts);
     // Where a give-back would raise x-delivery-count (3.x, 4.0-4.2), the two untried wait the shortest delay (200 ms) instead;
     // back while the invocation waits for the stuck handler, they are taken by no handler and given back at its end.
-    expect(first).toMatchObject({ acked: 0, retried: 1, stoppedBecause: 'budget', ...(broker.giveBackCounts ? { deferred: 2 } : { received: 3, requeued: 2, deferred: 0 }) });
+    expect(first).toMatchObject({
+      acked: 0,
+      retried: 1,
+      stoppedBecause: 'budget',
+      ...(broker.giveBackCounts ? { deferred: 2 } : { received: 3, requeued: 2, deferred: 0 }),
+    });
     expect(first.received).toBe(first.retried + first.deferred + first.requeued);
     // Nothing retried or parked again, and all three acked; an invocation that met its budget with one in
     // hand on a loaded machine gives it back untried (requeued), which the next one acks: nothing else.

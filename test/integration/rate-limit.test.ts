@@ -90,7 +90,10 @@ describe('the rate limit, pull mode', () => {
     const config = await queueWith(20, { RATE_LIMIT_PER_SECOND: '2' });
     const { starts, handler } = recordingHandler();
     // Act
-    const summary = await createPullFunction(handler, { config, log: recordingLogger('error').log })({}, { awsRequestId: 'r', getRemainingTimeInMillis: () => 3000 });
+    const summary = await createPullFunction(handler, { config, log: recordingLogger('error').log })(
+      {},
+      { awsRequestId: 'r', getRemainingTimeInMillis: () => 3000 },
+    );
     // Assess: nothing lost, nothing parked; the untried went back or were deferred untried.
     expect(summary.acked).toBe(starts.length);
     expect(summary.acked).toBeLessThanOrEqual(7);
@@ -193,7 +196,12 @@ describe('the rate limit with a Redis store', () => {
     // Prepare: a server asking for a password, and a secret that holds a stale one first.
     const server = await startPasswordRedis('s3cret');
     const reads: boolean[] = [];
-    const secrets = { get: async (_id: string, options?: { readonly refresh?: boolean }) => { reads.push(options?.refresh ?? false); return options?.refresh ? 's3cret' : 'old'; } };
+    const secrets = {
+      get: async (_id: string, options?: { readonly refresh?: boolean }) => {
+        reads.push(options?.refresh ?? false);
+        return options?.refresh ? 's3cret' : 'old';
+      },
+    };
     const store = await openRateStore({ url: server.url, secretId: 'boomerang/redis', from: 'idempotency' }, recordingLogger('error').log, secrets);
     try {
       // Act
@@ -220,12 +228,21 @@ describe('the rate limit with a Redis store', () => {
     expect(summaries.every((s) => s.acked > 0)).toBe(true);
     expect(new Set(starts.map((s) => s.id)).size).toBe(40);
     expect(mostInWindow(starts.map((s) => s.at))).toBeLessThanOrEqual(11);
-    expect(summaryLines(logger).map((line) => line.pacing)).toEqual([{ limiter: 'store', perSecond: 10, shares: 1 }, { limiter: 'store', perSecond: 10, shares: 1 }]);
+    expect(summaryLines(logger).map((line) => line.pacing)).toEqual([
+      { limiter: 'store', perSecond: 10, shares: 1 },
+      { limiter: 'store', perSecond: 10, shares: 1 },
+    ]);
   });
 
   it.each([
     { label: 'refuses connections', store: async () => ({ url: `redis://127.0.0.1:${await closedPort()}`, close: async () => undefined }) },
-    { label: 'accepts and never answers', store: async () => { const server = await silentServer(); return { url: server.endpoint.replace(/^\w+:/, 'redis:'), close: () => server.close() }; } },
+    {
+      label: 'accepts and never answers',
+      store: async () => {
+        const server = await silentServer();
+        return { url: server.endpoint.replace(/^\w+:/, 'redis:'), close: () => server.close() };
+      },
+    },
   ])('falls back to the share, with one warning, when the store $label, and handles every message', async ({ store }) => {
     // Prepare: 20 a second over 2 shares: 10 for this invocation once the store failed.
     const down = await store();
@@ -239,7 +256,13 @@ describe('the rate limit with a Redis store', () => {
       expect(summary).toMatchObject({ received: 15, acked: 15 });
       expect(mostInWindow(starts.map((s) => s.at))).toBeLessThanOrEqual(11);
       const warnings = logger.entries().filter((e) => e.level === 'warn');
-      expect(warnings).toEqual([expect.objectContaining({ message: 'rate limit: the store failed; this invocation takes its share of the limit from now on', perSecond: 20, shares: 2 })]);
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          message: 'rate limit: the store failed; this invocation takes its share of the limit from now on',
+          perSecond: 20,
+          shares: 2,
+        }),
+      ]);
       expect(summaryLines(logger)[0]?.pacing).toMatchObject({ limiter: 'share', perSecond: 20, shares: 2, storeFailed: expect.any(String) });
     } finally {
       await down.close();

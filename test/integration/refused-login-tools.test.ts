@@ -26,11 +26,18 @@ function refusedUrl(kind: 'login' | 'vhost'): { url: string; explanation: string
   const url = new URL(proxy().url(AMQP_URL));
   if (kind === 'login') {
     url.password = `wrong-${uniqueName('pw')}`;
-    return { url: url.toString(), explanation: `Cannot connect to amqp://guest:***@127.0.0.1:${proxy().port}: the broker refused the login of user "guest": check the user name and password`, secret: url.password };
+    return {
+      url: url.toString(),
+      explanation: `Cannot connect to amqp://guest:***@127.0.0.1:${proxy().port}: the broker refused the login of user "guest": check the user name and password`,
+      secret: url.password,
+    };
   }
   const vhost = uniqueName('no-such-vhost');
   url.pathname = `/${vhost}`;
-  return { url: url.toString(), explanation: `Cannot connect to amqp://guest:***@127.0.0.1:${proxy().port}/${vhost}: the broker refused to open vhost "${vhost}" for user "guest": the vhost does not exist` };
+  return {
+    url: url.toString(),
+    explanation: `Cannot connect to amqp://guest:***@127.0.0.1:${proxy().port}/${vhost}: the broker refused to open vhost "${vhost}" for user "guest": the vhost does not exist`,
+  };
 }
 
 describe.each(['login', 'vhost'] as const)('a refused %s', (kind) => {

@@ -11,7 +11,11 @@ const broker = useTestBroker();
 /** A logger that keeps its lines. */
 function recordingLog(): Logger & { readonly lines: { level: string; message: string; fields: LogFields }[] } {
   const lines: { level: string; message: string; fields: LogFields }[] = [];
-  const at = (level: string) => (message: string, fields: LogFields = {}) => { lines.push({ level, message, fields }); };
+  const at =
+    (level: string) =>
+    (message: string, fields: LogFields = {}) => {
+      lines.push({ level, message, fields });
+    };
   const log = { lines, debugEnabled: false, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => log };
   return log;
 }
@@ -54,13 +58,21 @@ describe('createRetentionFunction', () => {
     const handler = createRetentionFunction(retainingQueue(work, '3d'), { env: { AMQP_URL }, log });
     // Act + Assess
     await expect(handler({})).rejects.toMatchObject({ name: 'ParkedCommandError', message: expect.stringContaining(`${work}.parked`) });
-    expect(log.lines).toEqual([{ level: 'error', message: expect.stringContaining('retention failed'), fields: expect.objectContaining({ parkingQueue: `${work}.parked`, errorName: 'ParkedCommandError' }) }]);
+    expect(log.lines).toEqual([
+      {
+        level: 'error',
+        message: expect.stringContaining('retention failed'),
+        fields: expect.objectContaining({ parkingQueue: `${work}.parked`, errorName: 'ParkedCommandError' }),
+      },
+    ]);
   });
 
   it('refuses a queue without deploy.retention, naming it and the option', () => {
     // Prepare
     const { queue } = defineQueue({ name: 'no-retention', handler: async () => undefined, workQueue: 'no-retention' });
     // Act + Assess
-    expect(() => createRetentionFunction(queue)).toThrow(expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining('no-retention has no deploy.retention') }));
+    expect(() => createRetentionFunction(queue)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining('no-retention has no deploy.retention') }),
+    );
   });
 });

@@ -69,7 +69,7 @@ describe.runIf(NATIVE_BROKER)(`rhea 3.0.5 disposition merge on RabbitMQ ${VERSIO
   afterAll(() => broker.close());
 
   // If one of these two fails, rhea merges settlements correctly now: SettlementWriter may go.
-  it('raw rhea: a success settled in the same pass right after a retry is retried with the retry\'s annotations', async () => {
+  it("raw rhea: a success settled in the same pass right after a retry is retried with the retry's annotations", async () => {
     // Act
     const { redelivered, retry } = await scenario((first, second, planned) => {
       first.modified({ delivery_failed: true, undeliverable_here: false, message_annotations: { ...planned.annotations } });
@@ -111,4 +111,3 @@ describe.runIf(NATIVE_BROKER)(`rhea 3.0.5 disposition merge on RabbitMQ ${VERSIO
     expect(redelivered[0]?.annotations).toMatchObject({ ...retry.annotations, 'x-delivery-count': 1 });
   });
 });
-

@@ -42,7 +42,14 @@ async function temporaryUser(password: string): Promise<string> {
 
 /** A config that reads broker credentials from `secretId` for the broker under test, without TLS. */
 function secretConfig(secretId: string): Config {
-  return loadConfig({ AMQP_SECRET_ID: secretId, AMQP_HOST: brokerHost, AMQP_PORT: brokerPort, AMQP_TLS: 'false', CONNECT_TIMEOUT_MS: '3000', WORK_QUEUE: `test-work-${randomUUID().slice(0, 8)}` });
+  return loadConfig({
+    AMQP_SECRET_ID: secretId,
+    AMQP_HOST: brokerHost,
+    AMQP_PORT: brokerPort,
+    AMQP_TLS: 'false',
+    CONNECT_TIMEOUT_MS: '3000',
+    WORK_QUEUE: `test-work-${randomUUID().slice(0, 8)}`,
+  });
 }
 
 /** Stores `value` (as JSON) under a new secret id on the endpoint; returns the id. */
@@ -93,7 +100,11 @@ describe('powertoolsSecretStore against a local Secrets Manager endpoint', () =>
     const reading = endpointSecrets().get('test/missing');
     // Assess
     await expect(reading).rejects.toBeInstanceOf(SecretFetchError);
-    await expect(reading).rejects.toMatchObject({ code: 'ResourceNotFoundException', retryable: false, message: expect.stringContaining('Cannot read secret test/missing') });
+    await expect(reading).rejects.toMatchObject({
+      code: 'ResourceNotFoundException',
+      retryable: false,
+      message: expect.stringContaining('Cannot read secret test/missing'),
+    });
   });
 
   it('reuses a value while it is younger than maxAgeSeconds, and fetches again once it is older', async () => {
@@ -192,7 +203,9 @@ describe('connectFromConfig with AMQP_SECRET_ID on the real broker', { timeout: 
     await broker.close();
     // Assess
     expect(fetches(secretId)).toBe(2);
-    expect(logger.entries()).toMatchObject([{ level: 'warn', message: 'the broker refused the login; reading the secret again (rotated?) and retrying once', secretId }]);
+    expect(logger.entries()).toMatchObject([
+      { level: 'warn', message: 'the broker refused the login; reading the secret again (rotated?) and retrying once', secretId },
+    ]);
     expectNowhere(oldPassword, ...logger.lines);
     expectNowhere(newPassword, ...logger.lines);
   });
@@ -214,7 +227,7 @@ describe('connectFromConfig with AMQP_SECRET_ID on the real broker', { timeout: 
     expectNowhere(password, error.message, ...logger.lines);
   });
 
-  it('keeps the password out of the event function\'s logs and summary', async () => {
+  it("keeps the password out of the event function's logs and summary", async () => {
     // Prepare
     const password = `event-pw-${randomUUID()}`;
     const user = await temporaryUser(password);

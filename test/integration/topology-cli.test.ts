@@ -28,13 +28,23 @@ describe('boomerang topology', () => {
     expect(run.stderr).toContain('Usage: boomerang topology');
   });
 
-  it('names on stderr each variable set but replaced by the queue\'s file, with both values, an invalid one too', async () => {
+  it("names on stderr each variable set but replaced by the queue's file, with both values, an invalid one too", async () => {
     // Act: webhooks.ts gives retry.maxRetries 8, retry.initialDelayMs 1000 and batchSize 100
-    const run = await topology(['export', '--function', 'webhooks'], { AMQP_URL: NOWHERE, MAX_RETRIES: '-1', BACKOFF_INITIAL_MS: 'abc', BATCH_SIZE: '7', IDLE_TIMEOUT_MS: '300' });
+    const run = await topology(['export', '--function', 'webhooks'], {
+      AMQP_URL: NOWHERE,
+      MAX_RETRIES: '-1',
+      BACKOFF_INITIAL_MS: 'abc',
+      BATCH_SIZE: '7',
+      IDLE_TIMEOUT_MS: '300',
+    });
     // Assess: the export still runs with the file's values, and says which variables it did not use
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('note: MAX_RETRIES=-1 is set but not used: retry.maxRetries in defineQueue("webhooks") is 8 (and -1 would be refused: MAX_RETRIES must be an integer from 0 to 1000; got "-1")');
-    expect(run.stderr).toContain('note: BACKOFF_INITIAL_MS=abc is set but not used: retry.initialDelayMs in defineQueue("webhooks") is 1000 (and abc would be refused: BACKOFF_INITIAL_MS must be a positive integer');
+    expect(run.stderr).toContain(
+      'note: MAX_RETRIES=-1 is set but not used: retry.maxRetries in defineQueue("webhooks") is 8 (and -1 would be refused: MAX_RETRIES must be an integer from 0 to 1000; got "-1")',
+    );
+    expect(run.stderr).toContain(
+      'note: BACKOFF_INITIAL_MS=abc is set but not used: retry.initialDelayMs in defineQueue("webhooks") is 1000 (and abc would be refused: BACKOFF_INITIAL_MS must be a positive integer',
+    );
     expect(run.stderr).toContain('note: BATCH_SIZE=7 is set but not used: batchSize in defineQueue("webhooks") is 100\n');
     // IDLE_TIMEOUT_MS is environment-only: used, so not named
     expect(run.stderr).not.toContain('IDLE_TIMEOUT_MS');
@@ -42,10 +52,14 @@ describe('boomerang topology', () => {
 
   it('exports every declared queue in one definitions file, or the one --function names', async () => {
     // Act
-    const [all, one] = await Promise.all([topology(['export'], { AMQP_URL: NOWHERE }), topology(['export', '--function', 'partner-sync'], { AMQP_URL: NOWHERE })]);
+    const [all, one] = await Promise.all([
+      topology(['export'], { AMQP_URL: NOWHERE }),
+      topology(['export', '--function', 'partner-sync'], { AMQP_URL: NOWHERE }),
+    ]);
     // Assess
     expect(all.code, all.stderr).toBe(0);
-    const workQueues = (run: CliRun): string[] => (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues.map((q) => q.name).filter((name) => !/\.(parked|delay\.\d+ms)$/.test(name));
+    const workQueues = (run: CliRun): string[] =>
+      (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues.map((q) => q.name).filter((name) => !/\.(parked|delay\.\d+ms)$/.test(name));
     expect(workQueues(all)).toEqual(['boomerang.partner-sync', 'boomerang.webhooks']);
     expect(workQueues(one)).toEqual(['boomerang.partner-sync']);
   });

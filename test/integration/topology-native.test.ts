@@ -33,7 +33,13 @@ afterEach(async () => {
 
 function nativeOptions(): TopologyOptions {
   const workQueue = uniqueName('native');
-  return topologyOptions({ workQueue, parkingQueue: `${workQueue}.parked`, delayMode: 'native', maxDelayMs: 60_000, native: { maxRetries: 3, crashLoopLimit: 10, minDelayMs: 900 } });
+  return topologyOptions({
+    workQueue,
+    parkingQueue: `${workQueue}.parked`,
+    delayMode: 'native',
+    maxDelayMs: 60_000,
+    native: { maxRetries: 3, crashLoopLimit: 10, minDelayMs: 900 },
+  });
 }
 
 function trackedPlan(options: TopologyOptions): TopologyPlan {
@@ -54,7 +60,10 @@ describe.runIf(canRunNative)(`native topology on RabbitMQ ${version}`, () => {
     const again = await applyTopology(testBroker().connection, plan);
     const verified = await verifyTopology(testBroker().connection, plan);
     // Assess
-    expect(applied.items.map((i) => [i.kind, i.status])).toEqual([['queue', 'created'], ['queue', 'created']]);
+    expect(applied.items.map((i) => [i.kind, i.status])).toEqual([
+      ['queue', 'created'],
+      ['queue', 'created'],
+    ]);
     expect(again.items.map((i) => i.status)).toEqual(['unchanged', 'unchanged']);
     expect(verified.ok).toBe(true);
     expect(verified.items.map((i) => [i.name, i.status])).toEqual(plan.queues.map((q) => [q.name, 'ok']));
@@ -112,12 +121,17 @@ describe.runIf(canRunNative)(`native topology on RabbitMQ ${version}`, () => {
     // Prepare
     const options = nativeOptions();
     const plan = trackedPlan(options);
-    await testBroker().channel.assertQueue(options.workQueue, { durable: true, arguments: { ...plan.queues[1]?.arguments, 'x-delayed-retry-min': 100, 'x-delayed-retry-type': 'all' } });
+    await testBroker().channel.assertQueue(options.workQueue, {
+      durable: true,
+      arguments: { ...plan.queues[1]?.arguments, 'x-delayed-retry-min': 100, 'x-delayed-retry-type': 'all' },
+    });
     // Act
     const error = await applyTopology(testBroker().connection, plan).catch((e: unknown) => e);
     // Assess
     expect(isNamedError(error, 'TopologyMismatchError')).toBe(true);
-    expect((error as Error).message).toContain(`queue '${options.workQueue}' has x-delayed-retry-type = 'all' but the topology expects 'failed'; x-delayed-retry-min = '100' but the topology expects '900'`);
+    expect((error as Error).message).toContain(
+      `queue '${options.workQueue}' has x-delayed-retry-type = 'all' but the topology expects 'failed'; x-delayed-retry-min = '100' but the topology expects '900'`,
+    );
     expect(await testBroker().exists('queue', options.parkingQueue)).toBe(true);
   });
 
@@ -127,13 +141,16 @@ describe.runIf(canRunNative)(`native topology on RabbitMQ ${version}`, () => {
     await applyTopology(testBroker().connection, trackedPlan(options));
     await publishConfirmed(testBroker().connection, { exchange: '', routingKey: options.workQueue, delayMs: 0 }, 'm');
     const { port, hostname } = new URL(AMQP_URL);
-    const connection = rhea.create_container().connect({ host: hostname, port: Number(port), hostname: 'vhost:/', username: 'guest', password: 'guest', reconnect: false });
+    const connection = rhea
+      .create_container()
+      .connect({ host: hostname, port: Number(port), hostname: 'vhost:/', username: 'guest', password: 'guest', reconnect: false });
     const arrivals: number[] = [];
     // Act: retry once 300 ms out (under the queue's min of 900: not clamped), then park.
     const parked = new Promise<void>((resolve) => {
       connection.open_receiver({ source: { address: `/queues/${options.workQueue}` }, autoaccept: false }).on('message', (ctx) => {
         arrivals.push(Date.now());
-        if (arrivals.length === 1) ctx.delivery?.modified({ delivery_failed: true, undeliverable_here: false, message_annotations: { 'x-opt-delivery-time': Date.now() + 300 } });
+        if (arrivals.length === 1)
+          ctx.delivery?.modified({ delivery_failed: true, undeliverable_here: false, message_annotations: { 'x-opt-delivery-time': Date.now() + 300 } });
         else {
           ctx.delivery?.modified({ delivery_failed: true, undeliverable_here: true });
           resolve();
@@ -158,12 +175,21 @@ describe.runIf(!canRunNative)(`native topology refused on RabbitMQ ${version}`, 
     const options = nativeOptions();
     const plan = trackedPlan(options);
     // Act
-    const refusals = await Promise.all([applyTopology(testBroker().connection, plan), verifyTopology(testBroker().connection, plan)].map((p) => p.then(() => undefined, (e: unknown) => e)));
+    const refusals = await Promise.all(
+      [applyTopology(testBroker().connection, plan), verifyTopology(testBroker().connection, plan)].map((p) =>
+        p.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      ),
+    );
     // Assess
     for (const refusal of refusals) {
       expect(isNamedError<UnsupportedBrokerError>(refusal, 'UnsupportedBrokerError')).toBe(true);
       expect((refusal as UnsupportedBrokerError).brokerVersion).toBe(brokerVersionOf(testBroker().connection));
-      expect((refusal as Error).message).toBe(`RabbitMQ ${version} cannot delay a message natively (4.3 or later is needed): use delayMode 'tiers' or 'exact' (DELAY_MODE=tiers or exact)`);
+      expect((refusal as Error).message).toBe(
+        `RabbitMQ ${version} cannot delay a message natively (4.3 or later is needed): use delayMode 'tiers' or 'exact' (DELAY_MODE=tiers or exact)`,
+      );
     }
     expect(await testBroker().exists('queue', options.workQueue)).toBe(false);
     expect(await testBroker().exists('queue', options.parkingQueue)).toBe(false);

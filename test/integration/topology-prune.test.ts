@@ -19,7 +19,15 @@ const CTL_TEST_TIMEOUT_MS = 120_000;
 
 /** The env of a work queue configured by the environment alone: tiers 500 and 1000 ms. */
 function envFor(workQueue: string): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', AMQP_URL, WORK_QUEUE: workQueue, BACKOFF_INITIAL_MS: '500', BACKOFF_MAX_MS: '1000', BACKOFF_JITTER: '0' };
+  return {
+    PATH: process.env.PATH ?? '',
+    LOG_LEVEL: 'silent',
+    AMQP_URL,
+    WORK_QUEUE: workQueue,
+    BACKOFF_INITIAL_MS: '500',
+    BACKOFF_MAX_MS: '1000',
+    BACKOFF_JITTER: '0',
+  };
 }
 
 /** The work queue's current plan applied, and what an older plan left: an empty tier, a tier holding a message, an old marker. */
@@ -48,7 +56,9 @@ describe('boomerang topology prune', () => {
     // Prepare
     const { workQueue, empty, holding, marker, needed } = await leftovers();
     // Act
-    const run = await runBoomerang(['topology', 'prune', '--work-queue', workQueue, '--name', empty, '--name', holding, '--name', marker, '--name', needed], { env: envFor(workQueue) });
+    const run = await runBoomerang(['topology', 'prune', '--work-queue', workQueue, '--name', empty, '--name', holding, '--name', marker, '--name', needed], {
+      env: envFor(workQueue),
+    });
     // Assess
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`queue ${empty}: empty: would be deleted (add --yes)`);
@@ -64,7 +74,10 @@ describe('boomerang topology prune', () => {
     // Prepare
     const { workQueue, empty, holding, marker, needed } = await leftovers();
     // Act
-    const run = await runBoomerang(['topology', 'prune', '--work-queue', workQueue, '--name', empty, '--name', holding, '--name', marker, '--name', needed, '--name', workQueue, '--yes'], { env: envFor(workQueue) });
+    const run = await runBoomerang(
+      ['topology', 'prune', '--work-queue', workQueue, '--name', empty, '--name', holding, '--name', marker, '--name', needed, '--name', workQueue, '--yes'],
+      { env: envFor(workQueue) },
+    );
     // Assess
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`queue ${empty}: deleted (it was empty)`);
@@ -84,13 +97,20 @@ describe('boomerang topology prune', () => {
     expect(run.stderr).toContain('prune needs names: --name <queue or exchange>');
   });
 
-  it("finds the candidates in rabbitmqctl's listing of the vhost, as --rabbitmqctl does", async () => {
-    // Prepare
-    const { empty, marker } = await leftovers();
-    // Act
-    const ctl = BrokerCtl.forUrl();
-    const listed = [...namesFromListing(await ctl.ctl(['list_queues', '--quiet', '--vhost', '/', '--formatter', 'json', 'name'])), ...namesFromListing(await ctl.ctl(['list_exchanges', '--quiet', '--vhost', '/', '--formatter', 'json', 'name']))];
-    // Assess
-    expect(listed).toEqual(expect.arrayContaining([empty, marker]));
-  }, CTL_TEST_TIMEOUT_MS);
+  it(
+    "finds the candidates in rabbitmqctl's listing of the vhost, as --rabbitmqctl does",
+    async () => {
+      // Prepare
+      const { empty, marker } = await leftovers();
+      // Act
+      const ctl = BrokerCtl.forUrl();
+      const listed = [
+        ...namesFromListing(await ctl.ctl(['list_queues', '--quiet', '--vhost', '/', '--formatter', 'json', 'name'])),
+        ...namesFromListing(await ctl.ctl(['list_exchanges', '--quiet', '--vhost', '/', '--formatter', 'json', 'name'])),
+      ];
+      // Assess
+      expect(listed).toEqual(expect.arrayContaining([empty, marker]));
+    },
+    CTL_TEST_TIMEOUT_MS,
+  );
 });

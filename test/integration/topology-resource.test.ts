@@ -30,7 +30,12 @@ afterAll(async () => {
 
 /** A declared queue on a unique work queue whose delays go from 500 ms to `maxDelayMs` (tiers 500, 1000 by default; no jitter). */
 function declaredQueue(workQueue = uniqueName('resource'), maxDelayMs = 1000) {
-  const { queue } = defineQueue({ name: 'orders', workQueue, handler: async () => undefined, retry: { maxRetries: 3, initialDelayMs: 500, maxDelayMs, jitter: 0 } });
+  const { queue } = defineQueue({
+    name: 'orders',
+    workQueue,
+    handler: async () => undefined,
+    retry: { maxRetries: 3, initialDelayMs: 500, maxDelayMs, jitter: 0 },
+  });
   return queue;
 }
 
@@ -67,7 +72,14 @@ describe('createTopologyResource, with CloudFormation requests', () => {
     // Assess
     const { method, contentType, body } = lastResponse();
     expect([method, contentType]).toEqual(['PUT', '']);
-    expect(body).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: `${queue.workQueue}@/`, StackId: event.StackId, RequestId: event.RequestId, LogicalResourceId: event.LogicalResourceId, NoEcho: false });
+    expect(body).toMatchObject({
+      Status: 'SUCCESS',
+      PhysicalResourceId: `${queue.workQueue}@/`,
+      StackId: event.StackId,
+      RequestId: event.RequestId,
+      LogicalResourceId: event.LogicalResourceId,
+      NoEcho: false,
+    });
     expect(body.Reason).toMatch(/^Topology of orders applied on RabbitMQ \d+\.\d+\.\d+: 5 created, 0 already in place, 0 bindings\.$/);
     for (const entity of properties.Entities) {
       const [kind, name] = entity.split(' ') as ['queue' | 'exchange', string];
@@ -97,7 +109,9 @@ describe('createTopologyResource, with CloudFormation requests', () => {
     expect(outcome.status).toBe('FAILED');
     // The queue keeps its TTL: declaring it with 999 again is accepted
     const check = await testBroker().connection.createChannel();
-    await expect(check.assertQueue(delayQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 999 } })).resolves.toMatchObject({ queue: delayQueue });
+    await expect(check.assertQueue(delayQueue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 999 } })).resolves.toMatchObject({
+      queue: delayQueue,
+    });
     await check.close();
   });
 
@@ -110,7 +124,9 @@ describe('createTopologyResource, with CloudFormation requests', () => {
     const after = declaredQueue(workQueue, 1000);
     const properties = propertiesOf(after);
     // Act
-    await handlerFor(after)(cloudFormationEvent('Update', server.url, properties, { physicalResourceId: `${workQueue}@/`, oldProperties: old }), { getRemainingTimeInMillis: () => 120_000 });
+    await handlerFor(after)(cloudFormationEvent('Update', server.url, properties, { physicalResourceId: `${workQueue}@/`, oldProperties: old }), {
+      getRemainingTimeInMillis: () => 120_000,
+    });
     // Assess
     const { body } = lastResponse();
     expect(body.Status).toBe('SUCCESS');
@@ -132,7 +148,9 @@ describe('createTopologyResource, with CloudFormation requests', () => {
     await ch.waitForConfirms();
     await ch.close();
     // Act
-    await handlerFor(queue)(cloudFormationEvent('Delete', server.url, properties, { physicalResourceId: `${queue.workQueue}@/` }), { getRemainingTimeInMillis: () => 120_000 });
+    await handlerFor(queue)(cloudFormationEvent('Delete', server.url, properties, { physicalResourceId: `${queue.workQueue}@/` }), {
+      getRemainingTimeInMillis: () => 120_000,
+    });
     // Assess
     const { body } = lastResponse();
     expect(body).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: `${queue.workQueue}@/` });
@@ -153,7 +171,9 @@ describe('createTopologyResource, with CloudFormation requests', () => {
     // Act
     await handler(cloudFormationEvent('Create', server.url, properties), { getRemainingTimeInMillis: () => 120_000 });
     const created = lastResponse().body;
-    await handler(cloudFormationEvent('Delete', server.url, properties, { physicalResourceId: `${queue.workQueue}@/` }), { getRemainingTimeInMillis: () => 120_000 });
+    await handler(cloudFormationEvent('Delete', server.url, properties, { physicalResourceId: `${queue.workQueue}@/` }), {
+      getRemainingTimeInMillis: () => 120_000,
+    });
     const deleted = lastResponse().body;
     // Assess
     expect(created.Status).toBe('FAILED');
@@ -193,7 +213,9 @@ describe('createTopologyResource, with CloudFormation requests', () => {
     const failedUpdate = propertiesOf(code);
     const restored = propertiesOf(declaredQueue(workQueue, 1000));
     // Act
-    await handlerFor(code)(cloudFormationEvent('Update', server.url, restored, { physicalResourceId: `${workQueue}@/`, oldProperties: failedUpdate }), { getRemainingTimeInMillis: () => 120_000 });
+    await handlerFor(code)(cloudFormationEvent('Update', server.url, restored, { physicalResourceId: `${workQueue}@/`, oldProperties: failedUpdate }), {
+      getRemainingTimeInMillis: () => 120_000,
+    });
     // Assess
     const { body } = lastResponse();
     expect(body.Status).toBe('SUCCESS');

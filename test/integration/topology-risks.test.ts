@@ -53,7 +53,10 @@ function tracked(options: TopologyOptions): TopologyPlan {
 }
 
 /** A unique plan for this broker's version, with its work queue or parking lot declared beforehand with `args`. */
-async function declaredBefore(queue: 'workQueue' | 'parkingQueue', args: Record<string, string | number>): Promise<{ broker: ReturnType<typeof testBroker>; options: TopologyOptions; plan: TopologyPlan }> {
+async function declaredBefore(
+  queue: 'workQueue' | 'parkingQueue',
+  args: Record<string, string | number>,
+): Promise<{ broker: ReturnType<typeof testBroker>; options: TopologyOptions; plan: TopologyPlan }> {
   const broker = testBroker();
   const options = uniqueOptions({ brokerVersion: brokerVersionOf(broker.connection) });
   const plan = tracked(options);
@@ -110,7 +113,9 @@ describe('the parking lot', () => {
       return;
     }
     expect(parking?.detail).toBe('delivery limit 20: parked messages can be dropped');
-    expect(report.warnings).toEqual([{ queue: options.parkingQueue, message: expect.stringContaining('the RabbitMQ 4.x default'), fix: noDeliveryLimitPolicy(options.parkingQueue) }]);
+    expect(report.warnings).toEqual([
+      { queue: options.parkingQueue, message: expect.stringContaining('the RabbitMQ 4.x default'), fix: noDeliveryLimitPolicy(options.parkingQueue) },
+    ]);
     // The offered policy works: the message survives past the default of 20.
     await setPolicy(noDeliveryLimitPolicy(options.parkingQueue));
     await failDeliveries(options.parkingQueue, 25);
@@ -137,7 +142,11 @@ describe("the team's work queue", () => {
     const verified = await verifyTopology(broker.connection, plan);
     const applied = await applyTopology(broker.connection, plan);
     // Assess
-    const expected = { queue: options.workQueue, message: expect.stringMatching(/delivery limit \(2: its x-delivery-limit\) and no dead-letter target: a message is dropped after 2 failed deliveries/), fix: deadLetterPolicy(options.workQueue, options.parkingQueue) };
+    const expected = {
+      queue: options.workQueue,
+      message: expect.stringMatching(/delivery limit \(2: its x-delivery-limit\) and no dead-letter target: a message is dropped after 2 failed deliveries/),
+      fix: deadLetterPolicy(options.workQueue, options.parkingQueue),
+    };
     expect(verified.warnings).toEqual([expected]);
     expect(applied.warnings).toEqual([expected]);
     expect((await verifyTopology(broker.connection, plan)).ok).toBe(true);
@@ -170,7 +179,9 @@ describe("the team's work queue", () => {
     // Act
     const report = await verifyTopology(broker.connection, plan);
     // Assess
-    expect(report.items.find((item) => item.name === options.workQueue)?.detail).toBe("left to its team (quorum, delivery limit 5, dead-letters to exchange '')");
+    expect(report.items.find((item) => item.name === options.workQueue)?.detail).toBe(
+      "left to its team (quorum, delivery limit 5, dead-letters to exchange '')",
+    );
     expect(report.warnings).toEqual([]);
   });
 });
@@ -182,7 +193,10 @@ describe('mismatches', () => {
     const options = uniqueOptions({ queueType: 'classic' });
     const plan = tracked(options);
     const delayQueue = tierQueueName(options.workQueue, 1000);
-    await broker.channel.assertQueue(delayQueue, { durable: true, arguments: { 'x-queue-type': 'classic', 'x-message-ttl': 600_000, 'x-dead-letter-exchange': '', 'x-max-length': 9 } });
+    await broker.channel.assertQueue(delayQueue, {
+      durable: true,
+      arguments: { 'x-queue-type': 'classic', 'x-message-ttl': 600_000, 'x-dead-letter-exchange': '', 'x-max-length': 9 },
+    });
     await publishConfirmed(broker.connection, { exchange: '', routingKey: delayQueue, delayMs: 0 }, 'in flight');
     // Act
     const report = await verifyTopology(broker.connection, plan);
@@ -211,7 +225,9 @@ describe('classic queues', () => {
     // Prepare
     const broker = testBroker();
     const [classicWork, quorumWork] = [uniqueName('classic-work'), uniqueName('quorum-work')];
-    const classic = buildTopologyPlan(topologyOptions({ workQueue: classicWork, parkingQueue: `${classicWork}.parked`, queueType: 'classic', tierDelaysMs: [200, 800] }));
+    const classic = buildTopologyPlan(
+      topologyOptions({ workQueue: classicWork, parkingQueue: `${classicWork}.parked`, queueType: 'classic', tierDelaysMs: [200, 800] }),
+    );
     const quorum = buildTopologyPlan(topologyOptions({ workQueue: quorumWork, parkingQueue: `${quorumWork}.parked`, tierDelaysMs: [200] }));
     trackPlan(broker, classic);
     trackPlan(broker, quorum);

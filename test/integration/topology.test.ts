@@ -107,7 +107,12 @@ describe('applyTopology', () => {
     // Act
     const error = await applyTopology(broker.connection, plan).catch((e: unknown) => e);
     // Assess
-    expect(error).toMatchObject({ name: 'TopologyMismatchError', kind: 'exchange', entity: exactDeliveryExchangeName(options), argument: 'alternate-exchange' });
+    expect(error).toMatchObject({
+      name: 'TopologyMismatchError',
+      kind: 'exchange',
+      entity: exactDeliveryExchangeName(options),
+      argument: 'alternate-exchange',
+    });
     expect((error as Error).message).toContain('differs from the topology in 2 places');
     expect((error as Error).message).toContain(`queue '${level0}' has x-message-ttl = '999' but the topology expects '250'`);
   });

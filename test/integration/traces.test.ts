@@ -28,7 +28,9 @@ function failsOnce(): Handler {
 
 /** The attempt spans of one trace, in the order they started. */
 function attemptSpans(traceId: string, config: Config): ReadableSpan[] {
-  return otel.spansOf(traceId).filter((span) => span.name === `${config.workQueue} process`)
+  return otel
+    .spansOf(traceId)
+    .filter((span) => span.name === `${config.workQueue} process`)
     .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
 }
 
@@ -38,7 +40,11 @@ async function publishTraced(env: Record<string, string>, messageId: string): Pr
   const config = testConfig(env);
   await setUpTopology(broker, config);
   const producer = producerTraceparent();
-  broker.channel.sendToQueue(config.workQueue, Buffer.from('{"n":1}'), { persistent: true, messageId, headers: { traceparent: producer.traceparent, tracestate: 'vendor=1' } });
+  broker.channel.sendToQueue(config.workQueue, Buffer.from('{"n":1}'), {
+    persistent: true,
+    messageId,
+    headers: { traceparent: producer.traceparent, tracestate: 'vendor=1' },
+  });
   return { config, producer };
 }
 
@@ -55,7 +61,16 @@ function pullModeCases(label: string, env: Record<string, string>): void {
       const spans = attemptSpans(producer.traceId, config);
       expect(spans.map((span) => span.parentSpanContext?.spanId)).toEqual([producer.spanId, producer.spanId]);
       expect(spans.map((span) => span.spanContext().traceState?.get('vendor'))).toEqual(['1', '1']);
-      expect(spans[0]?.attributes).toMatchObject({ 'messaging.system': 'rabbitmq', 'messaging.destination.name': config.workQueue, 'messaging.message.id': 'traced-1', 'boomerang.retry_no': 0, 'boomerang.verdict': 'retry', 'boomerang.delay_ms': 200, 'boomerang.outcome': 'retried', 'boomerang.handler_ran': true });
+      expect(spans[0]?.attributes).toMatchObject({
+        'messaging.system': 'rabbitmq',
+        'messaging.destination.name': config.workQueue,
+        'messaging.message.id': 'traced-1',
+        'boomerang.retry_no': 0,
+        'boomerang.verdict': 'retry',
+        'boomerang.delay_ms': 200,
+        'boomerang.outcome': 'retried',
+        'boomerang.handler_ran': true,
+      });
       expect(spans[0]?.status.code).toBe(SpanStatusCode.ERROR);
       expect(spans[0]?.events.map((event) => event.name)).toEqual(['exception']);
       expect(spans[1]?.attributes).toMatchObject({ 'boomerang.retry_no': 1, 'boomerang.verdict': 'ack', 'boomerang.outcome': 'acked' });
@@ -63,17 +78,29 @@ function pullModeCases(label: string, env: Record<string, string>): void {
       expect(spans[1]?.status.code).toBe(SpanStatusCode.UNSET);
     });
 
-    it('a park: one span in the message\'s trace, parked with its reason', async () => {
+    it("a park: one span in the message's trace, parked with its reason", async () => {
       // Prepare
       const { config, producer } = await publishTraced(env, 'traced-park');
       // Act
-      const summaries = await pullUntil(config, () => { throw new UnrecoverableError('bad order'); }, (so) => total(so).parked === 1, 15_000, tracer);
+      const summaries = await pullUntil(
+        config,
+        () => {
+          throw new UnrecoverableError('bad order');
+        },
+        (so) => total(so).parked === 1,
+        15_000,
+        tracer,
+      );
       // Assess
       expect(total(summaries)).toMatchObject({ parked: 1 });
       const spans = attemptSpans(producer.traceId, config);
       expect(spans).toHaveLength(1);
       expect(spans[0]?.parentSpanContext?.spanId).toBe(producer.spanId);
-      expect(spans[0]?.attributes).toMatchObject({ 'boomerang.verdict': 'park', 'boomerang.reason': 'unrecoverable error UnrecoverableError', 'boomerang.outcome': 'parked' });
+      expect(spans[0]?.attributes).toMatchObject({
+        'boomerang.verdict': 'park',
+        'boomerang.reason': 'unrecoverable error UnrecoverableError',
+        'boomerang.outcome': 'parked',
+      });
       expect(spans[0]?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'parked: unrecoverable error UnrecoverableError' });
     });
   });
@@ -95,9 +122,20 @@ describe(`a traceparent from another client, on RabbitMQ ${BROKER_VERSION}`, () 
     const config = testConfig();
     await setUpTopology(broker, config);
     const producer = producerTraceparent();
-    await rawPublish({ queue: config.workQueue, body: Buffer.from('{"n":1}'), messageId: `raw-${tag}`, headers: [['traceparent', tag, sized(Buffer.from(producer.traceparent))]] });
+    await rawPublish({
+      queue: config.workQueue,
+      body: Buffer.from('{"n":1}'),
+      messageId: `raw-${tag}`,
+      headers: [['traceparent', tag, sized(Buffer.from(producer.traceparent))]],
+    });
     // Act
-    const summaries = await pullUntil(config, () => undefined, (so) => total(so).acked === 1, 15_000, tracer);
+    const summaries = await pullUntil(
+      config,
+      () => undefined,
+      (so) => total(so).acked === 1,
+      15_000,
+      tracer,
+    );
     // Assess
     expect(total(summaries)).toMatchObject({ acked: 1 });
     const spans = attemptSpans(producer.traceId, config);
@@ -125,25 +163,36 @@ describe(`event mode on RabbitMQ ${BROKER_VERSION}`, () => {
     const first = await invoke(config, [recordOf('{"n":1}', 'event-1', { traceparent: producer.traceparent })], failsOnce());
     const [copy] = await broker.drain(config.workQueue, 1);
     const headers = copy?.properties.headers ?? {};
-    const second = await invoke(config, [recordOf(copy!.content.toString(), 'event-1', { traceparent: String(headers.traceparent), 'x-retry-no': headers['x-retry-no'] })], failsOnce());
+    const second = await invoke(
+      config,
+      [recordOf(copy!.content.toString(), 'event-1', { traceparent: String(headers.traceparent), 'x-retry-no': headers['x-retry-no'] })],
+      failsOnce(),
+    );
     // Assess
     expect([first.retried, second.acked]).toEqual([1, 1]);
     const spans = attemptSpans(producer.traceId, config);
     expect(spans.map((span) => span.parentSpanContext?.spanId)).toEqual([producer.spanId, producer.spanId]);
-    expect(spans.map((span) => [span.attributes['boomerang.verdict'], span.attributes['boomerang.delay_ms'], span.attributes['boomerang.outcome']])).toEqual([['retry', 200, 'retried'], ['ack', undefined, 'acked']]);
+    expect(spans.map((span) => [span.attributes['boomerang.verdict'], span.attributes['boomerang.delay_ms'], span.attributes['boomerang.outcome']])).toEqual([
+      ['retry', 200, 'retried'],
+      ['ack', undefined, 'acked'],
+    ]);
   });
 
-  it('a park: one span in the message\'s trace, parked with its reason', async () => {
+  it("a park: one span in the message's trace, parked with its reason", async () => {
     // Prepare
     const broker = testBroker();
     const config = testConfig();
     await setUpTopology(broker, config);
     const producer = producerTraceparent();
     // Act
-    const summary = await invoke(config, [recordOf('{"n":1}', 'event-park', { traceparent: producer.traceparent })], () => { throw new UnrecoverableError('bad order'); });
+    const summary = await invoke(config, [recordOf('{"n":1}', 'event-park', { traceparent: producer.traceparent })], () => {
+      throw new UnrecoverableError('bad order');
+    });
     // Assess
     expect(summary.parked).toBe(1);
     const spans = attemptSpans(producer.traceId, config);
-    expect(spans.map((span) => [span.parentSpanContext?.spanId, span.attributes['boomerang.verdict'], span.attributes['boomerang.outcome']])).toEqual([[producer.spanId, 'park', 'parked']]);
+    expect(spans.map((span) => [span.parentSpanContext?.spanId, span.attributes['boomerang.verdict'], span.attributes['boomerang.outcome']])).toEqual([
+      [producer.spanId, 'park', 'parked'],
+    ]);
   });
 });

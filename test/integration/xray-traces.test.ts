@@ -74,7 +74,7 @@ async function documentsOf(traceId: string, count: number): Promise<SegmentDocum
 }
 
 describe(`X-Ray segments through a local daemon socket, on RabbitMQ ${BROKER_VERSION}`, () => {
-  it('a message that fails once then succeeds: two segments in its own trace, under the producer\'s span, and the handler\'s subsegment under its attempt', async () => {
+  it("a message that fails once then succeeds: two segments in its own trace, under the producer's span, and the handler's subsegment under its attempt", async () => {
     // Prepare
     const broker = testBroker();
     const config = testConfig();
@@ -92,11 +92,19 @@ describe(`X-Ray segments through a local daemon socket, on RabbitMQ ${BROKER_VER
     // Assess
     expect(total(summaries)).toMatchObject({ retried: 1, acked: 1 });
     const segments = trace.filter((d) => d.type !== 'subsegment');
-    expect(segments.map((s) => [s.name, s.parent_id, s.annotations?.verdict, s.annotations?.delay_ms, s.annotations?.outcome, s.annotations?.retry_no])).toEqual([
+    expect(
+      segments.map((s) => [s.name, s.parent_id, s.annotations?.verdict, s.annotations?.delay_ms, s.annotations?.outcome, s.annotations?.retry_no]),
+    ).toEqual([
       [`${config.workQueue} process`, PRODUCER.spanId, 'retry', 200, 'retried', 0],
       [`${config.workQueue} process`, PRODUCER.spanId, 'ack', undefined, 'acked', 1],
     ]);
-    expect(segments[0]?.annotations).toMatchObject({ queue: config.workQueue, message_id: 'xray-1', handler_ran: true, invocation_trace_id: INVOCATION_TRACE, messaging_system: 'rabbitmq' });
+    expect(segments[0]?.annotations).toMatchObject({
+      queue: config.workQueue,
+      message_id: 'xray-1',
+      handler_ran: true,
+      invocation_trace_id: INVOCATION_TRACE,
+      messaging_system: 'rabbitmq',
+    });
     expect(segments[0]?.fault).toBe(true);
     expect(segments[0]?.cause?.exceptions.map((e) => e.message)).toEqual(['partner down']);
     expect(segments[1]?.fault).toBeUndefined();
@@ -111,10 +119,24 @@ describe(`X-Ray segments through a local daemon socket, on RabbitMQ ${BROKER_VER
     await setUpTopology(broker, config);
     const sampled = '1-5759e988-bd862e3fe1be46a994272793';
     const unsampled = '1-5759e988-00000000000000000000beef';
-    broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'sampled', headers: { 'X-Amzn-Trace-Id': `Root=${sampled};Parent=53995c3f42cd8ad8;Sampled=1` } });
-    broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'unsampled', headers: { 'X-Amzn-Trace-Id': `Root=${unsampled};Parent=53995c3f42cd8ad8;Sampled=0` } });
+    broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), {
+      persistent: true,
+      messageId: 'sampled',
+      headers: { 'X-Amzn-Trace-Id': `Root=${sampled};Parent=53995c3f42cd8ad8;Sampled=1` },
+    });
+    broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), {
+      persistent: true,
+      messageId: 'unsampled',
+      headers: { 'X-Amzn-Trace-Id': `Root=${unsampled};Parent=53995c3f42cd8ad8;Sampled=0` },
+    });
     // Act
-    await pullUntil(config, () => undefined, (so) => total(so).acked === 2, 15_000, tracer);
+    await pullUntil(
+      config,
+      () => undefined,
+      (so) => total(so).acked === 2,
+      15_000,
+      tracer,
+    );
     const [segment] = await documentsOf(sampled, 1);
     await sleep(200);
     // Assess

@@ -66,14 +66,21 @@ try {
     setUp.sendToQueue(parked, body, {
       persistent: true,
       messageId: `m-${i}`,
-      headers: { 'boomerang-error-name': errorName, 'boomerang-error-message': errorMessage, 'boomerang-source-queue': 'orders', 'boomerang-parked-at': new Date(seedStart + i).toISOString() },
+      headers: {
+        'boomerang-error-name': errorName,
+        'boomerang-error-message': errorMessage,
+        'boomerang-source-queue': 'orders',
+        'boomerang-parked-at': new Date(seedStart + i).toISOString(),
+      },
     });
     if (i % 5000 === 4999) await setUp.waitForConfirms();
   }
   await setUp.waitForConfirms();
   await setUp.close();
   const { version } = (broker.connection.connection as unknown as { serverProperties: { version: string } }).serverProperties;
-  process.stdout.write(`RabbitMQ ${version}, Node ${process.version}: seeded ${COUNT} parked messages of 1 KB in ${((Date.now() - seedStart) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `RabbitMQ ${version}, Node ${process.version}: seeded ${COUNT} parked messages of 1 KB in ${((Date.now() - seedStart) / 1000).toFixed(1)} s\n`,
+  );
 
   const channel = await broker.connection.createConfirmChannel();
   const sampler = new Sampler();
@@ -85,12 +92,15 @@ try {
   const seconds = (Date.now() - started) / 1000;
   const held = Math.max(0, sampler.peakUsed - before);
   const counts = result.groups.map((g) => g.count);
-  const countsOk = result.groups.length === KINDS.length && counts.reduce((a, b) => a + b, 0) === COUNT && counts.every((c) => Math.abs(c - COUNT / KINDS.length) <= 1);
+  const countsOk =
+    result.groups.length === KINDS.length && counts.reduce((a, b) => a + b, 0) === COUNT && counts.every((c) => Math.abs(c - COUNT / KINDS.length) <= 1);
   const left = await broker.messageCount(parked);
   failed = !countsOk || left !== COUNT || held >= MAX_HELD_BYTES;
   for (const g of result.groups) process.stdout.write(`  ${String(g.count).padStart(7)}  ${g.key}\n`);
-  process.stdout.write(`grouped ${result.visited} in ${seconds.toFixed(1)} s (${Math.round(result.visited / seconds)} msg/s), ${result.groups.length} groups; ` +
-    `held at most ${(held / 1024 / 1024).toFixed(1)} MB (heap + Buffers above the ${(before / 1024 / 1024).toFixed(1)} MB at the start; peak ${(sampler.peakUsed / 1024 / 1024).toFixed(1)} MB), peak RSS ${(sampler.peakRss / 1024 / 1024).toFixed(0)} MB; parking lot still ${left}: ${failed ? 'FAILED' : 'ok'}\n`);
+  process.stdout.write(
+    `grouped ${result.visited} in ${seconds.toFixed(1)} s (${Math.round(result.visited / seconds)} msg/s), ${result.groups.length} groups; ` +
+      `held at most ${(held / 1024 / 1024).toFixed(1)} MB (heap + Buffers above the ${(before / 1024 / 1024).toFixed(1)} MB at the start; peak ${(sampler.peakUsed / 1024 / 1024).toFixed(1)} MB), peak RSS ${(sampler.peakRss / 1024 / 1024).toFixed(0)} MB; parking lot still ${left}: ${failed ? 'FAILED' : 'ok'}\n`,
+  );
 } finally {
   await broker.close();
 }

@@ -64,7 +64,11 @@ try {
   const half = { ...EVERYTHING, headers: [{ name: 'half', value: 'a' }] };
   const steps: [string, (ctx: CommandContext) => Promise<WalkCounts>, (r: WalkCounts) => boolean][] = [
     ['list', (ctx) => listParked(ctx, { filter: EVERYTHING, json: true, limit: 0 }), (r) => r.visited === COUNT && r.kept === COUNT],
-    ['replay half', (ctx) => replayParked(ctx, { filter: half, workQueue: sink, keepCount: false, dryRun: false, retryHeader: 'x-retry-no' }), (r) => r.moved === COUNT / 2],
+    [
+      'replay half',
+      (ctx) => replayParked(ctx, { filter: half, workQueue: sink, keepCount: false, dryRun: false, retryHeader: 'x-retry-no' }),
+      (r) => r.moved === COUNT / 2,
+    ],
     ['purge the rest', (ctx) => purgeParked(ctx, { filter: EVERYTHING, dryRun: false }), (r) => r.deleted === COUNT / 2],
   ];
   for (const [name, run, ok] of steps) {
@@ -79,7 +83,9 @@ try {
     const held = Math.max(0, sampler.peak - before);
     const good = ok(result) && held < MAX_HELD_BYTES;
     failed ||= !good;
-    process.stdout.write(`${name.padEnd(15)} ${String(result.visited).padStart(7)} read in ${seconds.toFixed(1).padStart(6)} s  ${String(Math.round(result.visited / seconds)).padStart(6)} msg/s  held at most ${(held / 1024 / 1024).toFixed(1)} MB  ${good ? 'ok' : 'FAILED'}\n`);
+    process.stdout.write(
+      `${name.padEnd(15)} ${String(result.visited).padStart(7)} read in ${seconds.toFixed(1).padStart(6)} s  ${String(Math.round(result.visited / seconds)).padStart(6)} msg/s  held at most ${(held / 1024 / 1024).toFixed(1)} MB  ${good ? 'ok' : 'FAILED'}\n`,
+    );
   }
   const left = await broker.messageCount(parked);
   const replayed = await broker.messageCount(sink);

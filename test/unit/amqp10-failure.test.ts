@@ -14,12 +14,20 @@ describe('explainAmqp10Failure', () => {
     {
       case: 'a close frame naming the vhost',
       outcome: { kind: 'refused', error: { message: "virtual host 'orders' does not exist", condition: 'amqp:not-found' } } as const,
-      expected: { reason: 'vhost-refused', final: true, explanation: "127.0.0.1:5674 closed the AMQP 1.0 connection while opening it: amqp:not-found: virtual host 'orders' does not exist" },
+      expected: {
+        reason: 'vhost-refused',
+        final: true,
+        explanation: "127.0.0.1:5674 closed the AMQP 1.0 connection while opening it: amqp:not-found: virtual host 'orders' does not exist",
+      },
     },
     {
       case: 'another close frame',
       outcome: { kind: 'refused', error: { message: 'too many connections', condition: 'amqp:resource-limit-exceeded' } } as const,
-      expected: { reason: 'unreachable', final: true, explanation: '127.0.0.1:5674 closed the AMQP 1.0 connection while opening it: amqp:resource-limit-exceeded: too many connections' },
+      expected: {
+        reason: 'unreachable',
+        final: true,
+        explanation: '127.0.0.1:5674 closed the AMQP 1.0 connection while opening it: amqp:resource-limit-exceeded: too many connections',
+      },
     },
     {
       case: 'a broker that answers with AMQP 0-9-1 (RabbitMQ 3.x)',
@@ -27,7 +35,8 @@ describe('explainAmqp10Failure', () => {
       expected: {
         reason: 'unreachable',
         final: true,
-        explanation: "127.0.0.1:5674 does not speak AMQP 1.0 (it answered with AMQP 0-9-1): delayMode 'native' needs RabbitMQ 4.3 or later, where AMQP 1.0 is served on the AMQP port",
+        explanation:
+          "127.0.0.1:5674 does not speak AMQP 1.0 (it answered with AMQP 0-9-1): delayMode 'native' needs RabbitMQ 4.3 or later, where AMQP 1.0 is served on the AMQP port",
       },
     },
     {
@@ -36,12 +45,17 @@ describe('explainAmqp10Failure', () => {
       expected: {
         reason: 'vhost-refused',
         final: true,
-        explanation: 'the broker accepted the login of user "app" but would not open vhost "orders": it does not exist, or the user has no permission on it (rabbitmqctl list_permissions -p "orders")',
+        explanation:
+          'the broker accepted the login of user "app" but would not open vhost "orders": it does not exist, or the user has no permission on it (rabbitmqctl list_permissions -p "orders")',
       },
     },
     {
       case: 'a socket closed before the login: the amqplib path explains it',
-      outcome: { kind: 'disconnected', error: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5674'), { code: 'ECONNREFUSED' }), loginAccepted: false } as const,
+      outcome: {
+        kind: 'disconnected',
+        error: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5674'), { code: 'ECONNREFUSED' }),
+        loginAccepted: false,
+      } as const,
       expected: { reason: 'refused', final: false, explanation: expect.stringMatching(/^nothing listens on 127\.0\.0\.1:5674 \(ECONNREFUSED\)/) },
     },
     {

@@ -4,7 +4,13 @@ import { getQueue, type ManagementRequest, type ManagementResponse } from '../..
 /** A request function that answers every request with `response` and records what it was asked. */
 function answering(response: ManagementResponse): { request: ManagementRequest; asked: string[] } {
   const asked: string[] = [];
-  return { asked, request: async (method, path) => { asked.push(`${method} ${path}`); return response; } };
+  return {
+    asked,
+    request: async (method, path) => {
+      asked.push(`${method} ${path}`);
+      return response;
+    },
+  };
 }
 
 /** The body RabbitMQ 4.3.6 answered for a native work queue (measured), as rhea decodes it. */
@@ -60,7 +66,10 @@ describe('getQueue', () => {
     // Prepare
     const { request } = answering(response);
     // Act
-    const error = await getQueue(request, 'orders').then(() => undefined, (e: unknown) => e as Error);
+    const error = await getQueue(request, 'orders').then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     // Assess
     expect(error?.name).toBe('BrokerConnectionError');
     expect(error?.message).toMatch(message);

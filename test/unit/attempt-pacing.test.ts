@@ -15,17 +15,22 @@ const CONFIG = loadConfig({ WORK_QUEUE: 'orders', BACKOFF_INITIAL_MS: '1000', BA
 const ORIGIN = { queue: 'orders' };
 
 function delivery(headers: Record<string, unknown> = {}): Delivery {
-  return { content: Buffer.from('x'), fields: { exchange: '', routingKey: 'orders' }, properties: { headers, messageId: 'm-1' } as unknown as MessageProperties };
+  return {
+    content: Buffer.from('x'),
+    fields: { exchange: '', routingKey: 'orders' },
+    properties: { headers, messageId: 'm-1' } as unknown as MessageProperties,
+  };
 }
 
 /** A pacer whose turns the test gives, one at a time, each with the time it says the start waited. */
 function handPacer() {
   const waiting: ((headMs: number | undefined) => void)[] = [];
   const pacer: Pacer = {
-    turn: (signal) => new Promise((resolve) => {
-      waiting.push(resolve);
-      signal.addEventListener('abort', () => resolve(undefined), { once: true });
-    }),
+    turn: (signal) =>
+      new Promise((resolve) => {
+        waiting.push(resolve);
+        signal.addEventListener('abort', () => resolve(undefined), { once: true });
+      }),
     describe: () => ({ limiter: 'share', perSecond: 1, shares: 1 }),
   };
   return { pacer, waiting: () => waiting.length, give: (headMs: number) => waiting.shift()?.(headMs) };
@@ -33,7 +38,18 @@ function handPacer() {
 
 function lifecycle(handler: Handler, given: Partial<LifecycleOptions> & { settings?: ModeSettings } = {}) {
   const tally = new Tally();
-  const made = new Lifecycle({ config: CONFIG, handler, settings: { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false }, log: recordingLogger('error').log, metrics: noMetrics, random: () => 0.5, tally, stopAt: Date.now() + 5000, hardStopAt: Date.now() + 6000, ...given });
+  const made = new Lifecycle({
+    config: CONFIG,
+    handler,
+    settings: { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false },
+    log: recordingLogger('error').log,
+    metrics: noMetrics,
+    random: () => 0.5,
+    tally,
+    stopAt: Date.now() + 5000,
+    hardStopAt: Date.now() + 6000,
+    ...given,
+  });
   return { made, tally };
 }
 
@@ -44,7 +60,12 @@ describe('Lifecycle: the rate limit', () => {
     // Prepare
     const { pacer, waiting, give } = handPacer();
     let calls = 0;
-    const { made, tally } = lifecycle(() => { calls++; }, { pacer });
+    const { made, tally } = lifecycle(
+      () => {
+        calls++;
+      },
+      { pacer },
+    );
     // Act
     const first = made.attempt(delivery(), ORIGIN);
     const second = made.attempt(delivery(), ORIGIN);
@@ -62,13 +83,26 @@ describe('Lifecycle: the rate limit', () => {
   });
 
   it.each([
-    { label: 'gives back a message whose turn did not come by the budget\'s stop, untried', giveBackCounts: false, expected: { kind: 'give-back', why: 'out-of-time' } },
-    { label: 'defers it for the shortest delay where a give-back counts as a delivery (3.x), untried', giveBackCounts: true, expected: { kind: 'defer', retryNo: 0, delayMs: 0, why: { name: 'OutOfTime' } } },
+    {
+      label: "gives back a message whose turn did not come by the budget's stop, untried",
+      giveBackCounts: false,
+      expected: { kind: 'give-back', why: 'out-of-time' },
+    },
+    {
+      label: 'defers it for the shortest delay where a give-back counts as a delivery (3.x), untried',
+      giveBackCounts: true,
+      expected: { kind: 'defer', retryNo: 0, delayMs: 0, why: { name: 'OutOfTime' } },
+    },
   ])('$label', async ({ giveBackCounts, expected }) => {
     // Prepare
     const { pacer } = handPacer();
     let calls = 0;
-    const { made } = lifecycle(() => { calls++; }, { pacer, settings: { copyLimitBytes: undefined, canDefer: true, giveBackCounts }, stopAt: Date.now() + 20 });
+    const { made } = lifecycle(
+      () => {
+        calls++;
+      },
+      { pacer, settings: { copyLimitBytes: undefined, canDefer: true, giveBackCounts }, stopAt: Date.now() + 20 },
+    );
     // Act
     const verdict = await made.attempt(delivery(), ORIGIN);
     made.end();
@@ -81,7 +115,13 @@ describe('Lifecycle: the rate limit', () => {
     // Prepare: BREAKER_THRESHOLD 1, so the first failure opens it.
     const { pacer, waiting, give } = handPacer();
     let calls = 0;
-    const { made } = lifecycle(() => { calls++; throw new RetryableError('HTTP 503'); }, { pacer });
+    const { made } = lifecycle(
+      () => {
+        calls++;
+        throw new RetryableError('HTTP 503');
+      },
+      { pacer },
+    );
     const first = made.attempt(delivery(), ORIGIN);
     const second = made.attempt(delivery({ 'x-retry-no': 1 }), ORIGIN);
     await turn();
@@ -100,7 +140,13 @@ describe('Lifecycle: the rate limit', () => {
     // Prepare: the second's turn is given in the same turn of the event loop as the first fails.
     const { pacer, give } = handPacer();
     let calls = 0;
-    const { made } = lifecycle(() => { calls++; throw new RetryableError('HTTP 503'); }, { pacer });
+    const { made } = lifecycle(
+      () => {
+        calls++;
+        throw new RetryableError('HTTP 503');
+      },
+      { pacer },
+    );
     const first = made.attempt(delivery(), ORIGIN);
     const second = made.attempt(delivery(), ORIGIN);
     await turn();

@@ -12,7 +12,14 @@ import { noTracer } from '../../shared/observability/attempt-tracer.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { noMetrics } from '../../shared/observability/metrics.js';
 
-const CONFIG = loadConfig({ WORK_QUEUE: 'orders', MAX_RETRIES: '3', BACKOFF_INITIAL_MS: '1000', BACKOFF_JITTER: '0', BREAKER_THRESHOLD: '1', CONCURRENCY: '4' });
+const CONFIG = loadConfig({
+  WORK_QUEUE: 'orders',
+  MAX_RETRIES: '3',
+  BACKOFF_INITIAL_MS: '1000',
+  BACKOFF_JITTER: '0',
+  BREAKER_THRESHOLD: '1',
+  CONCURRENCY: '4',
+});
 const PULL: ModeSettings = { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false };
 const ORIGIN = { queue: 'orders' };
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -53,13 +60,27 @@ class FakeTracer implements AttemptTracer {
 }
 
 function delivery(headers: Record<string, unknown> = {}): Delivery {
-  return { content: Buffer.from('{"n":1}'), fields: { exchange: '', routingKey: 'orders' }, properties: { headers, messageId: 'm-1' } as unknown as MessageProperties };
+  return {
+    content: Buffer.from('{"n":1}'),
+    fields: { exchange: '', routingKey: 'orders' },
+    properties: { headers, messageId: 'm-1' } as unknown as MessageProperties,
+  };
 }
 
 function setUp(handler: Handler, tracer: AttemptTracer = new FakeTracer()) {
   const tally = new Tally(tracer);
   const now = Date.now();
-  const lifecycle = new Lifecycle({ config: CONFIG, handler, settings: PULL, log: silentLogger, metrics: noMetrics, random: () => 0.5, tally, stopAt: now + 5000, hardStopAt: now + 6000 });
+  const lifecycle = new Lifecycle({
+    config: CONFIG,
+    handler,
+    settings: PULL,
+    log: silentLogger,
+    metrics: noMetrics,
+    random: () => 0.5,
+    tally,
+    stopAt: now + 5000,
+    hardStopAt: now + 6000,
+  });
   return { tally, lifecycle };
 }
 
@@ -68,8 +89,26 @@ const partnerDown = new RetryableError('HTTP 503');
 describe('Lifecycle: one span per attempt', () => {
   it.each([
     { name: 'ack', handler: (() => undefined) as Handler, headers: {}, verdict: { kind: 'ack' }, outcome: 'acked' as const, error: false },
-    { name: 'retry, with its delay', handler: (() => { throw partnerDown; }) as Handler, headers: { 'x-retry-no': 1 }, verdict: { kind: 'retry', delayMs: 2000 }, outcome: 'retried' as const, error: true },
-    { name: 'park', handler: (() => { throw new UnrecoverableError('bad'); }) as Handler, headers: {}, verdict: { kind: 'park', reason: 'unrecoverable error UnrecoverableError' }, outcome: 'parked' as const, error: true },
+    {
+      name: 'retry, with its delay',
+      handler: (() => {
+        throw partnerDown;
+      }) as Handler,
+      headers: { 'x-retry-no': 1 },
+      verdict: { kind: 'retry', delayMs: 2000 },
+      outcome: 'retried' as const,
+      error: true,
+    },
+    {
+      name: 'park',
+      handler: (() => {
+        throw new UnrecoverableError('bad');
+      }) as Handler,
+      headers: {},
+      verdict: { kind: 'park', reason: 'unrecoverable error UnrecoverableError' },
+      outcome: 'parked' as const,
+      error: true,
+    },
   ])('$name: starts with the message, records the verdict, ends at the settlement', async ({ handler, headers, verdict, outcome, error }) => {
     // Prepare
     const tracer = new FakeTracer();
@@ -82,7 +121,14 @@ describe('Lifecycle: one span per attempt', () => {
     // Assess
     expect(tracer.spans).toHaveLength(1);
     const [span] = tracer.spans;
-    expect(span!.start).toEqual({ headers: message.properties.headers, queue: 'orders', routingKey: 'orders', messageId: 'm-1', retryNo: (headers as { 'x-retry-no'?: number })['x-retry-no'] ?? 0, bodyBytes: 7 });
+    expect(span!.start).toEqual({
+      headers: message.properties.headers,
+      queue: 'orders',
+      routingKey: 'orders',
+      messageId: 'm-1',
+      retryNo: (headers as { 'x-retry-no'?: number })['x-retry-no'] ?? 0,
+      bodyBytes: 7,
+    });
     expect(endedBeforeSettlement).toBe(false);
     expect(span!.events.map((e) => e.kind)).toEqual([...(error ? ['handlerError'] : []), 'verdict', 'end']);
     expect(span!.events).toContainEqual({ kind: 'verdict', verdict: expect.objectContaining(verdict), handlerRan: true });
@@ -92,18 +138,22 @@ describe('Lifecycle: one span per attempt', () => {
   it('records what the handler threw', async () => {
     // Prepare
     const tracer = new FakeTracer();
-    const { lifecycle } = setUp(() => { throw partnerDown; }, tracer);
+    const { lifecycle } = setUp(() => {
+      throw partnerDown;
+    }, tracer);
     // Act
     await lifecycle.attempt(delivery(), ORIGIN);
     // Assess
     expect(tracer.spans[0]!.events[0]).toEqual({ kind: 'handlerError', error: partnerDown });
   });
 
-  it('runs the handler inside its span, so that the handler\'s own spans are its children', async () => {
+  it("runs the handler inside its span, so that the handler's own spans are its children", async () => {
     // Prepare
     const tracer = new FakeTracer();
     let seen: Recorded | undefined;
-    const { lifecycle } = setUp(() => { seen = tracer.inside; }, tracer);
+    const { lifecycle } = setUp(() => {
+      seen = tracer.inside;
+    }, tracer);
     // Act
     await lifecycle.attempt(delivery(), ORIGIN);
     // Assess
@@ -113,7 +163,9 @@ describe('Lifecycle: one span per attempt', () => {
   it('defer: an untried message gets a span that says the handler did not run, and why it waits', async () => {
     // Prepare: a threshold of 1, so the first failure opens the breaker
     const tracer = new FakeTracer();
-    const { tally, lifecycle } = setUp(() => { throw partnerDown; }, tracer);
+    const { tally, lifecycle } = setUp(() => {
+      throw partnerDown;
+    }, tracer);
     await lifecycle.attempt(delivery(), ORIGIN);
     const untried = delivery({ 'x-retry-no': 2 });
     // Act
@@ -124,7 +176,11 @@ describe('Lifecycle: one span per attempt', () => {
     const span = tracer.spans[1]!;
     expect(span.start).toMatchObject({ retryNo: 2 });
     expect(span.events).toEqual([
-      { kind: 'verdict', verdict: expect.objectContaining({ kind: 'defer', delayMs: 4000, why: expect.objectContaining({ name: 'CircuitBreakerOpen' }) }), handlerRan: false },
+      {
+        kind: 'verdict',
+        verdict: expect.objectContaining({ kind: 'defer', delayMs: 4000, why: expect.objectContaining({ name: 'CircuitBreakerOpen' }) }),
+        handlerRan: false,
+      },
       { kind: 'end', end: { outcome: 'deferred', failure: undefined } },
     ]);
   });
@@ -133,7 +189,13 @@ describe('Lifecycle: one span per attempt', () => {
     // Prepare
     const tracer = new FakeTracer();
     let finish: () => void = () => undefined;
-    const { lifecycle } = setUp(() => new Promise<void>((resolve) => { finish = resolve; }), tracer);
+    const { lifecycle } = setUp(
+      () =>
+        new Promise<void>((resolve) => {
+          finish = resolve;
+        }),
+      tracer,
+    );
     const late = lifecycle.attempt(delivery(), ORIGIN);
     // Act
     const [[, verdict] = []] = lifecycle.cutOffRunning();
@@ -141,17 +203,27 @@ describe('Lifecycle: one span per attempt', () => {
     await late;
     // Assess
     expect(verdict).toMatchObject({ kind: 'retry' });
-    expect(tracer.spans[0]!.events).toEqual([{ kind: 'verdict', verdict: expect.objectContaining({ kind: 'retry', error: expect.objectContaining({ name: 'HandlerCutOffError' }) }), handlerRan: true }]);
+    expect(tracer.spans[0]!.events).toEqual([
+      {
+        kind: 'verdict',
+        verdict: expect.objectContaining({ kind: 'retry', error: expect.objectContaining({ name: 'HandlerCutOffError' }) }),
+        handlerRan: true,
+      },
+    ]);
   });
 
   it('a crash-loop park: a span whose handler did not run', async () => {
     // Prepare
     const tracer = new FakeTracer();
-    const { lifecycle } = setUp(() => { throw new Error('never called'); }, tracer);
+    const { lifecycle } = setUp(() => {
+      throw new Error('never called');
+    }, tracer);
     // Act
     await lifecycle.attempt(delivery({ 'x-delivery-count': 10 }), ORIGIN);
     // Assess
-    expect(tracer.spans[0]!.events).toEqual([{ kind: 'verdict', verdict: expect.objectContaining({ kind: 'park', reason: 'crash loop: delivered 11 times' }), handlerRan: false }]);
+    expect(tracer.spans[0]!.events).toEqual([
+      { kind: 'verdict', verdict: expect.objectContaining({ kind: 'park', reason: 'crash loop: delivered 11 times' }), handlerRan: false },
+    ]);
   });
 
   it('a failed settlement ends the span with why; the end of the invocation ends the spans still open', async () => {
@@ -177,7 +249,11 @@ describe('Lifecycle: one span per attempt', () => {
 
   it('a tracer that throws traces nothing and stops nothing', async () => {
     // Prepare
-    const { tally, lifecycle } = setUp(() => undefined, { start: () => { throw new Error('tracer broken'); } });
+    const { tally, lifecycle } = setUp(() => undefined, {
+      start: () => {
+        throw new Error('tracer broken');
+      },
+    });
     const message = delivery();
     // Act
     const verdict = await lifecycle.attempt(message, ORIGIN);

@@ -13,12 +13,24 @@ import type { Handler } from '../../shared/message/message.js';
 import { noMetrics } from '../../shared/observability/metrics.js';
 import { recordingLogger } from '../helpers/fakes.js';
 
-const CONFIG = loadConfig({ WORK_QUEUE: 'orders', MAX_RETRIES: '3', BACKOFF_INITIAL_MS: '1000', BACKOFF_JITTER: '0', BREAKER_THRESHOLD: '2', CONCURRENCY: '4', CRASH_LOOP_LIMIT: '10' });
+const CONFIG = loadConfig({
+  WORK_QUEUE: 'orders',
+  MAX_RETRIES: '3',
+  BACKOFF_INITIAL_MS: '1000',
+  BACKOFF_JITTER: '0',
+  BREAKER_THRESHOLD: '2',
+  CONCURRENCY: '4',
+  CRASH_LOOP_LIMIT: '10',
+});
 const PULL: ModeSettings = { copyLimitBytes: 100, canDefer: true, giveBackCounts: false };
 const ORIGIN = { queue: 'orders' };
 
 function delivery(headers: Record<string, unknown> = {}, body = 'x'): Delivery {
-  return { content: Buffer.from(body), fields: { exchange: '', routingKey: 'orders' }, properties: { headers, messageId: 'm-1' } as unknown as MessageProperties };
+  return {
+    content: Buffer.from(body),
+    fields: { exchange: '', routingKey: 'orders' },
+    properties: { headers, messageId: 'm-1' } as unknown as MessageProperties,
+  };
 }
 
 /** A guard that answers each run with `answer`: an outcome (running the work unless a duplicate), or an error it throws. */
@@ -36,13 +48,32 @@ function fakeGuard(answer: IdempotencyOutcome | Error): IdempotencyGuard {
 function lifecycle(handler: Handler, given: Partial<LifecycleOptions> = {}) {
   const logger = recordingLogger('warn');
   const now = Date.now();
-  const made = new Lifecycle({ config: CONFIG, handler, settings: PULL, log: logger.log, metrics: noMetrics, random: () => 0.5, tally: new Tally(), stopAt: now + 5000, hardStopAt: now + 6000, ...given });
-  const warnings = (): string[] => logger.entries().filter((e) => e.level === 'warn').map((e) => String(e.msg ?? e.message));
+  const made = new Lifecycle({
+    config: CONFIG,
+    handler,
+    settings: PULL,
+    log: logger.log,
+    metrics: noMetrics,
+    random: () => 0.5,
+    tally: new Tally(),
+    stopAt: now + 5000,
+    hardStopAt: now + 6000,
+    ...given,
+  });
+  const warnings = (): string[] =>
+    logger
+      .entries()
+      .filter((e) => e.level === 'warn')
+      .map((e) => String(e.msg ?? e.message));
   return { lifecycle: made, warnings };
 }
 
 const ok: Handler = () => undefined;
-const throws = (error: unknown): Handler => () => { throw error; };
+const throws =
+  (error: unknown): Handler =>
+  () => {
+    throw error;
+  };
 const partnerDown = new RetryableError('HTTP 503');
 const storeDown = new IdempotencyStoreError('redis://cache:6379', new Error('ECONNREFUSED'));
 
@@ -59,21 +90,93 @@ type Case = {
 
 const CASES: readonly Case[] = [
   { name: 'acks a success', handler: ok, expected: { kind: 'ack', unkeyed: false } },
-  { name: 'acks a guarded success of a message without a key, marked unkeyed', handler: ok, guard: fakeGuard('no-key'), expected: { kind: 'ack', unkeyed: true } },
-  { name: 'skips a duplicate the guard recognised', handler: throws(new Error('never called')), guard: fakeGuard('duplicate'), expected: { kind: 'duplicate' } },
-  { name: 'retries a retryable failure with the next count and its backoff', handler: throws(partnerDown), headers: { 'x-retry-no': 1 }, expected: { kind: 'retry', retryNo: 1, nextRetryNo: 2, delayMs: 2000 } },
-  { name: 'waits at least Retry-After', handler: throws(Object.assign(new Error('429'), { retryAfterMs: 7000 })), expected: { kind: 'retry', nextRetryNo: 1, delayMs: 7000 } },
-  { name: 'parks an unrecoverable error', handler: throws(new UnrecoverableError('bad request')), expected: { kind: 'park', reason: 'unrecoverable error UnrecoverableError', copyable: true } },
-  { name: 'parks once the retries are spent', handler: throws(partnerDown), headers: { 'x-retry-no': 3 }, expected: { kind: 'park', retryNo: 3, reason: 'retries exhausted: 3 of 3 made' } },
-  { name: 'parks a crash loop without calling the handler', handler: throws(new Error('never called')), headers: { 'x-delivery-count': 10 }, expected: { kind: 'park', reason: 'crash loop: delivered 11 times', error: expect.objectContaining({ name: 'CrashLoopError' }) } },
-  { name: 'parks an undecodable record without calling the handler', handler: throws(new Error('never called')), problem: 'data is not base64', expected: { kind: 'park', reason: 'undecodable event message: data is not base64', error: expect.objectContaining({ name: 'EventDecodeError' }) } },
-  { name: 'parks a failed message too large to copy, marked for the broker to move', handler: throws(partnerDown), body: 'x'.repeat(101), expected: { kind: 'park', copyable: false, reason: expect.stringMatching(/^too large to copy: the body is 101 bytes, over MAX_MESSAGE_BYTES \(100\)/) } },
+  {
+    name: 'acks a guarded success of a message without a key, marked unkeyed',
+    handler: ok,
+    guard: fakeGuard('no-key'),
+    expected: { kind: 'ack', unkeyed: true },
+  },
+  {
+    name: 'skips a duplicate the guard recognised',
+    handler: throws(new Error('never called')),
+    guard: fakeGuard('duplicate'),
+    expected: { kind: 'duplicate' },
+  },
+  {
+    name: 'retries a retryable failure with the next count and its backoff',
+    handler: throws(partnerDown),
+    headers: { 'x-retry-no': 1 },
+    expected: { kind: 'retry', retryNo: 1, nextRetryNo: 2, delayMs: 2000 },
+  },
+  {
+    name: 'waits at least Retry-After',
+    handler: throws(Object.assign(new Error('429'), { retryAfterMs: 7000 })),
+    expected: { kind: 'retry', nextRetryNo: 1, delayMs: 7000 },
+  },
+  {
+    name: 'parks an unrecoverable error',
+    handler: throws(new UnrecoverableError('bad request')),
+    expected: { kind: 'park', reason: 'unrecoverable error UnrecoverableError', copyable: true },
+  },
+  {
+    name: 'parks once the retries are spent',
+    handler: throws(partnerDown),
+    headers: { 'x-retry-no': 3 },
+    expected: { kind: 'park', retryNo: 3, reason: 'retries exhausted: 3 of 3 made' },
+  },
+  {
+    name: 'parks a crash loop without calling the handler',
+    handler: throws(new Error('never called')),
+    headers: { 'x-delivery-count': 10 },
+    expected: { kind: 'park', reason: 'crash loop: delivered 11 times', error: expect.objectContaining({ name: 'CrashLoopError' }) },
+  },
+  {
+    name: 'parks an undecodable record without calling the handler',
+    handler: throws(new Error('never called')),
+    problem: 'data is not base64',
+    expected: { kind: 'park', reason: 'undecodable event message: data is not base64', error: expect.objectContaining({ name: 'EventDecodeError' }) },
+  },
+  {
+    name: 'parks a failed message too large to copy, marked for the broker to move',
+    handler: throws(partnerDown),
+    body: 'x'.repeat(101),
+    expected: { kind: 'park', copyable: false, reason: expect.stringMatching(/^too large to copy: the body is 101 bytes, over MAX_MESSAGE_BYTES \(100\)/) },
+  },
   { name: 'acks a success too large to copy', handler: ok, body: 'x'.repeat(101), expected: { kind: 'ack' } },
-  { name: 'retries a large message when the mode has no copy limit', handler: throws(partnerDown), body: 'x'.repeat(101), settings: { ...PULL, copyLimitBytes: undefined }, expected: { kind: 'retry' } },
-  { name: 'defers a message whose key another run holds, same count, as untried', handler: ok, headers: { 'x-retry-no': 2 }, guard: fakeGuard(new IdempotencyInProgressError('k')), expected: { kind: 'defer', retryNo: 2, delayMs: 4000, why: expect.objectContaining({ name: 'IdempotencyInProgressError' }) } },
-  { name: 'defers a message when the store fails', handler: ok, guard: fakeGuard(storeDown), expected: { kind: 'defer', retryNo: 0, why: expect.objectContaining({ name: 'IdempotencyStoreError' }) } },
-  { name: 'gives back a refused message when there is no delay path', handler: ok, guard: fakeGuard(storeDown), settings: { ...PULL, canDefer: false }, expected: { kind: 'give-back', why: 'no-delay-path' } },
-  { name: 'gives back a refused message too large to copy', handler: ok, body: 'x'.repeat(101), guard: fakeGuard(storeDown), expected: { kind: 'give-back', why: 'too-large' } },
+  {
+    name: 'retries a large message when the mode has no copy limit',
+    handler: throws(partnerDown),
+    body: 'x'.repeat(101),
+    settings: { ...PULL, copyLimitBytes: undefined },
+    expected: { kind: 'retry' },
+  },
+  {
+    name: 'defers a message whose key another run holds, same count, as untried',
+    handler: ok,
+    headers: { 'x-retry-no': 2 },
+    guard: fakeGuard(new IdempotencyInProgressError('k')),
+    expected: { kind: 'defer', retryNo: 2, delayMs: 4000, why: expect.objectContaining({ name: 'IdempotencyInProgressError' }) },
+  },
+  {
+    name: 'defers a message when the store fails',
+    handler: ok,
+    guard: fakeGuard(storeDown),
+    expected: { kind: 'defer', retryNo: 0, why: expect.objectContaining({ name: 'IdempotencyStoreError' }) },
+  },
+  {
+    name: 'gives back a refused message when there is no delay path',
+    handler: ok,
+    guard: fakeGuard(storeDown),
+    settings: { ...PULL, canDefer: false },
+    expected: { kind: 'give-back', why: 'no-delay-path' },
+  },
+  {
+    name: 'gives back a refused message too large to copy',
+    handler: ok,
+    body: 'x'.repeat(101),
+    guard: fakeGuard(storeDown),
+    expected: { kind: 'give-back', why: 'too-large' },
+  },
 ];
 
 describe('Lifecycle#attempt', () => {
@@ -101,7 +204,12 @@ describe('Lifecycle#attempt', () => {
   it('gives a handler still running at the hard stop its verdict once, and its late outcome settles nothing', async () => {
     // Prepare
     let finish: () => void = () => undefined;
-    const { lifecycle: made } = lifecycle(() => new Promise<void>((resolve) => { finish = resolve; }));
+    const { lifecycle: made } = lifecycle(
+      () =>
+        new Promise<void>((resolve) => {
+          finish = resolve;
+        }),
+    );
     const attempt = made.attempt(delivery(), ORIGIN);
     await new Promise((resolve) => setImmediate(resolve));
     // Act
@@ -120,7 +228,9 @@ describe('Lifecycle: the breaker', () => {
   it('probes one at a time, runs CONCURRENCY after a success, and opens after BREAKER_THRESHOLD retryable failures in a row', async () => {
     // Prepare
     let fail = false;
-    const { lifecycle: made, warnings } = lifecycle(() => { if (fail) throw partnerDown; });
+    const { lifecycle: made, warnings } = lifecycle(() => {
+      if (fail) throw partnerDown;
+    });
     // Act, Assess
     expect(made.concurrency).toBe(1);
     await made.attempt(delivery(), ORIGIN);
@@ -149,7 +259,10 @@ describe('Lifecycle: the breaker', () => {
   it('defers, untried, a message whose turn came after the breaker opened', async () => {
     // Prepare
     let calls = 0;
-    const { lifecycle: made } = lifecycle(() => { calls++; throw partnerDown; });
+    const { lifecycle: made } = lifecycle(() => {
+      calls++;
+      throw partnerDown;
+    });
     await made.attempt(delivery(), ORIGIN);
     await made.attempt(delivery(), ORIGIN);
     // Act
@@ -193,8 +306,16 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
     const answers = [slowDown(10_000), slowDown(2000), slowDown(30_000)];
     const pauses: PauseStart[] = [];
     let answer: () => void = () => undefined;
-    const answered = new Promise<void>((resolve) => { answer = resolve; });
-    const { lifecycle: made } = lifecycle(async () => { await answered; throw answers.shift(); }, { onPause: (pause) => pauses.push(pause) });
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const { lifecycle: made } = lifecycle(
+      async () => {
+        await answered;
+        throw answers.shift();
+      },
+      { onPause: (pause) => pauses.push(pause) },
+    );
     // Act: three handlers running at once, each answered "slow down"
     const running = [made.attempt(delivery(), ORIGIN), made.attempt(delivery(), ORIGIN), made.attempt(delivery(), ORIGIN)];
     answer();
@@ -209,7 +330,12 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
 
   it('pauses for the retry delay when the error gives no retryAfterMs, and for a pausing rule', async () => {
     // Prepare
-    const config = loadConfig({ WORK_QUEUE: 'orders', BACKOFF_INITIAL_MS: '1000', BACKOFF_JITTER: '0', RETRY_RULES: '[{"match":{"errorName":"RateLimited"},"pauseQueue":true}]' });
+    const config = loadConfig({
+      WORK_QUEUE: 'orders',
+      BACKOFF_INITIAL_MS: '1000',
+      BACKOFF_JITTER: '0',
+      RETRY_RULES: '[{"match":{"errorName":"RateLimited"},"pauseQueue":true}]',
+    });
     const limited = Object.assign(new Error('429'), { name: 'RateLimited' });
     const { lifecycle: made } = lifecycle(throws(limited), { config });
     // Act
@@ -221,18 +347,26 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
     expect((held as { delayMs: number }).delayMs).toBeLessThanOrEqual(4000);
   });
 
-  it('starts paused when an earlier invocation\'s marker says so: nothing is tried, the summary says until when, and nothing is logged', async () => {
+  it("starts paused when an earlier invocation's marker says so: nothing is tried, the summary says until when, and nothing is logged", async () => {
     // Prepare
     const tally = new Tally();
     let calls = 0;
     const untilMs = Date.now() + 5000;
-    const { lifecycle: made, warnings } = lifecycle(() => { calls++; }, { tally, pausedUntil: untilMs });
+    const { lifecycle: made, warnings } = lifecycle(
+      () => {
+        calls++;
+      },
+      { tally, pausedUntil: untilMs },
+    );
     // Act
     const verdict = await made.attempt(delivery(), ORIGIN);
     made.end();
     // Assess
     expect(calls).toBe(0);
-    expect(verdict).toMatchObject({ kind: 'defer', why: { name: 'QueuePaused', message: `not tried: the queue is paused until ${new Date(untilMs).toISOString()} (the partner asked to slow down)` } });
+    expect(verdict).toMatchObject({
+      kind: 'defer',
+      why: { name: 'QueuePaused', message: `not tried: the queue is paused until ${new Date(untilMs).toISOString()} (the partner asked to slow down)` },
+    });
     expect(tally.current.pausedUntil).toBe(new Date(untilMs).toISOString());
     expect(warnings()).toEqual([]);
   });
@@ -241,7 +375,13 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
     // Prepare
     const tally = new Tally();
     let calls = 0;
-    const { lifecycle: made } = lifecycle(() => { calls++; if (calls === 1) throw slowDown(30); }, { tally, pausedUntil: Date.now() - 1 });
+    const { lifecycle: made } = lifecycle(
+      () => {
+        calls++;
+        if (calls === 1) throw slowDown(30);
+      },
+      { tally, pausedUntil: Date.now() - 1 },
+    );
     // Act
     await made.attempt(delivery(), ORIGIN);
     const during = made.stop;
@@ -270,7 +410,12 @@ describe('Lifecycle: the store-failure streak', () => {
   it('stops after three store failures in a row, and a key held elsewhere (the store answered) resets the streak', async () => {
     // Prepare
     let answer: Error = storeDown;
-    const guard: IdempotencyGuard = { run: async () => { throw answer; }, close: async () => undefined };
+    const guard: IdempotencyGuard = {
+      run: async () => {
+        throw answer;
+      },
+      close: async () => undefined,
+    };
     const { lifecycle: made, warnings } = lifecycle(ok, { guard });
     // Act, Assess
     await made.attempt(delivery(), ORIGIN);
@@ -295,7 +440,9 @@ describe('Lifecycle: the store-failure streak', () => {
     const guard: IdempotencyGuard = {
       run: async (_message, work) => {
         if (++calls > 1) throw storeDown;
-        await new Promise<void>((resolve) => { release = resolve; });
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
         await work();
         return 'ran';
       },
@@ -317,8 +464,16 @@ describe('Lifecycle: the store-failure streak', () => {
 describe('Lifecycle#untried', () => {
   it.each([
     { name: 'gives back a message the invocation had no time for', settings: PULL, expected: { kind: 'give-back', why: 'out-of-time' } },
-    { name: 'defers it for the shortest delay where a give-back would raise x-delivery-count', settings: { ...PULL, giveBackCounts: true }, expected: { kind: 'defer', retryNo: 0, delayMs: 0, why: { name: 'OutOfTime' } } },
-    { name: 'gives it back anyway when there is no delay path', settings: { ...PULL, giveBackCounts: true, canDefer: false }, expected: { kind: 'give-back', why: 'out-of-time' } },
+    {
+      name: 'defers it for the shortest delay where a give-back would raise x-delivery-count',
+      settings: { ...PULL, giveBackCounts: true },
+      expected: { kind: 'defer', retryNo: 0, delayMs: 0, why: { name: 'OutOfTime' } },
+    },
+    {
+      name: 'gives it back anyway when there is no delay path',
+      settings: { ...PULL, giveBackCounts: true, canDefer: false },
+      expected: { kind: 'give-back', why: 'out-of-time' },
+    },
   ])('$name', ({ settings, expected }) => {
     // Prepare
     const { lifecycle: made } = lifecycle(ok, { settings });

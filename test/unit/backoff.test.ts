@@ -44,7 +44,9 @@ describe('backoffDelayMs', () => {
 
 describe('tierDelaysMs', () => {
   it('lists the delays of the default policy, then tiers doubling up to its cap', () => {
-    expect(tierDelaysMs([DEFAULT_RETRY_POLICY])).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000]);
+    expect(tierDelaysMs([DEFAULT_RETRY_POLICY])).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000,
+    ]);
   });
 
   it('merges policies and stops at the cap', () => {
@@ -53,11 +55,16 @@ describe('tierDelaysMs', () => {
     // Act
     const tiers = tierDelaysMs([DEFAULT_RETRY_POLICY, partnerB]);
     // Assess: the defaults doubling up to the 1 h cap, and 60 s × 2^n up to the same cap
-    expect(tiers).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 64_000, 120_000, 128_000, 240_000, 256_000, 480_000, 512_000, 960_000, 1_024_000, 1_920_000, 2_048_000, 3_600_000]);
+    expect(tiers).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 64_000, 120_000, 128_000, 240_000, 256_000, 480_000, 512_000, 960_000, 1_024_000, 1_920_000, 2_048_000,
+      3_600_000,
+    ]);
   });
 
   it('with a constant backoff, still grows (doubling) up to the cap for long Retry-After requests', () => {
-    expect(tierDelaysMs([resolveRetryPolicy({ multiplier: 1, initialDelayMs: 5000, maxRetries: 3, maxDelayMs: 60_000 })])).toEqual([5000, 10_000, 20_000, 40_000, 60_000]);
+    expect(tierDelaysMs([resolveRetryPolicy({ multiplier: 1, initialDelayMs: 5000, maxRetries: 3, maxDelayMs: 60_000 })])).toEqual([
+      5000, 10_000, 20_000, 40_000, 60_000,
+    ]);
   });
 
   it('is empty when retries are disabled', () => {

@@ -15,11 +15,13 @@ describe('decideBrokerStart', () => {
     // A password that mentions a local address does not make the host local.
     { reason: 'refused', urls: ['amqp://guest:x@127.0.0.1@mq.example.com'], expected: 'not-local' },
     // Something answered: starting a second broker cannot help.
-    ...(['login-refused', 'vhost-refused', 'unresolved', 'tls', 'tls-hostname', 'tls-untrusted', 'not-amqp', 'timeout', 'unreachable', undefined] as const).map((reason) => ({
-      reason,
-      urls: [LOCAL],
-      expected: 'report',
-    })),
+    ...(['login-refused', 'vhost-refused', 'unresolved', 'tls', 'tls-hostname', 'tls-untrusted', 'not-amqp', 'timeout', 'unreachable', undefined] as const).map(
+      (reason) => ({
+        reason,
+        urls: [LOCAL],
+        expected: 'report',
+      }),
+    ),
   ])('$expected when the probe failed with $reason at $urls', ({ reason, urls, expected }) => {
     // Act
     const decision = decideBrokerStart(reason, urls);

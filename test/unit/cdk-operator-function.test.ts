@@ -44,7 +44,13 @@ describe('Class: BoomerangQueues, its operator function', () => {
     // Prepare: a team's stack in a VPC, and the operators' role granted the function
     const app = new App({ context: SKIP_BUNDLING });
     const stack = new Stack(app, 'Shop');
-    const queues = new BoomerangQueues(stack, 'Queues', { files: EXAMPLES, brokerSecret: SECRET_ARN, brokerHost: BROKER_HOST, brokerArn: BROKER_ARN, network: NETWORK });
+    const queues = new BoomerangQueues(stack, 'Queues', {
+      files: EXAMPLES,
+      brokerSecret: SECRET_ARN,
+      brokerHost: BROKER_HOST,
+      brokerArn: BROKER_ARN,
+      network: NETWORK,
+    });
     const operators = new Role(stack, 'Operators', { assumedBy: new AccountRootPrincipal() });
     queues.grantOperate(operators);
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
@@ -55,7 +61,7 @@ describe('Class: BoomerangQueues, its operator function', () => {
     expect(synth.findings).toEqual([]);
   });
 
-  it('is <prefix>-operator in the broker\'s network, with the broker settings of the other functions and Lambda\'s longest timeout', () => {
+  it("is <prefix>-operator in the broker's network, with the broker settings of the other functions and Lambda's longest timeout", () => {
     synth.template.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: 'Shop-operator',
       Handler: 'index.handler',
@@ -83,7 +89,9 @@ describe('Class: BoomerangQueues, its operator function', () => {
   });
 
   it('grantOperate gives lambda:InvokeFunction on that one function, no wildcard', () => {
-    const [policy] = Object.entries(synth.template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('OperatorsDefaultPolicy')).map(([, p]) => p);
+    const [policy] = Object.entries(synth.template.findResources('AWS::IAM::Policy'))
+      .filter(([id]) => id.startsWith('OperatorsDefaultPolicy'))
+      .map(([, p]) => p);
     expect(policy?.Properties.PolicyDocument.Statement).toEqual([
       { Action: 'lambda:InvokeFunction', Effect: 'Allow', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^QueuesOperatorFunction/), 'Arn'] } },
     ]);

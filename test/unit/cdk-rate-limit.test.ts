@@ -27,14 +27,24 @@ describe('Function: rateLimitShares', () => {
     { label: 'pull alone, reserved 1 (the default)', deploy: {}, store: false, expected: 1 },
     { label: 'pull reserved 3', deploy: { pull: { reservedConcurrency: 3 } }, store: false, expected: 3 },
     { label: 'event alone: the mapping runs one invocation at a time', deploy: { modes: ['event'] }, store: false, expected: 1 },
-    { label: 'pull reserved 2 and event', deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true, pull: { reservedConcurrency: 2 } }, store: false, expected: 3 },
+    {
+      label: 'pull reserved 2 and event',
+      deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true, pull: { reservedConcurrency: 2 } },
+      store: false,
+      expected: 3,
+    },
     { label: 'pull unreserved with a store: its schedule, 60 s ticks every minute', deploy: { pull: { reservedConcurrency: 0 } }, store: true, expected: 2 },
-    { label: 'pull unreserved with a store: 900 s ticks every 5 minutes, and event', deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true, pull: { reservedConcurrency: 0, timeoutSeconds: 900, rateMinutes: 5 } }, store: true, expected: 5 },
+    {
+      label: 'pull unreserved with a store: 900 s ticks every 5 minutes, and event',
+      deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true, pull: { reservedConcurrency: 0, timeoutSeconds: 900, rateMinutes: 5 } },
+      store: true,
+      expected: 5,
+    },
   ] as const)('$label: $expected', ({ deploy, store, expected }) => {
     expect(shares(deploy as DeployOptions, store)).toBe(expected);
   });
 
-  it('is the stack\'s to set: functionEnvironment may not', () => {
+  it("is the stack's to set: functionEnvironment may not", () => {
     // Prepare
     const { queue } = defineQueue({ name: 'orders', handler: async () => undefined, workQueue: 'orders', rateLimit: { perSecond: 20 } });
     // Act
@@ -61,7 +71,9 @@ describe('Function: rateLimitShares', () => {
     // Act
     const error = configErrorOf(() => shares({ pull: { reservedConcurrency: 0 } }));
     // Assess
-    expect(error.message).toMatch(/^functions\/orders\.ts: the rate limit of orders \(20 a second\) cannot hold: its pull function is unreserved \(deploy\.pull\.reservedConcurrency 0\)/);
+    expect(error.message).toMatch(
+      /^functions\/orders\.ts: the rate limit of orders \(20 a second\) cannot hold: its pull function is unreserved \(deploy\.pull\.reservedConcurrency 0\)/,
+    );
     expect(error.message).toContain('Reserve its concurrency (deploy.pull.reservedConcurrency: 1 keeps one tick at a time), or give the limit a Redis store');
   });
 });
@@ -76,7 +88,12 @@ describe('Class: BoomerangQueues with a rate limit', () => {
     const plain = writeQueueFile(fixtures.dir, { template: 'orders-event', name: 'plain', workQueue: 'plain' });
     const app = new App({ context: SKIP_BUNDLING });
     const stack = new Stack(app, 'Shop');
-    new BoomerangQueues(stack, 'Queues', { brokerSecret: SECRET_ARN, brokerHost: 'b-1.mq.eu-west-1.amazonaws.com', brokerArn: BROKER_ARN, files: [paced, plain] });
+    new BoomerangQueues(stack, 'Queues', {
+      brokerSecret: SECRET_ARN,
+      brokerHost: 'b-1.mq.eu-west-1.amazonaws.com',
+      brokerArn: BROKER_ARN,
+      files: [paced, plain],
+    });
     template = Template.fromStack(stack);
   }, SYNTH_TIMEOUT_MS);
 
@@ -85,31 +102,47 @@ describe('Class: BoomerangQueues with a rate limit', () => {
   it("sets RATE_LIMIT_SHARES on the pull and event functions of a queue with a limit: the pull function's reserved concurrency, plus one for the event function", () => {
     // Act
     const functions = template.findResources('AWS::Lambda::Function');
-    const shares = Object.fromEntries(Object.values(functions).map((fn) => {
-      const variables = (fn.Properties as { FunctionName: string; Environment: { Variables: Record<string, string> } });
-      return [variables.FunctionName, variables.Environment.Variables.RATE_LIMIT_SHARES];
-    }));
+    const shares = Object.fromEntries(
+      Object.values(functions).map((fn) => {
+        const variables = fn.Properties as { FunctionName: string; Environment: { Variables: Record<string, string> } };
+        return [variables.FunctionName, variables.Environment.Variables.RATE_LIMIT_SHARES];
+      }),
+    );
     // Assess
     expect(shares).toEqual({ 'Shop-paced-pull': '3', 'Shop-paced-event': '3', 'Shop-paced-retention': undefined, 'Shop-plain-event': undefined });
   });
 
-  it('refuses, before any resource, a limit whose pull function is unreserved and has no store', () => {
-    // Prepare
-    const file = join(fixtures.dir, 'unreserved.ts');
-    writeFileSync(file, "import { defineQueue } from 'boomerang-rabbitmq';\nexport const { queue } = defineQueue({ name: 'unreserved', handler: async () => undefined, workQueue: 'unreserved', rateLimit: { perSecond: 5 }, deploy: { pull: { reservedConcurrency: 0 } } });\n");
-    // Act
-    const error = configErrorOf(() => readQueueDefinitions({ files: [file], functionEnvironment: {} }));
-    // Assess
-    expect(error.message).toMatch(/unreserved\.ts: the rate limit of unreserved \(5 a second\) cannot hold/);
-  }, SYNTH_TIMEOUT_MS);
+  it(
+    'refuses, before any resource, a limit whose pull function is unreserved and has no store',
+    () => {
+      // Prepare
+      const file = join(fixtures.dir, 'unreserved.ts');
+      writeFileSync(
+        file,
+        "import { defineQueue } from 'boomerang-rabbitmq';\nexport const { queue } = defineQueue({ name: 'unreserved', handler: async () => undefined, workQueue: 'unreserved', rateLimit: { perSecond: 5 }, deploy: { pull: { reservedConcurrency: 0 } } });\n",
+      );
+      // Act
+      const error = configErrorOf(() => readQueueDefinitions({ files: [file], functionEnvironment: {} }));
+      // Assess
+      expect(error.message).toMatch(/unreserved\.ts: the rate limit of unreserved \(5 a second\) cannot hold/);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
-  it('takes an unreserved pull function when a store serves the limit (functionEnvironment names one)', () => {
-    // Prepare
-    const file = join(fixtures.dir, 'stored.ts');
-    writeFileSync(file, "import { defineQueue } from 'boomerang-rabbitmq';\nexport const { queue } = defineQueue({ name: 'stored', handler: async () => undefined, workQueue: 'stored', rateLimit: { perSecond: 5 }, deploy: { pull: { reservedConcurrency: 0 } } });\n");
-    // Act
-    const [queue] = readQueueDefinitions({ files: [file], functionEnvironment: { RATE_LIMIT_STORE: 'rediss://pace.internal:6380' } });
-    // Assess
-    expect(queue).toMatchObject({ rateLimit: { perSecond: 5, store: true }, rateLimitShares: 2 });
-  }, SYNTH_TIMEOUT_MS);
+  it(
+    'takes an unreserved pull function when a store serves the limit (functionEnvironment names one)',
+    () => {
+      // Prepare
+      const file = join(fixtures.dir, 'stored.ts');
+      writeFileSync(
+        file,
+        "import { defineQueue } from 'boomerang-rabbitmq';\nexport const { queue } = defineQueue({ name: 'stored', handler: async () => undefined, workQueue: 'stored', rateLimit: { perSecond: 5 }, deploy: { pull: { reservedConcurrency: 0 } } });\n",
+      );
+      // Act
+      const [queue] = readQueueDefinitions({ files: [file], functionEnvironment: { RATE_LIMIT_STORE: 'rediss://pace.internal:6380' } });
+      // Assess
+      expect(queue).toMatchObject({ rateLimit: { perSecond: 5, store: true }, rateLimitShares: 2 });
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 });

@@ -9,11 +9,17 @@ const COUNTS = { total: 5, visited: 1, kept: 0, moved: 0, deleted: 1, notMoved: 
 /** A fake function that records each request and answers with `answer(request)`. */
 function fake(answer: (request: Record<string, unknown>) => unknown): { invoke: (request: unknown) => Promise<unknown>; requests: Record<string, unknown>[] } {
   const requests: Record<string, unknown>[] = [];
-  return { requests, invoke: async (request) => { requests.push(request as Record<string, unknown>); return answer(request as Record<string, unknown>); } };
+  return {
+    requests,
+    invoke: async (request) => {
+      requests.push(request as Record<string, unknown>);
+      return answer(request as Record<string, unknown>);
+    },
+  };
 }
 
 describe('remoteConsoleBroker', () => {
-  it('joins a read from pages, passing the first page\'s read counts back for the others', async () => {
+  it("joins a read from pages, passing the first page's read counts back for the others", async () => {
     // Prepare
     const result = { ...COUNTS, ending: 'done', message: { headers: { 'x-delivery-count': 1 }, body: { text: 'é'.repeat(40) } } };
     const { invoke, requests } = fake((request) => {
@@ -42,33 +48,62 @@ describe('remoteConsoleBroker', () => {
     // Act
     const read = remoteConsoleBroker(invoke, { name: 'orders-operator', pageBytes: 16 }).walk(LOT, { kind: 'groups', nowMs: 1 });
     // Assess
-    await expect(read).rejects.toThrow(expect.objectContaining({ name: 'OperatorFunctionError', message: expect.stringContaining('groups through orders-operator: the output changed between two pages') }));
+    await expect(read).rejects.toThrow(
+      expect.objectContaining({
+        name: 'OperatorFunctionError',
+        message: expect.stringContaining('groups through orders-operator: the output changed between two pages'),
+      }),
+    );
   });
 
   it('purges in slices, each taking what is left of the confirmed count, its counts reported after each', async () => {
     // Prepare
-    const { invoke, requests } = fake(() => ({ result: { ...COUNTS, total: 5 - requests.length + 1, selected: 1, deleted: 1, ending: requests.length < 3 ? 'early' : 'done' }, more: requests.length < 3 }));
+    const { invoke, requests } = fake(() => ({
+      result: { ...COUNTS, total: 5 - requests.length + 1, selected: 1, deleted: 1, ending: requests.length < 3 ? 'early' : 'done' },
+      more: requests.length < 3,
+    }));
     const reported: WalkCounts[] = [];
     // Act
-    const result = await remoteConsoleBroker(invoke, { name: 'orders-operator', sliceMs: 7 }).walk(LOT, { kind: 'purge', filter: { error: ['A'] }, limit: 3 }, (c) => reported.push({ ...c }));
+    const result = await remoteConsoleBroker(invoke, { name: 'orders-operator', sliceMs: 7 }).walk(
+      LOT,
+      { kind: 'purge', filter: { error: ['A'] }, limit: 3 },
+      (c) => reported.push({ ...c }),
+    );
     // Assess
     expect(requests.map((r) => (r.command as { limit: number }).limit)).toEqual([3, 2, 1]);
     expect(requests.every((r) => r.sliceMs === 7)).toBe(true);
-    expect(reported.map((c) => [c.total, c.visited, c.deleted])).toEqual([[5, 1, 1], [5, 2, 2], [5, 3, 3]]);
+    expect(reported.map((c) => [c.total, c.visited, c.deleted])).toEqual([
+      [5, 1, 1],
+      [5, 2, 2],
+      [5, 3, 3],
+    ]);
     expect(result).toEqual({ total: 5, visited: 3, kept: 0, moved: 0, deleted: 3, notMoved: 0, selected: 3, ending: 'done' });
   });
 
-  it('passes a replay\'s tally on to its next slice and answers depths as a map', async () => {
+  it("passes a replay's tally on to its next slice and answers depths as a map", async () => {
     // Prepare
     const { invoke, requests } = fake((request) =>
-      request.op === 'depths' ? { depths: [['orders', 2], ['orders.parked', null]] } : { result: { ...COUNTS, selected: requests.length }, more: requests.length < 2, tally: { selected: requests.length } });
+      request.op === 'depths'
+        ? {
+            depths: [
+              ['orders', 2],
+              ['orders.parked', null],
+            ],
+          }
+        : { result: { ...COUNTS, selected: requests.length }, more: requests.length < 2, tally: { selected: requests.length } },
+    );
     const broker = remoteConsoleBroker(invoke, { name: 'orders-operator' });
     // Act
     await broker.walk(LOT, { kind: 'replay', filter: {}, limit: 2, ratePerSecond: 50 });
     const depths = await broker.depths(['orders', 'orders.parked']);
     // Assess
     expect(requests.slice(0, 2).map((r) => r.tally)).toEqual([undefined, { selected: 1 }]);
-    expect(depths).toEqual(new Map([['orders', 2], ['orders.parked', null]]));
+    expect(depths).toEqual(
+      new Map([
+        ['orders', 2],
+        ['orders.parked', null],
+      ]),
+    );
     expect(broker.endpoint).toBe('the broker behind the operator function orders-operator');
   });
 });

@@ -25,9 +25,12 @@ describe('takeFunctionsDir', () => {
     expect(taken).toEqual({ argv: rest, functionsDir: dir });
   });
 
-  it.each([[['topology', '--functions-dir']], [['--functions-dir=', 'topology']], [['--functions-dir', '--help']], [['--functions-dir', ' ']]])('refuses a missing value in %j', (argv) => {
-    expect(() => takeFunctionsDir(argv)).toThrow(new UsageError('--functions-dir needs a folder: --functions-dir <dir> (the folder of your queue files)'));
-  });
+  it.each([[['topology', '--functions-dir']], [['--functions-dir=', 'topology']], [['--functions-dir', '--help']], [['--functions-dir', ' ']]])(
+    'refuses a missing value in %j',
+    (argv) => {
+      expect(() => takeFunctionsDir(argv)).toThrow(new UsageError('--functions-dir needs a folder: --functions-dir <dir> (the folder of your queue files)'));
+    },
+  );
 });
 
 describe('routeOf', () => {

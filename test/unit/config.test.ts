@@ -50,10 +50,29 @@ describe('loadConfig', () => {
 
   it('reads the Secrets Manager variables', () => {
     // Act
-    const config = loadConfig({ AMQP_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:mq', AMQP_HOST: 'b-1.mq.example.com', AMQP_PORT: '5671', AMQP_VHOST: 'prod', SECRET_CACHE_SECONDS: '60' });
+    const config = loadConfig({
+      AMQP_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:mq',
+      AMQP_HOST: 'b-1.mq.example.com',
+      AMQP_PORT: '5671',
+      AMQP_VHOST: 'prod',
+      SECRET_CACHE_SECONDS: '60',
+    });
     // Assess
-    expect(config.amqpSecret).toEqual({ secretId: 'arn:aws:secretsmanager:eu-west-1:1:secret:mq', host: 'b-1.mq.example.com', port: 5671, vhost: 'prod', tls: true, cacheSeconds: 60 });
-    expect(loadConfig({ AMQP_SECRET_ID: 's', AMQP_TLS: 'false' }).amqpSecret).toMatchObject({ host: undefined, port: undefined, vhost: '/', tls: false, cacheSeconds: 300 });
+    expect(config.amqpSecret).toEqual({
+      secretId: 'arn:aws:secretsmanager:eu-west-1:1:secret:mq',
+      host: 'b-1.mq.example.com',
+      port: 5671,
+      vhost: 'prod',
+      tls: true,
+      cacheSeconds: 60,
+    });
+    expect(loadConfig({ AMQP_SECRET_ID: 's', AMQP_TLS: 'false' }).amqpSecret).toMatchObject({
+      host: undefined,
+      port: undefined,
+      vhost: '/',
+      tls: false,
+      cacheSeconds: 300,
+    });
   });
 
   it.each([
@@ -145,7 +164,9 @@ describe('loadConfig', () => {
 
   it('refuses a CRASH_LOOP_LIMIT the broker would never let it reach, saying why', () => {
     expect(loadConfig({ CRASH_LOOP_LIMIT: '20' }).crashLoopLimit).toBe(20);
-    expect(() => loadConfig({ CRASH_LOOP_LIMIT: '21' })).toThrow('CRASH_LOOP_LIMIT must be from 0 (off) to 20, got 21: 4.x quorum queues drop a message returned more often');
+    expect(() => loadConfig({ CRASH_LOOP_LIMIT: '21' })).toThrow(
+      'CRASH_LOOP_LIMIT must be from 0 (off) to 20, got 21: 4.x quorum queues drop a message returned more often',
+    );
   });
 
   it('names the parking queue after the work queue by default', () => {
@@ -210,8 +231,14 @@ describe('loadConfig', () => {
     [{ BACKOFF_INITIAL_MS: '0' }, ['BACKOFF_INITIAL_MS', '"0"', 'comes back at once']],
     [{ RETRY_RULES: '[{"match":{"errorName":"E"},"initialDelayMs":0}]' }, ['RETRY_RULES[0]', 'initialDelayMs', 'comes back at once']],
     // A multiplier barely above 1 makes almost every one of 1000 retries a new delay, so a new queue.
-    [{ MAX_RETRIES: '1000', BACKOFF_MULTIPLIER: '1.01' }, ['would plan 824 delay queues', "'boomerang.work'", 'limit of 100', 'MAX_RETRIES', 'BACKOFF_MULTIPLIER', 'DELAY_MODE=exact']],
-    [{ RETRY_RULES: JSON.stringify(Array.from({ length: 12 }, (_, i) => ({ match: { errorName: `E${i}` }, initialDelayMs: 1000 + i, maxRetries: 10 }))) }, ['would plan', 'RETRY_RULES']],
+    [
+      { MAX_RETRIES: '1000', BACKOFF_MULTIPLIER: '1.01' },
+      ['would plan 824 delay queues', "'boomerang.work'", 'limit of 100', 'MAX_RETRIES', 'BACKOFF_MULTIPLIER', 'DELAY_MODE=exact'],
+    ],
+    [
+      { RETRY_RULES: JSON.stringify(Array.from({ length: 12 }, (_, i) => ({ match: { errorName: `E${i}` }, initialDelayMs: 1000 + i, maxRetries: 10 }))) },
+      ['would plan', 'RETRY_RULES'],
+    ],
   ])('throws a ConfigError naming the variable and value for %j', (env, fragments) => {
     // Act
     const error = configError(env);
@@ -265,7 +292,13 @@ describe('loadConfig', () => {
 describe('topologyOptionsFromConfig', () => {
   it('derives the tiers and names from the base policy', () => {
     // Prepare
-    const config = loadConfig({ WORK_QUEUE: 'orders', DELAY_MODE: 'exact', QUEUE_TYPE: 'classic', DELAY_RESOLUTION_MS: '100', EXACT_DELAY_PREFIX: 'test.delay' });
+    const config = loadConfig({
+      WORK_QUEUE: 'orders',
+      DELAY_MODE: 'exact',
+      QUEUE_TYPE: 'classic',
+      DELAY_RESOLUTION_MS: '100',
+      EXACT_DELAY_PREFIX: 'test.delay',
+    });
     // Act
     const options = topologyOptionsFromConfig(config);
     // Assess
@@ -282,9 +315,21 @@ describe('topologyOptionsFromConfig', () => {
   });
 
   it.each([
-    ['a rule with a longer initial delay adds its tiers', { initialDelayMs: 60_000, maxRetries: 2 }, [1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 64_000, 120_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000]],
-    ['a rule that never retries adds none', { initialDelayMs: 500_000, retry: false }, [1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000]],
-    ['a rule with the same delays adds none', { maxRetries: 3 }, [1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000]],
+    [
+      'a rule with a longer initial delay adds its tiers',
+      { initialDelayMs: 60_000, maxRetries: 2 },
+      [1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 64_000, 120_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000],
+    ],
+    [
+      'a rule that never retries adds none',
+      { initialDelayMs: 500_000, retry: false },
+      [1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000],
+    ],
+    [
+      'a rule with the same delays adds none',
+      { maxRetries: 3 },
+      [1000, 2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000, 2_048_000, 3_600_000],
+    ],
   ])('%s', (_name, rule, expected) => {
     // Prepare
     const config = loadConfig({ RETRY_RULES: JSON.stringify([{ match: { errorName: 'E' }, ...rule }]) });

@@ -32,7 +32,10 @@ class SilentChannel {
 }
 
 async function reasonOf(work: Promise<void>): Promise<string> {
-  const error = await work.then(() => undefined, (e: unknown) => e);
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   return error instanceof PublishError ? error.reason : `not a PublishError: ${String(error)}`;
 }
 
@@ -106,7 +109,14 @@ describe('ConfirmPublisher', () => {
     channel.emit('error', new Error('PRECONDITION_FAILED - boom'));
     channel.emit('close');
     // Assess
-    const errors = await Promise.all(pending.map((p) => p.then(() => undefined, (e: unknown) => e as PublishError)));
+    const errors = await Promise.all(
+      pending.map((p) =>
+        p.then(
+          () => undefined,
+          (e: unknown) => e as PublishError,
+        ),
+      ),
+    );
     expect(errors.map((e) => e?.reason)).toEqual(['channel-closed', 'channel-closed']);
     expect(errors[0]?.message).toContain('PRECONDITION_FAILED - boom');
     expect(vi.getTimerCount()).toBe(0);

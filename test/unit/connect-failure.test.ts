@@ -14,22 +14,36 @@ describe('explainConnectFailure', () => {
       case: 'nothing listening',
       error: failure('connect ECONNREFUSED 10.0.0.5:5699', { code: 'ECONNREFUSED' }),
       url: `amqp://app:${PASSWORD}@10.0.0.5:5699`,
-      expected: { reason: 'refused', final: false, explanation: 'nothing listens on 10.0.0.5:5699 (ECONNREFUSED): is RabbitMQ running there? If so, check the port (AMQP_URL or AMQP_PORT; Amazon MQ listens on 5671, with amqps://)' },
+      expected: {
+        reason: 'refused',
+        final: false,
+        explanation:
+          'nothing listens on 10.0.0.5:5699 (ECONNREFUSED): is RabbitMQ running there? If so, check the port (AMQP_URL or AMQP_PORT; Amazon MQ listens on 5671, with amqps://)',
+      },
     },
     {
       case: 'a host that does not resolve',
       error: failure('getaddrinfo ENOTFOUND mq.nowhere', { code: 'ENOTFOUND' }),
       url: `amqps://app:${PASSWORD}@mq.nowhere`,
-      expected: { reason: 'unresolved', final: true, explanation: 'the host name mq.nowhere does not resolve (ENOTFOUND): check the host (AMQP_URL or AMQP_HOST)' },
+      expected: {
+        reason: 'unresolved',
+        final: true,
+        explanation: 'the host name mq.nowhere does not resolve (ENOTFOUND): check the host (AMQP_URL or AMQP_HOST)',
+      },
     },
     {
       case: 'a certificate for another host',
-      error: failure("Hostname/IP does not match certificate's altnames", { code: 'ERR_TLS_CERT_ALTNAME_INVALID', host: 'b-1.mq.example.com', cert: { subjectaltname: 'DNS:other.example' } }),
+      error: failure("Hostname/IP does not match certificate's altnames", {
+        code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+        host: 'b-1.mq.example.com',
+        cert: { subjectaltname: 'DNS:other.example' },
+      }),
       url: `amqps://app:${PASSWORD}@b-1.mq.example.com:5671`,
       expected: {
         reason: 'tls-hostname',
         final: true,
-        explanation: "the broker's TLS certificate does not match the host: connecting to b-1.mq.example.com, but the certificate is for DNS:other.example; connect with a host name the certificate names",
+        explanation:
+          "the broker's TLS certificate does not match the host: connecting to b-1.mq.example.com, but the certificate is for DNS:other.example; connect with a host name the certificate names",
       },
     },
     ...['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'].map((code) => ({
@@ -52,13 +66,22 @@ describe('explainConnectFailure', () => {
       case: 'amqps:// to a plain port',
       error: failure('wrong version number', { code: 'ERR_SSL_WRONG_VERSION_NUMBER' }),
       url: `amqps://app:${PASSWORD}@mq:5672`,
-      expected: { reason: 'tls', final: true, explanation: "mq:5672 does not speak TLS (ERR_SSL_WRONG_VERSION_NUMBER): use amqp:// for a plain port, or the broker's TLS port (5671 on Amazon MQ)" },
+      expected: {
+        reason: 'tls',
+        final: true,
+        explanation: "mq:5672 does not speak TLS (ERR_SSL_WRONG_VERSION_NUMBER): use amqp:// for a plain port, or the broker's TLS port (5671 on Amazon MQ)",
+      },
     },
     {
       case: 'amqp:// to a TLS port',
       error: failure('Socket closed abruptly during opening handshake'),
       url: `amqp://app:${PASSWORD}@mq:5671`,
-      expected: { reason: 'unreachable', final: false, explanation: 'mq:5671 closed the connection during the AMQP handshake (Socket closed abruptly during opening handshake): if it is a TLS port, use amqps://' },
+      expected: {
+        reason: 'unreachable',
+        final: false,
+        explanation:
+          'mq:5671 closed the connection during the AMQP handshake (Socket closed abruptly during opening handshake): if it is a TLS port, use amqps://',
+      },
     },
     {
       case: 'a refused login',
@@ -73,7 +96,8 @@ describe('explainConnectFailure', () => {
       expected: {
         reason: 'vhost-refused',
         final: true,
-        explanation: 'the broker refused to open vhost "prod/eu" for user "app": the vhost does not exist, or the user has no permission on it (rabbitmqctl list_vhosts; rabbitmqctl list_permissions -p "prod/eu")',
+        explanation:
+          'the broker refused to open vhost "prod/eu" for user "app": the vhost does not exist, or the user has no permission on it (rabbitmqctl list_vhosts; rabbitmqctl list_permissions -p "prod/eu")',
       },
     },
     {
@@ -83,7 +107,8 @@ describe('explainConnectFailure', () => {
       expected: {
         reason: 'not-amqp',
         final: true,
-        explanation: 'an HTTP server answered on mq:15672, not an AMQP broker: RabbitMQ takes AMQP on port 5672 (5671 with TLS, amqps://), and its management UI takes HTTP on 15672; check the port (AMQP_URL or AMQP_PORT)',
+        explanation:
+          'an HTTP server answered on mq:15672, not an AMQP broker: RabbitMQ takes AMQP on port 5672 (5671 with TLS, amqps://), and its management UI takes HTTP on 15672; check the port (AMQP_URL or AMQP_PORT)',
       },
     },
     {

@@ -16,8 +16,16 @@ describe('checkAccess', () => {
     ['the script without the token', request('GET', '/app.js'), { kind: 'allow', landing: false }],
     ['an API GET with the token header', request('GET', '/api/overview', TOKEN), { kind: 'allow', landing: false }],
     ['an API GET on localhost', request('GET', '/api/overview', { host: 'localhost:8123', ...TOKEN }), { kind: 'allow', landing: false }],
-    ['POST from the page', request('POST', '/api/x', { ...TOKEN, origin: ORIGIN, 'sec-fetch-site': 'same-origin', 'x-boomerang-console': '1' }), { kind: 'allow', landing: false }],
-    ['POST from a client that sends no Origin but the header', request('POST', '/api/x', { ...TOKEN, 'x-boomerang-console': '1' }), { kind: 'allow', landing: false }],
+    [
+      'POST from the page',
+      request('POST', '/api/x', { ...TOKEN, origin: ORIGIN, 'sec-fetch-site': 'same-origin', 'x-boomerang-console': '1' }),
+      { kind: 'allow', landing: false },
+    ],
+    [
+      'POST from a client that sends no Origin but the header',
+      request('POST', '/api/x', { ...TOKEN, 'x-boomerang-console': '1' }),
+      { kind: 'allow', landing: false },
+    ],
   ])('allows %s', (_name, req, expected) => {
     expect(checkAccess(req, OPTIONS)).toEqual(expected);
   });
@@ -26,11 +34,26 @@ describe('checkAccess', () => {
     ['no token', request('GET', '/api/overview'), 401, 'token is missing or wrong'],
     ['a wrong token', request('GET', '/?token=s3cret-tokem'), 401, 'token is missing or wrong'],
     ['a token of another length', request('GET', '/api/overview', { 'x-boomerang-token': 's3' }), 401, 'token is missing or wrong'],
-    ['the token in a cookie (a cookie reaches every port)', request('GET', '/api/overview', { cookie: 'boomerang_console_8123=s3cret-token' }), 401, 'token is missing or wrong'],
+    [
+      'the token in a cookie (a cookie reaches every port)',
+      request('GET', '/api/overview', { cookie: 'boomerang_console_8123=s3cret-token' }),
+      401,
+      'token is missing or wrong',
+    ],
     ['the token in an API URL', request('GET', '/api/overview?token=s3cret-token'), 401, 'token is missing or wrong'],
     ['a foreign Host (DNS rebinding)', request('GET', '/?token=s3cret-token', { host: 'evil.example:8123' }), 403, 'unknown host'],
-    ['a cross-site Origin', request('POST', '/api/x', { ...TOKEN, origin: 'http://evil.example', 'x-boomerang-console': '1' }), 403, 'cross-site request from http://evil.example'],
-    ['Sec-Fetch-Site cross-site', request('POST', '/api/x', { ...TOKEN, 'sec-fetch-site': 'cross-site', 'x-boomerang-console': '1' }), 403, 'Sec-Fetch-Site: cross-site'],
+    [
+      'a cross-site Origin',
+      request('POST', '/api/x', { ...TOKEN, origin: 'http://evil.example', 'x-boomerang-console': '1' }),
+      403,
+      'cross-site request from http://evil.example',
+    ],
+    [
+      'Sec-Fetch-Site cross-site',
+      request('POST', '/api/x', { ...TOKEN, 'sec-fetch-site': 'cross-site', 'x-boomerang-console': '1' }),
+      403,
+      'Sec-Fetch-Site: cross-site',
+    ],
     ['a POST without the custom header', request('POST', '/api/x', { ...TOKEN, origin: ORIGIN }), 403, 'x-boomerang-console missing'],
     ['a cross-site POST without any token', request('POST', '/api/x', { origin: 'http://evil.example' }), 403, 'cross-site'],
   ])('refuses %s', (_name, req, status, reason) => {
@@ -42,8 +65,14 @@ describe('checkAccess', () => {
 
 describe('allowedHosts', () => {
   const INTERFACES = {
-    lo: [{ address: '127.0.0.1', family: 'IPv4' }, { address: '::1', family: 'IPv6' }],
-    eth0: [{ address: '10.0.0.5', family: 'IPv4' }, { address: 'fe80::1', family: 'IPv6' }],
+    lo: [
+      { address: '127.0.0.1', family: 'IPv4' },
+      { address: '::1', family: 'IPv6' },
+    ],
+    eth0: [
+      { address: '10.0.0.5', family: 'IPv4' },
+      { address: 'fe80::1', family: 'IPv6' },
+    ],
   } as const;
 
   it.each([

@@ -16,22 +16,27 @@ describe('filterFields', () => {
   });
 
   it('keeps the filter names of a JSON body, not its count or rate', () => {
-    expect(filterFields({ 'message-id': 'm-7', header: ['tenant=acme'], expectedCount: 3, ratePerSecond: 5 })).toEqual({ 'message-id': 'm-7', header: ['tenant=acme'] });
+    expect(filterFields({ 'message-id': 'm-7', header: ['tenant=acme'], expectedCount: 3, ratePerSecond: 5 })).toEqual({
+      'message-id': 'm-7',
+      header: ['tenant=acme'],
+    });
   });
 
   it('refuses what filterFromRequest refuses, naming the filter', () => {
-    expect(() => filterFields({ 'older-than': 'soon' })).toThrow(expect.objectContaining({ name: 'ConsoleInputError', message: expect.stringContaining('older-than') }));
+    expect(() => filterFields({ 'older-than': 'soon' })).toThrow(
+      expect.objectContaining({ name: 'ConsoleInputError', message: expect.stringContaining('older-than') }),
+    );
   });
 
-  it.each([
-    new URLSearchParams('error=A&error=B&header=tenant%3Dacme&grep=x'),
-    { group: 'PartnerDown|POST <url>|orders', 'newer-than': '1d', error: '' },
-  ])('gives, through JSON, the filter the console checked (%s)', (input) => {
-    // Act
-    const travelled = JSON.parse(JSON.stringify(filterFields(input))) as Record<string, unknown>;
-    // Assess
-    expect(filterFromRequest(travelled)).toEqual(filterFromRequest(input));
-  });
+  it.each([new URLSearchParams('error=A&error=B&header=tenant%3Dacme&grep=x'), { group: 'PartnerDown|POST <url>|orders', 'newer-than': '1d', error: '' }])(
+    'gives, through JSON, the filter the console checked (%s)',
+    (input) => {
+      // Act
+      const travelled = JSON.parse(JSON.stringify(filterFields(input))) as Record<string, unknown>;
+      // Assess
+      expect(filterFromRequest(travelled)).toEqual(filterFromRequest(input));
+    },
+  );
 });
 
 describe('runConsoleCommand', () => {
@@ -47,14 +52,20 @@ describe('runConsoleCommand', () => {
   });
 
   it('refuses a command it does not know, saying the console may be newer than the function', async () => {
-    await expect(runConsoleCommand(NO_CONTEXT, { kind: 'rename' } as unknown as ConsoleCommand, LOT)).rejects.toThrow(expect.objectContaining({ name: 'ConsoleInputError', message: expect.stringContaining('newer than the operator function') }));
+    await expect(runConsoleCommand(NO_CONTEXT, { kind: 'rename' } as unknown as ConsoleCommand, LOT)).rejects.toThrow(
+      expect.objectContaining({ name: 'ConsoleInputError', message: expect.stringContaining('newer than the operator function') }),
+    );
   });
 
   it('checks an edit again where it runs, before it walks', async () => {
-    await expect(runConsoleCommand(NO_CONTEXT, { kind: 'edit-replay', messageId: 'm-1', edit: { headers: { set: { 'x-retry-no': 1 } } } }, LOT)).rejects.toThrow(expect.objectContaining({ name: 'ConsoleInputError' }));
+    await expect(
+      runConsoleCommand(NO_CONTEXT, { kind: 'edit-replay', messageId: 'm-1', edit: { headers: { set: { 'x-retry-no': 1 } } } }, LOT),
+    ).rejects.toThrow(expect.objectContaining({ name: 'ConsoleInputError' }));
   });
 
   it('parses a filter again where it runs, refusing a bad one before it walks', async () => {
-    await expect(runConsoleCommand(NO_CONTEXT, { kind: 'purge', filter: { 'older-than': 'soon' }, limit: 1 }, LOT)).rejects.toThrow(expect.objectContaining({ name: 'ConsoleInputError', message: expect.stringContaining('older-than') }));
+    await expect(runConsoleCommand(NO_CONTEXT, { kind: 'purge', filter: { 'older-than': 'soon' }, limit: 1 }, LOT)).rejects.toThrow(
+      expect.objectContaining({ name: 'ConsoleInputError', message: expect.stringContaining('older-than') }),
+    );
   });
 });

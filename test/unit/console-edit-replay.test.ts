@@ -57,7 +57,10 @@ describe('editedCopy', () => {
 
   it.each<[string, MessageEdit]>([
     ['no change at all', NO_CHANGE],
-    ['the same body text and a header set to its own value', { body: '{"orderId":12345678901234567890,"amount":10.50}', set: { 'x-count': 7 }, remove: ['absent'] }],
+    [
+      'the same body text and a header set to its own value',
+      { body: '{"orderId":12345678901234567890,"amount":10.50}', set: { 'x-count': 7 }, remove: ['absent'] },
+    ],
     ['only a header a replay drops anyway removed', { set: {}, remove: ['boomerang-error-name'] }],
   ])('treats %s as a plain replay: the original bytes and headers, no audit header', (_what, edit) => {
     // Prepare
@@ -78,7 +81,7 @@ describe('editedCopy', () => {
     expect(editedCopy(message, { body: 'x', set: {}, remove: [] }, OPTIONS)).toEqual({ kind: 'refused', reason: expect.stringContaining(reason) });
   });
 
-  it('drops a native park\'s annotations, as a replay does', () => {
+  it("drops a native park's annotations, as a replay does", () => {
     // Prepare
     const original = fakeDelivery({ headers: nativeParkHeaders() });
     // Act

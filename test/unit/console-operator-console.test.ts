@@ -7,15 +7,21 @@ const ENV = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1', WORK_QUEUE: 'orders' }
 const handler = createOperatorConsoleFunction([{ name: 'orders', loadConfig: (env) => loadConfig(env) }], { env: ENV });
 
 describe('createOperatorConsoleFunction', () => {
-  it('reports the depths of its construct\'s queues only, naming the stray one and those it serves', async () => {
+  it("reports the depths of its construct's queues only, naming the stray one and those it serves", async () => {
     await expect(handler({ op: 'depths', queues: ['orders', 'orders.parked', 'payroll'] })).rejects.toThrow(
-      expect.objectContaining({ name: 'ConfigError', message: expect.stringMatching(/"payroll": .*queues only \(orders, orders\.delay\.1000ms, .*orders\.parked\)/) }),
+      expect.objectContaining({
+        name: 'ConfigError',
+        message: expect.stringMatching(/"payroll": .*queues only \(orders, orders\.delay\.1000ms, .*orders\.parked\)/),
+      }),
     );
   });
 
   it('runs console commands on its parking lots only', async () => {
     await expect(handler({ op: 'console', parkingQueue: 'orders', command: { kind: 'purge', filter: { 'message-id': 'm-1' }, limit: 1 } })).rejects.toThrow(
-      expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining('--parking-queue orders: the operator function serves the parking lots orders.parked (orders) only') }),
+      expect.objectContaining({
+        name: 'ConfigError',
+        message: expect.stringContaining('--parking-queue orders: the operator function serves the parking lots orders.parked (orders) only'),
+      }),
     );
   });
 });

@@ -4,18 +4,21 @@ import { nativeParkHeaders } from '../helpers/native-park.js';
 
 describe('attemptHistory', () => {
   it('lists first failure, retries, last failure, broker dead-letterings (oldest first) and the park', () => {
-    const history = attemptHistory({
-      'boomerang-first-failure-at': '2026-11-24T00:00:00.000Z',
-      'x-retry-no': 3,
-      'boomerang-last-failure-at': '2026-11-24T00:05:00.000Z',
-      'x-death': [
-        { queue: 'orders', reason: 'rejected', count: 1, time: { '!': 'timestamp', value: 1_795_000_200 } },
-        { queue: 'orders.delay.1000ms', reason: 'expired', count: 3, time: { '!': 'timestamp', value: 1_795_000_100 } },
-      ],
-      'boomerang-parked-at': '2026-11-24T00:05:01.000Z',
-      'boomerang-attempts': 4,
-      'boomerang-park-reason': 'retries exhausted: 3 of 3 made',
-    }, 'x-retry-no');
+    const history = attemptHistory(
+      {
+        'boomerang-first-failure-at': '2026-11-24T00:00:00.000Z',
+        'x-retry-no': 3,
+        'boomerang-last-failure-at': '2026-11-24T00:05:00.000Z',
+        'x-death': [
+          { queue: 'orders', reason: 'rejected', count: 1, time: { '!': 'timestamp', value: 1_795_000_200 } },
+          { queue: 'orders.delay.1000ms', reason: 'expired', count: 3, time: { '!': 'timestamp', value: 1_795_000_100 } },
+        ],
+        'boomerang-parked-at': '2026-11-24T00:05:01.000Z',
+        'boomerang-attempts': 4,
+        'boomerang-park-reason': 'retries exhausted: 3 of 3 made',
+      },
+      'x-retry-no',
+    );
     expect(history).toEqual([
       { at: '2026-11-24T00:00:00.000Z', event: 'first failure' },
       { at: null, event: 'retried 3 time(s) through the delay path' },
@@ -30,7 +33,7 @@ describe('attemptHistory', () => {
     expect(attemptHistory({ tenant: 'acme' }, 'x-retry-no')).toEqual([]);
   });
 
-  it('reads a native park from its annotations: failures, the broker\'s delayed retries, the park and its dead-lettering', () => {
+  it("reads a native park from its annotations: failures, the broker's delayed retries, the park and its dead-lettering", () => {
     // Act
     const history = attemptHistory(nativeParkHeaders(), 'x-retry-no');
     // Assess

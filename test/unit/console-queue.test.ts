@@ -25,7 +25,7 @@ describe('consoleQueuesFromDeclared', () => {
     expect(invoices?.delayQueues.length).toBeGreaterThan(0);
   });
 
-  it('names the command that declares a declared queue\'s topology', () => {
+  it("names the command that declares a declared queue's topology", () => {
     const [queue] = consoleQueuesFromDeclared([declared({ name: 'partner-sync', workQueue: 'boomerang.partner-sync' })], {});
     expect(queue?.applyCommand).toBe('boomerang topology apply --function partner-sync');
   });
@@ -37,9 +37,11 @@ describe('consoleQueuesFromDeclared', () => {
     expect(queue?.parkingQueue).toBe('orders.lot');
   });
 
-  it('refuses an environment value the queue\'s config refuses, with a ConfigError naming it', () => {
+  it("refuses an environment value the queue's config refuses, with a ConfigError naming it", () => {
     // Act + Assess
-    expect(() => consoleQueuesFromDeclared([declared({ name: 'orders', workQueue: 'orders' })], { MAX_RETRIES: 'many' })).toThrow(expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining('MAX_RETRIES') }));
+    expect(() => consoleQueuesFromDeclared([declared({ name: 'orders', workQueue: 'orders' })], { MAX_RETRIES: 'many' })).toThrow(
+      expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining('MAX_RETRIES') }),
+    );
   });
 });
 
@@ -53,7 +55,10 @@ describe('consoleQueuesFromConfig', () => {
 
   it('gives each named queue its default parking lot, once per name', () => {
     const queues = consoleQueuesFromConfig(loadConfig({ WORK_QUEUE: 'orders' }), ['invoices', 'orders', 'invoices']);
-    expect(queues.map((q) => [q.workQueue, q.parkingQueue])).toEqual([['invoices', 'invoices.parked'], ['orders', 'orders.parked']]);
+    expect(queues.map((q) => [q.workQueue, q.parkingQueue])).toEqual([
+      ['invoices', 'invoices.parked'],
+      ['orders', 'orders.parked'],
+    ]);
   });
 
   it('names the apply command with the parking lot in its environment, as --queue sees it', () => {
@@ -64,8 +69,13 @@ describe('consoleQueuesFromConfig', () => {
     ]);
   });
 
-  it.each([['amq.bad', 'belong to the broker'], ['x'.repeat(250), '1 to 255 bytes']])('refuses the queue name %s with a ConfigError', (name, message) => {
-    expect(() => consoleQueuesFromConfig(loadConfig({}), [name])).toThrow(expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining(message) }));
+  it.each([
+    ['amq.bad', 'belong to the broker'],
+    ['x'.repeat(250), '1 to 255 bytes'],
+  ])('refuses the queue name %s with a ConfigError', (name, message) => {
+    expect(() => consoleQueuesFromConfig(loadConfig({}), [name])).toThrow(
+      expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining(message) }),
+    );
   });
 });
 
@@ -85,13 +95,15 @@ describe('QueueLock', () => {
   it('runs work on one queue one at a time, in order, even after a failure', async () => {
     const lock = new QueueLock();
     const log: string[] = [];
-    const step = (name: string, fail = false) => async () => {
-      log.push(`start ${name}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      log.push(`end ${name}`);
-      if (fail) throw new Error(name);
-      return name;
-    };
+    const step =
+      (name: string, fail = false) =>
+      async () => {
+        log.push(`start ${name}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        log.push(`end ${name}`);
+        if (fail) throw new Error(name);
+        return name;
+      };
     const results = await Promise.allSettled([lock.run('q', step('a', true)), lock.run('q', step('b')), lock.run('q', step('c'))]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);

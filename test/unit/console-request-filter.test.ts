@@ -4,7 +4,15 @@ import { filterFromRequest } from '../../shared/console/request-filter.js';
 describe('filterFromRequest', () => {
   it('reads the CLI filter names from a query, repeatable ones as lists', () => {
     const filter = filterFromRequest(new URLSearchParams('group=E%7Cm%7Cq&error=A&error=B&older-than=2h&header=tenant%3Dacme&grep=x&message-id=m-1&page=3'));
-    expect(filter).toEqual({ groupKey: 'E|m|q', errorNames: ['A', 'B'], olderThanMs: 7_200_000, newerThanMs: undefined, headers: [{ name: 'tenant', value: 'acme' }], bodyContains: 'x', messageId: 'm-1' });
+    expect(filter).toEqual({
+      groupKey: 'E|m|q',
+      errorNames: ['A', 'B'],
+      olderThanMs: 7_200_000,
+      newerThanMs: undefined,
+      headers: [{ name: 'tenant', value: 'acme' }],
+      bodyContains: 'x',
+      messageId: 'm-1',
+    });
   });
 
   it('reads the same names from a JSON body and skips empty values', () => {

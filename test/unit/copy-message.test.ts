@@ -12,12 +12,32 @@ function delivery(properties: Partial<MessageProperties>, fields = { exchange: '
 describe('buildRetryCopy', () => {
   it('keeps the properties and user headers, and sets the count', () => {
     // Prepare
-    const original = delivery({ messageId: 'm', correlationId: 'c', contentType: 'application/json', type: 't', appId: 'app', timestamp: 5, priority: 2, replyTo: 'r', headers: { tenant: 'acme', traceparent: 'tp' } });
+    const original = delivery({
+      messageId: 'm',
+      correlationId: 'c',
+      contentType: 'application/json',
+      type: 't',
+      appId: 'app',
+      timestamp: 5,
+      priority: 2,
+      replyTo: 'r',
+      headers: { tenant: 'acme', traceparent: 'tp' },
+    });
     // Act
     const copy = buildRetryCopy(original, { retryHeader: 'x-retry-no', retryNo: 1, now: NOW });
     // Assess
     expect(copy.content).toBe(original.content);
-    expect(copy.options).toMatchObject({ messageId: 'm', correlationId: 'c', contentType: 'application/json', type: 't', appId: 'app', timestamp: 5, priority: 2, replyTo: 'r', persistent: true });
+    expect(copy.options).toMatchObject({
+      messageId: 'm',
+      correlationId: 'c',
+      contentType: 'application/json',
+      type: 't',
+      appId: 'app',
+      timestamp: 5,
+      priority: 2,
+      replyTo: 'r',
+      persistent: true,
+    });
     expect(copy.options.headers).toMatchObject({ tenant: 'acme', traceparent: 'tp', 'x-retry-no': 1 });
   });
 
@@ -36,7 +56,13 @@ describe('buildRetryCopy', () => {
   it('records the original exchange and routing key once, and keeps the first failure time', () => {
     // Prepare: a message that has been retried already arrives via the delay path
     const retried = delivery(
-      { headers: { [BoomerangHeader.originalExchange]: 'shop', [BoomerangHeader.originalRoutingKey]: 'orders.created', [BoomerangHeader.firstFailureAt]: '2026-11-22T09:00:00.000Z' } },
+      {
+        headers: {
+          [BoomerangHeader.originalExchange]: 'shop',
+          [BoomerangHeader.originalRoutingKey]: 'orders.created',
+          [BoomerangHeader.firstFailureAt]: '2026-11-22T09:00:00.000Z',
+        },
+      },
       { exchange: '', routingKey: 'work' },
     );
     // Act
@@ -52,11 +78,29 @@ describe('buildRetryCopy', () => {
 });
 
 describe('buildParkedCopy', () => {
-  const park = { retryHeader: 'x-retry-no', retryNo: 3, now: NOW, reason: 'retries exhausted', errorName: 'E', errorMessage: 'é'.repeat(2000), errorStack: 's', sourceQueue: 'work', functionName: 'fn' };
+  const park = {
+    retryHeader: 'x-retry-no',
+    retryNo: 3,
+    now: NOW,
+    reason: 'retries exhausted',
+    errorName: 'E',
+    errorMessage: 'é'.repeat(2000),
+    errorStack: 's',
+    sourceQueue: 'work',
+    functionName: 'fn',
+  };
 
   it('adds why and where it failed, with the message cut to 1 KiB', () => {
     const headers = buildParkedCopy(delivery({ headers: { tenant: 'acme' } }), park).options.headers ?? {};
-    expect(headers).toMatchObject({ tenant: 'acme', [BoomerangHeader.attempts]: 4, [BoomerangHeader.errorName]: 'E', [BoomerangHeader.parkReason]: 'retries exhausted', [BoomerangHeader.sourceQueue]: 'work', [BoomerangHeader.functionName]: 'fn', [BoomerangHeader.parkedAt]: NOW.toISOString() });
+    expect(headers).toMatchObject({
+      tenant: 'acme',
+      [BoomerangHeader.attempts]: 4,
+      [BoomerangHeader.errorName]: 'E',
+      [BoomerangHeader.parkReason]: 'retries exhausted',
+      [BoomerangHeader.sourceQueue]: 'work',
+      [BoomerangHeader.functionName]: 'fn',
+      [BoomerangHeader.parkedAt]: NOW.toISOString(),
+    });
     expect(Buffer.byteLength(String(headers[BoomerangHeader.errorMessage]))).toBeLessThanOrEqual(1024);
   });
 

@@ -8,7 +8,12 @@ describe('checkCrashLoop', () => {
     { headers: { 'x-acquired-count': 40 }, limit: 10, before: 0, expected: { kind: 'handle' } },
     { headers: { 'x-delivery-count': 9 }, limit: 10, before: 0, expected: { kind: 'handle' } },
     { headers: { 'x-delivery-count': 10 }, limit: 10, before: 0, expected: { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' } },
-    { headers: { 'x-delivery-count': 10, 'x-acquired-count': 14 }, limit: 10, before: 0, expected: { kind: 'park', deliveries: 15, reason: 'crash loop: delivered 15 times' } },
+    {
+      headers: { 'x-delivery-count': 10, 'x-acquired-count': 14 },
+      limit: 10,
+      before: 0,
+      expected: { kind: 'park', deliveries: 15, reason: 'crash loop: delivered 15 times' },
+    },
     { headers: { 'x-delivery-count': 12 }, limit: 1, before: 0, expected: { kind: 'park', deliveries: 13, reason: 'crash loop: delivered 13 times' } },
     { headers: { 'x-delivery-count': BigInt(20) }, limit: 20, before: 0, expected: { kind: 'park', deliveries: 21, reason: 'crash loop: delivered 21 times' } },
     { headers: { 'x-delivery-count': 50 }, limit: 0, before: 0, expected: { kind: 'handle' } },
@@ -41,7 +46,12 @@ describe('checkCrashLoop', () => {
     { headers: { 'x-acquired-count': 10 }, acquired: false, before: 0, expected: { kind: 'handle' } },
     { headers: { 'x-acquired-count': 9 }, acquired: true, before: 0, expected: { kind: 'handle' } },
     { headers: { 'x-acquired-count': 10 }, acquired: true, before: 0, expected: { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' } },
-    { headers: { 'x-delivery-count': 3, 'x-acquired-count': 12 }, acquired: true, before: 0, expected: { kind: 'park', deliveries: 13, reason: 'crash loop: delivered 13 times' } },
+    {
+      headers: { 'x-delivery-count': 3, 'x-acquired-count': 12 },
+      acquired: true,
+      before: 0,
+      expected: { kind: 'park', deliveries: 13, reason: 'crash loop: delivered 13 times' },
+    },
     { headers: { 'x-delivery-count': 10 }, acquired: true, before: 0, expected: { kind: 'park', deliveries: 11, reason: 'crash loop: delivered 11 times' } },
     { headers: { 'x-delivery-count': 9, 'x-acquired-count': 'abc' }, acquired: true, before: 0, expected: { kind: 'handle' } },
     { headers: { 'x-acquired-count': 10 }, acquired: true, before: 1, expected: { kind: 'handle' } },
@@ -49,7 +59,12 @@ describe('checkCrashLoop', () => {
     { headers: { 'x-acquired-count': 19 }, acquired: true, before: 1, expected: { kind: 'handle' } },
     { headers: { 'x-acquired-count': 20 }, acquired: true, before: 1, expected: { kind: 'park', deliveries: 21, reason: 'crash loop: delivered 21 times' } },
     { headers: { 'x-delivery-count': 19, 'x-acquired-count': 30 }, acquired: false, before: 1, expected: { kind: 'handle' } },
-    { headers: { 'x-delivery-count': 20, 'x-acquired-count': 25 }, acquired: true, before: 1, expected: { kind: 'park', deliveries: 26, reason: 'crash loop: delivered 26 times' } },
+    {
+      headers: { 'x-delivery-count': 20, 'x-acquired-count': 25 },
+      acquired: true,
+      before: 1,
+      expected: { kind: 'park', deliveries: 26, reason: 'crash loop: delivered 26 times' },
+    },
   ])('event mode (acquired $acquired): $headers, $before parked before: $expected.kind', ({ headers, acquired, before, expected }) => {
     // Act
     const verdict = checkCrashLoop(headers, 10, before, { acquired });

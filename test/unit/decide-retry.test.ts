@@ -80,17 +80,71 @@ describe('decideRetry: pausing the queue', () => {
 
   it.each([
     ['an error without the flag does not pause', {}, [], 0, { kind: 'retry', retryNo: 1, delayMs: 1000 }],
-    ['pauseQueue on the error pauses for its retryAfterMs', { pauseQueue: true, retryAfterMs: 60_000 }, [], 0, { kind: 'retry', retryNo: 1, delayMs: 60_000, pauseMs: 60_000 }],
-    ['a retryAfterMs shorter than the backoff still sets the pause', { pauseQueue: true, retryAfterMs: 300 }, [], 0, { kind: 'retry', retryNo: 1, delayMs: 1000, pauseMs: 300 }],
-    ['no retryAfterMs: the pause is the message\'s retry delay', { pauseQueue: true }, [], 2, { kind: 'retry', retryNo: 3, delayMs: 4000, pauseMs: 4000 }],
-    ['a retryAfterMs over the policy\'s max is capped', { pauseQueue: true, retryAfterMs: 10 * 3_600_000 }, [], 0, { kind: 'retry', retryNo: 1, delayMs: 3_600_000, pauseMs: 3_600_000 }],
+    [
+      'pauseQueue on the error pauses for its retryAfterMs',
+      { pauseQueue: true, retryAfterMs: 60_000 },
+      [],
+      0,
+      { kind: 'retry', retryNo: 1, delayMs: 60_000, pauseMs: 60_000 },
+    ],
+    [
+      'a retryAfterMs shorter than the backoff still sets the pause',
+      { pauseQueue: true, retryAfterMs: 300 },
+      [],
+      0,
+      { kind: 'retry', retryNo: 1, delayMs: 1000, pauseMs: 300 },
+    ],
+    ["no retryAfterMs: the pause is the message's retry delay", { pauseQueue: true }, [], 2, { kind: 'retry', retryNo: 3, delayMs: 4000, pauseMs: 4000 }],
+    [
+      "a retryAfterMs over the policy's max is capped",
+      { pauseQueue: true, retryAfterMs: 10 * 3_600_000 },
+      [],
+      0,
+      { kind: 'retry', retryNo: 1, delayMs: 3_600_000, pauseMs: 3_600_000 },
+    ],
     ['a truthy non-boolean does not pause', { pauseQueue: 'yes', retryAfterMs: 5000 }, [], 0, { kind: 'retry', retryNo: 1, delayMs: 5000 }],
-    ['a rule with pauseQueue pauses an error without the flag', { retryAfterMs: 5000 }, pausingRule, 0, { kind: 'retry', retryNo: 1, delayMs: 5000, pauseMs: 5000 }],
-    ['a rule with pauseQueue false overrides the error\'s flag', { pauseQueue: true, retryAfterMs: 5000 }, quietRule, 0, { kind: 'retry', retryNo: 1, delayMs: 5000 }],
-    ['a message whose retries are spent is parked, and the queue still pauses', { pauseQueue: true, retryAfterMs: 5000 }, [], 5, { kind: 'park', reason: 'retries exhausted: 5 of 5 made', pauseMs: 5000 }],
-    ['parked, without retryAfterMs: the delay its next retry would have had', { pauseQueue: true }, [], 5, { kind: 'park', reason: 'retries exhausted: 5 of 5 made', pauseMs: 32_000 }],
-    ['an unrecoverable error that asks to pause is parked and pauses', { pauseQueue: true, retryable: false, retryAfterMs: 2000 }, [], 0, { kind: 'park', reason: 'unrecoverable error RateLimited', pauseMs: 2000 }],
-    ['a rule that never retries and pauses', { retryAfterMs: 2000 }, neverRule, 0, { kind: 'park', reason: 'rule RETRY_RULES[0] says never retry', pauseMs: 2000 }],
+    [
+      'a rule with pauseQueue pauses an error without the flag',
+      { retryAfterMs: 5000 },
+      pausingRule,
+      0,
+      { kind: 'retry', retryNo: 1, delayMs: 5000, pauseMs: 5000 },
+    ],
+    [
+      "a rule with pauseQueue false overrides the error's flag",
+      { pauseQueue: true, retryAfterMs: 5000 },
+      quietRule,
+      0,
+      { kind: 'retry', retryNo: 1, delayMs: 5000 },
+    ],
+    [
+      'a message whose retries are spent is parked, and the queue still pauses',
+      { pauseQueue: true, retryAfterMs: 5000 },
+      [],
+      5,
+      { kind: 'park', reason: 'retries exhausted: 5 of 5 made', pauseMs: 5000 },
+    ],
+    [
+      'parked, without retryAfterMs: the delay its next retry would have had',
+      { pauseQueue: true },
+      [],
+      5,
+      { kind: 'park', reason: 'retries exhausted: 5 of 5 made', pauseMs: 32_000 },
+    ],
+    [
+      'an unrecoverable error that asks to pause is parked and pauses',
+      { pauseQueue: true, retryable: false, retryAfterMs: 2000 },
+      [],
+      0,
+      { kind: 'park', reason: 'unrecoverable error RateLimited', pauseMs: 2000 },
+    ],
+    [
+      'a rule that never retries and pauses',
+      { retryAfterMs: 2000 },
+      neverRule,
+      0,
+      { kind: 'park', reason: 'rule RETRY_RULES[0] says never retry', pauseMs: 2000 },
+    ],
   ])('%s', (_name, fields, rules, retryNo, expected) => {
     expect(decideRetry(input({ error: rateLimited(fields), rules, retryNo }))).toStrictEqual(expected);
   });
@@ -102,7 +156,11 @@ describe('decideRetry: pausing the queue', () => {
 
   it('reads a pausing rule from RETRY_RULES as JSON', () => {
     // Prepare
-    const config = loadConfig({ WORK_QUEUE: 'orders', BACKOFF_JITTER: '0', RETRY_RULES: '[{"match":{"errorName":"RateLimited"},"pauseQueue":true,"maxRetries":10}]' });
+    const config = loadConfig({
+      WORK_QUEUE: 'orders',
+      BACKOFF_JITTER: '0',
+      RETRY_RULES: '[{"match":{"errorName":"RateLimited"},"pauseQueue":true,"maxRetries":10}]',
+    });
     // Act
     const decision = decideRetry(input({ error: rateLimited({ retryAfterMs: 30_000 }), rules: config.rules, policy: config.policy }));
     // Assess

@@ -44,7 +44,11 @@ describe('loadDeclaredQueues', () => {
   });
 
   it('takes the dir option first, then BOOMERANG_FUNCTIONS_DIR, then functions/', () => {
-    expect([functionsDir({ dir: '/a', env: { BOOMERANG_FUNCTIONS_DIR: '/b' } }), functionsDir({ env: { BOOMERANG_FUNCTIONS_DIR: '/b' } }), functionsDir({ env: {} })]).toEqual(['/a', '/b', join(process.cwd(), DEFAULT_FUNCTIONS_DIR)]);
+    expect([
+      functionsDir({ dir: '/a', env: { BOOMERANG_FUNCTIONS_DIR: '/b' } }),
+      functionsDir({ env: { BOOMERANG_FUNCTIONS_DIR: '/b' } }),
+      functionsDir({ env: {} }),
+    ]).toEqual(['/a', '/b', join(process.cwd(), DEFAULT_FUNCTIONS_DIR)]);
   });
 
   it('refuses a file that declares no queue, naming it and what to add', async () => {

@@ -38,20 +38,42 @@ describe('defineQueue', () => {
     // Act
     const overrides = queue.overrides({ MAX_RETRIES: '-1', BACKOFF_INITIAL_MS: '200' });
     // Assess: BACKOFF_INITIAL_MS is not given in code, so it is used
-    expect(overrides).toEqual([{ variable: 'MAX_RETRIES', envValue: '-1', fileValue: '5', option: 'retry.maxRetries in defineQueue("qa-invoices")', envValueInvalid: 'MAX_RETRIES must be an integer from 0 to 1000; got "-1"' }]);
+    expect(overrides).toEqual([
+      {
+        variable: 'MAX_RETRIES',
+        envValue: '-1',
+        fileValue: '5',
+        option: 'retry.maxRetries in defineQueue("qa-invoices")',
+        envValueInvalid: 'MAX_RETRIES must be an integer from 0 to 1000; got "-1"',
+      },
+    ]);
   });
 
   it('resolves rules in code against the policy in code', () => {
     // Act
-    const { queue } = defineQueue({ ...BASE, retry: { maxRetries: 4, maxDelayMs: 60_000 }, rules: [{ match: { errorName: 'Conflict' }, retry: false }, { match: { errorName: 'Busy' }, maxRetries: 9 }] });
+    const { queue } = defineQueue({
+      ...BASE,
+      retry: { maxRetries: 4, maxDelayMs: 60_000 },
+      rules: [
+        { match: { errorName: 'Conflict' }, retry: false },
+        { match: { errorName: 'Busy' }, maxRetries: 9 },
+      ],
+    });
     // Assess
     const { rules } = queue.loadConfig({ RETRY_RULES: 'not json, and not read' });
-    expect(rules.map((r) => [r.retry, r.policy.maxRetries, r.policy.maxDelayMs])).toEqual([[false, 4, 60_000], [true, 9, 60_000]]);
+    expect(rules.map((r) => [r.retry, r.policy.maxRetries, r.policy.maxDelayMs])).toEqual([
+      [false, 4, 60_000],
+      [true, 9, 60_000],
+    ]);
   });
 
   it('names each function after the queue and the mode unless FUNCTION_NAME says otherwise', () => {
     const { queue } = defineQueue(BASE);
-    expect([queue.loadConfig({}, 'pull').functionName, queue.loadConfig({}, 'event').functionName, queue.loadConfig({ FUNCTION_NAME: 'x' }).functionName]).toEqual(['boomerang-orders-pull', 'boomerang-orders-event', 'x']);
+    expect([
+      queue.loadConfig({}, 'pull').functionName,
+      queue.loadConfig({}, 'event').functionName,
+      queue.loadConfig({ FUNCTION_NAME: 'x' }).functionName,
+    ]).toEqual(['boomerang-orders-pull', 'boomerang-orders-event', 'x']);
   });
 
   it.each<[string, Record<string, unknown>, string]>([
@@ -59,7 +81,11 @@ describe('defineQueue', () => {
     ['an unknown option', { retries: 3 }, 'Unknown option retries in defineQueue("orders")'],
     ['no handler', { handler: undefined }, 'handler in defineQueue("orders") must be a function'],
     ['no work queue', { workQueue: undefined }, 'workQueue in defineQueue("orders") is required'],
-    ['a retry field out of range', { retry: { maxRetries: -1 } }, 'Expected `maxRetries` in retry of defineQueue("orders") to be an integer from 0 to 1000, got -1'],
+    [
+      'a retry field out of range',
+      { retry: { maxRetries: -1 } },
+      'Expected `maxRetries` in retry of defineQueue("orders") to be an integer from 0 to 1000, got -1',
+    ],
     ['an unknown retry field', { retry: { maxRetry: 3 } }, 'Unknown key `maxRetry` in retry of defineQueue("orders")'],
     ['a batch size out of range', { batchSize: 0 }, 'batchSize in defineQueue("orders") must be an integer from 1 to 2000; got 0'],
     ['a batch size that is not whole', { batchSize: 1.5 }, 'batchSize in defineQueue("orders") must be an integer from 1 to 2000; got 1.5'],
@@ -70,14 +96,38 @@ describe('defineQueue', () => {
     ['a parking lot equal to the work queue', { parkingQueue: 'orders' }, 'the parking queue must differ from the work queue in defineQueue("orders")'],
     ['a bad rule', { rules: [{ match: {}, retry: false }] }, '`match` in rules of defineQueue("orders")[0] is empty'],
     ['competing modes not acknowledged', { deploy: { modes: ['pull', 'event'] } }, 'deploy.modes in defineQueue("orders") deploys both functions on one queue'],
-    ['an acknowledgement without both modes', { deploy: { acknowledgeCompetingModes: true } }, 'deploy.acknowledgeCompetingModes in defineQueue("orders") applies only with modes'],
+    [
+      'an acknowledgement without both modes',
+      { deploy: { acknowledgeCompetingModes: true } },
+      'deploy.acknowledgeCompetingModes in defineQueue("orders") applies only with modes',
+    ],
     ['an unknown mode', { deploy: { modes: ['push'] } }, "deploy.modes in defineQueue(\"orders\") must be ['pull'], ['event'] or ['pull', 'event']"],
-    ['options for a mode not deployed', { deploy: { event: { batchSize: 5 } } }, "deploy.event in defineQueue(\"orders\") is set, but deploy.modes does not include 'event'"],
-    ['a schedule out of range', { deploy: { pull: { rateMinutes: 0 } } }, 'deploy.pull.rateMinutes in defineQueue("orders") must be an integer from 1 to 1440; got 0'],
+    [
+      'options for a mode not deployed',
+      { deploy: { event: { batchSize: 5 } } },
+      'deploy.event in defineQueue("orders") is set, but deploy.modes does not include \'event\'',
+    ],
+    [
+      'a schedule out of range',
+      { deploy: { pull: { rateMinutes: 0 } } },
+      'deploy.pull.rateMinutes in defineQueue("orders") must be an integer from 1 to 1440; got 0',
+    ],
     ['an unknown deploy option', { deploy: { pull: { rate: 1 } } }, 'Unknown option deploy.pull.rate in defineQueue("orders")'],
-    ['native delays on classic queues', { delayMode: 'native', queueType: 'classic' }, 'delayMode \'native\' in defineQueue("orders") needs queueType \'quorum\''],
-    ['native delays in event mode', { delayMode: 'native', deploy: { modes: ['event'] } }, 'defineQueue("orders"): delayMode \'native\' is served by the pull function only'],
-    ['native delays in both modes', { delayMode: 'native', deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true } }, 'deploy.modes [\'pull\'], or use delayMode \'tiers\' or \'exact\' for event mode'],
+    [
+      'native delays on classic queues',
+      { delayMode: 'native', queueType: 'classic' },
+      "delayMode 'native' in defineQueue(\"orders\") needs queueType 'quorum'",
+    ],
+    [
+      'native delays in event mode',
+      { delayMode: 'native', deploy: { modes: ['event'] } },
+      'defineQueue("orders"): delayMode \'native\' is served by the pull function only',
+    ],
+    [
+      'native delays in both modes',
+      { delayMode: 'native', deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true } },
+      "deploy.modes ['pull'], or use delayMode 'tiers' or 'exact' for event mode",
+    ],
   ])('refuses %s at once, naming the option and the queue', (_what, change, message) => {
     // Act
     const error = configError(() => defineQueue({ ...BASE, ...change } as QueueOptions));

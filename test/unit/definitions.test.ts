@@ -11,7 +11,9 @@ describe('topologyDefinitions', () => {
     const definitions = topologyDefinitions(plan, '/');
     // Assess
     // The delay-path marker only, last (see plan.ts)
-    expect(definitions.exchanges).toEqual([{ name: plan.marker, vhost: '/', durable: true, auto_delete: false, type: 'fanout', internal: false, arguments: {} }]);
+    expect(definitions.exchanges).toEqual([
+      { name: plan.marker, vhost: '/', durable: true, auto_delete: false, type: 'fanout', internal: false, arguments: {} },
+    ]);
     expect(definitions.bindings).toEqual([]);
     expect(definitions.queues).toEqual([
       { name: 'orders.parking', vhost: '/', durable: true, auto_delete: false, arguments: { 'x-queue-type': 'quorum' } },
@@ -20,14 +22,27 @@ describe('topologyDefinitions', () => {
         vhost: '/',
         durable: true,
         auto_delete: false,
-        arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'orders.parking', 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' },
+        arguments: {
+          'x-queue-type': 'quorum',
+          'x-dead-letter-exchange': '',
+          'x-dead-letter-routing-key': 'orders.parking',
+          'x-dead-letter-strategy': 'at-least-once',
+          'x-overflow': 'reject-publish',
+        },
       },
       {
         name: 'orders.delay.1000ms',
         vhost: '/',
         durable: true,
         auto_delete: false,
-        arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 1000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'orders', 'x-dead-letter-strategy': 'at-least-once', 'x-overflow': 'reject-publish' },
+        arguments: {
+          'x-queue-type': 'quorum',
+          'x-message-ttl': 1000,
+          'x-dead-letter-exchange': '',
+          'x-dead-letter-routing-key': 'orders',
+          'x-dead-letter-strategy': 'at-least-once',
+          'x-overflow': 'reject-publish',
+        },
       },
     ]);
   });
@@ -38,11 +53,28 @@ describe('topologyDefinitions', () => {
     // Act
     const definitions = topologyDefinitions(plan, 'prod');
     // Assess
-    expect(definitions.exchanges.map((x) => [x.name, x.type, x.arguments])).toEqual([...plan.exchanges.map((x) => [x.name, x.type, x.arguments]), [plan.marker, 'fanout', {}]]);
+    expect(definitions.exchanges.map((x) => [x.name, x.type, x.arguments])).toEqual([
+      ...plan.exchanges.map((x) => [x.name, x.type, x.arguments]),
+      [plan.marker, 'fanout', {}],
+    ]);
     expect(definitions.exchanges.every((x) => x.vhost === 'prod' && x.durable && !x.auto_delete && !x.internal)).toBe(true);
     expect(definitions.bindings).toHaveLength(plan.bindings.length);
-    expect(definitions.bindings).toContainEqual({ source: 'boomerang.delay.1000ms.L2.level-01', vhost: 'prod', destination: 'boomerang.delay.1000ms.L2.level-00', destination_type: 'exchange', routing_key: '0.*.#', arguments: {} });
-    expect(definitions.bindings).toContainEqual({ source: 'boomerang.delay.1000ms.L2.deliver', vhost: 'prod', destination: 'orders', destination_type: 'queue', routing_key: '*.*.orders', arguments: {} });
+    expect(definitions.bindings).toContainEqual({
+      source: 'boomerang.delay.1000ms.L2.level-01',
+      vhost: 'prod',
+      destination: 'boomerang.delay.1000ms.L2.level-00',
+      destination_type: 'exchange',
+      routing_key: '0.*.#',
+      arguments: {},
+    });
+    expect(definitions.bindings).toContainEqual({
+      source: 'boomerang.delay.1000ms.L2.deliver',
+      vhost: 'prod',
+      destination: 'orders',
+      destination_type: 'queue',
+      routing_key: '*.*.orders',
+      arguments: {},
+    });
   });
 
   it('copies the arguments: the definitions never share objects with the plan', () => {

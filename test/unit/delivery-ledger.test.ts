@@ -61,10 +61,38 @@ describe('DeliveryLedger', () => {
   });
 
   it.each<[string, Settle, Record<string, number>]>([
-    ['ack after requeue', (l, d) => { l.requeue(d); return l.ack(d, 'retried'); }, { requeued: 1, retried: 0 }],
-    ['requeue after ack', (l, d) => { l.ack(d, 'retried'); return l.requeue(d); }, { requeued: 0, retried: 1 }],
-    ['ack after ack', (l, d) => { l.ack(d, 'retried'); return l.ack(d, 'retried'); }, { requeued: 0, retried: 1 }],
-    ['requeue after requeue', (l, d) => { l.requeue(d); return l.requeue(d); }, { requeued: 1, retried: 0 }],
+    [
+      'ack after requeue',
+      (l, d) => {
+        l.requeue(d);
+        return l.ack(d, 'retried');
+      },
+      { requeued: 1, retried: 0 },
+    ],
+    [
+      'requeue after ack',
+      (l, d) => {
+        l.ack(d, 'retried');
+        return l.requeue(d);
+      },
+      { requeued: 0, retried: 1 },
+    ],
+    [
+      'ack after ack',
+      (l, d) => {
+        l.ack(d, 'retried');
+        return l.ack(d, 'retried');
+      },
+      { requeued: 0, retried: 1 },
+    ],
+    [
+      'requeue after requeue',
+      (l, d) => {
+        l.requeue(d);
+        return l.requeue(d);
+      },
+      { requeued: 1, retried: 0 },
+    ],
   ])('settles a delivery only once: %s does nothing', (_name, settleTwice, counts) => {
     // Prepare
     const { ledger, summary, channel, open, endTurn } = setUp();

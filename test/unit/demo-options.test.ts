@@ -31,7 +31,7 @@ describe('demoOptions', () => {
     expect(options.ownQueues.every((name) => name.startsWith('boomerang.demo.alice'))).toBe(true);
   });
 
-  it('keeps exact mode\'s shared level queues', async () => {
+  it("keeps exact mode's shared level queues", async () => {
     // Prepare: a declared queue in exact mode
     const { queue } = defineQueue({ name: 'webhooks', handler: async () => undefined, workQueue: 'orders', delayMode: 'exact' });
     // Act
@@ -52,7 +52,11 @@ describe('demoOptions', () => {
     // A rate limit pauses the partner-sync queue (its rule says so), the other two only delay their message.
     expect(partner.config.rules.map((r) => r.pauseQueue)).toEqual([undefined, true, undefined]);
     // The rules keep whether they retry, with the demo's timing: a run settles in a minute, not a day.
-    expect(partner.config.rules.map((r) => [r.retry, r.policy.maxRetries, r.policy.maxDelayMs])).toEqual([[false, 4, partner.config.policy.maxDelayMs], [true, 4, partner.config.policy.maxDelayMs], [true, 4, partner.config.policy.maxDelayMs]]);
+    expect(partner.config.rules.map((r) => [r.retry, r.policy.maxRetries, r.policy.maxDelayMs])).toEqual([
+      [false, 4, partner.config.policy.maxDelayMs],
+      [true, 4, partner.config.policy.maxDelayMs],
+      [true, 4, partner.config.policy.maxDelayMs],
+    ]);
     expect(partner.feed.message(3, 'http://p')).toMatchObject({ id: 'record-3' });
     expect(partner.feed.env('http://p')).toEqual({ PARTNER_API_URL: 'http://p' });
   });
@@ -63,7 +67,7 @@ describe('demoOptions', () => {
     ['a negative failure rate', { 'failure-rate': '-0.1' }, {}, '--failure-rate'],
     ['zero messages', { messages: '0' }, {}, '--messages must be a whole number from 1 to 100000'],
     ['an interval too short', { 'interval-ms': '10' }, {}, '--interval-ms'],
-    ['a queue that is not the demo\'s', { queue: 'orders' }, {}, '--work-queue must start with "boomerang.demo"'],
+    ["a queue that is not the demo's", { queue: 'orders' }, {}, '--work-queue must start with "boomerang.demo"'],
     ['a bad environment value', {}, { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
     ['an unknown queue', { function: 'nope' }, {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
   ])('refuses %s with a usage error that names it', async (_what, flags, env, message) => {
@@ -74,7 +78,12 @@ describe('demoOptions', () => {
     await expect(result).rejects.toThrow(message);
   });
 
-  it.each([['0', 0], ['0.4', 0.4], ['.5', 0.5], ['0.98', 0.98]])('accepts --failure-rate %s', async (raw, expected) => {
+  it.each([
+    ['0', 0],
+    ['0.4', 0.4],
+    ['.5', 0.5],
+    ['0.98', 0.98],
+  ])('accepts --failure-rate %s', async (raw, expected) => {
     expect((await demoOptions({ 'failure-rate': raw }, ENV)).failureRate).toBe(expected);
   });
 });
@@ -101,16 +110,21 @@ describe("demoOptions in a team's project", () => {
     // Assess
     expect(options.name).toBe('webhooks');
     expect(options.config.workQueue).toBe('boomerang.demo');
-    expect(options.notice).toBe(`note: ${shown(team.dir)}/ declares no webhooks queue: the demo runs the package's own webhooks example (${shown(join(PACKAGE_EXAMPLES_DIR, 'webhooks.ts'))})`);
+    expect(options.notice).toBe(
+      `note: ${shown(team.dir)}/ declares no webhooks queue: the demo runs the package's own webhooks example (${shown(join(PACKAGE_EXAMPLES_DIR, 'webhooks.ts'))})`,
+    );
   });
 
   it.each([
     ['does not exist', (): string => join(team.dir, 'nowhere')],
-    ['declares no queue', (): string => {
-      const dir = join(team.dir, 'empty');
-      mkdirSync(dir, { recursive: true });
-      return dir;
-    }],
+    [
+      'declares no queue',
+      (): string => {
+        const dir = join(team.dir, 'empty');
+        mkdirSync(dir, { recursive: true });
+        return dir;
+      },
+    ],
   ])("runs the package's example of --function when the folder %s", async (why, dir) => {
     // Act
     const options = await demoOptions({ function: 'partner-sync' }, { ...ENV, BOOMERANG_FUNCTIONS_DIR: dir() });
@@ -128,13 +142,21 @@ describe("demoOptions in a team's project", () => {
   });
 
   it.each<[string, DemoFlags, string]>([
-    ['a queue the team declares but the demo cannot feed', { function: 'orders' }, '--function orders: the demo feeds webhooks and partner-sync only (it knows their messages); run yours with boomerang invoke pull --function orders'],
+    [
+      'a queue the team declares but the demo cannot feed',
+      { function: 'orders' },
+      '--function orders: the demo feeds webhooks and partner-sync only (it knows their messages); run yours with boomerang invoke pull --function orders',
+    ],
     ['a queue neither declares', { function: 'nope' }, '--function nope: no such queue; the declared queues are orders'],
   ])('refuses %s', async (_what, flags, message) => {
     await expect(demoOptions(flags, { ...ENV, BOOMERANG_FUNCTIONS_DIR: team.dir })).rejects.toThrow(new UsageError(message));
   });
 
   it('refuses a queue the demo does not know when there is no folder, naming the ones it runs', async () => {
-    await expect(demoOptions({ function: 'nope' }, { ...ENV, BOOMERANG_FUNCTIONS_DIR: join(team.dir, 'nowhere') })).rejects.toThrow(new UsageError('--function nope: the demo feeds webhooks and partner-sync only (it knows their messages); run yours with boomerang invoke pull --function nope'));
+    await expect(demoOptions({ function: 'nope' }, { ...ENV, BOOMERANG_FUNCTIONS_DIR: join(team.dir, 'nowhere') })).rejects.toThrow(
+      new UsageError(
+        '--function nope: the demo feeds webhooks and partner-sync only (it knows their messages); run yours with boomerang invoke pull --function nope',
+      ),
+    );
   });
 });

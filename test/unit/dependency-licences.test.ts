@@ -23,7 +23,11 @@ const ALLOWED = new Set(['Apache-2.0', 'MIT', 'MIT-0', 'ISC', 'BSD-2-Clause', 'B
  */
 const runtimeTree = Object.entries(lock.packages)
   .filter(([path, entry]) => path !== '' && entry.dev !== true)
-  .map(([path, entry]) => ({ name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length), version: entry.version ?? '?', license: entry.license }));
+  .map(([path, entry]) => ({
+    name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length),
+    version: entry.version ?? '?',
+    license: entry.license,
+  }));
 
 /** The licence column of docs/dependencies.md's runtime table, by package. */
 function documentedLicences(): Map<string, string> {
@@ -50,7 +54,10 @@ describe('licences', () => {
 
   it.each(runtimeTree)('allows $name@$version ($license) in an Apache-2.0 package', ({ name, license }) => {
     // Assess
-    expect(typeof license === 'string' && ALLOWED.has(license), `${name} is under ${JSON.stringify(license)}: read its terms before it joins the runtime tree, then add it to ALLOWED with the reason, or choose another package`).toBe(true);
+    expect(
+      typeof license === 'string' && ALLOWED.has(license),
+      `${name} is under ${JSON.stringify(license)}: read its terms before it joins the runtime tree, then add it to ALLOWED with the reason, or choose another package`,
+    ).toBe(true);
   });
 
   it('documents each runtime dependency with the licence it declares', () => {

@@ -31,11 +31,21 @@ describe('resolveDeploy: parkedDepthAlarm and retention', () => {
     ['retention without olderThan', { retention: {} }, `deploy.retention.olderThan in ${SOURCE} must be an age of at least 1h, such as '14d' or '36h'`],
     ['an age that is no duration', { retention: { olderThan: 'two weeks' } }, 'got "two weeks"'],
     ['an age under an hour', { retention: { olderThan: '30m' } }, `deploy.retention.olderThan in ${SOURCE} must be an age of at least 1h`],
-    ['a schedule out of range', { retention: { olderThan: '14d', rateHours: 0 } }, `deploy.retention.rateHours in ${SOURCE} must be an integer from 1 to 720; got 0`],
-    ['an unknown retention option', { retention: { olderThan: '14d', every: '1d' } }, `Unknown option deploy.retention.every in ${SOURCE}; expected one of olderThan, rateHours, timeoutSeconds, memoryMb`],
+    [
+      'a schedule out of range',
+      { retention: { olderThan: '14d', rateHours: 0 } },
+      `deploy.retention.rateHours in ${SOURCE} must be an integer from 1 to 720; got 0`,
+    ],
+    [
+      'an unknown retention option',
+      { retention: { olderThan: '14d', every: '1d' } },
+      `Unknown option deploy.retention.every in ${SOURCE}; expected one of olderThan, rateHours, timeoutSeconds, memoryMb`,
+    ],
     ['retention that is no object', { retention: '14d' }, `deploy.retention in ${SOURCE} must be an object; got "14d"`],
   ])('refuses %s, naming the option and the queue', (_what, given, message) => {
     // Act + Assess
-    expect(() => resolveDeploy(given as DeployOptions, SOURCE)).toThrow(expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining(message) }));
+    expect(() => resolveDeploy(given as DeployOptions, SOURCE)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining(message) }),
+    );
   });
 });

@@ -83,9 +83,15 @@ describe('disposeOfFailure', () => {
       await disposeOfFailure(deps, failure(delivery, RETRY));
       // Assess
       expect(retryDelays).toEqual([4000]);
-      expect(logger.entries()).toContainEqual(expect.objectContaining({
-        level: 'debug', message: 'message retried', messageId: 'm-1', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', waitMs: 4000,
-      }));
+      expect(logger.entries()).toContainEqual(
+        expect.objectContaining({
+          level: 'debug',
+          message: 'message retried',
+          messageId: 'm-1',
+          traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+          waitMs: 4000,
+        }),
+      );
     });
 
     it('publishes a parked copy to the parking queue, then acks, when the decision is park', async () => {
@@ -189,7 +195,10 @@ describe('disposeOfFailure', () => {
       await deferUntried(failedBefore.deps, failedBefore.delivery, 1, 1000);
       await deferUntried(neverFailed.deps, neverFailed.delivery, 0, 1000);
       // Assess
-      expect(failedBefore.publisher.calls[0]?.options.headers).toMatchObject({ [BoomerangHeader.firstFailureAt]: earlier, [BoomerangHeader.lastFailureAt]: earlier });
+      expect(failedBefore.publisher.calls[0]?.options.headers).toMatchObject({
+        [BoomerangHeader.firstFailureAt]: earlier,
+        [BoomerangHeader.lastFailureAt]: earlier,
+      });
       expect(neverFailed.publisher.calls[0]?.options.headers).not.toHaveProperty(BoomerangHeader.firstFailureAt);
       expect(neverFailed.publisher.calls[0]?.options.headers).not.toHaveProperty(BoomerangHeader.lastFailureAt);
     });
@@ -256,7 +265,10 @@ describe('disposeOfFailure', () => {
 
     it('counts the message lost and logs an error when no copy can be published', async () => {
       // Prepare
-      const { deps, channel, summary, logger, delivery, publisher, copyFailures } = setUp({ ackOrder: 'ack-then-publish', script: [rejection('returned'), rejection('timeout'), rejection('nacked')] });
+      const { deps, channel, summary, logger, delivery, publisher, copyFailures } = setUp({
+        ackOrder: 'ack-then-publish',
+        script: [rejection('returned'), rejection('timeout'), rejection('nacked')],
+      });
       // Act
       await disposeOfFailure(deps, failure(delivery, RETRY));
       // Assess: the retry copy, a full parked copy, then a lean one were tried

@@ -5,7 +5,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GeneratedBlockError, generatedBlockIds, replaceGeneratedBlocks } from '../bench/doc-blocks.js';
 import { DocsFiguresError, generateDocs, latestForMinor, renderBlock } from '../bench/docs-figures.js';
 import { NO_PAUSE_MARKER_RESULTS, renderPauseMarkerCost } from '../bench/pause-marker-figures.js';
-import { type BenchReport, NO_BENCH_RESULTS, NO_BUNDLING_RESULTS, NO_FAULT_RESULTS, NOT_RECORDED, renderBench, renderBundlingAcross, renderFaults, renderIdempotencyCostAcross, renderIdempotencyFaultsAcross } from '../bench/figures-render.js';
+import {
+  type BenchReport,
+  NO_BENCH_RESULTS,
+  NO_BUNDLING_RESULTS,
+  NO_FAULT_RESULTS,
+  NOT_RECORDED,
+  renderBench,
+  renderBundlingAcross,
+  renderFaults,
+  renderIdempotencyCostAcross,
+  renderIdempotencyFaultsAcross,
+} from '../bench/figures-render.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 
 const MACHINE = { cpu: 'AMD EPYC', cores: 2, memoryGiB: 24, node: 'v20.20.2', rabbitmq: 'RabbitMQ 3.10.8' };
@@ -19,7 +30,11 @@ const REPORT: BenchReport = {
 describe('replaceGeneratedBlocks', () => {
   it.each([
     ['one block', 'a\n<!-- generated:x start -->\nold\n<!-- generated:x end -->\nb', 'a\n<!-- generated:x start -->\nNEW x\n\n<!-- generated:x end -->\nb'],
-    ['two blocks', '<!-- generated:x start --><!-- generated:x end -->\n<!-- generated:y start -->\n1\n2\n<!-- generated:y end -->', '<!-- generated:x start -->\nNEW x\n\n<!-- generated:x end -->\n<!-- generated:y start -->\nNEW y\n\n<!-- generated:y end -->'],
+    [
+      'two blocks',
+      '<!-- generated:x start --><!-- generated:x end -->\n<!-- generated:y start -->\n1\n2\n<!-- generated:y end -->',
+      '<!-- generated:x start -->\nNEW x\n\n<!-- generated:x end -->\n<!-- generated:y start -->\nNEW y\n\n<!-- generated:y end -->',
+    ],
     ['no block', 'plain text\n', 'plain text\n'],
   ])('rewrites %s and keeps the markers', (_name, text, expected) => {
     // Act
@@ -76,10 +91,12 @@ describe('renderBench', () => {
     // Assess
     expect(text).toContain('`npm run bench` on **RabbitMQ 4.3.6**, the broker local and shared with the client.');
     // success and retry ran with the report's own run (its machine); native's run recorded none.
-    expect(text).toContain('Each section from its last run: success, retry (run of 2026-11-24 01:02 UTC on RabbitMQ 4.3.6; AMD EPYC, 2 cores, 24 GiB RAM, Node v20.20.2); native (run of 2026-11-25 13:26 UTC on RabbitMQ 4.3.6; machine not recorded).');
+    expect(text).toContain(
+      'Each section from its last run: success, retry (run of 2026-11-24 01:02 UTC on RabbitMQ 4.3.6; AMD EPYC, 2 cores, 24 GiB RAM, Node v20.20.2); native (run of 2026-11-25 13:26 UTC on RabbitMQ 4.3.6; machine not recorded).',
+    );
   });
 
-  it('names each run\'s machine where the run recorded it, and the report\'s own for its own run', () => {
+  it("names each run's machine where the run recorded it, and the report's own for its own run", () => {
     // Prepare
     const intel = { ...MACHINE, cpu: 'Intel Xeon', rabbitmq: 'RabbitMQ 4.3.6' };
     const sectionRuns = {
@@ -101,8 +118,28 @@ describe('renderFaults', () => {
 
   it('gives sent, lost, duplicates and repeated effects their columns, other scalars as figures, and leaves nested objects out', () => {
     // Prepare
-    const newer = { scenario: 'tcp-cut', at: '2026-11-25T10:00:00.000Z', rabbitmq: 'RabbitMQ 4.3.6', machine: MACHINE, sent: 5000, missing: 0, duplicates: 293, repeatedEffects: 150, cuts: 15, nextSummary: { acked: 1 } };
-    const older = { scenario: 'broker-restart', at: '2026-11-24T09:00:00.000Z', rabbitmq: 'RabbitMQ 4.3.6', sent: 3000, missing: 0, duplicates: 26, duplicatesPerKill: 0.333, exitCodes: [0, 1] };
+    const newer = {
+      scenario: 'tcp-cut',
+      at: '2026-11-25T10:00:00.000Z',
+      rabbitmq: 'RabbitMQ 4.3.6',
+      machine: MACHINE,
+      sent: 5000,
+      missing: 0,
+      duplicates: 293,
+      repeatedEffects: 150,
+      cuts: 15,
+      nextSummary: { acked: 1 },
+    };
+    const older = {
+      scenario: 'broker-restart',
+      at: '2026-11-24T09:00:00.000Z',
+      rabbitmq: 'RabbitMQ 4.3.6',
+      sent: 3000,
+      missing: 0,
+      duplicates: 26,
+      duplicatesPerKill: 0.333,
+      exitCodes: [0, 1],
+    };
     // Act
     const text = renderFaults([newer, older]);
     // Assess
@@ -120,7 +157,16 @@ describe('renderFaults', () => {
     const at = '2026-11-24T01:00:00.000Z';
     const reports = [
       { scenario: 'sigkill-publish-then-ack-batch-1', at, sent: 600, missing: 0, duplicates: 8, repeatedEffects: 8, kills: 25 },
-      { scenario: 'sigkill-publish-then-ack-batch-1-idempotent', at, sent: 600, missing: 0, duplicates: 3, repeatedEffects: 1, kills: 25, idempotency: 'redis' },
+      {
+        scenario: 'sigkill-publish-then-ack-batch-1-idempotent',
+        at,
+        sent: 600,
+        missing: 0,
+        duplicates: 3,
+        repeatedEffects: 1,
+        kills: 25,
+        idempotency: 'redis',
+      },
       { scenario: 'tcp-cut', at, sent: 2000, missing: 0, duplicates: 456, repeatedEffects: 300, cuts: 15 },
       { scenario: 'tcp-cut-idempotent', at, sent: 2000, missing: 0, duplicates: 30, repeatedEffects: 0, cuts: 15, idempotency: 'redis' },
       // Written before repeated effects were counted.
@@ -131,10 +177,14 @@ describe('renderFaults', () => {
     // Act
     const text = renderFaults(reports);
     // Assess
-    expect(text).toContain('| fault | faults injected (off / on) | sent (off / on) | lost (off / on) | duplicates (off / on) | repeated effects (off / on) | duplicates per fault (off / on) | repeated effects per fault (off / on) |');
+    expect(text).toContain(
+      '| fault | faults injected (off / on) | sent (off / on) | lost (off / on) | duplicates (off / on) | repeated effects (off / on) | duplicates per fault (off / on) | repeated effects per fault (off / on) |',
+    );
     expect(text).toContain('| sigkill-publish-then-ack-batch-1 | 25 / 25 | 600 / 600 | 0 / 0 | 8 / 3 | 8 / 1 | 0.32 / 0.12 | 0.32 / 0.04 |');
     expect(text).toContain('| tcp-cut | 15 / 15 | 2000 / 2000 | 0 / 0 | 456 / 30 | 300 / 0 | 30.40 / 2.00 | 20.00 / 0.00 |');
-    expect(text).toContain(`| broker-restart | 1 / 1 | 3000 / 3000 | 0 / 0 | 15 / 2 | ${NOT_RECORDED} / ${NOT_RECORDED} | 15.00 / 2.00 | ${NOT_RECORDED} / ${NOT_RECORDED} |`);
+    expect(text).toContain(
+      `| broker-restart | 1 / 1 | 3000 / 3000 | 0 / 0 | 15 / 2 | ${NOT_RECORDED} / ${NOT_RECORDED} | 15.00 / 2.00 | ${NOT_RECORDED} / ${NOT_RECORDED} |`,
+    );
     // A run with idempotency on and none off has no row to stand next to.
     expect(text.split('idempotency off and on')[1]).not.toContain('crash-loop');
   });
@@ -152,9 +202,14 @@ describe('renderIdempotencyFaultsAcross', () => {
     ];
     const newer = older.filter((r) => r.scenario.startsWith('tcp-cut')).map((r) => ({ ...r, duplicates: r.duplicates * 2 }));
     // Act
-    const text = renderIdempotencyFaultsAcross([{ rabbitmq: 'RabbitMQ 3.10.8', reports: older }, { rabbitmq: 'RabbitMQ 4.3.6', reports: newer }]);
+    const text = renderIdempotencyFaultsAcross([
+      { rabbitmq: 'RabbitMQ 3.10.8', reports: older },
+      { rabbitmq: 'RabbitMQ 4.3.6', reports: newer },
+    ]);
     // Assess
-    expect(text).toContain('| scenario | repeated effects, RabbitMQ 3.10.8 | repeated effects, RabbitMQ 4.3.6 | duplicates, RabbitMQ 3.10.8 | duplicates, RabbitMQ 4.3.6 |');
+    expect(text).toContain(
+      '| scenario | repeated effects, RabbitMQ 3.10.8 | repeated effects, RabbitMQ 4.3.6 | duplicates, RabbitMQ 3.10.8 | duplicates, RabbitMQ 4.3.6 |',
+    );
     expect(text).toContain('| tcp-cut | 7.00 / 0.00 | 7.00 / 0.00 | 10.00 / 2.00 | 20.00 / 4.00 |');
     expect(text).toContain(`| broker-restart | ${NOT_RECORDED} / ${NOT_RECORDED} | - / - | 3.00 / 0.00 | - / - |`);
     expect(renderIdempotencyFaultsAcross([{ rabbitmq: 'RabbitMQ 3.10.8', reports: [] }])).toBe(NO_FAULT_RESULTS);
@@ -164,7 +219,15 @@ describe('renderIdempotencyFaultsAcross', () => {
 describe('renderIdempotencyCostAcross', () => {
   it('gives each path and store its row, each broker its column, with both rates', () => {
     // Prepare
-    const row = (section: string, store: string, ratio: string) => ({ section, metric: `msg/s with idempotency on (${store}), no-op handler`, boomerang: '12 337 (client CPU 81 µs/msg)', anchor: '53 510 (client CPU 13 µs/msg): the same path with idempotency off', ratio, target: 'comparison', verdict: 'info' as const });
+    const row = (section: string, store: string, ratio: string) => ({
+      section,
+      metric: `msg/s with idempotency on (${store}), no-op handler`,
+      boomerang: '12 337 (client CPU 81 µs/msg)',
+      anchor: '53 510 (client CPU 13 µs/msg): the same path with idempotency off',
+      ratio,
+      target: 'comparison',
+      verdict: 'info' as const,
+    });
     const report = (rows: BenchReport['rows']): BenchReport => ({ ...REPORT, rows });
     // Act
     const text = renderIdempotencyCostAcross([
@@ -180,7 +243,7 @@ describe('renderIdempotencyCostAcross', () => {
 });
 
 describe('renderBundlingAcross', () => {
-  it('gives each NodejsFunction variant and figure its row, each broker its column, the construct\'s figure first', () => {
+  it("gives each NodejsFunction variant and figure its row, each broker its column, the construct's figure first", () => {
     // Prepare
     const row = (what: string, variant: string, mine: string, theirs: string, ratio: string) => ({
       section: 'serverless cost, bundling',
@@ -194,7 +257,10 @@ describe('renderBundlingAcross', () => {
     const report = (rows: BenchReport['rows']): BenchReport => ({ ...REPORT, rows });
     // Act
     const text = renderBundlingAcross([
-      { rabbitmq: 'RabbitMQ 3.10.8', report: report([row('import() of the bundle in a fresh node process', 'NodejsFunction (one file)', '33 ms', '160 ms', '21 %')]) },
+      {
+        rabbitmq: 'RabbitMQ 3.10.8',
+        report: report([row('import() of the bundle in a fresh node process', 'NodejsFunction (one file)', '33 ms', '160 ms', '21 %')]),
+      },
       { rabbitmq: 'RabbitMQ 4.3.6', report: report([]) },
     ]);
     // Assess: brokers without the rows get no column
@@ -208,8 +274,13 @@ describe('renderPauseMarkerCost', () => {
   it('puts each broker in a column and a variant one broker did not run as -', () => {
     // Act
     const text = renderPauseMarkerCost([
-      { broker: 'RabbitMQ 3.10.8', rounds: 150, recordedAt: '2026-11-27T20:00:00.000Z', results: { 'start': { 'channel alone': 1.314 } } },
-      { broker: 'RabbitMQ 4.3.6', rounds: 150, recordedAt: '2026-11-27T20:05:00.000Z', results: { 'start': { 'channel alone': 1.48 }, 'native | start': { 'pair': 2.6 } } },
+      { broker: 'RabbitMQ 3.10.8', rounds: 150, recordedAt: '2026-11-27T20:00:00.000Z', results: { start: { 'channel alone': 1.314 } } },
+      {
+        broker: 'RabbitMQ 4.3.6',
+        rounds: 150,
+        recordedAt: '2026-11-27T20:05:00.000Z',
+        results: { start: { 'channel alone': 1.48 }, 'native | start': { pair: 2.6 } },
+      },
     ]);
     // Assess
     expect(text).toContain('| section | variant | RabbitMQ 3.10.8 | RabbitMQ 4.3.6 |');
@@ -244,7 +315,10 @@ describe('renderBlock', () => {
     const dir = resultsDir();
     writeFileSync(join(dir, 'bench-rabbitmq-3.10.8.json'), JSON.stringify(REPORT));
     mkdirSync(join(dir, 'faults', 'rabbitmq-3.10.8'), { recursive: true });
-    writeFileSync(join(dir, 'faults', 'rabbitmq-3.10.8', 'tcp-cut.json'), JSON.stringify({ scenario: 'tcp-cut', at: '2026-11-24T01:00:00.000Z', rabbitmq: 'RabbitMQ 3.10.8', sent: 10, missing: 0, duplicates: 1 }));
+    writeFileSync(
+      join(dir, 'faults', 'rabbitmq-3.10.8', 'tcp-cut.json'),
+      JSON.stringify({ scenario: 'tcp-cut', at: '2026-11-24T01:00:00.000Z', rabbitmq: 'RabbitMQ 3.10.8', sent: 10, missing: 0, duplicates: 1 }),
+    );
     // Act and assess
     expect(renderBlock('bench-3.10', dir, dir, 'docs/proof.md')).toContain(renderBench(REPORT));
     expect(renderBlock('faults-3.10', dir, dir, 'docs/proof.md')).toContain(`| tcp-cut | 2026-11-24 01:00 | 10 | 0 | 1 | ${NOT_RECORDED} | - |`);
@@ -306,7 +380,11 @@ describe('the docs', () => {
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 function normalize(path: string): string {

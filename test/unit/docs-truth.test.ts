@@ -21,7 +21,11 @@ describe('the README', () => {
     const printed = [...read('shared/cli/local.ts').matchAll(/^\s+\['([a-z ]+)', (?:totals|messages|invocations|stats)/gm)].map((m) => m[1]);
     expect(printed.length).toBeGreaterThan(5);
     const rows = README.split('\n').filter((row) => row.startsWith('| `'));
-    for (const line of printed) expect(rows.some((row) => row.split(' | ')[0]?.includes(`\`${line}\``)), line).toBe(true);
+    for (const line of printed)
+      expect(
+        rows.some((row) => row.split(' | ')[0]?.includes(`\`${line}\``)),
+        line,
+      ).toBe(true);
   });
 
   it('shows an invocation summary with every field one carries', () => {
@@ -42,7 +46,7 @@ describe('the README', () => {
 });
 
 describe('the docs', () => {
-  it("pause the queue on a 429 in the handler example, and say how, what it costs and what an operator sees", () => {
+  it('pause the queue on a 429 in the handler example, and say how, what it costs and what an operator sees', () => {
     const handlers = read('docs/handlers.md');
     const example = handlers.slice(handlers.indexOf('// functions/orders.ts'), handlers.indexOf('export const'));
     expect(example).toMatch(/res\.status === 429\) throw new RetryableError\([^)]*pauseQueue: true/);
@@ -58,7 +62,9 @@ describe('the docs', () => {
 
   it('name the queue flags by what they name', () => {
     for (const path of ['README.md', 'docs/commands.md', 'docs/console.md', 'docs/operations.md', 'docs/configuration.md']) {
-      const uses = read(path).split('\n').filter((line) => /--queue\b(?!-type)/.test(line) && !/old name/.test(line) && !/`--queue` said/.test(line));
+      const uses = read(path)
+        .split('\n')
+        .filter((line) => /--queue\b(?!-type)/.test(line) && !/old name/.test(line) && !/`--queue` said/.test(line));
       expect(uses, path).toEqual([]);
     }
   });

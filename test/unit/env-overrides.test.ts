@@ -11,23 +11,84 @@ describe('envOverrides', () => {
     ['nothing set', {}, { retry: { maxRetries: 5 } }, []],
     ['a variable the file leaves to the environment', { MAX_RETRIES: '3', BATCH_SIZE: '10' }, { retry: { initialDelayMs: 100 } }, []],
     ['a blank variable (unset)', { MAX_RETRIES: '  ' }, { retry: { maxRetries: 5 } }, []],
-    ['a valid value replaced', { MAX_RETRIES: '3' }, { retry: { maxRetries: 5 } }, [{ variable: 'MAX_RETRIES', envValue: '3', fileValue: '5', option: at('retry.maxRetries') }]],
-    ['a negative MAX_RETRIES, still reported', { MAX_RETRIES: '-1' }, { retry: { maxRetries: 5 } },
-      [{ variable: 'MAX_RETRIES', envValue: '-1', fileValue: '5', option: at('retry.maxRetries'), envValueInvalid: 'MAX_RETRIES must be an integer from 0 to 1000; got "-1"' }]],
-    ['a BACKOFF_INITIAL_MS that is no number', { BACKOFF_INITIAL_MS: 'abc' }, { retry: { initialDelayMs: 1000 } },
-      [{ variable: 'BACKOFF_INITIAL_MS', envValue: 'abc', fileValue: '1000', option: at('retry.initialDelayMs'), envValueInvalid: 'BACKOFF_INITIAL_MS must be a positive integer; got "abc" (with 0 every retry comes back at once: 0 × the multiplier stays 0)' }]],
-    ['top-level options, in the table\'s order', { CONCURRENCY: '2', DELAY_MODE: 'exact', BATCH_SIZE: '0' }, { delayMode: 'tiers', batchSize: 50, concurrency: 4 }, [
-      { variable: 'DELAY_MODE', envValue: 'exact', fileValue: '"tiers"', option: at('delayMode') },
-      { variable: 'BATCH_SIZE', envValue: '0', fileValue: '50', option: at('batchSize'), envValueInvalid: 'BATCH_SIZE must be an integer from 1 to 2000; got "0"' },
-      { variable: 'CONCURRENCY', envValue: '2', fileValue: '4', option: at('concurrency') },
-    ]],
-    ['the queues and the rules', { WORK_QUEUE: 'orders', PARKING_QUEUE: 'amq.bad', RETRY_RULES: '[' }, { workQueue: 'qa.invoices', parkingQueue: 'qa.invoices.parked', rules: [] }, [
-      { variable: 'WORK_QUEUE', envValue: 'orders', fileValue: '"qa.invoices"', option: at('workQueue') },
-      { variable: 'PARKING_QUEUE', envValue: 'amq.bad', fileValue: '"qa.invoices.parked"', option: at('parkingQueue'), envValueInvalid: 'PARKING_QUEUE must not start with "amq." (reserved by the broker); got "amq.bad"' },
-      { variable: 'RETRY_RULES', envValue: '[', fileValue: '[]', option: at('rules'), envValueInvalid: expect.stringContaining('RETRY_RULES is not valid JSON') as unknown as string },
-    ]],
-    ['the idempotency TTL', { IDEMPOTENCY_TTL_SECONDS: '60' }, { idempotency: { store: 'redis://cache:6379', ttlSeconds: 600 } },
-      [{ variable: 'IDEMPOTENCY_TTL_SECONDS', envValue: '60', fileValue: '600', option: at('idempotency.ttlSeconds') }]],
+    [
+      'a valid value replaced',
+      { MAX_RETRIES: '3' },
+      { retry: { maxRetries: 5 } },
+      [{ variable: 'MAX_RETRIES', envValue: '3', fileValue: '5', option: at('retry.maxRetries') }],
+    ],
+    [
+      'a negative MAX_RETRIES, still reported',
+      { MAX_RETRIES: '-1' },
+      { retry: { maxRetries: 5 } },
+      [
+        {
+          variable: 'MAX_RETRIES',
+          envValue: '-1',
+          fileValue: '5',
+          option: at('retry.maxRetries'),
+          envValueInvalid: 'MAX_RETRIES must be an integer from 0 to 1000; got "-1"',
+        },
+      ],
+    ],
+    [
+      'a BACKOFF_INITIAL_MS that is no number',
+      { BACKOFF_INITIAL_MS: 'abc' },
+      { retry: { initialDelayMs: 1000 } },
+      [
+        {
+          variable: 'BACKOFF_INITIAL_MS',
+          envValue: 'abc',
+          fileValue: '1000',
+          option: at('retry.initialDelayMs'),
+          envValueInvalid: 'BACKOFF_INITIAL_MS must be a positive integer; got "abc" (with 0 every retry comes back at once: 0 × the multiplier stays 0)',
+        },
+      ],
+    ],
+    [
+      "top-level options, in the table's order",
+      { CONCURRENCY: '2', DELAY_MODE: 'exact', BATCH_SIZE: '0' },
+      { delayMode: 'tiers', batchSize: 50, concurrency: 4 },
+      [
+        { variable: 'DELAY_MODE', envValue: 'exact', fileValue: '"tiers"', option: at('delayMode') },
+        {
+          variable: 'BATCH_SIZE',
+          envValue: '0',
+          fileValue: '50',
+          option: at('batchSize'),
+          envValueInvalid: 'BATCH_SIZE must be an integer from 1 to 2000; got "0"',
+        },
+        { variable: 'CONCURRENCY', envValue: '2', fileValue: '4', option: at('concurrency') },
+      ],
+    ],
+    [
+      'the queues and the rules',
+      { WORK_QUEUE: 'orders', PARKING_QUEUE: 'amq.bad', RETRY_RULES: '[' },
+      { workQueue: 'qa.invoices', parkingQueue: 'qa.invoices.parked', rules: [] },
+      [
+        { variable: 'WORK_QUEUE', envValue: 'orders', fileValue: '"qa.invoices"', option: at('workQueue') },
+        {
+          variable: 'PARKING_QUEUE',
+          envValue: 'amq.bad',
+          fileValue: '"qa.invoices.parked"',
+          option: at('parkingQueue'),
+          envValueInvalid: 'PARKING_QUEUE must not start with "amq." (reserved by the broker); got "amq.bad"',
+        },
+        {
+          variable: 'RETRY_RULES',
+          envValue: '[',
+          fileValue: '[]',
+          option: at('rules'),
+          envValueInvalid: expect.stringContaining('RETRY_RULES is not valid JSON') as unknown as string,
+        },
+      ],
+    ],
+    [
+      'the idempotency TTL',
+      { IDEMPOTENCY_TTL_SECONDS: '60' },
+      { idempotency: { store: 'redis://cache:6379', ttlSeconds: 600 } },
+      [{ variable: 'IDEMPOTENCY_TTL_SECONDS', envValue: '60', fileValue: '600', option: at('idempotency.ttlSeconds') }],
+    ],
     ['a variable no file option replaces (environment-only)', { IDLE_TIMEOUT_MS: '100', AMQP_URL: 'amqp://h' }, { batchSize: 5 }, []],
   ])('%s', (_case, env, code, expected) => {
     // Act & Assess
@@ -36,7 +97,7 @@ describe('envOverrides', () => {
 });
 
 describe('formatOverrides', () => {
-  it('names the variable, both values, the option, and why the environment\'s value would be refused', () => {
+  it("names the variable, both values, the option, and why the environment's value would be refused", () => {
     // Prepare
     const overrides = envOverrides({ MAX_RETRIES: '-1', BATCH_SIZE: '10' }, { source: SOURCE, retry: { maxRetries: 5 }, batchSize: 50 });
     // Act & Assess

@@ -32,7 +32,9 @@ describe('isNamedError', () => {
 describe('the public entry point', () => {
   it('exports exactly the errors a caller can see', () => {
     // Act
-    const errors = Object.keys(entry).filter((name) => /^[A-Z]\w*Error$/.test(name)).sort();
+    const errors = Object.keys(entry)
+      .filter((name) => /^[A-Z]\w*Error$/.test(name))
+      .sort();
     // Assess
     expect(errors).toEqual([
       'BoomerangError',

@@ -62,7 +62,15 @@ describe('decodeMessage', () => {
     // Assess
     expect(problem).toBeUndefined();
     expect(delivery.content.toString()).toBe('{"timeout":0,"data":"CZrmf0Gw8Ov4bqLQxD4E"}');
-    expect(delivery.properties).toMatchObject({ contentType: 'text/plain', deliveryMode: 1, priority: 34, expiration: '60000', timestamp: 2021, userId: 'AIDACKCEVSQ6C2EXAMPLE', messageId: undefined });
+    expect(delivery.properties).toMatchObject({
+      contentType: 'text/plain',
+      deliveryMode: 1,
+      priority: 34,
+      expiration: '60000',
+      timestamp: 2021,
+      userId: 'AIDACKCEVSQ6C2EXAMPLE',
+      messageId: undefined,
+    });
     expect(delivery.properties.headers).toEqual({ header1: 'value1', header2: 'value2', numberInHeader: 10 });
     expect(delivery.fields).toEqual({ deliveryTag: 0, redelivered: false, exchange: '', routingKey: 'pizzaQueue', consumerTag: '' });
     // The sample's bodySize (80) does not match its data (43 bytes): said, not fatal.
@@ -116,7 +124,14 @@ describe('decodeMessage', () => {
     const { delivery, problem, notes } = decodeMessage(raw, 'orders');
     // Assess
     expect(problem).toBeUndefined();
-    expect(delivery.properties).toMatchObject({ messageId: 'odd-fields', priority: undefined, deliveryMode: undefined, timestamp: undefined, contentType: undefined, headers: {} });
+    expect(delivery.properties).toMatchObject({
+      messageId: 'odd-fields',
+      priority: undefined,
+      deliveryMode: undefined,
+      timestamp: undefined,
+      contentType: undefined,
+      headers: {},
+    });
     expect(notes).toHaveLength(5);
   });
 });

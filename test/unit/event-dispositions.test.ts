@@ -28,7 +28,7 @@ function failure(decision: RetryDecision): Verdict {
 }
 
 describe('settleEventVerdict', () => {
-  it('publishes a retry copy with the count + 1 to the delay path of the message\'s own queue', async () => {
+  it("publishes a retry copy with the count + 1 to the delay path of the message's own queue", async () => {
     // Prepare
     const { deps, publisher, record } = setUp();
     // Act
@@ -41,7 +41,7 @@ describe('settleEventVerdict', () => {
     expect(publisher.calls[0]?.content.toString()).toBe('{"invoice":1}');
   });
 
-  it('parks into the queue\'s own parking lot, saying why and where from', async () => {
+  it("parks into the queue's own parking lot, saying why and where from", async () => {
     // Prepare
     const { deps, publisher, logger, record } = setUp();
     // Act
@@ -67,18 +67,23 @@ describe('settleEventVerdict', () => {
     expect(outcome).toBe('parked');
     expect(publisher.calls.map((c) => c.routingKey)).toEqual(['invoices.delay.4000ms', 'invoices.parked']);
     expect(publisher.calls[1]?.options.headers).not.toHaveProperty('tenant');
-    expect(publisher.calls[1]?.options.headers?.[BoomerangHeader.parkReason]).toBe('its retry copy could not be encoded; user headers dropped: too large to copy');
+    expect(publisher.calls[1]?.options.headers?.[BoomerangHeader.parkReason]).toBe(
+      'its retry copy could not be encoded; user headers dropped: too large to copy',
+    );
   });
 
-  it.each<PublishError['reason']>(['returned', 'nacked', 'timeout', 'channel-closed'])('rejects when the copy is %s, and tries nothing else', async (reason) => {
-    // Prepare
-    const { deps, publisher, record } = setUp([new PublishError(`publish failed: ${reason}`, reason)]);
-    // Act
-    const outcome = settleEventVerdict(deps, record, failure({ kind: 'retry', retryNo: 2, delayMs: 4000 }));
-    // Assess
-    await expect(outcome).rejects.toMatchObject({ name: 'PublishError', reason });
-    expect(publisher.calls).toHaveLength(1);
-  });
+  it.each<PublishError['reason']>(['returned', 'nacked', 'timeout', 'channel-closed'])(
+    'rejects when the copy is %s, and tries nothing else',
+    async (reason) => {
+      // Prepare
+      const { deps, publisher, record } = setUp([new PublishError(`publish failed: ${reason}`, reason)]);
+      // Act
+      const outcome = settleEventVerdict(deps, record, failure({ kind: 'retry', retryNo: 2, delayMs: 4000 }));
+      // Assess
+      await expect(outcome).rejects.toMatchObject({ name: 'PublishError', reason });
+      expect(publisher.calls).toHaveLength(1);
+    },
+  );
 });
 
 describe('requeueEventRecord', () => {

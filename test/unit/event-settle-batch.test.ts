@@ -19,7 +19,11 @@ function records(bodies: string[]) {
 }
 
 /** Runs `settleBatch` with a fake publisher; `budgetMs` from now until the stop, the hard stop 100 ms later. */
-async function settle(bodies: string[], handler: Handler, options: { script?: PublishOutcome[]; budgetMs?: number; concurrency?: number; pausedUntil?: number; onPause?: SettleBatchOptions['onPause'] } = {}) {
+async function settle(
+  bodies: string[],
+  handler: Handler,
+  options: { script?: PublishOutcome[]; budgetMs?: number; concurrency?: number; pausedUntil?: number; onPause?: SettleBatchOptions['onPause'] } = {},
+) {
   const { deps, publisher, logger } = fakeEventDeps(options.script);
   const tally = new Tally();
   const summary = tally.current;
@@ -48,12 +52,18 @@ const byBody: Handler = (message) => {
 };
 
 describe('settleBatch: a paused queue', () => {
-  it('defers every record untried, for the pause\'s remaining time, when the batch comes within a pause', async () => {
+  it("defers every record untried, for the pause's remaining time, when the batch comes within a pause", async () => {
     // Prepare
     let calls = 0;
     const untilMs = Date.now() + 30_000;
     // Act
-    const { summary, publisher } = await settle(['a', 'b', 'c'], () => { calls++; }, { pausedUntil: untilMs });
+    const { summary, publisher } = await settle(
+      ['a', 'b', 'c'],
+      () => {
+        calls++;
+      },
+      { pausedUntil: untilMs },
+    );
     // Assess
     expect(calls).toBe(0);
     expect(summary).toMatchObject({ received: 0, deferred: 3, acked: 0, pausedUntil: new Date(untilMs).toISOString() });
@@ -61,7 +71,7 @@ describe('settleBatch: a paused queue', () => {
     for (const delayMs of delays) expect(delayMs).toBeGreaterThan(29_000);
   });
 
-  it('defers the rest of the batch once a handler\'s answer pauses the queue, and says so once', async () => {
+  it("defers the rest of the batch once a handler's answer pauses the queue, and says so once", async () => {
     // Prepare
     const paused: number[] = [];
     const handler: Handler = (message) => {
@@ -111,22 +121,26 @@ describe('settleBatch', () => {
 
   it('when the budget runs out, aborts the running handler and counts its attempt; the untried records go back as they were', async () => {
     // Prepare
-    const handler: Handler = (_message, { signal }) =>
-      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    const handler: Handler = (_message, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
     // Act
     const { result, summary, publisher } = await settle(['slow', 'never-started', 'never-started'], handler, { budgetMs: 50 });
     // Assess
     expect(result).toEqual({ failure: undefined, outOfTime: true, breakerOpened: false });
     expect(summary).toMatchObject({ retried: 1, requeued: 2, parked: 0 });
     expect(publisher.calls.map((c) => [c.options.messageId, c.routingKey, c.options.headers?.['x-retry-no']])).toEqual([
-      ['m-0', 'orders.delay.1000ms', 1], ['m-1', 'orders', 0], ['m-2', 'orders', 0],
+      ['m-0', 'orders.delay.1000ms', 1],
+      ['m-1', 'orders', 0],
+      ['m-2', 'orders', 0],
     ]);
   });
 
   it('counts the attempt of a handler that ignores the abort at the hard stop, and does not count it twice', async () => {
     // Prepare
     let finish: () => void = () => undefined;
-    const handler: Handler = () => new Promise<void>((resolve) => { finish = resolve; });
+    const handler: Handler = () =>
+      new Promise<void>((resolve) => {
+        finish = resolve;
+      });
     // Act
     const { result, summary, publisher } = await settle(['stubborn'], handler, { budgetMs: 20 });
     finish();
@@ -143,12 +157,19 @@ describe('settleBatch', () => {
       new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(Object.assign(new Error('request aborted'), { name: 'AbortError' }))));
     const { deps, publisher } = fakeEventDeps();
     const tally = new Tally();
-  const summary = tally.current;
+    const summary = tally.current;
     const stopAt = Date.now() + 20;
     // Act
     await settleBatch({
       records: decodeEvent(eventFor({ orders: [rmqMessage('x', { messageId: 'last', headers: { 'x-retry-no': 3 } })] }), CONFIG),
-      handler, deps, config: CONFIG, stopAt, hardStopAt: stopAt + 100, random: () => 0.5, tally, settings: SETTINGS,
+      handler,
+      deps,
+      config: CONFIG,
+      stopAt,
+      hardStopAt: stopAt + 100,
+      random: () => 0.5,
+      tally,
+      settings: SETTINGS,
     });
     // Assess
     expect(summary).toMatchObject({ parked: 1, retried: 0, requeued: 0 });
@@ -162,12 +183,21 @@ describe('settleBatch', () => {
   /** Settles `messages` with a handler that notes who it saw; `settings` are the mode's. */
   async function crashLoopBatch(messages: ReturnType<typeof rmqMessage>[], settings: ModeSettings) {
     const seen: string[] = [];
-    const handler: Handler = (message) => { seen.push(String(message.properties.messageId)); };
+    const handler: Handler = (message) => {
+      seen.push(String(message.properties.messageId));
+    };
     const { deps, publisher } = fakeEventDeps();
     const tally = new Tally();
     await settleBatch({
       records: decodeEvent(eventFor({ orders: messages }), CONFIG),
-      handler, deps, config: CONFIG, stopAt: Date.now() + 5000, hardStopAt: Date.now() + 5100, random: () => 0.5, tally, settings,
+      handler,
+      deps,
+      config: CONFIG,
+      stopAt: Date.now() + 5000,
+      hardStopAt: Date.now() + 5100,
+      random: () => 0.5,
+      tally,
+      settings,
     });
     return { seen, summary: tally.current, publisher };
   }
@@ -186,7 +216,10 @@ describe('settleBatch', () => {
     expect(seen).toEqual(['below', 'neighbour']);
     expect(summary).toMatchObject({ parked: 1, acked: 2 });
     expect(publisher.calls.map((c) => [c.options.messageId, c.routingKey])).toEqual([['looping', 'orders.parked']]);
-    expect(publisher.calls[0]?.options.headers).toMatchObject({ 'boomerang-park-reason': 'crash loop: delivered 13 times', 'boomerang-error-name': 'CrashLoopError' });
+    expect(publisher.calls[0]?.options.headers).toMatchObject({
+      'boomerang-park-reason': 'crash loop: delivered 13 times',
+      'boomerang-error-name': 'CrashLoopError',
+    });
   });
 
   it.each([
@@ -203,7 +236,11 @@ describe('settleBatch', () => {
     // Assess
     expect(seen).toEqual(expectedSeen);
     expect(summary).toMatchObject({ parked, acked: 2 - parked });
-    if (parked > 0) expect(publisher.calls[0]?.options.headers).toMatchObject({ 'boomerang-park-reason': 'crash loop: delivered 11 times', 'boomerang-error-name': 'CrashLoopError' });
+    if (parked > 0)
+      expect(publisher.calls[0]?.options.headers).toMatchObject({
+        'boomerang-park-reason': 'crash loop: delivered 11 times',
+        'boomerang-error-name': 'CrashLoopError',
+      });
   });
 
   it('runs at most CONCURRENCY handlers at once', async () => {
@@ -216,7 +253,11 @@ describe('settleBatch', () => {
       running--;
     };
     // Act
-    const { summary } = await settle(Array.from({ length: 10 }, () => 'ok'), handler, { concurrency: 3 });
+    const { summary } = await settle(
+      Array.from({ length: 10 }, () => 'ok'),
+      handler,
+      { concurrency: 3 },
+    );
     // Assess
     expect(most).toBe(3);
     expect(summary.acked).toBe(10);

@@ -1,9 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type FlakyProvider,
-  type FlakyProviderOptions,
-  startFlakyProvider,
-} from '../../shared/demo/flaky-provider.js';
+import { type FlakyProvider, type FlakyProviderOptions, startFlakyProvider } from '../../shared/demo/flaky-provider.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 /** Statuses of `count` requests sent one after the other (bodies read, so sockets are reused). */

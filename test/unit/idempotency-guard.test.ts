@@ -21,9 +21,13 @@ describe('createIdempotencyGuard (without a store)', () => {
     const message = toBoomerangMessage(fakeDelivery({ properties: { messageId: undefined } }), 'orders', 0);
     let runs = 0;
     // Act
-    const outcome = await guard.run(message, async () => {
-      runs += 1;
-    }, 1_000);
+    const outcome = await guard.run(
+      message,
+      async () => {
+        runs += 1;
+      },
+      1_000,
+    );
     // Assess
     expect(outcome).toBe('no-key');
     expect(runs).toBe(1);
@@ -56,11 +60,15 @@ describe('createIdempotencyGuard (without a store)', () => {
     vi.stubEnv('POWERTOOLS_IDEMPOTENCY_DISABLED', 'true');
     // Act, Assess
     expect(() => createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders' })).toThrow(ConfigError);
-    expect(() => createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders' })).toThrow(/POWERTOOLS_IDEMPOTENCY_DISABLED is set while idempotency is configured/);
+    expect(() => createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders' })).toThrow(
+      /POWERTOOLS_IDEMPOTENCY_DISABLED is set while idempotency is configured/,
+    );
   });
 
   it('checks its options at creation', () => {
     // Act, Assess
-    expect(() => createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders', ttlSeconds: 0 })).toThrow('Expected `ttlSeconds` to be an integer from 1 to 31536000 (seconds), got 0');
+    expect(() => createIdempotencyGuard({ store: UNREACHABLE, keyPrefix: 'orders', ttlSeconds: 0 })).toThrow(
+      'Expected `ttlSeconds` to be an integer from 1 to 31536000 (seconds), got 0',
+    );
   });
 });

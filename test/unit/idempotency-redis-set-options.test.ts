@@ -4,8 +4,14 @@ import { redisSetOptions } from '../../shared/idempotency/redis-set-options.js';
 describe('redisSetOptions', () => {
   it.each([
     [{ EX: 3600 }, { expireSeconds: 3600, onlyIfAbsent: false }],
-    [{ EX: 3600, NX: true }, { expireSeconds: 3600, onlyIfAbsent: true }],
-    [{ EX: 10, NX: false }, { expireSeconds: 10, onlyIfAbsent: false }],
+    [
+      { EX: 3600, NX: true },
+      { expireSeconds: 3600, onlyIfAbsent: true },
+    ],
+    [
+      { EX: 10, NX: false },
+      { expireSeconds: 10, onlyIfAbsent: false },
+    ],
   ])('reads %o as %o', (options, expected) => {
     // Act
     const read = redisSetOptions(options);

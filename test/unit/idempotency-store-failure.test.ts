@@ -24,7 +24,9 @@ describe('classifyGuardFailure', () => {
 
   it('names the store and the innermost cause in a store error', () => {
     // Prepare
-    const cause = new Error('Failed to save in progress record to idempotency store', { cause: Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' }) });
+    const cause = new Error('Failed to save in progress record to idempotency store', {
+      cause: Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' }),
+    });
     // Act
     const error = classifyGuardFailure(cause, 'order-1', 'dynamodb:orders-idempotency');
     // Assess

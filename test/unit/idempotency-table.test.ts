@@ -61,7 +61,9 @@ describe('IdempotencyTable', () => {
     const { template } = synth();
     // Assess
     const policies = template.findResources('AWS::IAM::Policy');
-    const statements = Object.values(policies).flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement);
+    const statements = Object.values(policies).flatMap(
+      (p) => (p as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement,
+    );
     expect(statements).toEqual([
       {
         Effect: 'Allow',

@@ -27,9 +27,23 @@ describe('BoomerangStack: deploy.retention and deploy.parkedDepthAlarm', () => {
       Timeout: 300,
       MemorySize: 256,
       LoggingConfig: { LogGroup: { Ref: Match.stringLikeRegexp('^OrdersRetentionLogs') }, LogFormat: 'Text' },
-      Environment: { Variables: Match.objectLike({ AMQP_SECRET_ID: { Ref: 'BrokerSecretArn' }, AMQP_HOST: { Ref: 'BrokerHost' }, AMQP_VHOST: '/', AMQP_TLS: 'true', FUNCTION_NAME: 'Orders-orders-retention' }) },
+      Environment: {
+        Variables: Match.objectLike({
+          AMQP_SECRET_ID: { Ref: 'BrokerSecretArn' },
+          AMQP_HOST: { Ref: 'BrokerHost' },
+          AMQP_VHOST: '/',
+          AMQP_TLS: 'true',
+          FUNCTION_NAME: 'Orders-orders-retention',
+        }),
+      },
     });
-    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OperatorFunctionArn', 'OperatorFunctionName', 'OrdersPullFunctionName', 'OrdersRetentionFunctionName']);
+    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual([
+      'BrokerHostName',
+      'OperatorFunctionArn',
+      'OperatorFunctionName',
+      'OrdersPullFunctionName',
+      'OrdersRetentionFunctionName',
+    ]);
   });
 
   it('invokes it on its own schedule, every rateHours', () => {

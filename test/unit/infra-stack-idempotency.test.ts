@@ -58,7 +58,13 @@ describe('BoomerangStack with a queue that asks for an idempotency table', () =>
       Environment: { Variables: Match.objectLike({ IDEMPOTENCY_STORE: { 'Fn::Join': ['', ['dynamodb:', { Ref: tableId() }]] } }) },
     });
     const onTable = statementsOf(synth.template, `${prefix}Role`).filter((s) => JSON.stringify(s.Resource).includes(tableId()));
-    expect(onTable).toEqual([{ Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId(), 'Arn'] } }]);
+    expect(onTable).toEqual([
+      {
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [tableId(), 'Arn'] },
+      },
+    ]);
   });
 
   it('gives the queue that did not ask neither the table, its grants, nor IDEMPOTENCY_STORE', () => {
@@ -71,7 +77,7 @@ describe('BoomerangStack with a queue that asks for an idempotency table', () =>
 });
 
 describe('BoomerangStack with a queue on Redis whose password is in a secret', () => {
-  it.each(['CachePull', 'CacheEvent'])('lets %s read that secret, and the broker\'s, and no other', (prefix) => {
+  it.each(['CachePull', 'CacheEvent'])("lets %s read that secret, and the broker's, and no other", (prefix) => {
     // Assess
     const reads = statementsOf(synth.template, `${prefix}Role`).filter((s) => JSON.stringify(s.Action).includes('secretsmanager'));
     expect(reads).toEqual([
@@ -91,12 +97,14 @@ describe('BoomerangStack with a queue on Redis whose password is in a secret', (
     // Assess
     const functions = Object.values(synth.template.findResources('AWS::Lambda::Function'));
     for (const fn of functions) expect(JSON.stringify(fn.Properties.Environment)).not.toMatch(/rediss?:\/\/|IDEMPOTENCY_STORE_SECRET_ID/);
-    const mentions = Object.entries(synth.template.toJSON().Resources as Record<string, { Type: string }>).filter(([, resource]) => JSON.stringify(resource).includes(REDIS_SECRET_ARN));
+    const mentions = Object.entries(synth.template.toJSON().Resources as Record<string, { Type: string }>).filter(([, resource]) =>
+      JSON.stringify(resource).includes(REDIS_SECRET_ARN),
+    );
     expect(new Set(mentions.map(([, resource]) => resource.Type))).toEqual(new Set(['AWS::IAM::Role']));
   });
 });
 
-describe('Function: checkFunctionEnvironment for a queue with the stack\'s table', () => {
+describe("Function: checkFunctionEnvironment for a queue with the stack's table", () => {
   it('refuses IDEMPOTENCY_STORE in functionEnvironment, which would point its functions elsewhere', async () => {
     // Prepare
     const functions = tempFunctionsDir();

@@ -19,7 +19,12 @@ describe('BoomerangStack for an existing broker, one queue with the default mode
     // Assess
     expect(synth.findings).toEqual([]);
     // CDK files an id without a known plugin prefix under `Annotation::`; cdk-nag 3 matches it without.
-    expect(synth.acknowledgments.map((a) => a.id.replace(/^Annotation::/, '')).sort()).toEqual(['AwsSolutions-L1', 'AwsSolutions-L1', 'AwsSolutions-L1', 'CloudFormation-Validate::W2509']);
+    expect(synth.acknowledgments.map((a) => a.id.replace(/^Annotation::/, '')).sort()).toEqual([
+      'AwsSolutions-L1',
+      'AwsSolutions-L1',
+      'AwsSolutions-L1',
+      'CloudFormation-Validate::W2509',
+    ]);
     for (const { reason } of synth.acknowledgments) expect(reason.length).toBeGreaterThan(40);
   });
 
@@ -29,12 +34,21 @@ describe('BoomerangStack for an existing broker, one queue with the default mode
     synth.template.resourceCountIs('AWS::Lambda::Function', 3);
     synth.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
     synth.template.resourceCountIs('AWS::Events::Rule', 1);
-    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual(['BrokerHostName', 'OperatorFunctionArn', 'OperatorFunctionName', 'OrdersPullFunctionName']);
+    expect(Object.keys(synth.template.findOutputs('*')).sort()).toEqual([
+      'BrokerHostName',
+      'OperatorFunctionArn',
+      'OperatorFunctionName',
+      'OrdersPullFunctionName',
+    ]);
   });
 
   it('takes the secret and the broker host as parameters (no broker ARN: nothing needs it), and puts no secret in the template', () => {
     // Assess
-    expect(Object.keys(synth.template.findParameters('*')).filter((name) => !name.startsWith('BootstrapVersion')).sort()).toEqual(['BrokerHost', 'BrokerSecretArn']);
+    expect(
+      Object.keys(synth.template.findParameters('*'))
+        .filter((name) => !name.startsWith('BootstrapVersion'))
+        .sort(),
+    ).toEqual(['BrokerHost', 'BrokerSecretArn']);
     synth.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     synth.template.resourceCountIs('AWS::AmazonMQ::Broker', 0);
   });
@@ -49,7 +63,16 @@ describe('BoomerangStack for an existing broker, one queue with the default mode
       MemorySize: 256,
       ReservedConcurrentExecutions: 1,
       LoggingConfig: Match.objectLike({ LogFormat: 'Text' }),
-      Environment: { Variables: Match.objectLike({ AMQP_SECRET_ID: { Ref: 'BrokerSecretArn' }, AMQP_HOST: { Ref: 'BrokerHost' }, AMQP_VHOST: '/', AMQP_TLS: 'true', FUNCTION_NAME: 'Orders-orders-pull', CONCURRENCY: '4' }) },
+      Environment: {
+        Variables: Match.objectLike({
+          AMQP_SECRET_ID: { Ref: 'BrokerSecretArn' },
+          AMQP_HOST: { Ref: 'BrokerHost' },
+          AMQP_VHOST: '/',
+          AMQP_TLS: 'true',
+          FUNCTION_NAME: 'Orders-orders-pull',
+          CONCURRENCY: '4',
+        }),
+      },
     });
     // The queues are the definition's: the environment does not repeat them.
     const [fn] = Object.values(synth.template.findResources('AWS::Lambda::Function'));
@@ -117,7 +140,13 @@ describe('BoomerangStack for an existing broker, one queue with the default mode
       FilterPattern: '"Task timed out"',
       MetricTransformations: [{ MetricNamespace: 'Boomerang', MetricName: 'timeouts-Orders-orders-pull', MetricValue: '1' }],
     });
-    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Boomerang', MetricName: 'timeouts-Orders-orders-pull', Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Boomerang',
+      MetricName: 'timeouts-Orders-orders-pull',
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
   });
 
   it('warns about nothing: HTTP_TIMEOUT_MS and the safety margin fit in the timeout', () => {

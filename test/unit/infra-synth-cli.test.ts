@@ -18,19 +18,32 @@ function synth(args: readonly string[]): Promise<{ code: number | null; stdout: 
 
 describe('npm run synth with bad context or a bad functionEnvironment', () => {
   it.each([
-    [['-c', 'workQueue=orders'], 'ConfigError: The context key "workQueue" is gone: the stack deploys every queue declared in functions/, and each queue sets this as workQueue in defineQueue in its functions/<name>.ts'],
+    [
+      ['-c', 'workQueue=orders'],
+      'ConfigError: The context key "workQueue" is gone: the stack deploys every queue declared in functions/, and each queue sets this as workQueue in defineQueue in its functions/<name>.ts',
+    ],
     [['-c', 'stackname=orders'], 'ConfigError: Unknown context key "stackname" (did you mean stackName? keys are case-sensitive)'],
-    [['-c', 'functionEnvironment={"CONNECT_TIMEOUT_MS":"abc"}'], 'ConfigError: functionEnvironment: CONNECT_TIMEOUT_MS must be an integer from 100 to 120000; got "abc"'],
-    [['-c', 'createBroker=true', '-c', 'brokerEngineVersion=4.2'], 'ConfigError: brokerInstanceType mq.t3.micro (the default brokerInstanceType) cannot run brokerEngineVersion 4.2'],
-  ])('%j exits 1 with the message, no stack trace, before building anything', async (args, message) => {
-    // Act
-    const result = await synth(args);
-    // Assess
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(message);
-    expect(result.stderr).not.toMatch(/^\s+at /m);
-    // The construct bundles after the checks (CDK says "Bundling asset ...", the report names index.mjs).
-    expect(result.stderr).not.toContain('Bundling asset');
-    expect(result.stderr).not.toContain('index.mjs');
-  }, CLI_TIMEOUT_MS);
+    [
+      ['-c', 'functionEnvironment={"CONNECT_TIMEOUT_MS":"abc"}'],
+      'ConfigError: functionEnvironment: CONNECT_TIMEOUT_MS must be an integer from 100 to 120000; got "abc"',
+    ],
+    [
+      ['-c', 'createBroker=true', '-c', 'brokerEngineVersion=4.2'],
+      'ConfigError: brokerInstanceType mq.t3.micro (the default brokerInstanceType) cannot run brokerEngineVersion 4.2',
+    ],
+  ])(
+    '%j exits 1 with the message, no stack trace, before building anything',
+    async (args, message) => {
+      // Act
+      const result = await synth(args);
+      // Assess
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(message);
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+      // The construct bundles after the checks (CDK says "Bundling asset ...", the report names index.mjs).
+      expect(result.stderr).not.toContain('Bundling asset');
+      expect(result.stderr).not.toContain('index.mjs');
+    },
+    CLI_TIMEOUT_MS,
+  );
 });

@@ -13,7 +13,11 @@ const CONFIG: Config = loadConfig({ AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672
 /** Metrics that keep what each flush was given. */
 function recordingMetrics() {
   const flushes: { summary: Summary; failedWith: string | undefined }[] = [];
-  const metrics: InvocationMetrics = { handlerError: () => undefined, retryDelay: () => undefined, flush: (summary, failedWith) => void flushes.push({ summary, failedWith }) };
+  const metrics: InvocationMetrics = {
+    handlerError: () => undefined,
+    retryDelay: () => undefined,
+    flush: (summary, failedWith) => void flushes.push({ summary, failedWith }),
+  };
   return { flushes, metrics: () => metrics };
 }
 
@@ -27,14 +31,41 @@ describe('createLambdaFunction', () => {
     const seen: unknown[] = [];
     const fakeGuard = { run: async () => 'ran' as const, close: async () => undefined };
     const invoke = createLambdaFunction(
-      { config: withGuard, log: recordingLogger('error').log, idempotencyGuard: (options) => {
-        made.push(options.store.kind);
-        if (made.length === 1) throw new ConfigError('POWERTOOLS_IDEMPOTENCY_DISABLED is set');
-        return fakeGuard;
-      } },
-      { defaultName: 'boomerang', loadConfig: () => withGuard, run: async ({ idempotency }) => { seen.push(idempotency); return emptySummary(); } },
+      {
+        config: withGuard,
+        log: recordingLogger('error').log,
+        idempotencyGuard: (options) => {
+          made.push(options.store.kind);
+          if (made.length === 1) throw new ConfigError('POWERTOOLS_IDEMPOTENCY_DISABLED is set');
+          return fakeGuard;
+        },
+      },
+      {
+        defaultName: 'boomerang',
+        loadConfig: () => withGuard,
+        run: async ({ idempotency }) => {
+          seen.push(idempotency);
+          return emptySummary();
+        },
+      },
     );
-    const off = createLambdaFunction({ config: CONFIG, log: recordingLogger('error').log, idempotencyGuard: () => { throw new Error('never made'); } }, { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async ({ idempotency }) => { seen.push(idempotency); return emptySummary(); } });
+    const off = createLambdaFunction(
+      {
+        config: CONFIG,
+        log: recordingLogger('error').log,
+        idempotencyGuard: () => {
+          throw new Error('never made');
+        },
+      },
+      {
+        defaultName: 'boomerang',
+        loadConfig: () => CONFIG,
+        run: async ({ idempotency }) => {
+          seen.push(idempotency);
+          return emptySummary();
+        },
+      },
+    );
     // Act
     await expect(invoke({}, context('r-1'))).rejects.toThrow('POWERTOOLS_IDEMPOTENCY_DISABLED');
     await invoke({}, context('r-2'));
@@ -45,11 +76,14 @@ describe('createLambdaFunction', () => {
     expect(seen).toEqual([fakeGuard, fakeGuard, undefined]);
   });
 
-  it('makes the container\'s tracer once, from config.tracing, and hands it to every invocation (off: the no-op one)', async () => {
+  it("makes the container's tracer once, from config.tracing, and hands it to every invocation (off: the no-op one)", async () => {
     // Prepare
     const traced: Config = { ...CONFIG, tracing: 'opentelemetry' };
     const seen: unknown[] = [];
-    const run = async ({ tracer }: { tracer: unknown }) => { seen.push(tracer); return emptySummary(); };
+    const run = async ({ tracer }: { tracer: unknown }) => {
+      seen.push(tracer);
+      return emptySummary();
+    };
     const invoke = createLambdaFunction({ config: traced, log: recordingLogger('error').log }, { defaultName: 'boomerang', loadConfig: () => traced, run });
     const off = createLambdaFunction({ config: CONFIG, log: recordingLogger('error').log }, { defaultName: 'boomerang', loadConfig: () => CONFIG, run });
     // Act
@@ -65,12 +99,24 @@ describe('createLambdaFunction', () => {
   it('asks the tracer to send its buffered spans at the end of each invocation, a failed one too', async () => {
     // Prepare
     let flushes = 0;
-    const tracer = { start: noTracer.start, flush: async () => { flushes++; } };
+    const tracer = {
+      start: noTracer.start,
+      flush: async () => {
+        flushes++;
+      },
+    };
     let calls = 0;
-    const invoke = createLambdaFunction({ config: CONFIG, log: recordingLogger('error').log, tracer }, {
-      defaultName: 'boomerang', loadConfig: () => CONFIG,
-      run: async () => { if (++calls === 2) throw new Error('broker down'); return emptySummary(); },
-    });
+    const invoke = createLambdaFunction(
+      { config: CONFIG, log: recordingLogger('error').log, tracer },
+      {
+        defaultName: 'boomerang',
+        loadConfig: () => CONFIG,
+        run: async () => {
+          if (++calls === 2) throw new Error('broker down');
+          return emptySummary();
+        },
+      },
+    );
     // Act
     await invoke({}, context('r-1'));
     await expect(invoke({}, context('r-2'))).rejects.toThrow('broker down');
@@ -78,7 +124,7 @@ describe('createLambdaFunction', () => {
     expect(flushes).toBe(2);
   });
 
-  it('warns once per container, at its first invocation, of the variables set but replaced by the queue\'s file', async () => {
+  it("warns once per container, at its first invocation, of the variables set but replaced by the queue's file", async () => {
     // Prepare
     const logger = recordingLogger('warn');
     const env = { MAX_RETRIES: '-1', BATCH_SIZE: '7' };
@@ -108,8 +154,23 @@ describe('createLambdaFunction', () => {
     const logger = recordingLogger('info');
     const { flushes, metrics } = recordingMetrics();
     const invoke = createLambdaFunction(
-      { env: {}, log: logger.log, metrics, loadConfig: () => (++loads === 1 ? (() => { throw new ConfigError('WORK_QUEUE is empty'); })() : CONFIG) },
-      { defaultName: 'boomerang', loadConfig: () => CONFIG, fields: (config) => ({ queue: config.workQueue }), run: async () => ({ ...emptySummary(), received: 2, acked: 2 }) },
+      {
+        env: {},
+        log: logger.log,
+        metrics,
+        loadConfig: () =>
+          ++loads === 1
+            ? (() => {
+                throw new ConfigError('WORK_QUEUE is empty');
+              })()
+            : CONFIG,
+      },
+      {
+        defaultName: 'boomerang',
+        loadConfig: () => CONFIG,
+        fields: (config) => ({ queue: config.workQueue }),
+        run: async () => ({ ...emptySummary(), received: 2, acked: 2 }),
+      },
     );
     // Act
     const first = invoke({}, context('r-1'));
@@ -124,18 +185,35 @@ describe('createLambdaFunction', () => {
       ['invocation summary', 'r-3', false, 'orders'],
     ]);
     expect(logger.entries()[0]).toMatchObject({ level: 'error', service: 'boomerang', errorName: 'ConfigError', summary: { stoppedBecause: 'config-error' } });
-    expect(flushes.map((f) => [f.failedWith, f.summary.received])).toEqual([['ConfigError', 0], [undefined, 2], [undefined, 2]]);
+    expect(flushes.map((f) => [f.failedWith, f.summary.received])).toEqual([
+      ['ConfigError', 0],
+      [undefined, 2],
+      [undefined, 2],
+    ]);
   });
 
   it.each([
     { label: 'the name a declared queue gives', given: { defaultName: 'boomerang-orders-pull' }, env: {}, service: 'boomerang-orders-pull' },
     { label: "the wrapper's own default", given: {}, env: {}, service: 'boomerang' },
-    { label: 'FUNCTION_NAME before either default', given: { defaultName: 'boomerang-orders-pull' }, env: { FUNCTION_NAME: 'orders-retry' }, service: 'orders-retry' },
+    {
+      label: 'FUNCTION_NAME before either default',
+      given: { defaultName: 'boomerang-orders-pull' },
+      env: { FUNCTION_NAME: 'orders-retry' },
+      service: 'orders-retry',
+    },
   ])('names the service by $label while the config is still unread', async ({ given, env, service }) => {
     // Prepare
     const logger = recordingLogger('info');
     const invoke = createLambdaFunction(
-      { ...given, env, log: logger.log, metrics: recordingMetrics().metrics, loadConfig: () => { throw new ConfigError('WORK_QUEUE is empty'); } },
+      {
+        ...given,
+        env,
+        log: logger.log,
+        metrics: recordingMetrics().metrics,
+        loadConfig: () => {
+          throw new ConfigError('WORK_QUEUE is empty');
+        },
+      },
       { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async () => emptySummary() },
     );
     // Act
@@ -150,19 +228,27 @@ describe('createLambdaFunction', () => {
     const { flushes, metrics } = recordingMetrics();
     const carried = { ...emptySummary(), received: 3, retried: 1, stoppedBecause: 'connection-lost' as const };
     const failure = Object.assign(new Error('Lost the connection'), { name: 'PullAbortedError', summary: carried });
-    const invoke = createLambdaFunction({ config: CONFIG, log: logger.log, metrics }, { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async () => Promise.reject(failure) });
+    const invoke = createLambdaFunction(
+      { config: CONFIG, log: logger.log, metrics },
+      { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async () => Promise.reject(failure) },
+    );
     // Act
     const invoking = invoke({}, context('r-1'));
     // Assess
     await expect(invoking).rejects.toBe(failure);
-    expect(logger.entries()).toEqual([expect.objectContaining({ level: 'error', service: 'orders-retry', requestId: 'r-1', coldStart: true, errorName: 'PullAbortedError', summary: carried })]);
+    expect(logger.entries()).toEqual([
+      expect.objectContaining({ level: 'error', service: 'orders-retry', requestId: 'r-1', coldStart: true, errorName: 'PullAbortedError', summary: carried }),
+    ]);
     expect(flushes).toEqual([{ summary: carried, failedWith: 'PullAbortedError' }]);
   });
 
   it('warns in the summary line when the circuit breaker opened', async () => {
     // Prepare
     const logger = recordingLogger('info');
-    const invoke = createLambdaFunction({ config: CONFIG, log: logger.log, metrics: recordingMetrics().metrics }, { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async () => ({ ...emptySummary(), breakerOpened: true }) });
+    const invoke = createLambdaFunction(
+      { config: CONFIG, log: logger.log, metrics: recordingMetrics().metrics },
+      { defaultName: 'boomerang', loadConfig: () => CONFIG, run: async () => ({ ...emptySummary(), breakerOpened: true }) },
+    );
     // Act
     await invoke({}, context('r-1'));
     // Assess

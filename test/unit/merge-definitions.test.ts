@@ -7,8 +7,13 @@ const common = { vhost: '/', durable: true, auto_delete: false } as const;
 function definitions(queue: string, levelTtl: number): RabbitDefinitions {
   return {
     exchanges: [{ name: 'boomerang.delay.level', ...common, type: 'headers', internal: false, arguments: {} }],
-    queues: [{ name: queue, ...common, arguments: {} }, { name: 'boomerang.delay.level.1', ...common, arguments: { 'x-message-ttl': levelTtl } }],
-    bindings: [{ source: 'boomerang.delay.level', vhost: '/', destination: 'boomerang.delay.level.1', destination_type: 'queue', routing_key: '', arguments: {} }],
+    queues: [
+      { name: queue, ...common, arguments: {} },
+      { name: 'boomerang.delay.level.1', ...common, arguments: { 'x-message-ttl': levelTtl } },
+    ],
+    bindings: [
+      { source: 'boomerang.delay.level', vhost: '/', destination: 'boomerang.delay.level.1', destination_type: 'queue', routing_key: '', arguments: {} },
+    ],
   };
 }
 
@@ -23,6 +28,8 @@ describe('mergeDefinitions', () => {
   });
 
   it('refuses one name with two sets of arguments, which an import would reduce to one', () => {
-    expect(() => mergeDefinitions([definitions('a', 1000), definitions('b', 2000)])).toThrow('Two queues need the queue //boomerang.delay.level.1 with different arguments');
+    expect(() => mergeDefinitions([definitions('a', 1000), definitions('b', 2000)])).toThrow(
+      'Two queues need the queue //boomerang.delay.level.1 with different arguments',
+    );
   });
 });

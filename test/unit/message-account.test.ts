@@ -17,15 +17,55 @@ type Case = {
 describe('accountFor', () => {
   it.each<[string, Case]>([
     ['each id handled once', { records: 'S m-0 0 -\nS m-1 0 -\nS m-2 0 -', duplicates: 0, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 0 }],
-    ['failed attempts before one success', { records: 'F m-0 0 -\nF m-0 1 c1\nS m-0 2 c2\nS m-1 0 -\nS m-2 0 -', duplicates: 0, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 0 }],
-    ['two copies of one id both handled', { records: 'S m-0 0 -\nS m-0 1 c1\nS m-1 0 -\nS m-2 0 -', duplicates: 1, repeatedEffects: 1, repeatedEffectIds: ['m-0'], handledTwiceSameCopy: 0 }],
-    ['the same copy handled twice (a kill before its ack)', { records: 'S m-0 0 -\nS m-0 0 -\nS m-1 0 -\nS m-2 0 -', duplicates: 1, repeatedEffects: 1, repeatedEffectIds: ['m-0'], handledTwiceSameCopy: 1 }],
-    ['one id handled three times', { records: 'S m-0 0 -\nS m-0 0 -\nS m-0 1 c1\nS m-1 0 -\nS m-2 0 -', duplicates: 2, repeatedEffects: 2, repeatedEffectIds: ['m-0'], handledTwiceSameCopy: 1 }],
-    ['handled once and also parked (a second copy)', { records: 'S m-0 0 -\nS m-1 0 -\nS m-2 0 -', parked: ['m-0'], duplicates: 1, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 0 }],
-    ['parked twice, never handled', { records: 'S m-1 0 -\nS m-2 0 -', parked: ['m-0', 'm-0'], duplicates: 1, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 0 }],
-    ['handled once and a copy still queued', { records: 'S m-0 0 -\nS m-1 0 -\nS m-2 0 -', queued: ['m-0'], duplicates: 1, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 0 }],
-    ['handled twice and parked: both kinds at once', { records: 'S m-0 0 -\nS m-0 1 c1\nS m-1 0 -', parked: ['m-0', 'm-2'], duplicates: 2, repeatedEffects: 1, repeatedEffectIds: ['m-0'], handledTwiceSameCopy: 0 }],
-    ['an id never sent handled twice: a stranger, not a repeat', { records: 'S m-0 0 -\nS m-1 0 -\nS m-2 0 -\nS x-9 0 -\nS x-9 0 -', duplicates: 0, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 1 }],
+    [
+      'failed attempts before one success',
+      { records: 'F m-0 0 -\nF m-0 1 c1\nS m-0 2 c2\nS m-1 0 -\nS m-2 0 -', duplicates: 0, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 0 },
+    ],
+    [
+      'two copies of one id both handled',
+      { records: 'S m-0 0 -\nS m-0 1 c1\nS m-1 0 -\nS m-2 0 -', duplicates: 1, repeatedEffects: 1, repeatedEffectIds: ['m-0'], handledTwiceSameCopy: 0 },
+    ],
+    [
+      'the same copy handled twice (a kill before its ack)',
+      { records: 'S m-0 0 -\nS m-0 0 -\nS m-1 0 -\nS m-2 0 -', duplicates: 1, repeatedEffects: 1, repeatedEffectIds: ['m-0'], handledTwiceSameCopy: 1 },
+    ],
+    [
+      'one id handled three times',
+      {
+        records: 'S m-0 0 -\nS m-0 0 -\nS m-0 1 c1\nS m-1 0 -\nS m-2 0 -',
+        duplicates: 2,
+        repeatedEffects: 2,
+        repeatedEffectIds: ['m-0'],
+        handledTwiceSameCopy: 1,
+      },
+    ],
+    [
+      'handled once and also parked (a second copy)',
+      { records: 'S m-0 0 -\nS m-1 0 -\nS m-2 0 -', parked: ['m-0'], duplicates: 1, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 0 },
+    ],
+    [
+      'parked twice, never handled',
+      { records: 'S m-1 0 -\nS m-2 0 -', parked: ['m-0', 'm-0'], duplicates: 1, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 0 },
+    ],
+    [
+      'handled once and a copy still queued',
+      { records: 'S m-0 0 -\nS m-1 0 -\nS m-2 0 -', queued: ['m-0'], duplicates: 1, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 0 },
+    ],
+    [
+      'handled twice and parked: both kinds at once',
+      {
+        records: 'S m-0 0 -\nS m-0 1 c1\nS m-1 0 -',
+        parked: ['m-0', 'm-2'],
+        duplicates: 2,
+        repeatedEffects: 1,
+        repeatedEffectIds: ['m-0'],
+        handledTwiceSameCopy: 0,
+      },
+    ],
+    [
+      'an id never sent handled twice: a stranger, not a repeat',
+      { records: 'S m-0 0 -\nS m-1 0 -\nS m-2 0 -\nS x-9 0 -\nS x-9 0 -', duplicates: 0, repeatedEffects: 0, repeatedEffectIds: [], handledTwiceSameCopy: 1 },
+    ],
   ])('%s', (_name, c) => {
     // Act
     const account = accountFor(SENT, { records: parseRecords(c.records), parkedIds: c.parked ?? [], queuedIds: c.queued ?? [] });
@@ -35,7 +75,12 @@ describe('accountFor', () => {
       repeatedEffects: account.repeatedEffects,
       repeatedEffectIds: account.repeatedEffectIds,
       handledTwiceSameCopy: account.handledTwiceSameCopy,
-    }).toEqual({ duplicates: c.duplicates, repeatedEffects: c.repeatedEffects, repeatedEffectIds: c.repeatedEffectIds, handledTwiceSameCopy: c.handledTwiceSameCopy });
+    }).toEqual({
+      duplicates: c.duplicates,
+      repeatedEffects: c.repeatedEffects,
+      repeatedEffectIds: c.repeatedEffectIds,
+      handledTwiceSameCopy: c.handledTwiceSameCopy,
+    });
     expect(account.repeatedEffects).toBeLessThanOrEqual(account.duplicates);
   });
 
@@ -43,7 +88,16 @@ describe('accountFor', () => {
     // Act
     const account = accountFor(SENT, { records: parseRecords('S m-0 0 -\nS x-9 0 -'), parkedIds: ['m-1', 'x-9'], queuedIds: [] });
     // Assess
-    expect(account).toMatchObject({ sent: 3, handled: 2, parked: 2, missing: ['m-2'], strangers: ['x-9'], duplicates: 0, repeatedEffects: 0, handledAndParkedIds: [] });
+    expect(account).toMatchObject({
+      sent: 3,
+      handled: 2,
+      parked: 2,
+      missing: ['m-2'],
+      strangers: ['x-9'],
+      duplicates: 0,
+      repeatedEffects: 0,
+      handledAndParkedIds: [],
+    });
   });
 
   it('names the ids both handled and parked', () => {
@@ -59,7 +113,13 @@ describe('parseRecords', () => {
     // Act
     const records = parseRecords('S m-0 2 c7 4242 1764000000000\nF m-1 0 -\nK 4242 1764000000001\n\nS m-1 1\n');
     // Assess
-    expect(records).toEqual({ handled: [['m-0', 2, 'c7'], ['m-1', 1, '-']], failedAttempts: 1 });
+    expect(records).toEqual({
+      handled: [
+        ['m-0', 2, 'c7'],
+        ['m-1', 1, '-'],
+      ],
+      failedAttempts: 1,
+    });
   });
 });
 

@@ -25,7 +25,17 @@ describe('emfDocuments', () => {
     expect(main).toMatchObject({
       _aws: { Timestamp: NOW },
       service: 'orders-retry',
-      received: 12, acked: 5, retried: 3, parked: 1, requeued: 1, lost: 0, deferred: 2, handlerErrors: 0, invocationErrors: 0, breakerOpened: 1, durationMs: 840,
+      received: 12,
+      acked: 5,
+      retried: 3,
+      parked: 1,
+      requeued: 1,
+      lost: 0,
+      deferred: 2,
+      handlerErrors: 0,
+      invocationErrors: 0,
+      breakerOpened: 1,
+      durationMs: 840,
     });
     expect(main).not.toHaveProperty('retryDelayMs');
     const { Namespace, Dimensions, Metrics } = directive(main);
@@ -100,7 +110,10 @@ describe('emfDocuments', () => {
 
   it('writes handler errors by name with the service and errorName dimensions, and their total', () => {
     // Prepare
-    const errorsByName = new Map([['RetryableError', 7], ['UnrecoverableError', 2]]);
+    const errorsByName = new Map([
+      ['RetryableError', 7],
+      ['UnrecoverableError', 2],
+    ]);
     // Act
     const [main, ...byName] = emfDocuments({ service: 's', timestampMs: NOW, summary: emptySummary(), errorsByName, retryDelaysMs: [] });
     // Assess

@@ -42,7 +42,9 @@ describe('judgeNativeTopology', () => {
     // Act
     const { drift, tolerated } = judgeNativeTopology(spec, lotName, plain, lot);
     // Assess
-    expect(drift?.missing).toEqual(['x-delayed-retry-type', 'x-dead-letter-exchange', 'x-dead-letter-routing-key', 'x-dead-letter-strategy', 'x-overflow'].map((a) => `orders: ${a}`));
+    expect(drift?.missing).toEqual(
+      ['x-delayed-retry-type', 'x-dead-letter-exchange', 'x-dead-letter-routing-key', 'x-dead-letter-strategy', 'x-overflow'].map((a) => `orders: ${a}`),
+    );
     expect(drift?.message).toContain("x-dead-letter-exchange none, needs '' (a parked message would be dropped)");
     expect(drift?.message).toContain("x-delayed-retry-type none, needs 'failed' (a retry would come back at once");
     expect(drift?.message).toMatch(/A policy does not count here/);
@@ -66,10 +68,18 @@ describe('judgeNativeTopology', () => {
 
   it('tolerates another delivery limit and retry range: they pace crashes, they lose nothing', () => {
     // Act
-    const finding = judgeNativeTopology(spec, lotName, queue('orders', 'quorum', { ...spec.arguments, 'x-delivery-limit': 50, 'x-delayed-retry-min': 100 }), lot);
+    const finding = judgeNativeTopology(
+      spec,
+      lotName,
+      queue('orders', 'quorum', { ...spec.arguments, 'x-delivery-limit': 50, 'x-delayed-retry-min': 100 }),
+      lot,
+    );
     // Assess
     expect(finding.drift).toBeUndefined();
-    expect(finding.tolerated.map((d) => [d.argument, d.actual])).toEqual([['x-delayed-retry-min', '100'], ['x-delivery-limit', '50']]);
+    expect(finding.tolerated.map((d) => [d.argument, d.actual])).toEqual([
+      ['x-delayed-retry-min', '100'],
+      ['x-delivery-limit', '50'],
+    ]);
   });
 });
 
@@ -79,7 +89,14 @@ describe('checkNativeTopology', () => {
     const read: string[] = [];
     const { log, lines } = recordingLogger();
     // Act
-    await checkNativeTopology(async (name) => { read.push(name); return name === 'orders' ? applied : lot; }, config, log);
+    await checkNativeTopology(
+      async (name) => {
+        read.push(name);
+        return name === 'orders' ? applied : lot;
+      },
+      config,
+      log,
+    );
     // Assess
     expect(read.sort()).toEqual(['orders', lotName].sort());
     expect(lines).toEqual([]);
@@ -87,7 +104,10 @@ describe('checkNativeTopology', () => {
 
   it('throws a TopologyDriftError with what is missing', async () => {
     // Act
-    const error = await checkNativeTopology(async (name) => (name === 'orders' ? plain : lot), config, recordingLogger().log).then(() => undefined, (e: unknown) => e as Error & { missing?: string[] });
+    const error = await checkNativeTopology(async (name) => (name === 'orders' ? plain : lot), config, recordingLogger().log).then(
+      () => undefined,
+      (e: unknown) => e as Error & { missing?: string[] },
+    );
     // Assess
     expect(error?.name).toBe('TopologyDriftError');
     expect(error?.missing).toContain('orders: x-dead-letter-exchange');

@@ -69,9 +69,12 @@ function fromCode(name: Name, value: number | string): Outcome {
   const path = (OPTIONS[name] as OptionSpec).code!;
   const context = CONTEXT[name]?.code ?? {};
   const [head, field] = path.split('.') as [keyof ConfigInCode, string | undefined];
-  const given = field === undefined ? { [head]: value }
-    : head === 'idempotency' ? { idempotency: { store: REDIS, [field]: value } }
-      : { [head]: { ...(context[head] as object), [field]: value } };
+  const given =
+    field === undefined
+      ? { [head]: value }
+      : head === 'idempotency'
+        ? { idempotency: { store: REDIS, [field]: value } }
+        : { [head]: { ...(context[head] as object), [field]: value } };
   return outcome(name, () => loadConfig({}, 'boomerang-table-pull', { ...context, ...given, source: SOURCE } as ConfigInCode));
 }
 
@@ -89,7 +92,9 @@ describe('OPTIONS', () => {
     expect(taken).toEqual(accepted.map((value) => ({ accepted: true, value })));
     for (const [i, refusal] of refusals.entries()) {
       expect(refusal, `${option.variable}=${refused[i]}`).toMatchObject({ accepted: false });
-      expect((refusal as { message: string }).message).toContain(`${option.variable} must be ${describeRange(option.range)}; got ${JSON.stringify(String(refused[i]))}`);
+      expect((refusal as { message: string }).message).toContain(
+        `${option.variable} must be ${describeRange(option.range)}; got ${JSON.stringify(String(refused[i]))}`,
+      );
     }
   });
 
@@ -119,9 +124,15 @@ describe('OPTIONS', () => {
 });
 
 /** The cells of each table row in docs/configuration.md and docs/deploy.md. */
-const DOC_ROWS = ['configuration.md', 'deploy.md'].flatMap((file) => readFileSync(join(REPO_ROOT, 'docs', file), 'utf8').split('\n'))
+const DOC_ROWS = ['configuration.md', 'deploy.md']
+  .flatMap((file) => readFileSync(join(REPO_ROOT, 'docs', file), 'utf8').split('\n'))
   .filter((line) => line.startsWith('| '))
-  .map((line) => line.slice(1, -1).split(' | ').map((cell) => cell.trim()));
+  .map((line) =>
+    line
+      .slice(1, -1)
+      .split(' | ')
+      .map((cell) => cell.trim()),
+  );
 
 describe('docs/configuration.md and docs/deploy.md', () => {
   it.each(ROWS)('%s: every option appears in a table of the docs', (_name, option) => {
@@ -134,7 +145,10 @@ describe('docs/configuration.md and docs/deploy.md', () => {
     if (row === undefined) return; // documented in a row shared with other variables: the previous test
     const at = row.indexOf(`\`${option.variable}\``);
     // Numbers are written with spaces between thousands (3 600 000).
-    const text = row.slice(at + 1).join(' | ').replace(/(\d) (?=\d{3}\b)/g, '$1');
+    const text = row
+      .slice(at + 1)
+      .join(' | ')
+      .replace(/(\d) (?=\d{3}\b)/g, '$1');
     const { range } = option;
     // Assess
     if (at === 1) expect(row[0]).toBe(option.code === undefined ? '-' : `\`${option.code}\``);

@@ -15,7 +15,7 @@ describe('createOpenTelemetryTracer', () => {
   it.each([
     ['a string', (text: string) => text],
     ['a Buffer (a byte array from another client)', (text: string) => Buffer.from(text)],
-  ])('continues the message\'s trace from a traceparent given as %s', (_name, encode) => {
+  ])("continues the message's trace from a traceparent given as %s", (_name, encode) => {
     // Prepare
     const producer = producerTraceparent();
     // Act
@@ -53,7 +53,9 @@ describe('createOpenTelemetryTracer', () => {
     span.end({ outcome: 'parked' });
     // Assess
     const [made] = otel.spansOf(producer.traceId).filter((s) => s.name === 'orders process');
-    expect(made?.events.map((e) => [e.name, e.attributes?.['exception.type'], e.attributes?.['exception.message']])).toEqual([['exception', 'TypeError', 'boom']]);
+    expect(made?.events.map((e) => [e.name, e.attributes?.['exception.type'], e.attributes?.['exception.message']])).toEqual([
+      ['exception', 'TypeError', 'boom'],
+    ]);
     expect(made?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'parked: unrecoverable error TypeError' });
     expect(made?.attributes['boomerang.reason']).toBe('unrecoverable error TypeError');
   });
@@ -67,11 +69,16 @@ describe('createOpenTelemetryTracer', () => {
     span.end({ outcome: 'requeued', failure: 'copy not confirmed (nacked)' });
     // Assess
     const [made] = otel.spansOf(producer.traceId).filter((s) => s.name === 'orders process');
-    expect(made?.attributes).toMatchObject({ 'boomerang.handler_ran': false, 'boomerang.why': 'CircuitBreakerOpen: open', 'boomerang.outcome': 'requeued', 'boomerang.settlement_failure': 'copy not confirmed (nacked)' });
+    expect(made?.attributes).toMatchObject({
+      'boomerang.handler_ran': false,
+      'boomerang.why': 'CircuitBreakerOpen: open',
+      'boomerang.outcome': 'requeued',
+      'boomerang.settlement_failure': 'copy not confirmed (nacked)',
+    });
     expect(made?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'settlement failed: copy not confirmed (nacked)' });
   });
 
-  it('makes the attempt\'s span the active one while the handler runs', () => {
+  it("makes the attempt's span the active one while the handler runs", () => {
     // Prepare
     const producer = producerTraceparent();
     const span = tracer.start(attempt({ traceparent: producer.traceparent }));

@@ -87,7 +87,15 @@ describe('createPacer', () => {
     await clock.advance(1000);
     // Assess: 0, 50, 100 from the store; then from the last start, one every 100 ms.
     expect(went).toEqual([0, 50, 100, 200, 300, 400]);
-    expect(logger.entries()).toEqual([expect.objectContaining({ message: 'rate limit: the store failed; this invocation takes its share of the limit from now on', store: 'redis://:***@pace:6379', reason: 'Command timed out', perSecond: 20, shares: 2 })]);
+    expect(logger.entries()).toEqual([
+      expect.objectContaining({
+        message: 'rate limit: the store failed; this invocation takes its share of the limit from now on',
+        store: 'redis://:***@pace:6379',
+        reason: 'Command timed out',
+        perSecond: 20,
+        shares: 2,
+      }),
+    ]);
     expect(pacer.describe()).toEqual({ limiter: 'share', perSecond: 20, shares: 2, storeFailed: 'Command timed out' });
   });
 
@@ -111,7 +119,10 @@ describe('containerPacing', () => {
   it('makes no pacer without a rate limit, and never opens a store', () => {
     // Prepare
     const opened: string[] = [];
-    const pacerFor = containerPacing(async (spec) => { opened.push(spec.url); throw new Error('never'); });
+    const pacerFor = containerPacing(async (spec) => {
+      opened.push(spec.url);
+      throw new Error('never');
+    });
     // Act & Assess
     expect(pacerFor({ ...config, rateLimit: undefined }, recordingLogger().log)).toBeUndefined();
     expect(opened).toEqual([]);
@@ -120,9 +131,18 @@ describe('containerPacing', () => {
   it("opens the store once per container, and asks it for the queue's bucket in its vhost", async () => {
     // Prepare
     const asked: string[] = [];
-    const store: RateStore = { take: async (key) => { asked.push(key); return 0; }, close: () => undefined };
+    const store: RateStore = {
+      take: async (key) => {
+        asked.push(key);
+        return 0;
+      },
+      close: () => undefined,
+    };
     const opened: string[] = [];
-    const pacerFor = containerPacing(async (spec) => { opened.push(spec.url); return store; });
+    const pacerFor = containerPacing(async (spec) => {
+      opened.push(spec.url);
+      return store;
+    });
     const rateLimit: ResolvedRateLimit = { perSecond: 5, shares: 1, store: { url: 'redis://pace:6379', from: 'RATE_LIMIT_STORE' } };
     // Act: two invocations of the container.
     for (let invocation = 0; invocation < 2; invocation++) await pacerFor({ ...config, rateLimit }, recordingLogger().log)?.turn(new AbortController().signal);

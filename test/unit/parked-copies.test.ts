@@ -9,7 +9,16 @@ const TRACE = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902
 /** A parked copy as the broker delivers it from a quorum queue. */
 function parked() {
   return fakeDelivery({
-    properties: { messageId: 'order-7', correlationId: 'c-7', type: 'order.created', timestamp: 1_795_334_400, priority: 2, deliveryMode: 2, userId: 'someone-else', appId: 'shop' },
+    properties: {
+      messageId: 'order-7',
+      correlationId: 'c-7',
+      type: 'order.created',
+      timestamp: 1_795_334_400,
+      priority: 2,
+      deliveryMode: 2,
+      userId: 'someone-else',
+      appId: 'shop',
+    },
     headers: {
       ...TRACE,
       'x-retry-no': 5,
@@ -71,10 +80,18 @@ describe('replayCopy', () => {
 
 describe('replayCopy of a native park', () => {
   /** A native park with the team's own header types (amqplib decodes them so). */
-  const teamTyped = { ...TEAM_HEADERS, count: 7, big: 2n ** 60n, when: { '!': 'timestamp', value: 1_795_334_400 }, raw: Buffer.from([0xff, 0x00]), nested: { a: [1, 'two'] }, 'x-team-flag': true };
+  const teamTyped = {
+    ...TEAM_HEADERS,
+    count: 7,
+    big: 2n ** 60n,
+    when: { '!': 'timestamp', value: 1_795_334_400 },
+    raw: Buffer.from([0xff, 0x00]),
+    nested: { a: [1, 'two'] },
+    'x-team-flag': true,
+  };
   const native = () => fakeDelivery({ routingKey: 'orders', headers: { ...nativeParkHeaders(), ...teamTyped } });
 
-  it('starts fresh: every x-opt-boomerang-* annotation, x-opt-delivery-time and the broker headers removed, the team\'s headers kept as they were', () => {
+  it("starts fresh: every x-opt-boomerang-* annotation, x-opt-delivery-time and the broker headers removed, the team's headers kept as they were", () => {
     // Act
     const copy = replayCopy(native(), { retryHeader: 'x-retry-no', keepCount: false });
     // Assess
@@ -95,9 +112,12 @@ describe('replayCopy of a native park', () => {
     });
   });
 
-  it('keeps an x-opt- annotation that is not Boomerang\'s', () => {
+  it("keeps an x-opt- annotation that is not Boomerang's", () => {
     // Act
-    const copy = replayCopy(fakeDelivery({ headers: { ...nativeParkHeaders(), 'x-opt-partner-trace': 'p-1' } }), { retryHeader: 'x-retry-no', keepCount: false });
+    const copy = replayCopy(fakeDelivery({ headers: { ...nativeParkHeaders(), 'x-opt-partner-trace': 'p-1' } }), {
+      retryHeader: 'x-retry-no',
+      keepCount: false,
+    });
     // Assess
     expect(copy.options.headers).toEqual({ ...TEAM_HEADERS, 'x-opt-partner-trace': 'p-1' });
   });

@@ -5,13 +5,23 @@ import { filterFromFlags, type FilterValues } from '../../shared/parked/filter-f
 describe('filterFromFlags', () => {
   it('builds the filter from every flag', () => {
     // Act
-    const filter = filterFromFlags({ error: ['A', 'B'], 'older-than': '2h', 'newer-than': '7d', header: ['tenant=acme', 'trace'], grep: 'vip', 'message-id': 'm-1' });
+    const filter = filterFromFlags({
+      error: ['A', 'B'],
+      'older-than': '2h',
+      'newer-than': '7d',
+      header: ['tenant=acme', 'trace'],
+      grep: 'vip',
+      'message-id': 'm-1',
+    });
     // Assess
     expect(filter).toEqual({
       errorNames: ['A', 'B'],
       olderThanMs: 7_200_000,
       newerThanMs: 604_800_000,
-      headers: [{ name: 'tenant', value: 'acme' }, { name: 'trace', value: undefined }],
+      headers: [
+        { name: 'tenant', value: 'acme' },
+        { name: 'trace', value: undefined },
+      ],
       bodyContains: 'vip',
       messageId: 'm-1',
     });

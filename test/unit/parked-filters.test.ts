@@ -60,12 +60,27 @@ describe('matchesFilter', () => {
     ['a byte-array header as text', { headers: [{ name: 'region', value: 'eu' }] }, {}, true],
     ['a header that is present', { headers: [{ name: 'tenant', value: undefined }] }, {}, true],
     ['a header that is missing', { headers: [{ name: 'traceparent', value: undefined }] }, {}, false],
-    ['all of several headers, one failing', { headers: [{ name: 'tenant', value: 'acme' }, { name: 'region', value: 'us' }] }, {}, false],
+    [
+      'all of several headers, one failing',
+      {
+        headers: [
+          { name: 'tenant', value: 'acme' },
+          { name: 'region', value: 'us' },
+        ],
+      },
+      {},
+      false,
+    ],
     ['text in the body, UTF-8', { bodyContains: 'Ünal' }, {}, true],
     ['text not in the body', { bodyContains: 'Bob' }, {}, false],
     ['the message id', { messageId: 'order-1' }, {}, true],
     ['another message id', { messageId: 'order-2' }, {}, false],
-    ['every criterion at once', { errorNames: ['PartnerDown'], olderThanMs: 1000, headers: [{ name: 'tenant', value: 'acme' }], bodyContains: 'orderId' }, {}, true],
+    [
+      'every criterion at once',
+      { errorNames: ['PartnerDown'], olderThanMs: 1000, headers: [{ name: 'tenant', value: 'acme' }], bodyContains: 'orderId' },
+      {},
+      true,
+    ],
   ])('%s → %s', (_name, filter, overrides, expected) => {
     expect(matchesFilter({ ...EVERYTHING, ...filter }, view(overrides), NOW)).toBe(expected);
   });
@@ -78,7 +93,15 @@ describe('describeFilter', () => {
 
   it('names every criterion', () => {
     // Prepare
-    const filter: ParkedFilter = { errorNames: ['A', 'B'], olderThanMs: 7_200_000, headers: [{ name: 'tenant', value: 'acme' }, { name: 'trace', value: undefined }], bodyContains: 'vip' };
+    const filter: ParkedFilter = {
+      errorNames: ['A', 'B'],
+      olderThanMs: 7_200_000,
+      headers: [
+        { name: 'tenant', value: 'acme' },
+        { name: 'trace', value: undefined },
+      ],
+      bodyContains: 'vip',
+    };
     // Act
     const text = describeFilter(filter);
     // Assess
@@ -87,7 +110,15 @@ describe('describeFilter', () => {
 });
 
 describe('formatDuration', () => {
-  it.each([[0, '0ms'], [999, '999ms'], [1000, '1s'], [90_000, '1m'], [3_600_000, '1h'], [86_400_000 * 3, '3d'], [-5, '0ms']])('formats %i ms as %s', (ms, expected) => {
+  it.each([
+    [0, '0ms'],
+    [999, '999ms'],
+    [1000, '1s'],
+    [90_000, '1m'],
+    [3_600_000, '1h'],
+    [86_400_000 * 3, '3d'],
+    [-5, '0ms'],
+  ])('formats %i ms as %s', (ms, expected) => {
     expect(formatDuration(ms)).toBe(expected);
   });
 });

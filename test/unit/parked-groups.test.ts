@@ -4,8 +4,18 @@ import type { ParkedView } from '../../shared/parked/parked-view.js';
 
 function view(overrides: Partial<ParkedView>): ParkedView {
   return {
-    messageId: 'm-1', parkedAt: new Date('2026-11-24T00:00:00Z'), attempts: 1, errorName: 'PartnerDown', errorMessage: 'HTTP 503',
-    parkReason: undefined, sourceQueue: 'orders', brokerSourceQueue: undefined, routingKey: 'orders', headers: {}, body: Buffer.from('{}'), ...overrides,
+    messageId: 'm-1',
+    parkedAt: new Date('2026-11-24T00:00:00Z'),
+    attempts: 1,
+    errorName: 'PartnerDown',
+    errorMessage: 'HTTP 503',
+    parkReason: undefined,
+    sourceQueue: 'orders',
+    brokerSourceQueue: undefined,
+    routingKey: 'orders',
+    headers: {},
+    body: Buffer.from('{}'),
+    ...overrides,
   };
 }
 
@@ -21,12 +31,24 @@ describe('GroupTally', () => {
     // Assess
     expect(tally.result()).toEqual([
       {
-        key: 'PartnerDown|HTTP <n>|orders', errorName: 'PartnerDown', message: 'HTTP <n>', sourceQueue: 'orders', count: 3,
-        firstSeen: '2026-11-24T00:01:00.000Z', lastSeen: '2026-11-24T00:05:00.000Z', sample: { messageId: 'a', errorMessage: 'HTTP 503' },
+        key: 'PartnerDown|HTTP <n>|orders',
+        errorName: 'PartnerDown',
+        message: 'HTTP <n>',
+        sourceQueue: 'orders',
+        count: 3,
+        firstSeen: '2026-11-24T00:01:00.000Z',
+        lastSeen: '2026-11-24T00:05:00.000Z',
+        sample: { messageId: 'a', errorMessage: 'HTTP 503' },
       },
       {
-        key: 'Invalid|field <n> missing|orders', errorName: 'Invalid', message: 'field <n> missing', sourceQueue: 'orders', count: 1,
-        firstSeen: '2026-11-24T00:09:00.000Z', lastSeen: '2026-11-24T00:09:00.000Z', sample: { messageId: 'c', errorMessage: 'field 3 missing' },
+        key: 'Invalid|field <n> missing|orders',
+        errorName: 'Invalid',
+        message: 'field <n> missing',
+        sourceQueue: 'orders',
+        count: 1,
+        firstSeen: '2026-11-24T00:09:00.000Z',
+        lastSeen: '2026-11-24T00:09:00.000Z',
+        sample: { messageId: 'c', errorMessage: 'field 3 missing' },
       },
     ]);
   });

@@ -10,7 +10,12 @@ describe('previewBody', () => {
     ['bytes that are not UTF-8, as base64', Buffer.from([0xff, 0xfe, 0x00, 0x01]), 100, { kind: 'binary', text: '//4AAQ==', cut: false }],
     ['text with control characters, as base64', Buffer.from('a\u0001b'), 100, { kind: 'binary', text: 'YQFi', cut: false }],
     ['an empty body', Buffer.alloc(0), 100, { kind: 'text', text: '', cut: false }],
-    ['JSON numbers as written, not as a parse rounds them', Buffer.from('{"orderId":12345678901234567890,"amount":10.50}'), 100, { kind: 'json', text: '{\n  "orderId": 12345678901234567890,\n  "amount": 10.50\n}', cut: false }],
+    [
+      'JSON numbers as written, not as a parse rounds them',
+      Buffer.from('{"orderId":12345678901234567890,"amount":10.50}'),
+      100,
+      { kind: 'json', text: '{\n  "orderId": 12345678901234567890,\n  "amount": 10.50\n}', cut: false },
+    ],
   ])('shows %s', (_what, body, max, expected) => {
     expect(previewBody(body, max)).toMatchObject({ ...expected, bytes: body.length });
   });
@@ -21,7 +26,11 @@ describe('formatShow', () => {
     // Prepare
     const message = fakeDelivery({
       body: '{"orderId":42}',
-      headers: { 'boomerang-error-stack': 'PartnerDown: 503\n    at handler', 'boomerang-attempts': 6, 'x-death': [{ queue: 'orders', time: { '!': 'timestamp', value: 0 } }] },
+      headers: {
+        'boomerang-error-stack': 'PartnerDown: 503\n    at handler',
+        'boomerang-attempts': 6,
+        'x-death': [{ queue: 'orders', time: { '!': 'timestamp', value: 0 } }],
+      },
     });
     // Act
     const text = formatShow(message, 4000);
@@ -39,7 +48,10 @@ describe('formatShow', () => {
       headers: {
         'x-first-death-queue': 'orders.delay.1000ms',
         'x-first-death-reason': 'expired',
-        'x-death': [{ queue: 'orders', reason: 'rejected', count: 1 }, { queue: 'orders.delay.1000ms', reason: 'expired', count: 1 }],
+        'x-death': [
+          { queue: 'orders', reason: 'rejected', count: 1 },
+          { queue: 'orders.delay.1000ms', reason: 'expired', count: 1 },
+        ],
       },
     });
     // Act
@@ -47,7 +59,14 @@ describe('formatShow', () => {
     const entry = showEntry(message, 4000);
     // Assess
     expect(text).toMatch(/^Parked\n  error +\(rejected\)\n  reason +dead-lettered by the broker from orders \(rejected\)\n  sourceQueue +orders\n/);
-    expect(entry.parked).toEqual({ error: '(rejected)', errorMessage: null, reason: 'dead-lettered by the broker from orders (rejected)', sourceQueue: 'orders', parkedAt: null, attempts: null });
+    expect(entry.parked).toEqual({
+      error: '(rejected)',
+      errorMessage: null,
+      reason: 'dead-lettered by the broker from orders (rejected)',
+      sourceQueue: 'orders',
+      parkedAt: null,
+      attempts: null,
+    });
   });
 
   it('says where the body was cut', () => {
@@ -56,9 +75,15 @@ describe('formatShow', () => {
 });
 
 describe('showEntry', () => {
-  it('says why it is parked with the error\'s message, not only its name', () => {
+  it("says why it is parked with the error's message, not only its name", () => {
     // Prepare
-    const message = fakeDelivery({ headers: { 'boomerang-error-name': 'EventDecodeError', 'boomerang-error-message': 'invalid base64 in field data', 'boomerang-park-reason': 'unrecoverable' } });
+    const message = fakeDelivery({
+      headers: {
+        'boomerang-error-name': 'EventDecodeError',
+        'boomerang-error-message': 'invalid base64 in field data',
+        'boomerang-park-reason': 'unrecoverable',
+      },
+    });
     // Act
     const entry = showEntry(message, 100);
     // Assess

@@ -8,7 +8,7 @@ describe('addCounts', () => {
     expect(addCounts(undefined, first)).toEqual(first);
   });
 
-  it('adds a slice to those before it: the lot\'s count is the first slice\'s, kept is the last\'s', () => {
+  it("adds a slice to those before it: the lot's count is the first slice's, kept is the last's", () => {
     // Prepare: the first slice moved 4 of 10 and stopped holding nothing; the second walks the 6 left
     const before = { total: 10, visited: 4, kept: 0, moved: 4, deleted: 0, notMoved: 0 };
     const slice = { total: 6, visited: 6, kept: 2, moved: 3, deleted: 0, notMoved: 1 };
@@ -39,10 +39,26 @@ describe('replay tally and result as JSON', () => {
   it('rebuilds the result the direct command returns, counts from the report', () => {
     // Prepare
     const result: ReplayResult = {
-      total: 6, visited: 6, kept: 1, moved: 5, deleted: 0, notMoved: 0, ending: 'done',
-      selected: 6, noSource: 1, byQueue: new Map([['orders', 5]]), unroutable: new Map(), refused: [], unsendable: [],
+      total: 6,
+      visited: 6,
+      kept: 1,
+      moved: 5,
+      deleted: 0,
+      notMoved: 0,
+      ending: 'done',
+      selected: 6,
+      noSource: 1,
+      byQueue: new Map([['orders', 5]]),
+      unroutable: new Map(),
+      refused: [],
+      unsendable: [],
     };
-    const report: WalkReport = { label: 'replay', counts: { total: 6, visited: 6, kept: 1, moved: 5, deleted: 0, notMoved: 0 }, details: '5 replayed · 0 unroutable', ending: 'done' };
+    const report: WalkReport = {
+      label: 'replay',
+      counts: { total: 6, visited: 6, kept: 1, moved: 5, deleted: 0, notMoved: 0 },
+      details: '5 replayed · 0 unroutable',
+      ending: 'done',
+    };
     // Act
     const back = replayResultFromJson(JSON.parse(JSON.stringify(replayResultToJson(result))), report);
     // Assess

@@ -19,17 +19,20 @@ const LINES = ['m-1 PartnerDown é€😀\n', 'x'.repeat(70), '\n', '😀'.repea
 const WHOLE = Buffer.from(LINES.join(''), 'utf8');
 
 describe('OutputWindow', () => {
-  it.each([1, 3, 7, 64, WHOLE.length, WHOLE.length + 10])('keeps exactly its window of the output, with the whole output\'s length and SHA-256 (%i bytes a page)', (bytes) => {
-    // Act
-    const pages = pagesOf(LINES, bytes);
-    // Assess
-    expect(Buffer.concat(pages.map((p) => Buffer.from(p.base64, 'base64'))).equals(WHOLE)).toBe(true);
-    for (const page of pages) {
-      expect(page.totalBytes).toBe(WHOLE.length);
-      expect(page.sha256).toBe(createHash('sha256').update(WHOLE).digest('hex'));
-      expect(Buffer.from(page.base64, 'base64').length).toBeLessThanOrEqual(bytes);
-    }
-  });
+  it.each([1, 3, 7, 64, WHOLE.length, WHOLE.length + 10])(
+    "keeps exactly its window of the output, with the whole output's length and SHA-256 (%i bytes a page)",
+    (bytes) => {
+      // Act
+      const pages = pagesOf(LINES, bytes);
+      // Assess
+      expect(Buffer.concat(pages.map((p) => Buffer.from(p.base64, 'base64'))).equals(WHOLE)).toBe(true);
+      for (const page of pages) {
+        expect(page.totalBytes).toBe(WHOLE.length);
+        expect(page.sha256).toBe(createHash('sha256').update(WHOLE).digest('hex'));
+        expect(Buffer.from(page.base64, 'base64').length).toBeLessThanOrEqual(bytes);
+      }
+    },
+  );
 
   it('answers an empty output as one empty page', () => {
     // Act
@@ -38,7 +41,11 @@ describe('OutputWindow', () => {
     expect(page).toEqual({ offset: 0, base64: '', totalBytes: 0, sha256: createHash('sha256').digest('hex') });
   });
 
-  it.each([[-1, 10], [0, 0], [1.5, 10]])('refuses offset %d and bytes %d, naming the option', (offset, bytes) => {
+  it.each([
+    [-1, 10],
+    [0, 0],
+    [1.5, 10],
+  ])('refuses offset %d and bytes %d, naming the option', (offset, bytes) => {
     expect(() => new OutputWindow(offset, bytes)).toThrow(/Expected `(offset|bytes)`/);
   });
 });

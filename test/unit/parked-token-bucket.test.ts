@@ -28,7 +28,13 @@ describe('TokenBucket', () => {
     expect(now).toBeLessThanOrEqual(10_000);
   });
 
-  it.each([[0, 1], [-1, 1], [Number.NaN, 1], [Number.POSITIVE_INFINITY, 1], [10, 0.5]])('refuses a rate of %s with a burst of %s', (rate, burst) => {
+  it.each([
+    [0, 1],
+    [-1, 1],
+    [Number.NaN, 1],
+    [Number.POSITIVE_INFINITY, 1],
+    [10, 0.5],
+  ])('refuses a rate of %s with a burst of %s', (rate, burst) => {
     expect(() => new TokenBucket(rate, burst, 0)).toThrow(RangeError);
   });
 });

@@ -47,17 +47,47 @@ describe('toParkedView', () => {
     // Act
     const view = toParkedView(message);
     // Assess
-    expect(view).toMatchObject({ errorName: '(rejected)', sourceQueue: 'orders', routingKey: 'orders', attempts: undefined, errorMessage: undefined, parkReason: 'dead-lettered by the broker from orders (rejected)' });
+    expect(view).toMatchObject({
+      errorName: '(rejected)',
+      sourceQueue: 'orders',
+      routingKey: 'orders',
+      attempts: undefined,
+      errorMessage: undefined,
+      parkReason: 'dead-lettered by the broker from orders (rejected)',
+    });
     expect(view.parkedAt?.getTime()).toBe(1_795_334_400_000);
   });
 
-  const delayDeath = { queue: 'orders.delay.1000ms', reason: 'expired', count: 1, exchange: '', 'routing-keys': ['orders.delay.1000ms'], time: { '!': 'timestamp', value: 1_795_334_400 } };
-  const workDeath = { queue: 'orders', reason: 'rejected', count: 1, exchange: '', 'routing-keys': ['orders'], time: { '!': 'timestamp', value: 1_795_334_460 } };
+  const delayDeath = {
+    queue: 'orders.delay.1000ms',
+    reason: 'expired',
+    count: 1,
+    exchange: '',
+    'routing-keys': ['orders.delay.1000ms'],
+    time: { '!': 'timestamp', value: 1_795_334_400 },
+  };
+  const workDeath = {
+    queue: 'orders',
+    reason: 'rejected',
+    count: 1,
+    exchange: '',
+    'routing-keys': ['orders'],
+    time: { '!': 'timestamp', value: 1_795_334_460 },
+  };
   const firstDeathHeaders = { 'x-first-death-queue': 'orders.delay.1000ms', 'x-first-death-reason': 'expired', 'x-first-death-exchange': '' };
 
   it.each([
     ['3.10: x-death newest first, x-first-death-* naming the delay queue', { ...firstDeathHeaders, 'x-death': [workDeath, delayDeath] }],
-    ['3.13+/4.x: x-last-death-* too', { ...firstDeathHeaders, 'x-last-death-queue': 'orders', 'x-last-death-reason': 'rejected', 'x-last-death-exchange': '', 'x-death': [workDeath, delayDeath] }],
+    [
+      '3.13+/4.x: x-last-death-* too',
+      {
+        ...firstDeathHeaders,
+        'x-last-death-queue': 'orders',
+        'x-last-death-reason': 'rejected',
+        'x-last-death-exchange': '',
+        'x-death': [workDeath, delayDeath],
+      },
+    ],
     ['x-last-death-* alone (x-death dropped by someone)', { ...firstDeathHeaders, 'x-last-death-queue': 'orders', 'x-last-death-reason': 'rejected' }],
   ])('names the last death of a message that came back from a delay queue and was then rejected (%s)', (_what, headers) => {
     // Act
@@ -76,7 +106,14 @@ describe('toParkedView', () => {
 
   it('prefers what Boomerang wrote when it parked the message itself', () => {
     // Prepare
-    const headers = { [BoomerangHeader.sourceQueue]: 'orders', [BoomerangHeader.errorName]: 'PartnerDown', [BoomerangHeader.parkReason]: 'retries exhausted', 'x-last-death-queue': 'elsewhere', 'x-last-death-reason': 'expired', 'x-death': [delayDeath] };
+    const headers = {
+      [BoomerangHeader.sourceQueue]: 'orders',
+      [BoomerangHeader.errorName]: 'PartnerDown',
+      [BoomerangHeader.parkReason]: 'retries exhausted',
+      'x-last-death-queue': 'elsewhere',
+      'x-last-death-reason': 'expired',
+      'x-death': [delayDeath],
+    };
     // Act
     const view = toParkedView(fakeDelivery({ headers }));
     // Assess
@@ -93,7 +130,7 @@ describe('toParkedView', () => {
     expect(toParkedView(fakeDelivery({ headers }))).toMatchObject(expected);
   });
 
-  describe('a native park (RabbitMQ 4.3: the broker dead-lettered it, Boomerang\'s fields are x-opt- annotations)', () => {
+  describe("a native park (RabbitMQ 4.3: the broker dead-lettered it, Boomerang's fields are x-opt- annotations)", () => {
     it('reads the error, reason, attempts and time from the annotations, and the source queue from x-death', () => {
       // Act
       const view = toParkedView(fakeDelivery({ routingKey: 'orders', headers: nativeParkHeaders() }));
@@ -130,7 +167,11 @@ describe('toParkedView', () => {
     it.each([
       ['a bigint attempts count (int64 on the wire)', { 'x-opt-boomerang-attempts': 3n }, { attempts: 3 }],
       ['a byte-array error name', { 'x-opt-boomerang-error-name': Buffer.from('PartnerDown') }, { errorName: 'PartnerDown' }],
-      ['no park annotations (a reject from elsewhere): the death in words', { 'x-opt-boomerang-error-name': undefined, 'x-opt-boomerang-park-reason': undefined }, { errorName: '(rejected)', parkReason: 'dead-lettered by the broker from orders (rejected)' }],
+      [
+        'no park annotations (a reject from elsewhere): the death in words',
+        { 'x-opt-boomerang-error-name': undefined, 'x-opt-boomerang-park-reason': undefined },
+        { errorName: '(rejected)', parkReason: 'dead-lettered by the broker from orders (rejected)' },
+      ],
     ])('copes with %s', (_what, headers, expected) => {
       expect(toParkedView(fakeDelivery({ headers: { ...nativeParkHeaders(), ...headers } }))).toMatchObject(expected);
     });

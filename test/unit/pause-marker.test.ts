@@ -25,7 +25,13 @@ describe('pauseMarkerMessage', () => {
     const message = pauseMarkerMessage({ untilMs: NOW + 60_000, reason: 'PartnerRateLimitedError', by: 'orders-pull' }, NOW);
     // Assess
     expect(message?.ttlMs).toBe(60_000);
-    expect(JSON.parse(message?.content.toString() ?? '')).toEqual({ pausedUntil: '2026-05-01T12:01:00.000Z', untilMs: NOW + 60_000, reason: 'PartnerRateLimitedError', by: 'orders-pull', at: '2026-05-01T12:00:00.000Z' });
+    expect(JSON.parse(message?.content.toString() ?? '')).toEqual({
+      pausedUntil: '2026-05-01T12:01:00.000Z',
+      untilMs: NOW + 60_000,
+      reason: 'PartnerRateLimitedError',
+      by: 'orders-pull',
+      at: '2026-05-01T12:00:00.000Z',
+    });
   });
 
   it.each([

@@ -9,8 +9,14 @@ class FakeMarker implements PauseMarker {
   public release: () => void = () => undefined;
   private gate: Promise<void> | undefined;
 
-  public constructor(public readonly queue: string, private readonly answers: { read?: number | Error; write?: Error; hold?: boolean } = {}) {
-    if (answers.hold === true) this.gate = new Promise((resolve) => { this.release = resolve; });
+  public constructor(
+    public readonly queue: string,
+    private readonly answers: { read?: number | Error; write?: Error; hold?: boolean } = {},
+  ) {
+    if (answers.hold === true)
+      this.gate = new Promise((resolve) => {
+        this.release = resolve;
+      });
   }
 
   public async read(): Promise<number | undefined> {
@@ -41,7 +47,14 @@ describe('readPause', () => {
     const until = await readPause(new FakeMarker('orders.pause', { read: new Error('ACCESS_REFUSED') }), logger.log);
     // Assess
     expect(until).toBeUndefined();
-    expect(logger.entries()).toEqual([expect.objectContaining({ level: 'warn', message: 'could not read the pause marker; taken as not paused', markerQueue: 'orders.pause', reason: 'ACCESS_REFUSED' })]);
+    expect(logger.entries()).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        message: 'could not read the pause marker; taken as not paused',
+        markerQueue: 'orders.pause',
+        reason: 'ACCESS_REFUSED',
+      }),
+    ]);
   });
 });
 
@@ -57,12 +70,18 @@ describe('PauseMarking', () => {
     marker.release();
     await marking.written(1000);
     // Assess
-    expect(marker.writes).toEqual([{ untilMs: 1000, reason: 'PartnerRateLimitedError', by: 'orders-pull' }, { untilMs: 3000, reason: 'PartnerRateLimitedError', by: 'orders-pull' }]);
+    expect(marker.writes).toEqual([
+      { untilMs: 1000, reason: 'PartnerRateLimitedError', by: 'orders-pull' },
+      { untilMs: 3000, reason: 'PartnerRateLimitedError', by: 'orders-pull' },
+    ]);
   });
 
-  it('writes each queue\'s marker (event mode: a batch names its queues)', async () => {
+  it("writes each queue's marker (event mode: a batch names its queues)", async () => {
     // Prepare
-    const markers = new Map([['a', new FakeMarker('a.pause')], ['b', new FakeMarker('b.pause')]]);
+    const markers = new Map([
+      ['a', new FakeMarker('a.pause')],
+      ['b', new FakeMarker('b.pause')],
+    ]);
     const marking = new PauseMarking((queue) => markers.get(queue)!, recordingLogger().log, 'f');
     // Act
     marking.started(start(1000, 'a'));
@@ -81,7 +100,15 @@ describe('PauseMarking', () => {
     marking.started(start(Date.parse('2026-05-01T12:00:00Z')));
     await marking.written(1000);
     // Assess
-    expect(logger.entries()).toEqual([expect.objectContaining({ level: 'warn', message: 'could not write the pause marker: the pause holds for this invocation only', markerQueue: 'orders.pause', pausedUntil: '2026-05-01T12:00:00.000Z', reason: 'PRECONDITION_FAILED' })]);
+    expect(logger.entries()).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        message: 'could not write the pause marker: the pause holds for this invocation only',
+        markerQueue: 'orders.pause',
+        pausedUntil: '2026-05-01T12:00:00.000Z',
+        reason: 'PRECONDITION_FAILED',
+      }),
+    ]);
   });
 
   it('waits no longer than asked for a write that hangs', async () => {

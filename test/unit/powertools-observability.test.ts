@@ -8,7 +8,11 @@ import { PowertoolsMetrics } from '../../shared/observability/powertools-metrics
 async function captured(act: () => void | Promise<void>): Promise<Record<string, unknown>[]> {
   const lines: string[] = [];
   const keep = (chunk: unknown): boolean => {
-    lines.push(...String(chunk).split('\n').filter((l) => l.startsWith('{')));
+    lines.push(
+      ...String(chunk)
+        .split('\n')
+        .filter((l) => l.startsWith('{')),
+    );
     return true;
   };
   const out = vi.spyOn(process.stdout, 'write').mockImplementation(keep);
@@ -24,7 +28,8 @@ async function captured(act: () => void | Promise<void>): Promise<Record<string,
 
 /** A document's metric names with their values, its dimensions and its namespace: what the alarms read. */
 function essence(doc: EmfDocument) {
-  const directive = (doc._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] }).CloudWatchMetrics[0]!;
+  const directive = (doc._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] })
+    .CloudWatchMetrics[0]!;
   const metrics = Object.fromEntries(directive.Metrics.map(({ Name, Unit }) => [Name, [Unit, doc[Name]]]));
   const dimensions = Object.fromEntries(directive.Dimensions.flat().map((name) => [name, doc[name]]));
   return { namespace: directive.Namespace, dimensions, metrics };
@@ -80,7 +85,17 @@ describe('createLambdaLogger', () => {
       log.debug('not written at INFO', {});
     });
     // Assess
-    expect(lines).toEqual([expect.objectContaining({ level: 'WARN', message: 'message parked', service: 'orders-retry', function_request_id: 'req-1', function_name: 'orders-retry-fn', requestId: 'req-1', messageId: 'm-1' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'WARN',
+        message: 'message parked',
+        service: 'orders-retry',
+        function_request_id: 'req-1',
+        function_name: 'orders-retry-fn',
+        requestId: 'req-1',
+        messageId: 'm-1',
+      }),
+    ]);
     expect(JSON.stringify(lines)).not.toContain('s3cret');
     expect(log.debugEnabled).toBe(false);
   });

@@ -6,19 +6,66 @@ import { defineQueue } from '../../shared/queues/define-queue.js';
 import { configErrorOf } from '../helpers/config-error.js';
 
 const SOURCE = 'defineQueue("orders")';
-const REDIS_GUARD = { store: { kind: 'redis', url: 'rediss://cache:6380', secretId: 'boomerang/redis', secretCacheSeconds: 300 }, ttlSeconds: 3600, key: () => undefined, keyPrefix: 'orders' } as const satisfies ResolvedIdempotencyOptions;
+const REDIS_GUARD = {
+  store: { kind: 'redis', url: 'rediss://cache:6380', secretId: 'boomerang/redis', secretCacheSeconds: 300 },
+  ttlSeconds: 3600,
+  key: () => undefined,
+  keyPrefix: 'orders',
+} as const satisfies ResolvedIdempotencyOptions;
 const DYNAMODB_GUARD = { ...REDIS_GUARD, store: { kind: 'dynamodb', table: 'orders-idem' } } as const satisfies ResolvedIdempotencyOptions;
 
 describe('resolveRateLimit', () => {
   it.each([
     { label: 'no limit without rateLimit or RATE_LIMIT_PER_SECOND', env: {}, code: undefined, guard: undefined, expected: undefined },
-    { label: 'the variable, one share, no store', env: { RATE_LIMIT_PER_SECOND: '20' }, code: undefined, guard: undefined, expected: { perSecond: 20, shares: 1, store: undefined } },
-    { label: 'a fraction from the variable', env: { RATE_LIMIT_PER_SECOND: '0.5', RATE_LIMIT_SHARES: '3' }, code: undefined, guard: undefined, expected: { perSecond: 0.5, shares: 3, store: undefined } },
-    { label: 'the code over the variable, which is then not read', env: { RATE_LIMIT_PER_SECOND: 'lots' }, code: { perSecond: 10 }, guard: undefined, expected: { perSecond: 10, shares: 1, store: undefined } },
-    { label: 'the Redis idempotency store, with its password secret', env: { RATE_LIMIT_PER_SECOND: '20' }, code: undefined, guard: REDIS_GUARD, expected: { perSecond: 20, shares: 1, store: { url: 'rediss://cache:6380', secretId: 'boomerang/redis', secretCacheSeconds: 300, from: 'idempotency' } } },
-    { label: 'no store from a DynamoDB idempotency store', env: { RATE_LIMIT_PER_SECOND: '20' }, code: undefined, guard: DYNAMODB_GUARD, expected: { perSecond: 20, shares: 1, store: undefined } },
-    { label: 'RATE_LIMIT_STORE over the idempotency store', env: { RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_STORE: 'redis://pace:6379' }, code: undefined, guard: REDIS_GUARD, expected: { perSecond: 20, shares: 1, store: { url: 'redis://pace:6379', from: 'RATE_LIMIT_STORE' } } },
-    { label: 'RATE_LIMIT_STORE and RATE_LIMIT_SHARES alone, no limit', env: { RATE_LIMIT_SHARES: '2', RATE_LIMIT_STORE: 'redis://pace:6379' }, code: undefined, guard: undefined, expected: undefined },
+    {
+      label: 'the variable, one share, no store',
+      env: { RATE_LIMIT_PER_SECOND: '20' },
+      code: undefined,
+      guard: undefined,
+      expected: { perSecond: 20, shares: 1, store: undefined },
+    },
+    {
+      label: 'a fraction from the variable',
+      env: { RATE_LIMIT_PER_SECOND: '0.5', RATE_LIMIT_SHARES: '3' },
+      code: undefined,
+      guard: undefined,
+      expected: { perSecond: 0.5, shares: 3, store: undefined },
+    },
+    {
+      label: 'the code over the variable, which is then not read',
+      env: { RATE_LIMIT_PER_SECOND: 'lots' },
+      code: { perSecond: 10 },
+      guard: undefined,
+      expected: { perSecond: 10, shares: 1, store: undefined },
+    },
+    {
+      label: 'the Redis idempotency store, with its password secret',
+      env: { RATE_LIMIT_PER_SECOND: '20' },
+      code: undefined,
+      guard: REDIS_GUARD,
+      expected: { perSecond: 20, shares: 1, store: { url: 'rediss://cache:6380', secretId: 'boomerang/redis', secretCacheSeconds: 300, from: 'idempotency' } },
+    },
+    {
+      label: 'no store from a DynamoDB idempotency store',
+      env: { RATE_LIMIT_PER_SECOND: '20' },
+      code: undefined,
+      guard: DYNAMODB_GUARD,
+      expected: { perSecond: 20, shares: 1, store: undefined },
+    },
+    {
+      label: 'RATE_LIMIT_STORE over the idempotency store',
+      env: { RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_STORE: 'redis://pace:6379' },
+      code: undefined,
+      guard: REDIS_GUARD,
+      expected: { perSecond: 20, shares: 1, store: { url: 'redis://pace:6379', from: 'RATE_LIMIT_STORE' } },
+    },
+    {
+      label: 'RATE_LIMIT_STORE and RATE_LIMIT_SHARES alone, no limit',
+      env: { RATE_LIMIT_SHARES: '2', RATE_LIMIT_STORE: 'redis://pace:6379' },
+      code: undefined,
+      guard: undefined,
+      expected: undefined,
+    },
   ])('$label', ({ env, code, guard, expected }) => {
     // Act
     const limit = resolveRateLimit(env as Env, code, SOURCE, guard);
@@ -38,8 +85,16 @@ describe('resolveRateLimit', () => {
     { env: {}, code: null, message: `rateLimit in ${SOURCE} must be { perSecond }; got null` },
     { env: { RATE_LIMIT_SHARES: '0' }, code: { perSecond: 1 }, message: 'RATE_LIMIT_SHARES must be an integer from 1 to 1001; got "0"' },
     { env: { RATE_LIMIT_SHARES: '1.5' }, code: undefined, message: 'RATE_LIMIT_SHARES must be an integer from 1 to 1001; got "1.5"' },
-    { env: { RATE_LIMIT_STORE: 'dynamodb:pace' }, code: undefined, message: 'RATE_LIMIT_STORE must be redis://host:6379 or rediss://host:6380; got "dynamodb:pace"' },
-    { env: { RATE_LIMIT_STORE: 'redis://:s3cret@pace:6379 x' }, code: undefined, message: 'RATE_LIMIT_STORE must be redis://host:6379 or rediss://host:6380; got "redis://:***@pace:6379 x"' },
+    {
+      env: { RATE_LIMIT_STORE: 'dynamodb:pace' },
+      code: undefined,
+      message: 'RATE_LIMIT_STORE must be redis://host:6379 or rediss://host:6380; got "dynamodb:pace"',
+    },
+    {
+      env: { RATE_LIMIT_STORE: 'redis://:s3cret@pace:6379 x' },
+      code: undefined,
+      message: 'RATE_LIMIT_STORE must be redis://host:6379 or rediss://host:6380; got "redis://:***@pace:6379 x"',
+    },
   ])('refuses $env $code, naming the input', ({ env, code, message }) => {
     // Act
     const error = configErrorOf(() => resolveRateLimit(env as Env, code as never, SOURCE, undefined));

@@ -5,7 +5,16 @@ import { type BenchFile, benchSectionOf, mergeBenchReports } from '../bench/resu
 const ORDER = ['success', 'retry', 'delay', 'native'] as const;
 
 function row(section: string, benchSection?: string): Row {
-  return { section, metric: 'm', boomerang: 'b', anchor: 'a', ratio: '-', target: '-', verdict: 'info', ...(benchSection === undefined ? {} : { benchSection }) };
+  return {
+    section,
+    metric: 'm',
+    boomerang: 'b',
+    anchor: 'a',
+    ratio: '-',
+    target: '-',
+    verdict: 'info',
+    ...(benchSection === undefined ? {} : { benchSection }),
+  };
 }
 
 function report(startedAt: string, sections: readonly string[], rows: readonly Row[], rabbitmq = 'RabbitMQ 4.3.6'): BenchFile {
@@ -33,7 +42,11 @@ describe('benchSectionOf', () => {
 });
 
 describe('mergeBenchReports', () => {
-  const previous = report('2026-11-24T10:00:00.000Z', ['success', 'retry', 'delay'], [row('success path'), row('retry path'), row('retry path'), row('delay accuracy')]);
+  const previous = report(
+    '2026-11-24T10:00:00.000Z',
+    ['success', 'retry', 'delay'],
+    [row('success path'), row('retry path'), row('retry path'), row('delay accuracy')],
+  );
 
   it('replaces the sections run and keeps the others, in section order, each with its own run', () => {
     // Prepare
@@ -43,7 +56,12 @@ describe('mergeBenchReports', () => {
     // Assess
     expect(merged.options.sections).toEqual(['success', 'retry', 'delay', 'native']);
     expect(merged.rows.map((r) => r.section)).toEqual(['success path', 'retry path', 'retry path', 'delay accuracy', 'native']);
-    expect(merged.results).toEqual({ success: { at: previous.startedAt }, retry: { at: previous.startedAt }, delay: { at: previous.startedAt }, native: { at: current.startedAt } });
+    expect(merged.results).toEqual({
+      success: { at: previous.startedAt },
+      retry: { at: previous.startedAt },
+      delay: { at: previous.startedAt },
+      native: { at: current.startedAt },
+    });
     expect(merged.sectionRuns?.retry).toEqual({ startedAt: previous.startedAt, rabbitmq: 'RabbitMQ 4.3.6' });
     expect(merged.sectionRuns?.native).toEqual({ startedAt: current.startedAt, rabbitmq: 'RabbitMQ 4.3.6', machine: current.machine });
     expect(merged.startedAt).toBe(current.startedAt);

@@ -15,7 +15,11 @@ function secretConfig(env: Record<string, string> = {}): AmqpSecretConfig {
 describe('parseBrokerSecret', () => {
   it.each([
     ['the event source shape', '{"username":"app","password":"s3cret"}', { kind: 'credentials', username: 'app', password: 's3cret' }],
-    ['a url', '{"url":"amqps://app:s3cret@b-1.mq.eu-west-1.amazonaws.com:5671"}', { kind: 'url', urls: ['amqps://app:s3cret@b-1.mq.eu-west-1.amazonaws.com:5671'] }],
+    [
+      'a url',
+      '{"url":"amqps://app:s3cret@b-1.mq.eu-west-1.amazonaws.com:5671"}',
+      { kind: 'url', urls: ['amqps://app:s3cret@b-1.mq.eu-west-1.amazonaws.com:5671'] },
+    ],
     ['comma-separated urls', '{"url":"amqp://a:b@h1, amqp://a:b@h2"}', { kind: 'url', urls: ['amqp://a:b@h1', 'amqp://a:b@h2'] }],
     ['a url next to credentials (url wins)', '{"url":"amqp://a:b@h1","username":"x","password":"y"}', { kind: 'url', urls: ['amqp://a:b@h1'] }],
     ['an empty password', '{"username":"app","password":""}', { kind: 'credentials', username: 'app', password: '' }],
@@ -27,8 +31,16 @@ describe('parseBrokerSecret', () => {
   it.each([
     ['not JSON', `password=${PASSWORD}`, 'Secret boomerang/broker is not JSON; expected {"url": ...} or {"username": ..., "password": ...}'],
     ['a JSON string', JSON.stringify(PASSWORD), 'Secret boomerang/broker holds neither a "url" nor a "username" and "password" (strings)'],
-    ['a password without a user', JSON.stringify({ password: PASSWORD }), 'Secret boomerang/broker holds neither a "url" nor a "username" and "password" (strings)'],
-    ['an http url', JSON.stringify({ url: `http://app:${PASSWORD}@host` }), 'Secret boomerang/broker: "url" must hold amqp:// or amqps:// URLs separated by commas'],
+    [
+      'a password without a user',
+      JSON.stringify({ password: PASSWORD }),
+      'Secret boomerang/broker holds neither a "url" nor a "username" and "password" (strings)',
+    ],
+    [
+      'an http url',
+      JSON.stringify({ url: `http://app:${PASSWORD}@host` }),
+      'Secret boomerang/broker: "url" must hold amqp:// or amqps:// URLs separated by commas',
+    ],
   ])('throws ConfigError for %s, without a word of the secret', (_case, secretString, message) => {
     // Act
     let thrown: unknown;
@@ -84,7 +96,7 @@ describe('encodeCredential', () => {
     ['a b', 'a%20b'],
     ['ä', '%u00E4'],
     ['😀', '%uD83D%uDE00'],
-  ])('encodes %j as %j, which amqplib\'s unescape() reads back', (value, encoded) => {
+  ])("encodes %j as %j, which amqplib's unescape() reads back", (value, encoded) => {
     // Act
     const result = encodeCredential(value);
     // Assess

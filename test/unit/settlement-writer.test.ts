@@ -19,7 +19,8 @@ class FakeSession {
       id,
       accept: () => this.update({ id, outcome: 'accepted' }),
       release: () => this.update({ id, outcome: 'released' }),
-      modified: (params) => this.update({ id, outcome: `modified ${params.delivery_failed} ${params.undeliverable_here} ${JSON.stringify(params.message_annotations)}` }),
+      modified: (params) =>
+        this.update({ id, outcome: `modified ${params.delivery_failed} ${params.undeliverable_here} ${JSON.stringify(params.message_annotations)}` }),
     };
   }
 
@@ -89,8 +90,15 @@ describe('SettlementWriter', () => {
     { case: 'gaps between ids', plan: 'm0 a2 r4 p6', passes: [[0, 2, 4, 6]] },
     { case: 'a run of successes (one merged range)', plan: 'a0 a1 a2 a3 a4', passes: [[0, 1, 2, 3, 4]] },
     { case: 'a retry inside a run of successes', plan: 'a0 a1 m2 a3 a4', passes: [[0, 1, 3, 4], [2]] },
-    { case: 'a neighbour settled later in the pass', plan: 'm5 a9 a4 a6', passes: [[5, 9], [4, 6]] },
-  ])('settles $case without giving a delivery its neighbour\'s outcome', async ({ plan, passes }) => {
+    {
+      case: 'a neighbour settled later in the pass',
+      plan: 'm5 a9 a4 a6',
+      passes: [
+        [5, 9],
+        [4, 6],
+      ],
+    },
+  ])("settles $case without giving a delivery its neighbour's outcome", async ({ plan, passes }) => {
     // Act
     const { session, steps } = await run(plan);
 
@@ -103,7 +111,9 @@ describe('SettlementWriter', () => {
     // Prepare
     const random = seededRandom(20261125);
     for (let round = 0; round < 200; round++) {
-      const ids = Array.from({ length: 12 }, (_, i) => i).filter(() => random() < 0.8).sort(() => random() - 0.5);
+      const ids = Array.from({ length: 12 }, (_, i) => i)
+        .filter(() => random() < 0.8)
+        .sort(() => random() - 0.5);
       const plan = ids.map((id) => `${'aaamrp'[Math.floor(random() * 6)]}${id}`).join(' ');
 
       // Act

@@ -26,7 +26,9 @@ describe('TLS certificate verification', () => {
     const files = PRODUCT_FOLDERS.flatMap((folder) => sourceFiles(join(REPO_ROOT, folder)));
     // Act
     const hits = files.flatMap((file) =>
-      SWITCHES.filter((pattern) => pattern.test(readFileSync(file, 'utf8')) && REFUSERS[relative(REPO_ROOT, file)]?.source !== pattern.source).map((pattern) => `${relative(REPO_ROOT, file)}: ${pattern}`),
+      SWITCHES.filter((pattern) => pattern.test(readFileSync(file, 'utf8')) && REFUSERS[relative(REPO_ROOT, file)]?.source !== pattern.source).map(
+        (pattern) => `${relative(REPO_ROOT, file)}: ${pattern}`,
+      ),
     );
     // Assess
     expect(files.length).toBeGreaterThan(20);

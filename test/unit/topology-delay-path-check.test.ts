@@ -6,7 +6,11 @@ import { topologyOptions } from '../helpers/topology.js';
 
 describe('destinations', () => {
   it.each([
-    { mode: 'tiers', options: topologyOptions({ tierDelaysMs: [1000, 5000] }), expected: ['queue orders', 'queue orders.parking', 'queue orders.delay.1000ms', 'queue orders.delay.5000ms'] },
+    {
+      mode: 'tiers',
+      options: topologyOptions({ tierDelaysMs: [1000, 5000] }),
+      expected: ['queue orders', 'queue orders.parking', 'queue orders.delay.1000ms', 'queue orders.delay.5000ms'],
+    },
     { mode: 'tiers without a tier (MAX_RETRIES=0)', options: topologyOptions({ tierDelaysMs: [] }), expected: ['queue orders', 'queue orders.parking'] },
   ])('lists the work queue, the parking lot and each tier queue in $mode mode', ({ options, expected }) => {
     expect(destinations(options)).toEqual(expected);

@@ -19,14 +19,25 @@ describe('deliveryLimitOf', () => {
     expect(deliveryLimitOf(args, major)).toMatchObject(expected);
   });
 
-  it.each([['4.3.6', 4], ['3.10.8', 3], [undefined, undefined], ['unknown', undefined]])('reads the major of %s', (version, major) => {
+  it.each([
+    ['4.3.6', 4],
+    ['3.10.8', 3],
+    [undefined, undefined],
+    ['unknown', undefined],
+  ])('reads the major of %s', (version, major) => {
     expect(brokerMajor(version)).toBe(major);
   });
 });
 
 describe('parkingLotCheck', () => {
   it.each([
-    ['4.x with -1', { ...quorum, 'x-delivery-limit': -1 }, 4, /^no delivery limit \(x-delivery-limit -1 means none on RabbitMQ 4\.x\); a policy's positive/, undefined],
+    [
+      '4.x with -1',
+      { ...quorum, 'x-delivery-limit': -1 },
+      4,
+      /^no delivery limit \(x-delivery-limit -1 means none on RabbitMQ 4\.x\); a policy's positive/,
+      undefined,
+    ],
     ['3.x without argument', quorum, 3, /^no delivery limit \(RabbitMQ 3\.x quorum queues have none unless set\)/, undefined],
     ['classic', { 'x-queue-type': 'classic' }, 4, /^no delivery limit \(a classic queue has no delivery limit\)$/, undefined],
     ['4.x without argument: a policy lifts it', quorum, 4, /^delivery limit 20: parked messages can be dropped$/, noDeliveryLimitPolicy('p')],
@@ -40,12 +51,19 @@ describe('parkingLotCheck', () => {
   });
 
   it('warns of a 4.x parking lot with its own limit, and says a policy cannot lift it', () => {
-    expect(parkingLotCheck('p', { ...quorum, 'x-delivery-limit': 5 }, 4).warning?.message).toMatch(/dropped after 5 failed deliveries.*A policy cannot lift a limit the queue's arguments set: move its messages elsewhere/);
+    expect(parkingLotCheck('p', { ...quorum, 'x-delivery-limit': 5 }, 4).warning?.message).toMatch(
+      /dropped after 5 failed deliveries.*A policy cannot lift a limit the queue's arguments set: move its messages elsewhere/,
+    );
   });
 
   it.each([
     ['4.x, whose 4.0-4.2 count a read', quorum, 4, 'on RabbitMQ 4.0-4.2 every read by `boomerang parked` or the console counts as one too'],
-    ['3.x, which counts every read', { ...quorum, 'x-delivery-limit': 5 }, 3, 'a lost connection; every read by `boomerang parked` or the console counts as one too'],
+    [
+      '3.x, which counts every read',
+      { ...quorum, 'x-delivery-limit': 5 },
+      3,
+      'a lost connection; every read by `boomerang parked` or the console counts as one too',
+    ],
   ])('says which reads count toward the limit on %s', (_name, args, major, text) => {
     expect(parkingLotCheck('p', args, major).warning?.message).toContain(text);
   });
@@ -76,11 +94,14 @@ describe('workQueueCheck', () => {
     const check = workQueueCheck('orders', 'orders.parked', args, major);
     // Assess
     expect(check.warning?.fix).toEqual(warns ? deadLetterPolicy('orders', 'orders.parked') : undefined);
-    if (warns) expect(check.warning?.message).toMatch(/^work queue 'orders' is a quorum queue with a delivery limit .* and no dead-letter target: a message is dropped/);
+    if (warns)
+      expect(check.warning?.message).toMatch(/^work queue 'orders' is a quorum queue with a delivery limit .* and no dead-letter target: a message is dropped/);
   });
 
   it('says when the arguments could not be read', () => {
-    expect(workQueueCheck('orders', 'orders.parked', undefined, 4, 'cannot read past durable = false').detail).toContain('whether it can drop messages is not known');
+    expect(workQueueCheck('orders', 'orders.parked', undefined, 4, 'cannot read past durable = false').detail).toContain(
+      'whether it can drop messages is not known',
+    );
   });
 });
 
@@ -116,13 +137,23 @@ describe('policy commands', () => {
   });
 
   it('names the vhost and quotes what the shell would split', () => {
-    expect(policyArgv(noDeliveryLimitPolicy("it's"), 'prod')).toEqual(['set_policy', '-p', 'prod', "boomerang-no-delivery-limit-it's", "^it's$", '{"delivery-limit":-1}', '--apply-to', 'queues']);
+    expect(policyArgv(noDeliveryLimitPolicy("it's"), 'prod')).toEqual([
+      'set_policy',
+      '-p',
+      'prod',
+      "boomerang-no-delivery-limit-it's",
+      "^it's$",
+      '{"delivery-limit":-1}',
+      '--apply-to',
+      'queues',
+    ]);
     expect(policyCommand(noDeliveryLimitPolicy("it's"), 'prod')).toContain(`-p prod 'boomerang-no-delivery-limit-it'\\''s'`);
   });
 });
 
 describe('adoptedValue', () => {
-  const d = (actual: string | undefined, actualType?: string) => ({ kind: 'queue', name: 'q', argument: 'x-a', expected: undefined, actual, ...(actualType ? { actualType } : {}) }) as const;
+  const d = (actual: string | undefined, actualType?: string) =>
+    ({ kind: 'queue', name: 'q', argument: 'x-a', expected: undefined, actual, ...(actualType ? { actualType } : {}) }) as const;
   it.each([
     [d('1000', 'short'), undefined, 1000],
     [d('zz', 'longstr'), undefined, 'zz'],

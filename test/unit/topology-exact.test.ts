@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../shared/errors.js';
 import { assertExactQueueName, exactDelayRoute, exactSharedTopology, exactWorkBinding } from '../../shared/topology/exact.js';
-import {
-  exactDeliveryExchangeName,
-  exactLevelCount,
-  exactLevelName,
-  exactUnroutableName,
-} from '../../shared/topology/exact-names.js';
+import { exactDeliveryExchangeName, exactLevelCount, exactLevelName, exactUnroutableName } from '../../shared/topology/exact-names.js';
 import { topologyOptions } from '../helpers/topology.js';
 
 /** R = 1000 ms, maxDelayMs = 15 s: L = 4 levels (up to 15 units). */

@@ -83,7 +83,9 @@ describe('describeDifferences', () => {
     // Act
     const text = describeDifferences([ttl, key], messageCount);
     // Assess
-    expect(text).toContain("queue 'q' has x-message-ttl = '1000' but the topology expects '2000'; x-dead-letter-routing-key = (not set) but the topology expects 'orders'.");
+    expect(text).toContain(
+      "queue 'q' has x-message-ttl = '1000' but the topology expects '2000'; x-dead-letter-routing-key = (not set) but the topology expects 'orders'.",
+    );
     expect(text).toContain(remedy);
     expect(text).not.toContain('boomerang topology apply');
   });
@@ -100,7 +102,9 @@ describe('topologyMismatchError', () => {
       new Map([['q', 3]]),
     );
     // Assess
-    expect(error.message).toMatch(/^queue 'q' has x-message-ttl = '1000' .*; x-overflow = \(not set\) but the topology expects 'reject-publish'\. .*its 3 messages/);
+    expect(error.message).toMatch(
+      /^queue 'q' has x-message-ttl = '1000' .*; x-overflow = \(not set\) but the topology expects 'reject-publish'\. .*its 3 messages/,
+    );
     expect(error.warnings).toEqual([]);
   });
 

@@ -37,7 +37,7 @@ describe('nativeWorkQueueCheck', () => {
       ['x-delivery-limit', '116', undefined],
     ]);
     expect(check.warning?.fix).toBeUndefined();
-    expect(check.warning?.message).toContain('The pull function needs them among the queue\'s own arguments');
+    expect(check.warning?.message).toContain("The pull function needs them among the queue's own arguments");
     expect(check.warning?.message).toContain('delete it and run `boomerang topology apply`');
   });
 
@@ -62,12 +62,27 @@ describe('nativeWorkQueueCheck', () => {
   });
 
   it.each<[string, ArgumentTable, Record<string, unknown>, [string, string | undefined][]]>([
-    ["a policy's delayed-retry-type wins over the argument", { ...planned, 'x-delayed-retry-type': 'failed' }, { 'delayed-retry-type': 'disabled' }, [['x-delayed-retry-type', 'disabled']]],
+    [
+      "a policy's delayed-retry-type wins over the argument",
+      { ...planned, 'x-delayed-retry-type': 'failed' },
+      { 'delayed-retry-type': 'disabled' },
+      [['x-delayed-retry-type', 'disabled']],
+    ],
     ['the lower delayed-retry-min wins (the policy)', planned, { 'delayed-retry-min': 200 }, [['x-delayed-retry-min', '200']]],
-    ['the lower delayed-retry-max wins (the argument)', { ...planned, 'x-delayed-retry-max': 1000 }, { 'delayed-retry-max': 60_000 }, [['x-delayed-retry-max', '1000']]],
+    [
+      'the lower delayed-retry-max wins (the argument)',
+      { ...planned, 'x-delayed-retry-max': 1000 },
+      { 'delayed-retry-max': 60_000 },
+      [['x-delayed-retry-max', '1000']],
+    ],
     ['the lower delivery limit wins', planned, { 'delivery-limit': 20 }, [['x-delivery-limit', '20']]],
     ['a positive delivery limit wins over -1', { ...planned, 'x-delivery-limit': -1 }, { 'delivery-limit': 116 }, []],
-    ["the argument's dead-letter routing key wins over the policy's", { ...planned, 'x-dead-letter-routing-key': 'elsewhere' }, { 'dead-letter-routing-key': 'orders.parking' }, [['x-dead-letter-routing-key', 'elsewhere']]],
+    [
+      "the argument's dead-letter routing key wins over the policy's",
+      { ...planned, 'x-dead-letter-routing-key': 'elsewhere' },
+      { 'dead-letter-routing-key': 'orders.parking' },
+      [['x-dead-letter-routing-key', 'elsewhere']],
+    ],
     ['a policy cannot make a classic queue quorum', { ...planned, 'x-queue-type': 'classic' }, { 'queue-type': 'quorum' }, [['x-queue-type', 'classic']]],
   ])('%s', (_name, current, definition, expected) => {
     // Act

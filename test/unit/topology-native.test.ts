@@ -105,14 +105,24 @@ describe('topologyOptionsFromConfig in native mode', () => {
   it.each([
     ['the defaults', {}, { maxRetries: 5, crashLoopLimit: 10, minDelayMs: 900 }, 3_600_000],
     ['no jitter', { BACKOFF_JITTER: '0' }, { maxRetries: 5, crashLoopLimit: 10, minDelayMs: 1000 }, 3_600_000],
-    ['a 1 ms initial delay with jitter 0.6, which can ask for 0', { BACKOFF_INITIAL_MS: '1', BACKOFF_JITTER: '0.6' }, { maxRetries: 5, crashLoopLimit: 10, minDelayMs: 0 }, 3_600_000],
+    [
+      'a 1 ms initial delay with jitter 0.6, which can ask for 0',
+      { BACKOFF_INITIAL_MS: '1', BACKOFF_JITTER: '0.6' },
+      { maxRetries: 5, crashLoopLimit: 10, minDelayMs: 0 },
+      3_600_000,
+    ],
     [
       'a rule with more retries, a shorter first delay and a longer cap',
       { RETRY_RULES: JSON.stringify([{ match: { errorName: 'E' }, maxRetries: 12, initialDelayMs: 200, maxDelayMs: 7_200_000 }]) },
       { maxRetries: 12, crashLoopLimit: 10, minDelayMs: 180 },
       7_200_000,
     ],
-    ['a rule that never retries counts for nothing', { RETRY_RULES: JSON.stringify([{ match: { errorName: 'E' }, retry: false, initialDelayMs: 10 }]) }, { maxRetries: 5, crashLoopLimit: 10, minDelayMs: 900 }, 3_600_000],
+    [
+      'a rule that never retries counts for nothing',
+      { RETRY_RULES: JSON.stringify([{ match: { errorName: 'E' }, retry: false, initialDelayMs: 10 }]) },
+      { maxRetries: 5, crashLoopLimit: 10, minDelayMs: 900 },
+      3_600_000,
+    ],
     ['CRASH_LOOP_LIMIT=0', { CRASH_LOOP_LIMIT: '0', MAX_RETRIES: '0' }, { maxRetries: 0, crashLoopLimit: 0, minDelayMs: 900 }, 3_600_000],
   ])('%s', (_name, env, expected, maxDelayMs) => {
     // Act

@@ -10,10 +10,17 @@ describe('mismatchReason', () => {
       { kind: 'queue' as const, name: 'orders.parked', argument: 'x-delivery-limit', expected: '-1', actual: '20' },
     ];
     // Act
-    const reason = mismatchReason('orders', differences, new Map([['orders.delay.1000ms', 0], ['orders.parked', 3]]));
+    const reason = mismatchReason(
+      'orders',
+      differences,
+      new Map([
+        ['orders.delay.1000ms', 0],
+        ['orders.parked', 3],
+      ]),
+    );
     // Assess
     expect(reason).toBe(
-      "TopologyMismatchError: 2 existing entities differ from the plan of orders; nothing was changed. " +
+      'TopologyMismatchError: 2 existing entities differ from the plan of orders; nothing was changed. ' +
         "queue 'orders.delay.1000ms': x-message-ttl is '1000', the plan wants '2000', x-queue-type is (not set), the plan wants 'quorum'; empty: delete it (rabbitmqctl delete_queue 'orders.delay.1000ms'). " +
         "queue 'orders.parked': x-delivery-limit is '20', the plan wants '-1'; 3 message(s): move them first (shovel), then delete it. " +
         "Then deploy again, or change the queue's configuration back. `boomerang topology verify --function orders` shows the same.",
@@ -24,7 +31,14 @@ describe('mismatchReason', () => {
 describe('appliedReason', () => {
   it('counts what was created and what was there, and names what the old plan leaves with the prune command', () => {
     // Prepare
-    const report = { items: [{ kind: 'queue' as const, name: 'orders.parked', status: 'created' as const }, { kind: 'queue' as const, name: 'orders', status: 'exists' as const }, { kind: 'queue' as const, name: 'orders.delay.1000ms', status: 'unchanged' as const }], warnings: [] };
+    const report = {
+      items: [
+        { kind: 'queue' as const, name: 'orders.parked', status: 'created' as const },
+        { kind: 'queue' as const, name: 'orders', status: 'exists' as const },
+        { kind: 'queue' as const, name: 'orders.delay.1000ms', status: 'unchanged' as const },
+      ],
+      warnings: [],
+    };
     // Act
     const reason = appliedReason('orders', report, '4.3.6', ['queue orders.delay.30000ms', 'exchange orders.delay-path.0123456789abcdef']);
     // Assess
@@ -40,6 +54,8 @@ describe('keptReason', () => {
     // Act
     const reason = keptReason('orders', [{ entity: 'queue orders', messageCount: 2 }, { entity: 'exchange orders.delay-path.ab' }]);
     // Assess
-    expect(reason).toBe('Nothing deleted: the queues and exchanges of orders stay on the broker with their messages: orders (2 messages), orders.delay-path.ab. Delete them by hand once the queue is retired.');
+    expect(reason).toBe(
+      'Nothing deleted: the queues and exchanges of orders stay on the broker with their messages: orders (2 messages), orders.delay-path.ab. Delete them by hand once the queue is retired.',
+    );
   });
 });

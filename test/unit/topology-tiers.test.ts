@@ -49,19 +49,21 @@ describe('tierDelayQueues', () => {
     // Act
     const queues = tierDelayQueues(topologyOptions({ tierDelaysMs: [1000, 5000] }));
     // Assess
-    expect(queues).toEqual([1000, 5000].map((delayMs) => ({
-      name: `orders.delay.${delayMs}ms`,
-      role: 'delay',
-      onlyIfMissing: false,
-      arguments: {
-        'x-queue-type': 'quorum',
-        'x-message-ttl': delayMs,
-        'x-dead-letter-exchange': '',
-        'x-dead-letter-routing-key': 'orders',
-        'x-dead-letter-strategy': 'at-least-once',
-        'x-overflow': 'reject-publish',
-      },
-    })));
+    expect(queues).toEqual(
+      [1000, 5000].map((delayMs) => ({
+        name: `orders.delay.${delayMs}ms`,
+        role: 'delay',
+        onlyIfMissing: false,
+        arguments: {
+          'x-queue-type': 'quorum',
+          'x-message-ttl': delayMs,
+          'x-dead-letter-exchange': '',
+          'x-dead-letter-routing-key': 'orders',
+          'x-dead-letter-strategy': 'at-least-once',
+          'x-overflow': 'reject-publish',
+        },
+      })),
+    );
   });
 
   it('declares classic queues without a dead-letter strategy or overflow mode', () => {

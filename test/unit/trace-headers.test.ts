@@ -9,8 +9,16 @@ describe('xrayParentOf', () => {
     ['a W3C traceparent, split as X-Ray wants it', { traceparent: TRACEPARENT }, W3C_AS_XRAY],
     ['a traceparent as bytes (another client)', { traceparent: Buffer.from(TRACEPARENT) }, W3C_AS_XRAY],
     ['a traceparent not sampled', { traceparent: TRACEPARENT.replace(/01$/, '00') }, { ...W3C_AS_XRAY, sampled: false }],
-    ['an X-Amzn-Trace-Id header, first', { 'X-Amzn-Trace-Id': 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1', traceparent: TRACEPARENT }, { traceId: '1-5759e988-bd862e3fe1be46a994272793', parentId: '53995c3f42cd8ad8', sampled: true }],
-    ['an AWSTraceHeader, fields in another order, not sampled', { AWSTraceHeader: 'Sampled=0; Root=1-5759e988-bd862e3fe1be46a994272793' }, { traceId: '1-5759e988-bd862e3fe1be46a994272793', parentId: undefined, sampled: false }],
+    [
+      'an X-Amzn-Trace-Id header, first',
+      { 'X-Amzn-Trace-Id': 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1', traceparent: TRACEPARENT },
+      { traceId: '1-5759e988-bd862e3fe1be46a994272793', parentId: '53995c3f42cd8ad8', sampled: true },
+    ],
+    [
+      'an AWSTraceHeader, fields in another order, not sampled',
+      { AWSTraceHeader: 'Sampled=0; Root=1-5759e988-bd862e3fe1be46a994272793' },
+      { traceId: '1-5759e988-bd862e3fe1be46a994272793', parentId: undefined, sampled: false },
+    ],
     ['a malformed X-Ray header, then the traceparent', { 'X-Amzn-Trace-Id': 'Root=nope', traceparent: TRACEPARENT }, W3C_AS_XRAY],
     ['an all-zero trace id', { traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' }, undefined],
     ['version ff', { traceparent: TRACEPARENT.replace(/^00/, 'ff') }, undefined],

@@ -5,7 +5,10 @@ import { mostInWindow } from '../helpers/pace-windows.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 /** The share gate: one start every `intervalMs`, counted from the last one the line let go. */
-const every = (intervalMs: number): Gate => (now, last) => Math.max(0, last + intervalMs - now);
+const every =
+  (intervalMs: number): Gate =>
+  (now, last) =>
+    Math.max(0, last + intervalMs - now);
 
 /** `count` starts asking at once; each records when it went (or that it left) and what it waited at the head. */
 function ask(line: TurnLine, clock: FakeClock, count: number, signal = new AbortController().signal) {
@@ -19,18 +22,21 @@ describe('TurnLine', () => {
     { intervalMs: 100, count: 5, expected: [0, 100, 200, 300, 400] },
     { intervalMs: 2000, count: 3, expected: [0, 2000, 4000] },
     { intervalMs: 0.1, count: 4, expected: [0, 1, 2, 3] },
-  ])('lets the first go at once, then one every $intervalMs ms (at least 1 ms: a timer waits that), in the order asked', async ({ intervalMs, count, expected }) => {
-    // Prepare
-    const clock = new FakeClock();
-    const line = new TurnLine(every(intervalMs), clock);
-    // Act
-    const went = ask(line, clock, count);
-    await clock.advance(10_000);
-    // Assess
-    expect(went.map((w) => w.at)).toEqual(expected);
-    expect(went.map((w) => w.i)).toEqual([...expected.keys()]);
-    expect(clock.pending).toBe(0);
-  });
+  ])(
+    'lets the first go at once, then one every $intervalMs ms (at least 1 ms: a timer waits that), in the order asked',
+    async ({ intervalMs, count, expected }) => {
+      // Prepare
+      const clock = new FakeClock();
+      const line = new TurnLine(every(intervalMs), clock);
+      // Act
+      const went = ask(line, clock, count);
+      await clock.advance(10_000);
+      // Assess
+      expect(went.map((w) => w.at)).toEqual(expected);
+      expect(went.map((w) => w.i)).toEqual([...expected.keys()]);
+      expect(clock.pending).toBe(0);
+    },
+  );
 
   it('starts no burst after an event-loop stall: the head goes, the next a full interval later', async () => {
     // Prepare
@@ -51,7 +57,11 @@ describe('TurnLine', () => {
   it('never lets a start go early when its timer fires early: it asks the gate again', async () => {
     // Prepare: a clock whose timers fire 1 ms before their time.
     const clock = new FakeClock();
-    const early = { now: () => clock.now(), setTimeout: (callback: () => void, ms: number) => clock.setTimeout(callback, ms - 1), clearTimeout: (h: unknown) => clock.clearTimeout(h) };
+    const early = {
+      now: () => clock.now(),
+      setTimeout: (callback: () => void, ms: number) => clock.setTimeout(callback, ms - 1),
+      clearTimeout: (h: unknown) => clock.clearTimeout(h),
+    };
     const line = new TurnLine(every(100), early);
     // Act
     const went = ask(line, clock, 3);
@@ -71,7 +81,12 @@ describe('TurnLine', () => {
     budget.abort();
     await settle();
     // Assess
-    expect(went).toEqual([{ i: 0, at: 0, headMs: 0 }, { i: 1, at: 100, headMs: 100 }, { i: 2, at: 150, headMs: undefined }, { i: 3, at: 150, headMs: undefined }]);
+    expect(went).toEqual([
+      { i: 0, at: 0, headMs: 0 },
+      { i: 1, at: 100, headMs: 100 },
+      { i: 2, at: 150, headMs: undefined },
+      { i: 3, at: 150, headMs: undefined },
+    ]);
     expect(line.length).toBe(0);
     expect(clock.pending).toBe(0);
     expect(await line.turn(budget.signal)).toBeUndefined();
@@ -134,7 +149,11 @@ describe('TurnLine', () => {
     const starts: number[][] = [[], []];
     lines.forEach((line, n) => {
       // Each invocation keeps 8 starts waiting, as CONCURRENCY 8 would.
-      const keep = (): void => void line.turn(new AbortController().signal).then(() => { starts[n]?.push(clock.now()); keep(); });
+      const keep = (): void =>
+        void line.turn(new AbortController().signal).then(() => {
+          starts[n]?.push(clock.now());
+          keep();
+        });
       for (let i = 0; i < 8; i++) keep();
     });
     // Act

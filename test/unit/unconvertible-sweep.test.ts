@@ -3,8 +3,16 @@ import { holdsDecimal, isUnconvertible } from '../../shared/native/unconvertible
 
 describe('isUnconvertible', () => {
   it.each<[string, unknown, boolean]>([
-    ['the session error RabbitMQ 4.3.6 sends', new Error('Lost the AMQP 1.0 connection to the broker: Session error: function_clause\n[{mc_amqpl,from_091,[decimal,{2,12345}]'), true],
-    ['the same, as the cause of a wrapper', new Error('Invocation ended early', { cause: { description: 'Session error: function_clause [{mc_amqpl,from_091' } }), true],
+    [
+      'the session error RabbitMQ 4.3.6 sends',
+      new Error('Lost the AMQP 1.0 connection to the broker: Session error: function_clause\n[{mc_amqpl,from_091,[decimal,{2,12345}]'),
+      true,
+    ],
+    [
+      'the same, as the cause of a wrapper',
+      new Error('Invocation ended early', { cause: { description: 'Session error: function_clause [{mc_amqpl,from_091' } }),
+      true,
+    ],
     ['a connection closed by an operator', new Error('Lost the AMQP 1.0 connection to the broker: closed'), false],
     ['nothing', undefined, false],
   ])('%s: %s', (_what, error, expected) => {

@@ -152,7 +152,11 @@ describe('createWebhookDelivery', () => {
     });
   });
 
-  it.each([[429, true], [503, false], [408, false]])('on %i, asks to pause the queue: %s (only a 429 says "slow down")', async (status, pauseQueue) => {
+  it.each([
+    [429, true],
+    [503, false],
+    [408, false],
+  ])('on %i, asks to pause the queue: %s (only a 429 says "slow down")', async (status, pauseQueue) => {
     await expect(send({ url: `${partner.url}/status/${status}` })).rejects.toMatchObject({ pauseQueue });
   });
 
@@ -161,9 +165,7 @@ describe('createWebhookDelivery', () => {
     { label: 'an invalid value', retryAfter: 'soon', min: undefined, max: undefined },
   ])('takes retryAfterMs from a Retry-After of $label', async ({ retryAfter, min, max }) => {
     // Act
-    const error = await rejectionOf(
-      send({ url: `${partner.url}/status/429?retryAfter=${encodeURIComponent(retryAfter)}` }),
-    );
+    const error = await rejectionOf(send({ url: `${partner.url}/status/429?retryAfter=${encodeURIComponent(retryAfter)}` }));
 
     // Assess
     if (min === undefined) return expect(error.retryAfterMs).toBeUndefined();
@@ -178,9 +180,7 @@ describe('createWebhookDelivery', () => {
     const sentAt = Date.now();
 
     // Act
-    const error = await rejectionOf(
-      send({ url: `${partner.url}/status/429?retryAfter=${encodeURIComponent(retryAfter)}` }),
-    );
+    const error = await rejectionOf(send({ url: `${partner.url}/status/429?retryAfter=${encodeURIComponent(retryAfter)}` }));
     const answeredBy = Date.now();
 
     // Assess: bounds from the clock around the call, so a slow machine cannot fail it.
@@ -202,9 +202,7 @@ describe('createWebhookDelivery', () => {
 
   it('reports a 200-character snippet of the answer, and neither the path nor the headers', async () => {
     // Act
-    const error = await rejectionOf(
-      send({ url: `${partner.url}/status/500?bodyChars=10000`, headers: { authorization: 'Bearer s3cret' } }),
-    );
+    const error = await rejectionOf(send({ url: `${partner.url}/status/500?bodyChars=10000`, headers: { authorization: 'Bearer s3cret' } }));
 
     // Assess
     const snippet = `partner says 500${'x'.repeat(184)}…`;

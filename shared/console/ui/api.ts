@@ -8,7 +8,10 @@ import type { EditRequest, EditStart } from './edit-request.js';
 type Json = Record<string, unknown>;
 
 class ApiError extends Error {
-  public constructor(public readonly status: number, message: string) {
+  public constructor(
+    public readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'ApiError';
   }
@@ -48,26 +51,53 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
 const q = (queue: string): string => `/api/queues/${encodeURIComponent(queue)}`;
 
 type Group = {
-  key: string; errorName: string | null; message: string; sourceQueue: string | null; count: number;
-  firstSeen: string | null; lastSeen: string | null; sample: { messageId: string | null; errorMessage: string | null };
+  key: string;
+  errorName: string | null;
+  message: string;
+  sourceQueue: string | null;
+  count: number;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  sample: { messageId: string | null; errorMessage: string | null };
 };
 type GroupsReport = { queue: string; parked: number; grouped: number; groups: Group[]; readAt: string };
 type Depth = { name: string; depth: number | null };
 /** Each queue on its own: `missing` names its queues that do not exist (and `applyCommand` declares them), `problem` why its lot could not be read. */
 type Overview = {
   broker: string;
-  queues: { name: string; work: Depth; delays: Depth[]; parking: Depth & { oldestParkedAt: string | null; groups: number | null; readAt: string | null }; missing: string[]; applyCommand: string | null; problem: string | null }[];
+  queues: {
+    name: string;
+    work: Depth;
+    delays: Depth[];
+    parking: Depth & { oldestParkedAt: string | null; groups: number | null; readAt: string | null };
+    missing: string[];
+    applyCommand: string | null;
+    problem: string | null;
+  }[];
 };
 /** One listed message; `position` (0 = the head of the lot) and `bodySha256` open one that has no `messageId`. */
 type ListEntry = {
-  messageId: string | null; parkedAt: string | null; ageMs: number | null; attempts: number | null; errorName: string | null; errorMessage: string | null;
-  sourceQueue: string | null; bodyBytes: number; position: number; bodySha256: string;
+  messageId: string | null;
+  parkedAt: string | null;
+  ageMs: number | null;
+  attempts: number | null;
+  errorName: string | null;
+  errorMessage: string | null;
+  sourceQueue: string | null;
+  bodyBytes: number;
+  position: number;
+  bodySha256: string;
 };
 type MessageList = { filter: string; matched: number; shown: number; messages: ListEntry[] };
 /** One parked message: `body` is the display preview (JSON re-indented, maybe cut); an edit starts from `edit`, the exact text. */
 type MessageDetail = {
-  parked: Json; properties: Json; headers: Json; body: { kind: string; text: string; bytes: number; cut: boolean };
-  stack: string | null; history: { at: string | null; event: string }[]; edit: EditStart;
+  parked: Json;
+  properties: Json;
+  headers: Json;
+  body: { kind: string; text: string; bytes: number; cut: boolean };
+  stack: string | null;
+  history: { at: string | null; event: string }[];
+  edit: EditStart;
 };
 type Counts = { total: number; visited: number; kept: number; moved: number; deleted: number; notMoved: number };
 type Job = { id: string; kind: string; label: string; state: 'running' | 'done' | 'failed'; counts: Counts | null; result: Json | null; error: string | null };
@@ -77,7 +107,8 @@ const api = {
   groups: (queue: string, refresh = false) => call<GroupsReport>('GET', `${q(queue)}/groups${refresh ? '?refresh=1' : ''}`),
   messages: (queue: string, params: URLSearchParams) => call<MessageList>('GET', `${q(queue)}/messages?${params}`),
   message: (queue: string, id: string) => call<MessageDetail>('GET', `${q(queue)}/messages/${encodeURIComponent(id)}`),
-  messageAt: (queue: string, position: number, bodySha256: string) => call<MessageDetail>('GET', `${q(queue)}/positions/${position}?body-sha256=${encodeURIComponent(bodySha256)}`),
+  messageAt: (queue: string, position: number, bodySha256: string) =>
+    call<MessageDetail>('GET', `${q(queue)}/positions/${position}?body-sha256=${encodeURIComponent(bodySha256)}`),
   replay: (queue: string, body: Json) => call<Job>('POST', `${q(queue)}/replay`, body),
   purge: (queue: string, body: Json) => call<Job>('POST', `${q(queue)}/purge`, body),
   editReplay: (queue: string, id: string, body: EditRequest) => call<Job>('POST', `${q(queue)}/messages/${encodeURIComponent(id)}/edit-replay`, body),

@@ -27,7 +27,8 @@ function editRequest(start: EditStart, body: string | undefined, headersJson: st
   } catch (error) {
     return { problem: `The headers must be a JSON object: ${(error as Error).message}` };
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { problem: 'The headers must be a JSON object, such as {"tenant": "acme"}' };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { problem: 'The headers must be a JSON object, such as {"tenant": "acme"}' };
   const set: Record<string, HeaderValue> = {};
   const remove: string[] = [];
   for (const [name, value] of Object.entries(parsed)) {

@@ -22,35 +22,94 @@ function GroupDetailView({ queue, group }: { queue: string; group: string }) {
   const [failure, setFailure] = useState<string | undefined>();
   const replay = (expectedCount: number): void => {
     setConfirming(false);
-    api.replay(queue, { ...Object.fromEntries(params), expectedCount }).then((job) => setJobs((js) => [job, ...js]), (e: Error) => setFailure(e.message));
+    api.replay(queue, { ...Object.fromEntries(params), expectedCount }).then(
+      (job) => setJobs((js) => [job, ...js]),
+      (e: Error) => setFailure(e.message),
+    );
   };
   return (
     <Page title={`Group ${group}`} crumbs={[[queue, href('q', queue)]]}>
-      <form class="filters" onSubmit={(e) => { e.preventDefault(); setApplied(draft); }}>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(draft);
+        }}
+      >
         <fieldset>
           <legend>Filters (all must hold)</legend>
           {FIELDS.map(([name, label, hint]) => (
-            <label key={name}>{label} <input name={name} placeholder={hint} value={draft[name] ?? ''} onInput={(e) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value })} /></label>
+            <label key={name}>
+              {label}{' '}
+              <input
+                name={name}
+                placeholder={hint}
+                value={draft[name] ?? ''}
+                onInput={(e) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value })}
+              />
+            </label>
           ))}
-          <button type="submit" class="primary">Apply filters</button>
+          <button type="submit" class="primary">
+            Apply filters
+          </button>
         </fieldset>
       </form>
-      {jobs.map((job) => <JobProgress key={job.id} job={job} onDone={reload} />)}
-      {failure !== undefined && <p role="alert" class="error">{failure}</p>}
-      {data === undefined ? <Loading error={error} what="the messages" /> : (
+      {jobs.map((job) => (
+        <JobProgress key={job.id} job={job} onDone={reload} />
+      ))}
+      {failure !== undefined && (
+        <p role="alert" class="error">
+          {failure}
+        </p>
+      )}
+      {data === undefined ? (
+        <Loading error={error} what="the messages" />
+      ) : (
         <>
-          <p>{data.matched} message(s) match ({data.filter}){data.shown < data.matched ? `, the first ${data.shown} shown` : ''}.{' '}
-            {data.matched > 0 && <button type="button" onClick={() => setConfirming(true)}>Replay these {data.matched}</button>}</p>
-          {confirming && <Confirm question={`Replay the ${data.matched} message(s) that match (${data.filter})?`} action={`Replay ${data.matched}`} onConfirm={() => replay(data.matched)} onCancel={() => setConfirming(false)} />}
+          <p>
+            {data.matched} message(s) match ({data.filter}){data.shown < data.matched ? `, the first ${data.shown} shown` : ''}.{' '}
+            {data.matched > 0 && (
+              <button type="button" onClick={() => setConfirming(true)}>
+                Replay these {data.matched}
+              </button>
+            )}
+          </p>
+          {confirming && (
+            <Confirm
+              question={`Replay the ${data.matched} message(s) that match (${data.filter})?`}
+              action={`Replay ${data.matched}`}
+              onConfirm={() => replay(data.matched)}
+              onCancel={() => setConfirming(false)}
+            />
+          )}
           <table>
-            <thead><tr><th scope="col">Message id</th><th scope="col">Parked</th><th scope="col" class="num">Attempts</th><th scope="col">Error</th><th scope="col">Message</th><th scope="col" class="num">Bytes</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Message id</th>
+                <th scope="col">Parked</th>
+                <th scope="col" class="num">
+                  Attempts
+                </th>
+                <th scope="col">Error</th>
+                <th scope="col">Message</th>
+                <th scope="col" class="num">
+                  Bytes
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {data.messages.map((m, i) => (
                 <tr key={`${m.messageId}-${i}`}>
-                  <td>{m.messageId === null
-                    ? <a href={href('q', queue, 'p', String(m.position), m.bodySha256)}>(no id: message {m.position + 1} of the lot)</a>
-                    : <a href={href('q', queue, 'm', m.messageId)}>{m.messageId}</a>}</td>
-                  <td><Time iso={m.parkedAt} /></td>
+                  <td>
+                    {m.messageId === null ? (
+                      <a href={href('q', queue, 'p', String(m.position), m.bodySha256)}>(no id: message {m.position + 1} of the lot)</a>
+                    ) : (
+                      <a href={href('q', queue, 'm', m.messageId)}>{m.messageId}</a>
+                    )}
+                  </td>
+                  <td>
+                    <Time iso={m.parkedAt} />
+                  </td>
                   <td class="num">{m.attempts ?? '–'}</td>
                   <td>{m.errorName ?? '–'}</td>
                   <td class="text">{m.errorMessage ?? '–'}</td>

@@ -17,44 +17,97 @@ function GroupsView({ queue }: { queue: string }) {
   const run = (p: Pending): void => {
     setPending(undefined);
     const body = { group: p.group.key, expectedCount: p.group.count };
-    (p.kind === 'replay' ? api.replay(queue, body) : api.purge(queue, body)).then((job) => setJobs((js) => [job, ...js]), (e: Error) => setFailure(e.message));
+    (p.kind === 'replay' ? api.replay(queue, body) : api.purge(queue, body)).then(
+      (job) => setJobs((js) => [job, ...js]),
+      (e: Error) => setFailure(e.message),
+    );
   };
   const title = `Failure groups of ${queue}`;
   return (
     <Page title={title} crumbs={[[queue, href('q', queue)]]}>
-      {jobs.map((job) => <JobProgress key={job.id} job={job} onDone={() => setRefresh((r) => r + 1)} />)}
-      {failure !== undefined && <p role="alert" class="error">{failure}</p>}
+      {jobs.map((job) => (
+        <JobProgress key={job.id} job={job} onDone={() => setRefresh((r) => r + 1)} />
+      ))}
+      {failure !== undefined && (
+        <p role="alert" class="error">
+          {failure}
+        </p>
+      )}
       {pending !== undefined && (
         <Confirm
-          question={pending.kind === 'replay'
-            ? `Replay ${pending.group.count} message(s) of ${groupName(pending.group)} to ${pending.group.sourceQueue ?? 'their source queue'}?`
-            : `Delete ${pending.group.count} parked message(s) of ${groupName(pending.group)}? This cannot be undone.`}
+          question={
+            pending.kind === 'replay'
+              ? `Replay ${pending.group.count} message(s) of ${groupName(pending.group)} to ${pending.group.sourceQueue ?? 'their source queue'}?`
+              : `Delete ${pending.group.count} parked message(s) of ${groupName(pending.group)}? This cannot be undone.`
+          }
           action={pending.kind === 'replay' ? `Replay ${pending.group.count}` : `Delete ${pending.group.count}`}
           danger={pending.kind === 'purge'}
           onConfirm={() => run(pending)}
           onCancel={() => setPending(undefined)}
         />
       )}
-      {data === undefined ? <Loading error={error} what="the failure groups" /> : (
+      {data === undefined ? (
+        <Loading error={error} what="the failure groups" />
+      ) : (
         <>
-          <p class="muted">{data.grouped} of {data.parked} parked message(s) in {data.groups.length} group(s), read <Time iso={data.readAt} /> · <button type="button" onClick={() => setRefresh((r) => r + 1)}>Read again</button></p>
-          {data.groups.length === 0 ? <p>The parking lot is empty.</p> : (
+          <p class="muted">
+            {data.grouped} of {data.parked} parked message(s) in {data.groups.length} group(s), read <Time iso={data.readAt} /> ·{' '}
+            <button type="button" onClick={() => setRefresh((r) => r + 1)}>
+              Read again
+            </button>
+          </p>
+          {data.groups.length === 0 ? (
+            <p>The parking lot is empty.</p>
+          ) : (
             <table class="groups">
-              <thead><tr><th scope="col" class="num">Count</th><th scope="col">Error</th><th scope="col">Message</th><th scope="col">Source</th><th scope="col">First seen</th><th scope="col">Last seen</th><th scope="col">Sample</th><th scope="col">Actions</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col" class="num">
+                    Count
+                  </th>
+                  <th scope="col">Error</th>
+                  <th scope="col">Message</th>
+                  <th scope="col">Source</th>
+                  <th scope="col">First seen</th>
+                  <th scope="col">Last seen</th>
+                  <th scope="col">Sample</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
               <tbody>
                 {data.groups.map((g) => (
                   <tr key={g.key} data-group={g.key}>
                     <td class="num count">{g.count}</td>
-                    <td><strong>{g.errorName ?? '–'}</strong></td>
-                    <td class="text"><code>{g.message || '–'}</code></td>
+                    <td>
+                      <strong>{g.errorName ?? '–'}</strong>
+                    </td>
+                    <td class="text">
+                      <code>{g.message || '–'}</code>
+                    </td>
                     <td>{g.sourceQueue === null ? '–' : <Name text={g.sourceQueue} />}</td>
-                    <td><Time iso={g.firstSeen} /></td>
-                    <td><Time iso={g.lastSeen} /></td>
-                    <td>{g.sample.messageId === null ? '–' : <a href={href('q', queue, 'm', g.sample.messageId)} title={g.sample.errorMessage ?? ''}>{g.sample.messageId}</a>}</td>
+                    <td>
+                      <Time iso={g.firstSeen} />
+                    </td>
+                    <td>
+                      <Time iso={g.lastSeen} />
+                    </td>
+                    <td>
+                      {g.sample.messageId === null ? (
+                        '–'
+                      ) : (
+                        <a href={href('q', queue, 'm', g.sample.messageId)} title={g.sample.errorMessage ?? ''}>
+                          {g.sample.messageId}
+                        </a>
+                      )}
+                    </td>
                     <td class="actions">
                       <a href={href('q', queue, 'g', g.key)}>Messages</a>{' '}
-                      <button type="button" onClick={() => setPending({ kind: 'replay', group: g })}>Replay</button>{' '}
-                      <button type="button" class="danger" onClick={() => setPending({ kind: 'purge', group: g })}>Purge</button>
+                      <button type="button" onClick={() => setPending({ kind: 'replay', group: g })}>
+                        Replay
+                      </button>{' '}
+                      <button type="button" class="danger" onClick={() => setPending({ kind: 'purge', group: g })}>
+                        Purge
+                      </button>
                     </td>
                   </tr>
                 ))}

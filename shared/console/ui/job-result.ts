@@ -29,12 +29,16 @@ function replayLines(r: Json): string[] {
 function purgeLines(r: Json): string[] {
   const deleted = Number(r.deleted ?? 0);
   const selected = Number(r.selected ?? deleted);
-  return [deleted === 0 ? 'Deleted nothing.' : `Deleted ${count(deleted, 'parked message')}.`, ...(selected > deleted ? [`${selected - deleted} matching stayed parked.`] : [])];
+  return [
+    deleted === 0 ? 'Deleted nothing.' : `Deleted ${count(deleted, 'parked message')}.`,
+    ...(selected > deleted ? [`${selected - deleted} matching stayed parked.`] : []),
+  ];
 }
 
 function editReplayLines(r: Json): string[] {
   if (r.found === false) return ['The message is no longer in the parking lot: nothing was replayed.'];
-  if (typeof r.replayedTo === 'string') return [`${r.edited === true ? 'Replayed the edited message' : 'Nothing was changed: replayed the message as it was'} to ${r.replayedTo}.`];
+  if (typeof r.replayedTo === 'string')
+    return [`${r.edited === true ? 'Replayed the edited message' : 'Nothing was changed: replayed the message as it was'} to ${r.replayedTo}.`];
   return [`Left the message parked: ${typeof r.refused === 'string' ? r.refused : 'its queue does not exist or it names no source queue'}.`];
 }
 
@@ -43,7 +47,14 @@ function editReplayLines(r: Json): string[] {
  * @example jobResultText('replay', { byQueue: { orders: 4 }, unroutable: {}, noSource: 0, refused: [], unsendable: [], ending: 'done' }) // ['Replayed 4 messages to orders.']
  */
 function jobResultText(kind: string, result: Json): string[] {
-  const lines = kind === 'replay' ? replayLines(result) : kind === 'purge' ? purgeLines(result) : kind === 'edit-replay' ? editReplayLines(result) : [JSON.stringify(result)];
+  const lines =
+    kind === 'replay'
+      ? replayLines(result)
+      : kind === 'purge'
+        ? purgeLines(result)
+        : kind === 'edit-replay'
+          ? editReplayLines(result)
+          : [JSON.stringify(result)];
   const ending = ENDINGS[String(result.ending)];
   return ending === undefined ? lines : [...lines, ending];
 }

@@ -11,7 +11,11 @@ import { OverviewView } from './overview.js';
  * `m/<id>`, or `p/<position>/<body sha256>` when it has no id.
  */
 function route(): string[] {
-  return location.hash.replace(/^#\/?/, '').split('/').filter((p) => p !== '').map(decodeURIComponent);
+  return location.hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((p) => p !== '')
+    .map(decodeURIComponent);
 }
 
 function App() {
@@ -30,7 +34,8 @@ function App() {
   const key = parts.join('/');
   if (kind === 'q' && queue !== undefined && sub === 'g' && id !== undefined) return <GroupDetailView key={key} queue={queue} group={id} />;
   if (kind === 'q' && queue !== undefined && sub === 'm' && id !== undefined) return <MessageView key={key} queue={queue} pick={{ id }} />;
-  if (kind === 'q' && queue !== undefined && sub === 'p' && id !== undefined) return <MessageView key={key} queue={queue} pick={{ position: Number(id), bodySha256: parts[4] ?? '' }} />;
+  if (kind === 'q' && queue !== undefined && sub === 'p' && id !== undefined)
+    return <MessageView key={key} queue={queue} pick={{ position: Number(id), bodySha256: parts[4] ?? '' }} />;
   if (kind === 'q' && queue !== undefined) return <GroupsView key={key} queue={queue} />;
   return <OverviewView />;
 }

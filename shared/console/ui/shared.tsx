@@ -8,7 +8,13 @@ import { timeAgo } from './time-ago.js';
 const href = (...parts: string[]): string => `#/${parts.map(encodeURIComponent).join('/')}`;
 
 function Time({ iso }: { iso: string | null }) {
-  return iso === null ? <span>–</span> : <time dateTime={iso} title={iso}>{timeAgo(iso, Date.now())}</time>;
+  return iso === null ? (
+    <span>–</span>
+  ) : (
+    <time dateTime={iso} title={iso}>
+      {timeAgo(iso, Date.now())}
+    </time>
+  );
 }
 
 /**
@@ -16,7 +22,16 @@ function Time({ iso }: { iso: string | null }) {
  * (`qa.invoic|es`): the cells' CSS breaks a word only when nothing else fits.
  */
 function Name({ text }: { text: string }) {
-  return <>{text.split(/(?<=[./_-])/).map((part, i) => <Fragment key={i}>{i > 0 && <wbr />}{part}</Fragment>)}</>;
+  return (
+    <>
+      {text.split(/(?<=[./_-])/).map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 /** Loads data, showing loading and errors in words; `reload` runs it again. */
@@ -26,27 +41,54 @@ function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefi
   useEffect(() => {
     let live = true;
     setState({});
-    load().then((data) => live && setState({ data }), (error: Error) => live && setState({ error: error.message }));
-    return () => { live = false; };
+    load().then(
+      (data) => live && setState({ data }),
+      (error: Error) => live && setState({ error: error.message }),
+    );
+    return () => {
+      live = false;
+    };
   }, [...deps, round]);
   return { data: state.data, error: state.error, reload: () => setRound((r) => r + 1) };
 }
 
 function Loading({ error, what }: { error: string | undefined; what: string }) {
-  return error === undefined ? <p role="status">Reading {what}… (a walk of the parking lot: it stays as it was)</p> : <p role="alert" class="error">{error}</p>;
+  return error === undefined ? (
+    <p role="status">Reading {what}… (a walk of the parking lot: it stays as it was)</p>
+  ) : (
+    <p role="alert" class="error">
+      {error}
+    </p>
+  );
 }
 
 /**
  * A confirmation that names what will happen; the confirm button takes the focus, Escape cancels.
  */
-function Confirm({ question, action, danger, onConfirm, onCancel }: { question: string; action: string; danger?: boolean; onConfirm: () => void; onCancel: () => void }) {
+function Confirm({
+  question,
+  action,
+  danger,
+  onConfirm,
+  onCancel,
+}: {
+  question: string;
+  action: string;
+  danger?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const button = useRef<HTMLButtonElement>(null);
   useEffect(() => button.current?.focus(), []);
   return (
     <div class="confirm" role="alertdialog" aria-label={question} onKeyDown={(e) => e.key === 'Escape' && onCancel()}>
       <p>{question}</p>
-      <button ref={button} type="button" class={danger ? 'danger' : 'primary'} onClick={onConfirm}>{action}</button>{' '}
-      <button type="button" onClick={onCancel}>Cancel</button>
+      <button ref={button} type="button" class={danger ? 'danger' : 'primary'} onClick={onConfirm}>
+        {action}
+      </button>{' '}
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
     </div>
   );
 }
@@ -67,18 +109,39 @@ function JobProgress({ job: started, onDone }: { job: Job; onDone?: (job: Job) =
     <div class={`job ${job.state}`} role="status" aria-live="polite">
       <strong>{job.kind}</strong> {job.label}: <span class="state">{job.state}</span>
       {c !== null && <progress max={c.total || 1} value={c.visited} />}
-      {c !== null && <span> {c.visited}/{c.total} read · {c.moved} replayed · {c.deleted} deleted · {c.kept} kept</span>}
+      {c !== null && (
+        <span>
+          {' '}
+          {c.visited}/{c.total} read · {c.moved} replayed · {c.deleted} deleted · {c.kept} kept
+        </span>
+      )}
       {job.error !== null && <p class="error">{job.error}</p>}
-      {job.result !== null && <ul class="result">{jobResultText(job.kind, job.result).map((line) => <li key={line}>{line}</li>)}</ul>}
+      {job.result !== null && (
+        <ul class="result">
+          {jobResultText(job.kind, job.result).map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }
 
 function Page({ title, crumbs, children }: { title: string; crumbs?: [string, string][]; children: ComponentChildren }) {
-  useEffect(() => { document.title = `${title} · Boomerang console`; }, [title]);
+  useEffect(() => {
+    document.title = `${title} · Boomerang console`;
+  }, [title]);
   return (
     <main>
-      <nav aria-label="Breadcrumb"><a href="#/">Overview</a>{(crumbs ?? []).map(([label, link]) => <span key={link}> › <a href={link}>{label}</a></span>)}</nav>
+      <nav aria-label="Breadcrumb">
+        <a href="#/">Overview</a>
+        {(crumbs ?? []).map(([label, link]) => (
+          <span key={link}>
+            {' '}
+            › <a href={link}>{label}</a>
+          </span>
+        ))}
+      </nav>
       <h1 tabIndex={-1}>{title}</h1>
       {children}
     </main>

@@ -1,6 +1,11 @@
 /** How long ago a moment was, in the page's words. */
 
-const UNITS = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const;
+const UNITS = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+] as const;
 
 /**
  * The time since `iso` as the largest whole unit ("5m ago"), "just now" under a second (or a moment

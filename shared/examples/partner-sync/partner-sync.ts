@@ -28,8 +28,10 @@ function toRecord(message: BoomerangMessage): RecordMessage {
     throw new UnrecoverableError(`partner-sync message body is not valid JSON (${message.body.length} bytes)`);
   }
   const { id, record } = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
-  if (typeof id !== 'string' || !ID.test(id)) throw new UnrecoverableError(`partner-sync message needs "id": 1 to 128 letters, digits, or . _ ~ -; got ${JSON.stringify(id)?.slice(0, 60)}`);
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new UnrecoverableError(`partner-sync message ${id} needs "record": a JSON object`);
+  if (typeof id !== 'string' || !ID.test(id))
+    throw new UnrecoverableError(`partner-sync message needs "id": 1 to 128 letters, digits, or . _ ~ -; got ${JSON.stringify(id)?.slice(0, 60)}`);
+  if (typeof record !== 'object' || record === null || Array.isArray(record))
+    throw new UnrecoverableError(`partner-sync message ${id} needs "record": a JSON object`);
   return { id, record: record as Record<string, unknown> };
 }
 
@@ -63,7 +65,11 @@ function createPartnerSync(options: PartnerSyncOptions = {}): Handler {
         signal: AbortSignal.any([context.signal, timeout]),
       });
     } catch (error) {
-      const reason = context.signal.aborted ? 'was aborted: the invocation ran out of time' : timeout.aborted ? `timed out after ${httpTimeoutMs} ms` : `failed: ${(error as Error).message}`;
+      const reason = context.signal.aborted
+        ? 'was aborted: the invocation ran out of time'
+        : timeout.aborted
+          ? `timed out after ${httpTimeoutMs} ms`
+          : `failed: ${(error as Error).message}`;
       throw new PartnerUnavailableError(`${what} ${reason}`, { cause: error });
     }
     await response.body?.cancel().catch(() => undefined);

@@ -59,9 +59,11 @@ function createWebhookDelivery(options: WebhookDeliveryOptions = {}): Handler {
     try {
       response = await fetchFn(request, { signal: AbortSignal.any([context.signal, timeout]) });
     } catch (error) {
-      const reason = context.signal.aborted ? 'was aborted: the invocation ran out of time'
-        : timeout.aborted ? `timed out after ${httpTimeoutMs} ms`
-        : `failed: ${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}`;
+      const reason = context.signal.aborted
+        ? 'was aborted: the invocation ran out of time'
+        : timeout.aborted
+          ? `timed out after ${httpTimeoutMs} ms`
+          : `failed: ${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}`;
       throw new RetryableError(`${what} ${reason}`, { cause: error });
     }
     const { status } = response;
@@ -88,8 +90,7 @@ function createWebhookDelivery(options: WebhookDeliveryOptions = {}): Handler {
  * Reads `HTTP_TIMEOUT_MS` (milliseconds, 1 to 2147483647; unset or blank: 10000) from `env`.
  * @throws ConfigError naming the variable and the bad value.
  */
-const httpTimeoutMsFromEnv = (env: Env = process.env): number =>
-  envInt(env, 'HTTP_TIMEOUT_MS', DEFAULT_HTTP_TIMEOUT_MS, 1, MAX_TIMEOUT_MS);
+const httpTimeoutMsFromEnv = (env: Env = process.env): number => envInt(env, 'HTTP_TIMEOUT_MS', DEFAULT_HTTP_TIMEOUT_MS, 1, MAX_TIMEOUT_MS);
 
 /** The handler the engine runs, configured once per container from the environment. */
 const handle: Handler = createWebhookDelivery({ httpTimeoutMs: httpTimeoutMsFromEnv() });

@@ -3,8 +3,7 @@ import type { BoomerangMessage } from '../../message/message.js';
 
 const invalid = (reason: string) => new UnrecoverableError(`webhook message ${reason}`);
 const preview = (value: unknown) => String(JSON.stringify(value)).slice(0, 100);
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 // For values that may hold headers (and so tokens): only their kind is shown.
 const kindOf = (value: unknown) => (Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value);
 
@@ -30,7 +29,8 @@ function toRequest(message: BoomerangMessage): Request {
   if (!isObject(input)) throw invalid(`body is not a JSON object: got ${kindOf(input)}`);
   const { url, method = 'POST', headers = {}, body } = input;
   const target = typeof url === 'string' && URL.canParse(url) ? new URL(url) : undefined;
-  if (target?.protocol !== 'http:' && target?.protocol !== 'https:') throw invalid(`has no valid url: ${whatUrl(url, target)}; expected an absolute http(s) URL`);
+  if (target?.protocol !== 'http:' && target?.protocol !== 'https:')
+    throw invalid(`has no valid url: ${whatUrl(url, target)}; expected an absolute http(s) URL`);
   // Not echoed: credentials in a URL are secrets, and fetch refuses them anyway.
   if (target.username || target.password) throw invalid('has a url with credentials; send them in headers');
   if (typeof method !== 'string') throw invalid(`has a method that is not a string: got ${preview(method)}`);

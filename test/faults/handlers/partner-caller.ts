@@ -15,7 +15,12 @@ export const handle: Handler = async (message, { signal }) => {
   // When the rate limit let it start: what the limit promises, before the machine's load delays the send.
   const startedAt = performance.timeOrigin + performance.now();
   const id = messageKey(message.properties.messageId, message.body);
-  const response = await fetch(`${partner}/calls`, { method: 'POST', headers: { 'x-message-id': id, 'x-sender': String(process.pid), 'x-started-at': startedAt.toFixed(3) }, body: message.body, signal });
+  const response = await fetch(`${partner}/calls`, {
+    method: 'POST',
+    headers: { 'x-message-id': id, 'x-sender': String(process.pid), 'x-started-at': startedAt.toFixed(3) },
+    body: message.body,
+    signal,
+  });
   if (!response.ok) throw new Error(`the partner answered ${response.status}`);
   const copy = message.headers['boomerang-copy-id'];
   appendFileSync(recordFile, `S ${id} ${message.retryNo} ${typeof copy === 'string' ? copy : '-'} ${process.pid} ${Date.now()} -\n`);
