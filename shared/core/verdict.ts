@@ -53,9 +53,12 @@ type Verdict =
  */
 type GiveBackReason = 'out-of-time' | 'no-delay-path' | 'too-large';
 
+/** A park verdict: what the too-large path (pull/park-uncopyable.ts) carries out. */
+type ParkVerdict = Extract<Verdict, { kind: 'park' }>;
+
 const ACK: Verdict = Object.freeze({ kind: 'ack', unkeyed: false });
 const ACK_UNKEYED: Verdict = Object.freeze({ kind: 'ack', unkeyed: true });
 const DUPLICATE: Verdict = Object.freeze({ kind: 'duplicate' });
 
 export { ACK, ACK_UNKEYED, DUPLICATE };
-export type { GiveBackReason, Verdict };
+export type { GiveBackReason, ParkVerdict, Verdict };

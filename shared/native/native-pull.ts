@@ -1,111 +1,213 @@
+/**
+ * The native transport (`delayMode: 'native'`, RabbitMQ 4.3+): the work queue over AMQP 1.0, taken
+ * with up to BATCH_SIZE unsettled deliveries at a time, each verdict settled with one AMQP 1.0
+ * outcome that the broker carries out (native-annotations.ts): it delays, dead-letters or drops the
+ * message as told, and nothing is published. What is not settled when the link closes goes back to
+ * the queue. The invocation around it is core/invocation.ts.
+ */
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { Config } from '../config/config.js';
-import { type BrokerConnectionError, isNamedError } from '../errors.js';
-import { invocationDeadlines } from '../core/deadlines.js';
-import { Tally } from '../core/tally.js';
-import { brokerVersionOf } from '../topology/broker-ops.js';
+import { describeFailure, failureOf } from '../copy/failure-copy.js';
+import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, type Transport } from '../core/invocation.js';
+import type { Origin } from '../core/lifecycle-options.js';
+import { type ModeSettings, nativeSettings } from '../core/mode-settings.js';
+import { readPause } from '../core/pause-marking.js';
 import { PullAbortedError } from '../core/pull-aborted-error.js';
-import type { PullOptions } from '../core/pull-options.js';
-import type { Summary } from '../observability/summary.js';
+import type { Tally } from '../core/tally.js';
+import type { Verdict } from '../core/verdict.js';
+import { type BrokerConnectionError, isNamedError } from '../errors.js';
+import type { Delivery } from '../message/copy-message.js';
+import { type InvocationMetrics, noMetrics } from '../observability/metrics.js';
+import type { Outcome as SummaryOutcome, Summary } from '../observability/summary.js';
+import { brokerVersionOf } from '../topology/broker-ops.js';
 import { nativeBrokerRefusal } from '../topology/native-broker.js';
+import type { Amqp10Connection } from './amqp10-connection.js';
 import { connectAmqp10FromConfig } from './amqp10-from-config.js';
-import { settleUntilDone } from './native-loop.js';
-import { type NativeManagement, openNativeManagement } from './native-management.js';
-import { isUnconvertible, sweepUnconvertible } from './unconvertible-sweep.js';
-import { NativeReceiver } from './native-receiver.js';
-import { SettlementWriter } from './settlement-writer.js';
 import { amqp10PauseMarker } from './amqp10-pause-marker.js';
-import { PauseMarking, pausedSummary, readPause } from '../core/pause-marking.js';
+import { NativeAnnotation, nativeOutcome } from './native-annotations.js';
+import { fromAmqp10 } from './native-delivery.js';
+import { type NativeManagement, openNativeManagement } from './native-management.js';
+import { NativeReceiver, type Received } from './native-receiver.js';
+import { SettlementWriter } from './settlement-writer.js';
+import { isUnconvertible, sweepUnconvertible } from './unconvertible-sweep.js';
 
 /** The longest the parking lot's depth is waited for at the end (one request takes about 1 ms). */
 const PARKED_DEPTH_WAIT_MS = 1_000;
 
 /**
- * One invocation of the pull function on a native queue (`delayMode: 'native'`, RabbitMQ 4.3+):
- * connect over AMQP 1.0, refuse a broker older than 4.3 before anything is taken, take up to
- * BATCH_SIZE unsettled deliveries at a time and settle each one with the outcome its verdict asks
- * for; the broker delays, dead-letters or drops each as told. Whatever is not settled when the
- * connection closes goes back to the queue. With `checkTopology` (the default; the pull function asks
- * for it at a container's first invocation) the work queue and the parking lot are checked before the
- * receiver attaches (native-topology-check.ts); the parking lot's depth is read at the end. The queue's
- * pause marker is read before the receiver attaches: a paused queue takes nothing.
+ * One invocation of the pull function on a native queue: connect over AMQP 1.0, refuse a broker
+ * older than 4.3 before anything is taken, then take and settle (core/invocation.ts). With
+ * `checkTopology` (the default; the pull function asks for it at a container's first invocation) the
+ * work queue and the parking lot are checked before the receiver attaches (native-topology-check.ts).
+ * The queue's pause marker is read before the receiver attaches: a paused queue takes nothing.
+ * @example const summary = await runNativePull({ config, handler, budgetMs, log }, { checkTopology: true });
  */
-async function runNativePull(options: PullOptions, checks: { readonly checkTopology?: boolean } = {}): Promise<Summary> {
-  const { config, log } = options;
-  const startedAt = Date.now();
-  const { stopTakingAt, hardStopAt } = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
-  const tally = new Tally(options.tracer);
-  const broker = await connectAmqp10FromConfig(config, { connectionName: config.functionName, log }).catch((error: unknown) =>
-    refuseOlderBroker(config, error),
-  );
-  let receiver: NativeReceiver;
-  let management: NativeManagement;
-  try {
-    const refusal = nativeBrokerRefusal(broker.brokerVersion);
-    if (refusal !== undefined) throw refusal;
-    management = await openNativeManagement(broker.connection, { config, log, checkTopology: checks.checkTopology ?? true });
-    const pausedUntil = await readPause(amqp10PauseMarker(broker.connection, management.api, config.workQueue), log);
-    // An earlier invocation heard the partner say "slow down": attach nothing until the pause is over.
-    if (pausedUntil !== undefined) {
-      await broker.close();
-      return pausedSummary(tally, pausedUntil, startedAt);
-    }
-    receiver = await NativeReceiver.open(broker.connection, config.workQueue, config.batchSize);
-  } catch (error) {
-    await broker.close();
-    throw error;
-  }
-  const marking = new PauseMarking((queue) => amqp10PauseMarker(broker.connection, management.api, queue), log, config.functionName);
-  let failure: Error | undefined;
-  try {
-    const broken = new AbortController();
-    broker.lost.then(
-      (error) => {
-        failure ??= error;
-        broken.abort(error);
-      },
-      () => undefined,
-    );
-    await settleUntilDone({
-      options,
-      receiver,
-      writer: new SettlementWriter(),
-      tally,
-      stopTakingAt,
-      hardStopAt,
-      broken: broken.signal,
-      onPause: marking.started,
-    });
-    receiver.close();
-    await marking.written(hardStopAt - Date.now());
-    tally.parkedDepth(await management.parkedDepth(Math.min(PARKED_DEPTH_WAIT_MS, hardStopAt - Date.now())));
-  } catch (error) {
-    failure ??= error as Error;
-  } finally {
-    await broker.close();
-  }
-  if (failure === undefined) return tally.finish(startedAt);
-  const swept = isUnconvertible(failure) ? await sweep(options, tally) : '';
-  tally.fail('connection-lost');
-  const summary = tally.finish(startedAt);
-  throw new PullAbortedError(
-    `Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.${swept}`,
-    summary,
-    { cause: failure, reason: 'connection-lost' },
-  );
+function runNativePull(options: InvocationOptions, checks: { readonly checkTopology?: boolean } = {}): Promise<Summary> {
+  return runInvocation(openNative(options, checks.checkTopology ?? true), options);
 }
 
-/** Parks what the broker could not convert (see unconvertible-sweep.ts); says what it did, for the error. */
-async function sweep(options: PullOptions, tally: Tally): Promise<string> {
-  const { config, log } = options;
-  try {
-    const parked = await sweepUnconvertible(config, log, config.batchSize);
-    tally.receive(parked);
-    for (let i = 0; i < parked; i++) tally.settle('parked');
-    return ` The broker ended the session over a message it cannot convert to AMQP 1.0; ${parked} such message(s) at the head of ${config.workQueue} went to ${config.parkingQueue} as they were.`;
-  } catch (error) {
-    log.error('could not look for a message AMQP 1.0 cannot carry', { reason: (error as Error).message });
-    return '';
+function openNative(options: InvocationOptions, checkTopology: boolean): OpenTransport {
+  return async ({ tally }) => {
+    const { config, log } = options;
+    const broker = await connectAmqp10FromConfig(config, { connectionName: config.functionName, log }).catch((error: unknown) =>
+      refuseOlderBroker(config, error),
+    );
+    try {
+      const refusal = nativeBrokerRefusal(broker.brokerVersion);
+      if (refusal !== undefined) throw refusal;
+      const management = await openNativeManagement(broker.connection, { config, log, checkTopology });
+      const markerOf = (queue: string) => amqp10PauseMarker(broker.connection, management.api, queue);
+      const pausedUntil = await readPause(markerOf(config.workQueue), log);
+      // An earlier invocation heard the partner say "slow down": attach nothing until the pause is over.
+      if (pausedUntil !== undefined) {
+        await broker.close();
+        return { transport: undefined, pausedUntil };
+      }
+      const receiver = await NativeReceiver.open(broker.connection, config.workQueue, config.batchSize);
+      return { transport: new NativeTransport(options, broker, receiver, management, tally), markerOf };
+    } catch (error) {
+      await broker.close();
+      throw error;
+    }
+  };
+}
+
+class NativeTransport implements Transport {
+  // The retry count travels in an annotation (a header to the handler): RETRY_HEADER does not apply.
+  public readonly retryHeader = NativeAnnotation.retryNo;
+  public readonly settings: ModeSettings = nativeSettings(NativeAnnotation.failedSettlements);
+  public readonly maxMessages: number;
+  public readonly settleHoldsTurn = false;
+  private readonly broken = new AbortController();
+  private readonly writer = new SettlementWriter();
+  /** Taken and not settled, with rhea's delivery to settle. */
+  private readonly open = new Map<Delivery, Received>();
+  private readonly origin: Origin;
+  private readonly metrics: InvocationMetrics;
+
+  public constructor(
+    private readonly options: InvocationOptions,
+    private readonly broker: Amqp10Connection,
+    private readonly receiver: NativeReceiver,
+    private readonly management: NativeManagement,
+    private readonly tally: Tally,
+  ) {
+    this.maxMessages = options.config.maxMessages;
+    this.origin = { queue: options.config.workQueue };
+    this.metrics = options.metrics ?? noMetrics;
+    broker.lost.then(
+      (error: Error) => this.broken.abort(error),
+      () => undefined,
+    );
+  }
+
+  public get lost(): AbortSignal {
+    return this.broken.signal;
+  }
+
+  public get outstanding(): number {
+    return this.receiver.outstanding;
+  }
+
+  public async take(waitMs: number): Promise<Taken | undefined> {
+    const received = await this.receiver.take(waitMs);
+    return received === undefined ? undefined : this.admit(received);
+  }
+
+  public ended(): 'consumer-cancelled' | undefined {
+    return this.receiver.cancelledByBroker ? 'consumer-cancelled' : undefined;
+  }
+
+  public takeBuffered(): Taken[] {
+    return this.receiver.takeBuffered().map((received) => this.admit(received));
+  }
+
+  /** One outcome per verdict, final once written: there is no copy to wait for, so no fallback. */
+  public settle(taken: Taken, verdict: Verdict): undefined {
+    const { delivery } = taken;
+    const received = this.open.get(delivery);
+    if (received === undefined || this.broken.signal.aborted) return undefined;
+    const { config, log } = this.options;
+    this.open.delete(delivery);
+    this.writer.settle(received.delivery, nativeOutcome(verdict, delivery, { now: Date.now(), functionName: config.functionName }));
+    this.receiver.settled();
+    this.tally.settle(summaryOutcome(verdict), delivery);
+    if (verdict.kind === 'retry') this.metrics.retryDelay(verdict.delayMs);
+    // The same line the copy path writes for a park (copy/failure-copy.ts).
+    if (verdict.kind === 'park')
+      log.warn('message parked', { ...describeFailure(failureOf(delivery, verdict)), reason: verdict.reason, parkingQueue: config.parkingQueue });
+    return undefined;
+  }
+
+  /** Drains the credit: after the broker's answer nothing more arrives. */
+  public async stopTaking(): Promise<Taken[]> {
+    await this.receiver.stop();
+    return this.takeBuffered();
+  }
+
+  public async finish(deadlines: { readonly hardStopAt: number }): Promise<void> {
+    if (this.broken.signal.aborted) return;
+    await this.writer.flushed();
+    this.receiver.close();
+    this.tally.parkedDepth(await this.management.parkedDepth(Math.min(PARKED_DEPTH_WAIT_MS, deadlines.hardStopAt - Date.now())));
+  }
+
+  public close(): Promise<void> {
+    return this.broker.close();
+  }
+
+  /** A lost connection; when the broker ended the session over a message it cannot convert, that message is parked first. */
+  public async failed(failure: Error): Promise<{ reason: 'connection-lost'; error: (summary: Summary) => Error }> {
+    const { workQueue } = this.options.config;
+    const swept = isUnconvertible(failure) ? await this.sweep() : '';
+    return {
+      reason: 'connection-lost',
+      error: (summary) =>
+        new PullAbortedError(
+          `Invocation ended early: ${failure.message}. Unsettled messages went back to ${workQueue}; the next invocation carries on.${swept}`,
+          summary,
+          { cause: failure, reason: 'connection-lost' },
+        ),
+    };
+  }
+
+  private admit(received: Received): Taken {
+    this.tally.receive();
+    const { delivery, problem } = fromAmqp10(received.message);
+    this.open.set(delivery, received);
+    return { delivery, origin: problem === undefined ? this.origin : { ...this.origin, problem } };
+  }
+
+  /** Parks what the broker could not convert (see unconvertible-sweep.ts); says what it did, for the error. */
+  private async sweep(): Promise<string> {
+    const { config, log } = this.options;
+    try {
+      const parked = await sweepUnconvertible(config, log, config.batchSize);
+      this.tally.receive(parked);
+      for (let i = 0; i < parked; i++) this.tally.settle('parked');
+      return ` The broker ended the session over a message it cannot convert to AMQP 1.0; ${parked} such message(s) at the head of ${config.workQueue} went to ${config.parkingQueue} as they were.`;
+    } catch (error) {
+      log.error('could not look for a message AMQP 1.0 cannot carry', { reason: (error as Error).message });
+      return '';
+    }
+  }
+}
+
+/** What the summary counts a settlement as. */
+function summaryOutcome(verdict: Verdict): SummaryOutcome {
+  switch (verdict.kind) {
+    case 'ack':
+      return 'acked';
+    case 'duplicate':
+      return 'skippedDuplicates';
+    case 'retry':
+      return 'retried';
+    case 'park':
+      return 'parked';
+    case 'defer':
+      return 'deferred';
+    case 'give-back':
+      return 'requeued';
   }
 }
 

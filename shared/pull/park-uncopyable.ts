@@ -21,7 +21,7 @@ import { workQueueSpec } from '../topology/plan.js';
 import { readArguments } from '../topology/read-arguments.js';
 import type { TopologyOptions } from '../topology/types.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
-import type { ParkVerdict } from './settle-verdict.js';
+import type { ParkVerdict } from '../core/verdict.js';
 
 type UncopyableDeps = {
   readonly connection: ChannelModel;

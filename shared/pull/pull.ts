@@ -1,121 +1,275 @@
-import type { ConfirmChannel } from 'amqplib';
+/**
+ * The pull transport: the work queue over AMQP 0-9-1, taken by a short-lived consumer (prefetch =
+ * BATCH_SIZE), each verdict settled by an ack, a copy then an ack (publish-then-ack; the reverse with
+ * ack-then-publish), a nack with requeue, or a reject the broker dead-letters. The invocation around it
+ * (deadlines, pause, take loop, end sequence, summary) is core/invocation.ts.
+ */
+import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { amqplibTextFailure } from '../amqp/amqplib-text.js';
-import { connectFromConfig } from '../amqp/connect-from-config.js';
-import { type Config, topologyOptionsFromConfig } from '../config/config.js';
-import { readParkedDepth } from '../amqp/parked-depth.js';
-import { DeliveryLedger } from './delivery-ledger.js';
-import { consumeUntilDone } from './pull-loop.js';
-import { BrokerConnectionError, isNamedError, type PublishError } from '../errors.js';
-import { PullAbortedError } from '../core/pull-aborted-error.js';
-import type { PullOptions } from '../core/pull-options.js';
-import { TopologyDriftError } from '../core/topology-drift-error.js';
-import type { Summary } from '../observability/summary.js';
-import { invocationDeadlines } from '../core/deadlines.js';
-import { Tally } from '../core/tally.js';
-import { parseBrokerVersion } from '../core/mode-settings.js';
-import { brokerVersionOf } from '../topology/broker-ops.js';
-import { DRIFT_REMEDY, forgetDelayPathMarker } from '../copy/delay-path-check.js';
 import { brokerPauseMarker } from '../amqp/broker-pause-marker.js';
-import { PauseMarking, pausedSummary, readPause } from '../core/pause-marking.js';
+import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
+import { connectFromConfig } from '../amqp/connect-from-config.js';
+import type { BrokerConnection } from '../amqp/connection.js';
+import { readParkedDepth } from '../amqp/parked-depth.js';
+import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
+import { topologyOptionsFromConfig } from '../config/config.js';
+import { DRIFT_REMEDY, forgetDelayPathMarker } from '../copy/delay-path-check.js';
+import { describeDelivery, failureOf } from '../copy/failure-copy.js';
+import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, type Transport } from '../core/invocation.js';
+import type { Origin } from '../core/lifecycle-options.js';
+import { type ModeSettings, parseBrokerVersion, pullSettings } from '../core/mode-settings.js';
+import { readPause } from '../core/pause-marking.js';
+import { PullAbortedError } from '../core/pull-aborted-error.js';
+import type { FailureReason, Tally } from '../core/tally.js';
+import { TopologyDriftError } from '../core/topology-drift-error.js';
+import type { ParkVerdict, Verdict } from '../core/verdict.js';
+import { BrokerConnectionError, isNamedError, type PublishError } from '../errors.js';
+import { noMetrics } from '../observability/metrics.js';
+import type { Summary } from '../observability/summary.js';
+import { brokerVersionOf } from '../topology/broker-ops.js';
+import { createDelayRouter } from '../topology/plan.js';
+import { DeliveryLedger } from './delivery-ledger.js';
+import { type DispositionDeps, disposeOfFailure } from './dispositions.js';
+
+/** What one pull invocation (`runPull`) is given. */
+type PullOptions = InvocationOptions & {
+  /**
+   * Runs once connected, before any message is taken; a throw ends the invocation with that error
+   * (the wrapper checks the delay path here, once per container). @default none
+   */
+  readonly beforeConsume?: (connection: ChannelModel) => Promise<void>;
+};
 
 /**
- * One invocation of the scheduled pull function: connect, consume the work queue with a short-lived
- * consumer (prefetch = BATCH_SIZE) until it is idle, MAX_MESSAGES were taken or the budget nears its
- * end, run the handler on each delivery with bounded concurrency, and ack, retry or park each one.
- * The circuit breaker starts half-open (one message at a time until a success); when it opens, the
- * invocation stops calling the handler and defers what it holds. A partner's "slow down" (a handler's
- * error or a rule with `pauseQueue`) does the same for the pause's time, and marks the queue paused on
- * the broker: an invocation that finds the mark takes nothing. Whatever is not settled by the end
- * goes back to the queue, and the connection is always closed.
+ * One invocation of the scheduled pull function: connect, check, read the pause marker, then take and
+ * settle (core/invocation.ts). Whatever is not settled by the end goes back to the queue, and the
+ * connection is always closed.
+ * @example const summary = await runPull({ config, handler, budgetMs: context.getRemainingTimeInMillis(), log });
  */
-async function runPull(options: PullOptions): Promise<Summary> {
-  const { config, log } = options;
-  const startedAt = Date.now();
-  const { stopTakingAt, hardStopAt, settleBy } = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
-  const tally = new Tally(options.tracer);
-  const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
-  // The check, the pause marker's read and the opening of the channel (open, confirm.select) wait on
-  // the broker at the same time: an invocation pays for the slowest, not for all. Nothing is consumed
-  // before the check passed, so a failed check gives back nothing and counts no delivery.
-  const opening = broker.connection.createConfirmChannel();
-  const marker = brokerPauseMarker(broker.connection, config.workQueue);
-  let channel: ConfirmChannel;
-  try {
-    let pausedUntil: number | undefined;
-    [, channel, pausedUntil] = await Promise.all([options.beforeConsume?.(broker.connection), opening, readPause(marker, log)]);
-    // An earlier invocation heard the partner say "slow down": take nothing until the pause is over.
-    if (pausedUntil !== undefined) {
+function runPull(options: PullOptions): Promise<Summary> {
+  return runInvocation(openPull(options), options);
+}
+
+/**
+ * Connects and opens the consumer. The check, the pause marker's read and the opening of the channel
+ * (open, confirm.select) wait on the broker at the same time: an invocation pays for the slowest, not
+ * for all. Nothing is consumed before the check passed, so a failed check gives back nothing.
+ */
+function openPull(options: PullOptions): OpenTransport {
+  return async ({ tally }) => {
+    const { config, log } = options;
+    const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
+    const opening = broker.connection.createConfirmChannel();
+    const marker = brokerPauseMarker(broker.connection, config.workQueue);
+    try {
+      const [, channel, pausedUntil] = await Promise.all([options.beforeConsume?.(broker.connection), opening, readPause(marker, log)]);
+      if (pausedUntil !== undefined) {
+        await broker.close();
+        return { transport: undefined, pausedUntil };
+      }
+      const transport = await PullTransport.start(options, broker, channel, tally);
+      return { transport, markerOf: () => marker };
+    } catch (error) {
+      await opening.catch(() => undefined);
       await broker.close();
-      return pausedSummary(tally, pausedUntil, startedAt);
+      throw error;
     }
-  } catch (error) {
-    await opening.catch(() => undefined);
-    await broker.close();
-    throw error;
-  }
-  const marking = new PauseMarking(() => marker, log, config.functionName);
-  let failure: Error | undefined;
-  let copyFailure: Error | undefined;
-  let closing = false;
-  try {
-    const channelClosed = new Promise<Error>((resolve) => {
-      channel.on('error', (error: Error) =>
-        resolve(new BrokerConnectionError(`The channel closed: ${error.message}`, { cause: error, reason: 'channel-closed' })),
-      );
-      channel.on('close', () => {
-        // A lost connection closes the channel first: give the connection's own report a moment to win.
-        if (!closing) setTimeout(() => resolve(new BrokerConnectionError('The channel closed', { reason: 'channel-closed' })), 100).unref();
-      });
-    });
-    const broken = new AbortController();
-    Promise.race([broker.lost, channelClosed]).then(
-      (error) => {
-        failure ??= error;
-        broken.abort(error);
-      },
-      () => undefined,
-    );
-    const ledger = new DeliveryLedger(channel, tally);
-    const brokerVersion = parseBrokerVersion(brokerVersionOf(broker.connection));
-    copyFailure = await consumeUntilDone({
-      options,
-      connection: broker.connection,
-      channel,
+  };
+}
+
+class PullTransport implements Transport {
+  public readonly maxMessages: number;
+  public readonly settleHoldsTurn = false;
+  public readonly settings: ModeSettings;
+  private readonly origin: Origin;
+  private readonly deps: DispositionDeps;
+  private copyFailure: Error | undefined;
+  private parkUncopyable: ((delivery: ConsumeMessage, verdict: ParkVerdict) => Promise<void>) | undefined;
+
+  private constructor(
+    private readonly options: PullOptions,
+    private readonly broker: BrokerConnection,
+    private readonly channel: ConfirmChannel,
+    private readonly consumer: ShortLivedConsumer,
+    private readonly ledger: DeliveryLedger,
+    private readonly tally: Tally,
+    private readonly broken: AbortController,
+    /** Set before our own close of the channel, which is no failure. */
+    private readonly watch: { closing: boolean },
+  ) {
+    const { config, log } = options;
+    const topology = topologyOptionsFromConfig(config);
+    this.maxMessages = config.maxMessages;
+    this.origin = { queue: config.workQueue };
+    this.settings = pullSettings(config, topology, parseBrokerVersion(brokerVersionOf(broker.connection)));
+    // Built on the first retry: with MAX_RETRIES=0 there is no delay path, and none is ever asked for.
+    let route: ReturnType<typeof createDelayRouter> | undefined;
+    const { ackOrder, retryHeader, workQueue, parkingQueue, functionName, maxMessageBytes } = config;
+    this.deps = {
+      log,
+      metrics: options.metrics ?? noMetrics,
+      retryHeader,
+      functionName,
+      parkingQueue,
+      delayRoute: (delayMs: number) => (route ??= createDelayRouter(topology))(delayMs),
+      now: () => new Date(),
+      publisher: new ConfirmPublisher(channel, config.publishTimeoutMs, maxMessageBytes),
+      maxMessageBytes,
       ledger,
-      tally,
-      broker: brokerVersion,
-      stopTakingAt,
-      hardStopAt,
-      settleBy,
-      broken: broken.signal,
-      onPause: marking.started,
-    });
-    await marking.written(settleBy - Date.now());
-    closing = failure === undefined;
-    if (closing) {
-      await channel.close().catch(() => undefined);
-      // A copy came back unroutable although the delay path was checked: its marker vouched for a
-      // queue that is gone. Deleted now, the next cold start (here or in another container) checks
-      // each destination and takes nothing, instead of bouncing another batch.
-      if (isReturned(copyFailure)) await forgetDelayPathMarker(broker.connection, topologyOptionsFromConfig(config));
-      tally.parkedDepth(await readParkedDepth(broker.connection, config.parkingQueue));
-    }
-  } catch (error) {
-    failure ??= error as Error;
-  } finally {
-    await broker.close();
+      ackOrder,
+      workQueue,
+      onCopyFailed: (error) => {
+        if (this.copyFailure === undefined) log.error('a copy was not confirmed; no more messages are taken in this invocation', { reason: error.message });
+        this.copyFailure ??= error;
+      },
+    };
   }
-  if (failure !== undefined) tally.fail(lostWhat(failure));
-  const summary = tally.finish(startedAt);
-  if (failure !== undefined) {
-    throw new PullAbortedError(
-      `Invocation ended early: ${failure.message}. Unsettled messages went back to ${config.workQueue}; the next invocation carries on.`,
-      summary,
-      { cause: failure, reason: summary.stoppedBecause as 'channel-closed' | 'connection-lost' },
+
+  /** Starts the consumer on an open channel; the transport is lost when the channel or the connection is. */
+  public static async start(options: PullOptions, broker: BrokerConnection, channel: ConfirmChannel, tally: Tally): Promise<PullTransport> {
+    const broken = new AbortController();
+    const watch = { closing: false };
+    const lose = (error: Error): void => broken.abort(error);
+    channel.on('error', (error: Error) => lose(new BrokerConnectionError(`The channel closed: ${error.message}`, { cause: error, reason: 'channel-closed' })));
+    channel.on('close', () => {
+      // A lost connection closes the channel first: give the connection's own report a moment to win.
+      if (!watch.closing) setTimeout(() => lose(new BrokerConnectionError('The channel closed', { reason: 'channel-closed' })), 100).unref();
+    });
+    broker.lost.then(lose, () => undefined);
+    const consumer = await ShortLivedConsumer.start(channel, options.config.workQueue, options.config.batchSize, { stopOn: broken.signal });
+    return new PullTransport(options, broker, channel, consumer, new DeliveryLedger(channel, tally), tally, broken, watch);
+  }
+
+  public get lost(): AbortSignal {
+    return this.broken.signal;
+  }
+
+  public get outstanding(): number {
+    return this.ledger.outstanding;
+  }
+
+  public async take(waitMs: number): Promise<Taken | undefined> {
+    const delivery = await this.consumer.take(waitMs);
+    return delivery === undefined ? undefined : this.received(delivery);
+  }
+
+  public ended(): 'publish-failed' | 'consumer-cancelled' | undefined {
+    if (this.copyFailure !== undefined) return 'publish-failed';
+    return this.consumer.cancelledByBroker ? 'consumer-cancelled' : undefined;
+  }
+
+  public takeBuffered(): Taken[] {
+    return this.consumer.takeBuffered().map((delivery) => this.received(delivery));
+  }
+
+  /**
+   * The fallback chain of a pull verdict: an ack; a copy then an ack (a copy that fails gives the
+   * original back and stops the taking; ack-then-publish falls back to a parked copy, then a lean one);
+   * a park no copy can carry, rejected to the broker's dead-lettering; or a nack with requeue.
+   */
+  public settle(taken: Taken, verdict: Verdict): Promise<void> | undefined {
+    const delivery = taken.delivery as ConsumeMessage;
+    const { ledger, deps } = this;
+    if (!ledger.isOpen(delivery)) return undefined;
+    switch (verdict.kind) {
+      case 'ack':
+        if (ledger.ack(delivery, 'acked') && deps.log.debugEnabled) deps.log.debug('message acked', describeDelivery(delivery));
+        return undefined;
+      case 'duplicate':
+        if (ledger.ack(delivery, 'skippedDuplicates') && deps.log.debugEnabled)
+          deps.log.debug('duplicate acked without calling the handler: its idempotency key had completed', describeDelivery(delivery));
+        return undefined;
+      case 'give-back':
+        ledger.requeue(delivery);
+        return undefined;
+      case 'park':
+        if (!verdict.copyable) return this.parkWithoutCopy(delivery, verdict);
+        return disposeOfFailure(deps, { ...failureOf(delivery, verdict), delivery });
+      default:
+        return disposeOfFailure(deps, { ...failureOf(delivery, verdict), delivery });
+    }
+  }
+
+  /** Sends the acks of this turn, then cancels the consumer: what arrived meanwhile goes back untouched. */
+  public async stopTaking(): Promise<Taken[]> {
+    // Late acks (after the hard stop) are sent together after the cancel (see DeliveryLedger#hold).
+    this.ledger.hold();
+    await this.consumer.stop().catch(() => undefined);
+    return this.takeBuffered();
+  }
+
+  public async finish(): Promise<void> {
+    const { config, log } = this.options;
+    const givenBack = this.ledger.requeueAll();
+    this.ledger.flush();
+    if (givenBack > 0) log.warn('messages not settled by the hard stop were returned to the queue', { count: givenBack });
+    if (this.broken.signal.aborted) return;
+    this.watch.closing = true;
+    await this.channel.close().catch(() => undefined);
+    // A copy came back unroutable although the delay path was checked: its marker vouched for a
+    // queue that is gone. Deleted now, the next cold start (here or in another container) checks
+    // each destination and takes nothing, instead of bouncing another batch.
+    if (isReturned(this.copyFailure)) await forgetDelayPathMarker(this.broker.connection, topologyOptionsFromConfig(config));
+    this.tally.parkedDepth(await readParkedDepth(this.broker.connection, config.parkingQueue));
+  }
+
+  public close(): Promise<void> {
+    this.watch.closing ||= !this.broken.signal.aborted;
+    return this.broker.close();
+  }
+
+  public async failed(failure: Error): Promise<{ reason: FailureReason; error: (summary: Summary) => Error }> {
+    const reason = lostWhat(failure);
+    const { workQueue } = this.options.config;
+    return {
+      reason,
+      error: (summary) =>
+        new PullAbortedError(
+          `Invocation ended early: ${failure.message}. Unsettled messages went back to ${workQueue}; the next invocation carries on.`,
+          summary,
+          {
+            cause: failure,
+            reason,
+          },
+        ),
+    };
+  }
+
+  /**
+   * A copy failure that the next invocation would meet again (an unroutable copy) fails the invocation,
+   * so that it shows as an error and not as a quiet `publish-failed` every run. The original is back in
+   * the work queue. (A body over MAX_MESSAGE_BYTES never gets here: park-uncopyable.ts parks it.)
+   */
+  public completed(summary: Summary): Error | undefined {
+    const { copyFailure } = this;
+    if (copyFailure === undefined || !isReturned(copyFailure)) return undefined;
+    return new TopologyDriftError(
+      `A copy came back ${copyFailure.message}. Its original is back in ${this.options.config.workQueue}: ${DRIFT_REMEDY}`,
+      { missing: [], summary },
+      { cause: copyFailure },
     );
   }
-  if (copyFailure !== undefined) throwIfNeverHeals(copyFailure, summary, config.workQueue);
-  return summary;
+
+  private received(delivery: ConsumeMessage): Taken {
+    this.ledger.received(delivery);
+    return { delivery, origin: this.origin };
+  }
+
+  /** A body over MAX_MESSAGE_BYTES: see park-uncopyable.ts. Resolves once it is settled one way or the other. */
+  private async parkWithoutCopy(delivery: ConsumeMessage, verdict: ParkVerdict): Promise<void> {
+    // Loaded on first use: a body over MAX_MESSAGE_BYTES is rare, and a cold start should not parse the argument reader.
+    const { createUncopyablePark } = await import('./park-uncopyable.js');
+    const { config, log } = this.options;
+    this.parkUncopyable ??= createUncopyablePark({
+      connection: this.broker.connection,
+      ledger: this.ledger,
+      log,
+      topology: topologyOptionsFromConfig(config),
+      publishTimeoutMs: config.publishTimeoutMs,
+      copyContext: { ...this.deps, queue: config.workQueue },
+    });
+    return this.parkUncopyable(delivery, verdict);
+  }
 }
 
 /**
@@ -134,19 +288,5 @@ function isReturned(copyFailure: Error | undefined): boolean {
   return isNamedError<PublishError>(copyFailure, 'PublishError') && copyFailure.reason === 'returned';
 }
 
-/**
- * A copy failure that the next invocation would meet again (an unroutable copy) fails the invocation,
- * so that it shows as an error and not as a quiet `publish-failed` every run. The original is back in
- * the work queue. (A body over MAX_MESSAGE_BYTES never gets here: park-uncopyable.ts parks it.)
- */
-function throwIfNeverHeals(copyFailure: Error, summary: Summary, workQueue: string): void {
-  if (isReturned(copyFailure)) {
-    throw new TopologyDriftError(
-      `A copy came back ${copyFailure.message}. Its original is back in ${workQueue}: ${DRIFT_REMEDY}`,
-      { missing: [], summary },
-      { cause: copyFailure },
-    );
-  }
-}
-
 export { runPull };
+export type { PullOptions };

@@ -1,0 +1,302 @@
+/**
+ * One invocation, written once for every mode: the deadlines, the pause, the take loop, the end
+ * sequence, the summary and the error it throws. The modes are transports (`Transport` below) that
+ * only take messages and settle verdicts: the AMQP 0-9-1 consumer (pull/pull.ts), the `aws:rmq` batch
+ * (event/run-event.ts, a finite source) and the AMQP 1.0 receiver (native/native-pull.ts).
+ *
+ * A message's fate is decided in three places, and only there: the lifecycle (core/attempt.ts) gives
+ * each message taken a verdict; the transport's `settle` carries it out through its one fallback chain
+ * (a copy that fails is given back, say); and the end sequence below gives a verdict to what was taken
+ * but never tried (deferred when the queue is paused or the breaker opened, given back when time ran out)
+ * and gives back, untouched, what arrived after the take loop stopped.
+ */
+import type { Config } from '../config/config.js';
+import type { IdempotencyGuard } from '../idempotency/guard.js';
+import type { Delivery } from '../message/copy-message.js';
+import type { Handler } from '../message/message.js';
+import type { AttemptTracer } from '../observability/attempt-tracer.js';
+import type { Logger } from '../observability/logger.js';
+import { type InvocationMetrics, noMetrics } from '../observability/metrics.js';
+import type { StopReason, Summary } from '../observability/summary.js';
+import type { PauseMarker } from '../amqp/pause-marker.js';
+import { Lifecycle } from './attempt.js';
+import { allFinishedBy, InFlight, unlessAborted } from './in-flight.js';
+import type { Origin } from './lifecycle-options.js';
+import type { ModeSettings } from './mode-settings.js';
+import type { Pacer } from './pacer.js';
+import { PauseMarking } from './pause-marking.js';
+import { type FailureReason, Tally } from './tally.js';
+import type { Verdict } from './verdict.js';
+
+/** What every invocation is given, in every mode. */
+type InvocationOptions = {
+  readonly config: Config;
+  readonly handler: Handler;
+  /** Time this invocation may take, all included (Lambda: `getRemainingTimeInMillis()`). */
+  readonly budgetMs: number;
+  readonly log: Logger;
+  /** @default Math.random */
+  readonly random?: () => number;
+  /** Told each handler error and retry delay; the caller flushes it with the summary. @default noMetrics */
+  readonly metrics?: InvocationMetrics;
+  /** Runs each handler call at most once per idempotency key (the wrapper's guard). @default none */
+  readonly idempotency?: IdempotencyGuard;
+  /** Starts one span per attempt, which its settlement ends. @default noTracer: tracing off */
+  readonly tracer?: AttemptTracer;
+  /** Paces the handler starts (the wrapper's, when `config.rateLimit` is set). @default none: no limit */
+  readonly pacer?: Pacer;
+};
+
+/** The three moments of an invocation's budget, epoch ms. */
+type Deadlines = {
+  /** No message is taken, and no handler started, after it; the handlers' signal aborts. */
+  readonly stopTakingAt: number;
+  /** Handlers still running are cut off: their attempts count. */
+  readonly hardStopAt: number;
+  /** Work still unconfirmed is given up, leaving room to close. */
+  readonly settleBy: number;
+};
+
+/** One message taken: the delivery the lifecycle reads, and where it came from. */
+type Taken = { readonly delivery: Delivery; readonly origin: Origin };
+
+/**
+ * A mode, as the invocation sees it: a source of messages that settles verdicts its own way.
+ * Each transport counts what it takes and settles into the tally it was opened with.
+ */
+interface Transport {
+  /** What the lifecycle does differently on this transport (core/mode-settings.ts). */
+  readonly settings: ModeSettings;
+  /** Where the retry count travels, when not in `RETRY_HEADER` (native: an annotation). @default RETRY_HEADER */
+  readonly retryHeader?: string;
+  /** Taken past this, the loop stops (`max-messages`). Event: no limit, the batch is what it is. */
+  readonly maxMessages: number;
+  /**
+   * True when a handler's turn (its place in the concurrency) lasts until its verdict is settled
+   * (event: after an unconfirmed copy no handler starts, since the batch comes back whole anyway).
+   */
+  readonly settleHoldsTurn: boolean;
+  /** Aborted, with the error, when nothing can be settled any more: the connection broke (event: or a copy failed). */
+  readonly lost: AbortSignal;
+  /** Taken and not settled yet: below BATCH_SIZE with nothing arriving, the queue is idle. */
+  readonly outstanding: number;
+  /** The next message, or undefined after `waitMs` with none. */
+  take(waitMs: number): Promise<Taken | undefined>;
+  /** Why nothing more can be taken although time is left (the consumer was cancelled, a copy failed, the batch is all taken), or undefined. */
+  ended(): StopReason | undefined;
+  /** What arrived and no handler saw, removed from the transport's buffer (event: the rest of the batch). */
+  takeBuffered(): Taken[];
+  /** Carries out a verdict through the transport's fallback chain; the work still under way (a copy awaiting its confirm), if any. */
+  settle(taken: Taken, verdict: Verdict): Promise<void> | undefined;
+  /** Ends the flow of messages (pull: cancel, native: drain); resolves with what arrived meanwhile, which goes back untouched. */
+  stopTaking(): Promise<Taken[]>;
+  /** After an end without failure: waits for what is still settling, gives back the rest and reads the parking lot's depth. */
+  finish(deadlines: Deadlines): Promise<void>;
+  /** Closes the connection; never throws. */
+  close(): Promise<void>;
+  /** How `failure` ends the invocation: the summary's reason, and the error thrown with the summary. */
+  failed(failure: Error): Promise<{ readonly reason: FailureReason; readonly error: (summary: Summary) => Error }>;
+  /** After an end without failure: an error to throw all the same (pull: a copy came back unroutable). @default none */
+  completed?(summary: Summary): Error | undefined;
+}
+
+/**
+ * What opening a transport found: a transport to take from, or nothing to do (the queue's marker
+ * says it is paused, so nothing is taken; or an event batch is empty). `pausedUntil` with a
+ * transport: a batch already taken whose queue is paused, each message deferred untried.
+ */
+type Opened =
+  | { readonly transport: Transport; readonly pausedUntil?: number; readonly markerOf: (queue: string) => PauseMarker }
+  | { readonly transport: undefined; readonly pausedUntil: number | undefined };
+
+/** Opens a transport: connects, checks, reads the pause marker; on an error it closes what it opened and throws. */
+type OpenTransport = (context: { readonly tally: Tally; readonly deadlines: Deadlines; readonly startedAt: number }) => Promise<Opened>;
+
+const NEVER = new AbortController().signal;
+
+/**
+ * The moments of a budget. The safety margin is kept inside the budget even when a caller passes a
+ * tiny budget: at most half of it.
+ * @example invocationDeadlines(1000, 10_000, 0) // { stopTakingAt: 9000, hardStopAt: 9500, settleBy: 9750 }
+ */
+function invocationDeadlines(safetyMarginMs: number, budgetMs: number, startedAt: number): Deadlines {
+  const marginMs = Math.min(safetyMarginMs, budgetMs / 2);
+  return { stopTakingAt: startedAt + budgetMs - marginMs, hardStopAt: startedAt + budgetMs - marginMs / 2, settleBy: startedAt + budgetMs - marginMs / 4 };
+}
+
+/**
+ * Runs one invocation on the transport `open` opens: takes messages until the queue is idle,
+ * MAX_MESSAGES, the budget's stop, a pause, an open breaker, a store that is down or the transport's
+ * own end; hands each to the lifecycle at the concurrency it allows and settles its verdict; then
+ * settles what is in hand by the hard stop and gives back the rest. Resolves with the summary, or
+ * throws the transport's error (with the summary) when the invocation failed.
+ * @example const summary = await runInvocation(openPull(options), options);
+ */
+async function runInvocation(open: OpenTransport, options: InvocationOptions): Promise<Summary> {
+  const { config, log } = options;
+  const startedAt = Date.now();
+  const deadlines = invocationDeadlines(config.safetyMarginMs, options.budgetMs, startedAt);
+  const tally = new Tally(options.tracer);
+  const opened = await open({ tally, deadlines, startedAt });
+  if (opened.transport === undefined) {
+    // An earlier invocation heard the partner say "slow down": nothing was taken.
+    if (opened.pausedUntil !== undefined) {
+      tally.paused(opened.pausedUntil);
+      tally.stop('paused');
+    }
+    return tally.finish(startedAt);
+  }
+  const { transport } = opened;
+  const marking = new PauseMarking(opened.markerOf, log, config.functionName);
+  const lifecycle = new Lifecycle({
+    config: transport.retryHeader === undefined ? config : { ...config, retryHeader: transport.retryHeader },
+    handler: options.handler,
+    guard: options.idempotency,
+    settings: transport.settings,
+    log,
+    metrics: options.metrics ?? noMetrics,
+    random: options.random ?? Math.random,
+    tally,
+    stopAt: deadlines.stopTakingAt,
+    hardStopAt: deadlines.hardStopAt,
+    pacer: options.pacer,
+    pausedUntil: opened.pausedUntil,
+    onPause: marking.started,
+  });
+  let failure: Error | undefined;
+  transport.lost.addEventListener('abort', () => {
+    failure ??= transport.lost.reason as Error;
+  });
+  try {
+    await takeAndSettle(transport, lifecycle, { config, tally, deadlines, idempotent: options.idempotency !== undefined });
+    await marking.written(deadlines.settleBy - Date.now());
+    if (!transport.lost.aborted) await transport.finish(deadlines);
+  } catch (error) {
+    failure ??= error as Error;
+  } finally {
+    await transport.close();
+  }
+  if (failure !== undefined) {
+    const { reason, error } = await transport.failed(failure);
+    tally.fail(reason);
+    throw error(tally.finish(startedAt));
+  }
+  const summary = tally.finish(startedAt);
+  const error = transport.completed?.(summary);
+  if (error !== undefined) throw error;
+  if (summary.requeued > 0) log.warn('messages not settled in time went back to their queue untried', { count: summary.requeued });
+  return summary;
+}
+
+/** The take loop and the end sequence of one invocation. */
+async function takeAndSettle(
+  transport: Transport,
+  lifecycle: Lifecycle,
+  parts: { readonly config: Config; readonly tally: Tally; readonly deadlines: Deadlines; readonly idempotent: boolean },
+): Promise<void> {
+  const { tally, deadlines } = parts;
+  const { lost } = transport;
+  const handling = new InFlight();
+  const settling = new InFlight();
+  const settle = (taken: Taken, verdict: Verdict | undefined): Promise<void> | undefined => {
+    if (verdict === undefined || lost.aborted) return undefined;
+    if (verdict.kind === 'ack' && verdict.unkeyed) tally.unkeyed();
+    const work = transport.settle(taken, verdict);
+    if (work !== undefined) settling.add(work);
+    return work;
+  };
+  const attempt = (taken: Taken): Promise<void> =>
+    lifecycle.attempt(taken.delivery, taken.origin).then((verdict) => (transport.settleHoldsTurn ? settle(taken, verdict) : void settle(taken, verdict)));
+  // Given back only after the flow stopped: a give-back now would come straight back to this invocation.
+  const giveBack: Array<readonly [Taken, Verdict]> = [];
+
+  const stoppedBecause = await takeUntilStop(transport, lifecycle, { ...parts, handling, attempt, giveBack });
+  tally.stop(stoppedBecause);
+  // What arrived and no handler saw: deferred untried when the queue is paused, the breaker opened or
+  // the store is down, and (where a give-back would count toward the crash-loop limit) when time or
+  // MAX_MESSAGES ran out; otherwise given back.
+  if (!lost.aborted) {
+    const outOfTime = lifecycle.stop === undefined;
+    for (const taken of transport.takeBuffered()) {
+      const verdict = lifecycle.untried(taken.delivery, taken.origin, outOfTime);
+      if (verdict.kind === 'give-back') giveBack.push([taken, verdict]);
+      else settle(taken, verdict);
+    }
+  }
+  // The work in hand is settled while the flow still runs: a quorum queue may ignore acks sent between
+  // a consumer's cancel and the channel's close (rabbitmq-server#10327), bringing them back as duplicates.
+  // With idempotency on, running handlers are waited for even after the connection broke (up to the
+  // hard stop): their keys then end completed or released, not held in progress until the hard stop.
+  await allFinishedBy(handling, deadlines.hardStopAt, parts.idempotent ? NEVER : lost);
+  // Handlers still running ignored their signal: their attempts count, and whatever they return
+  // later settles nothing. The handler may still act on the message: as with any retry, it must be idempotent.
+  for (const [delivery, verdict, origin] of lifecycle.cutOffRunning()) settle({ delivery, origin }, verdict);
+  await allFinishedBy(settling, deadlines.settleBy, lost);
+  if (!lost.aborted) {
+    // Arrived while the work in hand settled, never handed to a handler: back to the queue untouched.
+    for (const taken of await transport.stopTaking()) giveBack.push([taken, NOT_TAKEN]);
+    for (const [taken, verdict] of giveBack) settle(taken, verdict);
+  }
+  // A handler still running when the loop stopped for another reason may have opened it.
+  tally.breakerOpened(lifecycle.breakerOpened);
+  lifecycle.end();
+}
+
+/** The verdict of a message that arrived after the take loop stopped, or raced its stop: no handler saw it. */
+const NOT_TAKEN: Verdict = Object.freeze({ kind: 'give-back', why: 'out-of-time' });
+
+/**
+ * Takes and hands on messages until the connection breaks, the transport ends, the lifecycle stops (a
+ * partner's pause, an open breaker, a store that is down), MAX_MESSAGES were taken, the budget's stop,
+ * or the queue is idle; resolves with the reason.
+ */
+async function takeUntilStop(
+  transport: Transport,
+  lifecycle: Lifecycle,
+  parts: {
+    readonly config: Pick<Config, 'idleTimeoutMs' | 'batchSize'>;
+    readonly tally: Tally;
+    readonly deadlines: Deadlines;
+    readonly handling: InFlight;
+    readonly attempt: (taken: Taken) => Promise<void>;
+    readonly giveBack: Array<readonly [Taken, Verdict]>;
+  },
+): Promise<StopReason> {
+  const { config, handling, deadlines } = parts;
+  const { lost } = transport;
+  // A handler that ignores its signal must not hold the loop past the stop: waits end on either.
+  const stopWaiting = AbortSignal.any([lost, lifecycle.signal]);
+  for (;;) {
+    if (lost.aborted) return 'connection-lost';
+    const ended = transport.ended();
+    if (ended !== undefined) return ended;
+    const stop = lifecycle.stop;
+    if (stop !== undefined) return stop;
+    if (parts.tally.received >= transport.maxMessages) return 'max-messages';
+    const untilStop = deadlines.stopTakingAt - Date.now();
+    if (untilStop <= 0 || lifecycle.signal.aborted) return 'budget';
+    if (handling.size >= lifecycle.concurrency) {
+      await unlessAborted(handling.oneFinished(), stopWaiting);
+      continue;
+    }
+    const waitMs = Math.min(config.idleTimeoutMs, untilStop);
+    const taken = await transport.take(waitMs);
+    if (taken === undefined) {
+      const ended = transport.ended();
+      if (ended !== undefined) return ended;
+      // Nothing came although the window had room: the queue is idle.
+      if (waitMs === config.idleTimeoutMs && transport.outstanding < config.batchSize && !lost.aborted) return 'idle';
+      continue;
+    }
+    // A message that raced the transport's own stop (a copy failed meanwhile) is given back untried.
+    const racing = transport.ended();
+    if (racing !== undefined) {
+      parts.giveBack.push([taken, NOT_TAKEN]);
+      return racing;
+    }
+    handling.add(parts.attempt(taken));
+  }
+}
+
+export { invocationDeadlines, runInvocation };
+export type { Deadlines, InvocationOptions, OpenTransport, Opened, Taken, Transport };
