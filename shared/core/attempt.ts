@@ -24,7 +24,7 @@ import { checkCrashLoop, crashLoopError } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
 import type { LifecycleOptions, Origin } from './lifecycle-options.js';
 import type { Pacer } from './pacer.js';
-import { QueuePause } from './queue-pause.js';
+import { Pause } from './pause.js';
 import { cutOff, NOT_TRIED, RECORDED_FAILURE, OUT_OF_TIME, queuePaused, STORE_DOWN } from './recorded-failures.js';
 import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
 
@@ -46,7 +46,7 @@ class Lifecycle<O extends Origin = Origin> {
   /** The store failed STORE_FAILURES_TO_STOP times in a row: final for the invocation, as an open breaker. */
   private storeDown = false;
   /** A partner's "slow down": while it holds, nothing is tried and untried messages wait it out. */
-  private readonly pause: QueuePause;
+  private readonly pause: Pause;
   private readonly running = new Map<Delivery, Running<O>>();
   private readonly abort = new AbortController();
   /** Aborted when the lifecycle stops for good (breaker, store down): the starts waiting for the rate limit leave the line. */
@@ -60,7 +60,7 @@ class Lifecycle<O extends Origin = Origin> {
   public constructor(private readonly options: LifecycleOptions) {
     this.spans = options.tally.spans;
     this.breaker = startBreaker(options.config.breakerThreshold);
-    this.pause = new QueuePause(options);
+    this.pause = options.pause ?? new Pause({ log: options.log, tally: options.tally });
     this.context = Object.freeze({ signal: this.abort.signal, functionName: options.config.functionName });
     this.abortTimer = setTimeout(() => this.abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
     // Paced: the summary says so (pacedMs), even when no start had to wait.
@@ -207,7 +207,7 @@ class Lifecycle<O extends Origin = Origin> {
   public end(): void {
     clearTimeout(this.abortTimer);
     this.abort.abort(new Error('invocation over'));
-    this.pause.report(this.options.log);
+    this.pause.report();
   }
 
   /** Waits for the rate limit's turn; the verdict when it left the line first (out of time, or the lifecycle stopped). */

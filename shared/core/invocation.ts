@@ -24,7 +24,7 @@ import { allFinishedBy, InFlight, unlessAborted } from './in-flight.js';
 import type { Origin } from './lifecycle-options.js';
 import type { ModeSettings } from './mode-settings.js';
 import type { Pacer } from './pacer.js';
-import { PauseMarking } from './pause-marking.js';
+import { Pause } from './pause.js';
 import { type FailureReason, Tally } from './tally.js';
 import type { Verdict } from './verdict.js';
 
@@ -147,7 +147,7 @@ async function runInvocation(open: OpenTransport, options: InvocationOptions): P
     return tally.finish(startedAt);
   }
   const { transport } = opened;
-  const marking = new PauseMarking(opened.markerOf, log, config.functionName);
+  const pause = new Pause({ pausedUntil: opened.pausedUntil, markerOf: opened.markerOf, by: config.functionName, log, tally });
   const lifecycle = new Lifecycle({
     config: transport.retryHeader === undefined ? config : { ...config, retryHeader: transport.retryHeader },
     handler: options.handler,
@@ -160,8 +160,7 @@ async function runInvocation(open: OpenTransport, options: InvocationOptions): P
     stopAt: deadlines.stopTakingAt,
     hardStopAt: deadlines.hardStopAt,
     pacer: options.pacer,
-    pausedUntil: opened.pausedUntil,
-    onPause: marking.started,
+    pause,
   });
   let failure: Error | undefined;
   transport.lost.addEventListener('abort', () => {
@@ -169,7 +168,7 @@ async function runInvocation(open: OpenTransport, options: InvocationOptions): P
   });
   try {
     await takeAndSettle(transport, lifecycle, { config, tally, deadlines, idempotent: options.idempotency !== undefined });
-    await marking.written(deadlines.settleBy - Date.now());
+    await pause.written(deadlines.settleBy - Date.now());
     if (!transport.lost.aborted) await transport.finish(deadlines);
   } catch (error) {
     failure ??= error as Error;

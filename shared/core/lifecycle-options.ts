@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { ModeSettings } from './mode-settings.js';
 import type { Pacer } from './pacer.js';
-import type { PauseStart } from './queue-pause.js';
+import type { Pause } from './pause.js';
 import type { Tally } from './tally.js';
 
 /** Where a delivery came from: its queue and, for an event record, what could not be decoded. */
@@ -35,10 +35,8 @@ type LifecycleOptions = {
   readonly hardStopAt: number;
   /** The queue's rate limit: each handler start waits for its turn. @default none: no limit, no wait */
   readonly pacer?: Pacer;
-  /** Epoch ms: the queue is paused until then (an earlier invocation's marker): nothing is tried before. @default none */
-  readonly pausedUntil?: number;
-  /** Told each time a handler's answer starts or extends the pause: the mode writes the marker. @default none */
-  readonly onPause?: (pause: PauseStart) => void;
+  /** The invocation's pause (core/pause.ts): while it holds, nothing is tried. @default a pause of its own, never marked */
+  readonly pause?: Pause;
 };
 
 export type { LifecycleOptions, Origin };

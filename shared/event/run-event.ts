@@ -7,19 +7,18 @@
  * back, including the messages that succeeded. The invocation around it is core/invocation.ts.
  */
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
-import { brokerPauseMarker } from '../amqp/broker-pause-marker.js';
 import { vhostOfUrl } from '../amqp/broker-endpoints.js';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { BrokerConnection } from '../amqp/connection.js';
 import { readParkedDepth } from '../amqp/parked-depth.js';
-import type { PauseMarker } from '../amqp/pause-marker.js';
+import { amqp091PauseMarker, type PauseMarker } from '../amqp/pause-marker.js';
 import type { SecretStore } from '../amqp/secrets.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
 import { InFlight } from '../core/in-flight.js';
 import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, type Transport } from '../core/invocation.js';
 import { eventSettings, type ModeSettings } from '../core/mode-settings.js';
-import { readPause } from '../core/pause-marking.js';
+import { readPause } from '../core/pause.js';
 import type { Tally } from '../core/tally.js';
 import { TopologyDriftError } from '../core/topology-drift-error.js';
 import type { Verdict } from '../core/verdict.js';
@@ -70,7 +69,7 @@ function openEvent(options: EventRunOptions): OpenTransport {
       const opening = broker.connection.createConfirmChannel();
       // Each queue's pause marker is read while the delay path is checked: a paused queue's records
       // are deferred at once (an event source mapping reads one queue; a batch pauses as a whole, as its breaker opens).
-      const markers = new Map<string, PauseMarker>([...topologyOf.keys()].map((queue) => [queue, brokerPauseMarker(broker.connection, queue)]));
+      const markers = new Map<string, PauseMarker>([...topologyOf.keys()].map((queue) => [queue, amqp091PauseMarker(broker.connection, queue)]));
       const reading = Promise.all([...markers.values()].map((marker) => readPause(marker, log)));
       try {
         await options.beforeHandlers?.(broker.connection, [...topologyOf.values()]);
@@ -90,7 +89,7 @@ function openEvent(options: EventRunOptions): OpenTransport {
       return {
         transport: new EventTransport(options, records, broker, channel, topologyOf, tally),
         pausedUntil: found.length === 0 ? undefined : Math.max(...found),
-        markerOf: (queue) => markers.get(queue) ?? brokerPauseMarker(broker.connection, queue),
+        markerOf: (queue) => markers.get(queue) ?? amqp091PauseMarker(broker.connection, queue),
       };
     } catch (error) {
       await broker.close();

@@ -9,7 +9,7 @@
  * the session it was asked on (measured on 4.3.6), which must not be the work queue's.
  */
 import type { Connection, EventContext, Message, Session } from 'rhea';
-import { type PauseMark, type PauseMarker, pauseMarkerArguments, pauseMarkerMessage, pauseMarkerQueue, pausedUntilOf } from '../amqp/pause-marker.js';
+import { type PauseMarker, type PauseStart, pauseMarkerArguments, pauseMarkerMessage, pauseMarkerQueue, pausedUntilOf } from '../amqp/pause-marker.js';
 import { BrokerConnectionError } from '../errors.js';
 import type { Amqp10Management } from './amqp10-management.js';
 import { fromAmqp10 } from './native-delivery.js';
@@ -42,15 +42,15 @@ function amqp10PauseMarker(connection: Connection, management: () => Promise<Amq
       const message = await onSession<Message>(connection, (session, done) => readOne(session, address, info.consumerCount === 0, done));
       return message === undefined ? undefined : pausedUntilOf(fromAmqp10(message).delivery.content, Date.now());
     },
-    async write(mark: PauseMark) {
-      const message = pauseMarkerMessage(mark, Date.now());
+    async write(pause: PauseStart, by: string) {
+      const message = pauseMarkerMessage(pause, by, Date.now());
       if (message === undefined) return;
       await (await api()).declareQueue(queue, pauseMarkerArguments());
       // Loaded already (the connection is open); a data section keeps the body bytes for any reader, 0-9-1 included.
       const { default: rhea } = await import('rhea');
       const body = rhea.message.data_section(message.content);
       await onSession(connection, (session, done) =>
-        sendOne(session, address, { durable: true, ttl: message.ttlMs, content_type: 'application/json', group_id: mark.by, body }, done),
+        sendOne(session, address, { durable: true, ttl: message.ttlMs, content_type: 'application/json', group_id: by, body }, done),
       );
     },
   };

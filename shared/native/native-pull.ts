@@ -11,7 +11,7 @@ import { describeFailure, failureOf } from '../copy/failure-copy.js';
 import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, type Transport } from '../core/invocation.js';
 import type { Origin } from '../core/lifecycle-options.js';
 import { type ModeSettings, nativeSettings } from '../core/mode-settings.js';
-import { readPause } from '../core/pause-marking.js';
+import { readPause } from '../core/pause.js';
 import { PullAbortedError } from '../core/pull-aborted-error.js';
 import type { Tally } from '../core/tally.js';
 import type { Verdict } from '../core/verdict.js';

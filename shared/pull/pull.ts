@@ -6,7 +6,7 @@
  */
 import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { amqplibTextFailure } from '../amqp/amqplib-text.js';
-import { brokerPauseMarker } from '../amqp/broker-pause-marker.js';
+import { amqp091PauseMarker } from '../amqp/pause-marker.js';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { BrokerConnection } from '../amqp/connection.js';
@@ -18,7 +18,7 @@ import { describeDelivery, failureOf } from '../copy/failure-copy.js';
 import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, type Transport } from '../core/invocation.js';
 import type { Origin } from '../core/lifecycle-options.js';
 import { type ModeSettings, parseBrokerVersion, pullSettings } from '../core/mode-settings.js';
-import { readPause } from '../core/pause-marking.js';
+import { readPause } from '../core/pause.js';
 import { PullAbortedError } from '../core/pull-aborted-error.js';
 import type { FailureReason, Tally } from '../core/tally.js';
 import { TopologyDriftError } from '../core/topology-drift-error.js';
@@ -60,7 +60,7 @@ function openPull(options: PullOptions): OpenTransport {
     const { config, log } = options;
     const broker = await connectFromConfig(config, { connectionName: config.functionName, log });
     const opening = broker.connection.createConfirmChannel();
-    const marker = brokerPauseMarker(broker.connection, config.workQueue);
+    const marker = amqp091PauseMarker(broker.connection, config.workQueue);
     try {
       const [, channel, pausedUntil] = await Promise.all([options.beforeConsume?.(broker.connection), opening, readPause(marker, log)]);
       if (pausedUntil !== undefined) {

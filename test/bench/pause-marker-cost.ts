@@ -11,7 +11,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import amqp from 'amqplib';
-import { brokerPauseMarker } from '../../shared/amqp/broker-pause-marker.js';
+import { amqp091PauseMarker } from '../../shared/amqp/pause-marker.js';
 import type { PauseMarker } from '../../shared/amqp/pause-marker.js';
 import { Amqp10Management } from '../../shared/native/amqp10-management.js';
 import { connectAmqp10 } from '../../shared/native/amqp10-connection.js';
@@ -47,16 +47,17 @@ async function compare(title: string, variants: Readonly<Record<string, () => Pr
   }
 }
 
-const mark = (untilMs: number) => ({ untilMs, reason: 'PartnerRateLimitedError', by: 'pause-marker-cost' });
+const mark = (untilMs: number) => ({ untilMs, queue: 'cost', errorName: 'PartnerRateLimitedError', messageId: undefined });
+const BY = 'pause-marker-cost';
 
 const connection = await amqp.connect(AMQP_URL, { noDelay: true });
 const cleanup = await connection.createChannel();
 const version = String(connection.connection.serverProperties.version);
 console.log(`RabbitMQ ${version}, ${ROUNDS} rounds`);
-const notPaused = brokerPauseMarker(connection, uniqueName('cost'));
-const now = brokerPauseMarker(connection, uniqueName('cost'));
-await notPaused.write(mark(Date.now() + 100));
-await now.write(mark(Date.now() + FAR));
+const notPaused = amqp091PauseMarker(connection, uniqueName('cost'));
+const now = amqp091PauseMarker(connection, uniqueName('cost'));
+await notPaused.write(mark(Date.now() + 100), BY);
+await now.write(mark(Date.now() + FAR), BY);
 await sleep(200);
 const start = async (marker?: PauseMarker): Promise<void> => {
   const [channel] = await Promise.all([connection.createConfirmChannel(), marker?.read()]);
@@ -67,7 +68,7 @@ await compare('0-9-1: a pull or event invocation opens its confirm channel, and 
   'channel + read, not paused (declare: the marker queue is empty)': () => start(notPaused),
   'channel + read, paused (declare, then reads the marker)': () => start(now),
 });
-await compare('0-9-1: once per pause', { 'write (open, confirm.select, declare, publish + confirm)': () => now.write(mark(Date.now() + FAR)) });
+await compare('0-9-1: once per pause', { 'write (open, confirm.select, declare, publish + confirm)': () => now.write(mark(Date.now() + FAR), BY) });
 for (const marker of [notPaused, now]) await cleanup.deleteQueue(marker.queue);
 
 if (process.env.NATIVE === '1') {
@@ -76,7 +77,7 @@ if (process.env.NATIVE === '1') {
   const paused = uniqueName('cost');
   await cleanup.assertQueue(workQueue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   const management = await Amqp10Management.open(native.connection);
-  await amqp10PauseMarker(native.connection, async () => management, paused).write(mark(Date.now() + FAR));
+  await amqp10PauseMarker(native.connection, async () => management, paused).write(mark(Date.now() + FAR), BY);
   const invocation = async (markerOf?: string): Promise<void> => {
     const pair = Amqp10Management.open(native.connection).catch(() => undefined);
     if (markerOf !== undefined) await amqp10PauseMarker(native.connection, () => pair, markerOf).read();
@@ -90,7 +91,7 @@ if (process.env.NATIVE === '1') {
     'pair, PUT marker, read it (paused), then receiver': () => invocation(paused),
   });
   await compare('AMQP 1.0: once per pause', {
-    'write (PUT, session, sender, accepted)': () => amqp10PauseMarker(native.connection, async () => management, paused).write(mark(Date.now() + FAR)),
+    'write (PUT, session, sender, accepted)': () => amqp10PauseMarker(native.connection, async () => management, paused).write(mark(Date.now() + FAR), BY),
   });
   management.close();
   for (const queue of [workQueue, `${workQueue}.pause`, `${paused}.pause`]) await cleanup.deleteQueue(queue);

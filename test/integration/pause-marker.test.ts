@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { brokerPauseMarker } from '../../shared/amqp/broker-pause-marker.js';
+import { amqp091PauseMarker } from '../../shared/amqp/pause-marker.js';
 import { pauseMarkerArguments, pauseMarkerQueue } from '../../shared/amqp/pause-marker.js';
 import { Amqp10Management } from '../../shared/native/amqp10-management.js';
 import { amqp10PauseMarker } from '../../shared/native/amqp10-pause-marker.js';
@@ -17,7 +17,7 @@ describe(`the pause marker over AMQP 0-9-1 on RabbitMQ ${BROKER_VERSION}`, () =>
     const broker = testBroker();
     const workQueue = uniqueName('pause');
     broker.trackQueue(workQueue);
-    const marker = brokerPauseMarker(broker.connection, workQueue);
+    const marker = amqp091PauseMarker(broker.connection, workQueue);
     // Act
     const until = await marker.read();
     // Assess
@@ -34,11 +34,11 @@ describe(`the pause marker over AMQP 0-9-1 on RabbitMQ ${BROKER_VERSION}`, () =>
     const broker = testBroker();
     const workQueue = uniqueName('pause');
     broker.trackQueue(workQueue);
-    const marker = brokerPauseMarker(broker.connection, workQueue);
+    const marker = amqp091PauseMarker(broker.connection, workQueue);
     const now = Date.now();
     // Act
-    await marker.write({ untilMs: now + 20_000, reason: 'E', by: 'f' });
-    await marker.write({ untilMs: now + 30_000, reason: 'PartnerRateLimitedError', by: 'orders-pull' });
+    await marker.write({ untilMs: now + 20_000, queue: 'q', errorName: 'E', messageId: undefined }, 'f');
+    await marker.write({ untilMs: now + 30_000, queue: 'q', errorName: 'PartnerRateLimitedError', messageId: undefined }, 'orders-pull');
     const first = await marker.read();
     const second = await marker.read();
     // Assess
@@ -56,9 +56,9 @@ describe(`the pause marker over AMQP 0-9-1 on RabbitMQ ${BROKER_VERSION}`, () =>
     const broker = testBroker();
     const workQueue = uniqueName('pause');
     broker.trackQueue(workQueue);
-    const marker = brokerPauseMarker(broker.connection, workQueue);
+    const marker = amqp091PauseMarker(broker.connection, workQueue);
     const untilMs = Date.now() + 30_000;
-    await marker.write({ untilMs, reason: 'E', by: 'f' });
+    await marker.write({ untilMs, queue: 'q', errorName: 'E', messageId: undefined }, 'f');
     // Act
     const reads = await Promise.all(Array.from({ length: 6 }, () => marker.read()));
     // Assess
@@ -71,8 +71,8 @@ describe(`the pause marker over AMQP 0-9-1 on RabbitMQ ${BROKER_VERSION}`, () =>
     const broker = testBroker();
     const workQueue = uniqueName('pause');
     broker.trackQueue(workQueue);
-    const marker = brokerPauseMarker(broker.connection, workQueue);
-    await marker.write({ untilMs: Date.now() + 300, reason: 'E', by: 'f' });
+    const marker = amqp091PauseMarker(broker.connection, workQueue);
+    await marker.write({ untilMs: Date.now() + 300, queue: 'q', errorName: 'E', messageId: undefined }, 'f');
     expect(await marker.read()).toBeGreaterThan(Date.now());
     // Act
     await sleep(500);
@@ -97,8 +97,8 @@ describe.runIf(NATIVE_BROKER)(`the pause marker over AMQP 1.0 on RabbitMQ ${BROK
       const now = Date.now();
       // Act
       const before = await marker.read();
-      await marker.write({ untilMs: now + 20_000, reason: 'E', by: 'f' });
-      await marker.write({ untilMs: now + 30_000, reason: 'PartnerRateLimitedError', by: 'orders-pull' });
+      await marker.write({ untilMs: now + 20_000, queue: 'q', errorName: 'E', messageId: undefined }, 'f');
+      await marker.write({ untilMs: now + 30_000, queue: 'q', errorName: 'PartnerRateLimitedError', messageId: undefined }, 'orders-pull');
       const after = await marker.read();
       broker.channel.sendToQueue(workQueue, Buffer.from('still here'));
       const taken = await receiver.take(2000);

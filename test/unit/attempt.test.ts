@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/config.js';
 import { Lifecycle, type LifecycleOptions } from '../../shared/core/attempt.js';
 import type { ModeSettings } from '../../shared/core/mode-settings.js';
-import type { PauseStart } from '../../shared/core/queue-pause.js';
+import type { PauseStart } from '../../shared/amqp/pause-marker.js';
+import { Pause } from '../../shared/core/pause.js';
 import { Tally } from '../../shared/core/tally.js';
 import type { Verdict } from '../../shared/core/verdict.js';
 import { IdempotencyInProgressError, IdempotencyStoreError, RetryableError, UnrecoverableError } from '../../shared/errors.js';
@@ -45,9 +46,16 @@ function fakeGuard(answer: IdempotencyOutcome | Error): IdempotencyGuard {
   };
 }
 
-function lifecycle(handler: Handler, given: Partial<LifecycleOptions> = {}) {
+/** `pausedUntil`: an earlier invocation's marker; `onPause`: told each pause marked (a fake marker's writes). */
+type Given = Partial<LifecycleOptions> & { readonly pausedUntil?: number; readonly onPause?: (pause: PauseStart) => void };
+
+function lifecycle(handler: Handler, given: Given = {}) {
   const logger = recordingLogger('warn');
   const now = Date.now();
+  const { pausedUntil, onPause, ...options } = given;
+  const tally = options.tally ?? new Tally();
+  const markerOf =
+    onPause === undefined ? undefined : (queue: string) => ({ queue, read: async () => undefined, write: async (pause: PauseStart) => onPause(pause) });
   const made = new Lifecycle({
     config: CONFIG,
     handler,
@@ -55,10 +63,11 @@ function lifecycle(handler: Handler, given: Partial<LifecycleOptions> = {}) {
     log: logger.log,
     metrics: noMetrics,
     random: () => 0.5,
-    tally: new Tally(),
+    tally,
     stopAt: now + 5000,
     hardStopAt: now + 6000,
-    ...given,
+    pause: new Pause({ pausedUntil, markerOf, by: 'f', log: logger.log, tally }),
+    ...options,
   });
   const warnings = (): string[] =>
     logger

@@ -13,7 +13,7 @@ const NOW = new Date('2026-11-22T10:00:00.000Z');
 const RETRY: RetryDecision = { kind: 'retry', retryNo: 3, delayMs: 4000 };
 const PARK: RetryDecision = { kind: 'park', reason: 'retries exhausted: 5 of 5 made' };
 
-/** A `defer` verdict as pull settles it (settle-verdict.ts): a never-tried delivery to the delay path with the count it came with. */
+/** A `defer` verdict as pull settles it (the pull transport, pull/pull.ts): a never-tried delivery to the delay path with the count it came with. */
 function deferUntried(deps: DispositionDeps, delivery: Failure['delivery'], retryNo: number, delayMs: number): Promise<void> {
   return disposeOfFailure(deps, { delivery, retryNo, error: NOT_TRIED, stack: undefined, decision: { kind: 'retry', retryNo, delayMs }, deferred: true });
 }

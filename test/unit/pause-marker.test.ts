@@ -22,7 +22,11 @@ describe('pauseMarkerArguments', () => {
 describe('pauseMarkerMessage', () => {
   it('lives as long as the pause and says until when, why and who, in JSON', () => {
     // Act
-    const message = pauseMarkerMessage({ untilMs: NOW + 60_000, reason: 'PartnerRateLimitedError', by: 'orders-pull' }, NOW);
+    const message = pauseMarkerMessage(
+      { untilMs: NOW + 60_000, queue: 'orders', errorName: 'PartnerRateLimitedError', messageId: undefined },
+      'orders-pull',
+      NOW,
+    );
     // Assess
     expect(message?.ttlMs).toBe(60_000);
     expect(JSON.parse(message?.content.toString() ?? '')).toEqual({
@@ -39,13 +43,13 @@ describe('pauseMarkerMessage', () => {
     ['is not written for a pause already over', NOW, undefined],
     ['is not written for a pause in the past', NOW - 1, undefined],
   ])('%s', (_name, untilMs, ttlMs) => {
-    expect(pauseMarkerMessage({ untilMs, reason: 'E', by: 'f' }, NOW)?.ttlMs).toBe(ttlMs);
+    expect(pauseMarkerMessage({ untilMs, queue: 'q', errorName: 'E', messageId: undefined }, 'f', NOW)?.ttlMs).toBe(ttlMs);
   });
 });
 
 describe('pausedUntilOf', () => {
   it('reads back what pauseMarkerMessage wrote', () => {
-    const message = pauseMarkerMessage({ untilMs: NOW + 5000, reason: 'E', by: 'f' }, NOW);
+    const message = pauseMarkerMessage({ untilMs: NOW + 5000, queue: 'q', errorName: 'E', messageId: undefined }, 'f', NOW);
     expect(pausedUntilOf(message!.content, NOW + 1000)).toBe(NOW + 5000);
   });
 
