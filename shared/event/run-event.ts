@@ -28,7 +28,7 @@ import { createDelayRouter } from '../topology/plan.js';
 import type { TopologyOptions } from '../topology/types.js';
 import { decodeEvent, type EventRecord } from './decode-event.js';
 import { EventBatchError } from './event-batch-error.js';
-import { type EventDispositionDeps, settleEventVerdict } from './event-dispositions.js';
+import { type EventSettleDeps, settleEventVerdict } from './settle-record.js';
 
 type EventRunOptions = InvocationOptions & {
   /** The `aws:rmq` event, as received: it is decoded defensively. */
@@ -107,7 +107,7 @@ class EventTransport implements Transport {
   public readonly outstanding = 0;
   /** Aborted by the first copy that was not confirmed: the whole batch comes back, nothing more is settled. */
   private readonly doomed = new AbortController();
-  private readonly deps: EventDispositionDeps;
+  private readonly deps: EventSettleDeps;
   private readonly settled = new Set<EventRecord>();
   private readonly publishing = new InFlight();
   private next = 0;
@@ -172,7 +172,7 @@ class EventTransport implements Transport {
   }
 
   /**
-   * Publishes what the verdict needs (event-dispositions.ts) and counts it once the broker confirmed;
+   * Publishes what the verdict needs (settle-record.ts) and counts it once the broker confirmed;
    * a copy that is not confirmed fails the batch, which comes back whole.
    */
   public settle(taken: Taken, verdict: Verdict): Promise<void> | undefined {

@@ -7,7 +7,7 @@
 import type { Verdict } from '../core/verdict.js';
 import { cutUtf8, type Delivery, isoTime } from '../message/copy-message.js';
 import { BoomerangHeader, readBrokerCount } from '../message/headers.js';
-import type { Outcome } from './settlement-writer.js';
+import type { Amqp10Outcome } from './settlement-writer.js';
 
 /** Only `x-opt-` annotations are kept by the broker; Boomerang's own carry the names its copies use. */
 const NativeAnnotation = {
@@ -36,10 +36,10 @@ const ERROR_STACK_MAX_BYTES = 4096;
 /** An error message is cut to this many bytes: it travels with every retry. */
 const ERROR_MESSAGE_MAX_BYTES = 1024;
 
-const ACCEPTED: Outcome = Object.freeze({ kind: 'accepted' });
-const RELEASED: Outcome = Object.freeze({ kind: 'released' });
+const ACCEPTED: Amqp10Outcome = Object.freeze({ kind: 'accepted' });
+const RELEASED: Amqp10Outcome = Object.freeze({ kind: 'released' });
 
-type NativeOutcomeContext = {
+type Amqp10OutcomeContext = {
   readonly now: number;
   readonly functionName: string;
 };
@@ -54,9 +54,9 @@ type NativeOutcomeContext = {
  * | `retry`     | `modified`, failed, delivery time = now + delay     | retry count + 1, failed settlements + 1, error, failure times |
  * | `defer`     | `modified`, not failed (`x-delivery-count` stays), delivery time = now + delay | none           |
  * | `park`      | `modified`, undeliverable here: dead-lettered       | error, stack, reason, attempts, time, function    |
- * @example nativeOutcome({ kind: 'ack', unkeyed: false }, delivery, context) // { kind: 'accepted' }
+ * @example amqp10Outcome({ kind: 'ack', unkeyed: false }, delivery, context) // { kind: 'accepted' }
  */
-function nativeOutcome(verdict: Verdict, delivery: Delivery, context: NativeOutcomeContext): Outcome {
+function amqp10Outcome(verdict: Verdict, delivery: Delivery, context: Amqp10OutcomeContext): Amqp10Outcome {
   switch (verdict.kind) {
     case 'ack':
     case 'duplicate':
@@ -98,7 +98,7 @@ function nativeOutcome(verdict: Verdict, delivery: Delivery, context: NativeOutc
   }
 }
 
-function failed(deliveryTime: number, annotations: Record<string, unknown>): Outcome {
+function failed(deliveryTime: number, annotations: Record<string, unknown>): Amqp10Outcome {
   return { kind: 'modified', deliveryFailed: true, undeliverableHere: false, annotations: { [NativeAnnotation.deliveryTime]: deliveryTime, ...annotations } };
 }
 
@@ -112,5 +112,5 @@ function stringAnnotation(delivery: Delivery, name: string): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
-export { NativeAnnotation, nativeOutcome };
-export type { NativeOutcomeContext };
+export { NativeAnnotation, amqp10Outcome };
+export type { Amqp10OutcomeContext };

@@ -24,7 +24,7 @@ import { nativeBrokerRefusal } from '../topology/native-broker.js';
 import type { Amqp10Connection } from './amqp10-connection.js';
 import { connectAmqp10FromConfig } from './amqp10-from-config.js';
 import { amqp10PauseMarker } from './amqp10-pause-marker.js';
-import { NativeAnnotation, nativeOutcome } from './native-annotations.js';
+import { NativeAnnotation, amqp10Outcome } from './native-annotations.js';
 import { fromAmqp10 } from './native-delivery.js';
 import { type NativeManagement, openNativeManagement } from './native-management.js';
 import { NativeReceiver, type Received } from './native-receiver.js';
@@ -129,7 +129,7 @@ class NativeTransport implements Transport {
     if (received === undefined || this.broken.signal.aborted) return undefined;
     const { config, log } = this.options;
     this.open.delete(delivery);
-    this.writer.settle(received.delivery, nativeOutcome(verdict, delivery, { now: Date.now(), functionName: config.functionName }));
+    this.writer.settle(received.delivery, amqp10Outcome(verdict, delivery, { now: Date.now(), functionName: config.functionName }));
     this.receiver.settled();
     this.tally.settle(summaryOutcome(verdict), delivery);
     if (verdict.kind === 'retry') this.metrics.retryDelay(verdict.delayMs);

@@ -15,7 +15,7 @@
  */
 
 /** How one delivery is settled. */
-type Outcome =
+type Amqp10Outcome =
   | { readonly kind: 'accepted' }
   | { readonly kind: 'released' }
   | {
@@ -35,7 +35,7 @@ interface SettleableDelivery {
   modified(params: { delivery_failed: boolean; undeliverable_here: boolean; message_annotations: Record<string, unknown> }): void;
 }
 
-type Settlement = { readonly delivery: SettleableDelivery; readonly outcome: Outcome };
+type Settlement = { readonly delivery: SettleableDelivery; readonly outcome: Amqp10Outcome };
 
 /**
  * Hands settlements to rhea as fast as is safe. Every settlement of a connection's deliveries must go
@@ -54,7 +54,7 @@ class SettlementWriter {
   private waiters: Array<() => void> = [];
 
   /** Settles `delivery` now, or in a later pass when it would merge with a neighbour of another outcome. */
-  public settle(delivery: SettleableDelivery, outcome: Outcome): void {
+  public settle(delivery: SettleableDelivery, outcome: Amqp10Outcome): void {
     if (!this.write({ delivery, outcome })) this.held.push({ delivery, outcome });
   }
 
@@ -108,4 +108,4 @@ class SettlementWriter {
 }
 
 export { SettlementWriter };
-export type { Outcome, SettleableDelivery };
+export type { Amqp10Outcome, SettleableDelivery };

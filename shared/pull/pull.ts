@@ -29,7 +29,7 @@ import type { Summary } from '../observability/summary.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';
 import { createDelayRouter } from '../topology/plan.js';
 import { DeliveryLedger } from './delivery-ledger.js';
-import { type DispositionDeps, disposeOfFailure } from './dispositions.js';
+import { type PullSettleDeps, settleFailure } from './settle-failure.js';
 
 /** What one pull invocation (`runPull`) is given. */
 type PullOptions = InvocationOptions & {
@@ -82,7 +82,7 @@ class PullTransport implements Transport {
   public readonly settleHoldsTurn = false;
   public readonly settings: ModeSettings;
   private readonly origin: Origin;
-  private readonly deps: DispositionDeps;
+  private readonly deps: PullSettleDeps;
   private copyFailure: Error | undefined;
   private parkUncopyable: ((delivery: ConsumeMessage, verdict: ParkVerdict) => Promise<void>) | undefined;
 
@@ -184,9 +184,9 @@ class PullTransport implements Transport {
         return undefined;
       case 'park':
         if (!verdict.copyable) return this.parkWithoutCopy(delivery, verdict);
-        return disposeOfFailure(deps, { ...failureOf(delivery, verdict), delivery });
+        return settleFailure(deps, { ...failureOf(delivery, verdict), delivery });
       default:
-        return disposeOfFailure(deps, { ...failureOf(delivery, verdict), delivery });
+        return settleFailure(deps, { ...failureOf(delivery, verdict), delivery });
     }
   }
 

@@ -1,7 +1,7 @@
 import type { Delivery, EventContext } from 'rhea';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAmqp10 } from '../../shared/native/amqp10-connection.js';
-import { type Outcome, SettlementWriter } from '../../shared/native/settlement-writer.js';
+import { type Amqp10Outcome, SettlementWriter } from '../../shared/native/settlement-writer.js';
 import { AMQP_URL, sleep, TestBroker, uniqueName } from '../helpers/broker.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 
@@ -14,14 +14,14 @@ const DELAY_MS = 3000;
 const WATCH_MS = DELAY_MS + 1500;
 
 type Arrival = { readonly body: string; readonly atMs: number; readonly annotations: Record<string, unknown> };
-type Settle = (first: Delivery, second: Delivery, retry: Outcome & { kind: 'modified' }) => void;
+type Settle = (first: Delivery, second: Delivery, retry: Amqp10Outcome & { kind: 'modified' }) => void;
 
 /**
  * Publishes `first` and `second` to a fresh quorum queue with broker-side delayed retry, receives them
  * over AMQP 1.0 (consecutive delivery ids), lets `settle` settle both in one event-loop pass, then
  * records every redelivery (accepting it) for WATCH_MS.
  */
-async function scenario(settle: Settle): Promise<{ redelivered: Arrival[]; retry: Outcome & { kind: 'modified' } }> {
+async function scenario(settle: Settle): Promise<{ redelivered: Arrival[]; retry: Amqp10Outcome & { kind: 'modified' } }> {
   const queue = uniqueName('native-merge');
   broker.trackQueue(queue);
   await broker.channel.assertQueue(queue, {
@@ -33,7 +33,7 @@ async function scenario(settle: Settle): Promise<{ redelivered: Arrival[]; retry
   await publisher.waitForConfirms();
   await publisher.close();
   const amqp10 = await connectAmqp10({ urls: [AMQP_URL], connectTimeoutMs: 5000, connectionName: queue });
-  let retry: Outcome & { kind: 'modified' } = { kind: 'modified', deliveryFailed: true, undeliverableHere: false, annotations: {} };
+  let retry: Amqp10Outcome & { kind: 'modified' } = { kind: 'modified', deliveryFailed: true, undeliverableHere: false, annotations: {} };
   const redelivered: Arrival[] = [];
   const received: Delivery[] = [];
   let settledAt = 0;
@@ -94,13 +94,13 @@ describe.runIf(NATIVE_BROKER)(`rhea 3.0.5 disposition merge on RabbitMQ ${VERSIO
   });
 
   it.each([
-    { order: 'retry, then success', retried: 'first', outcomes: (retry: Outcome): Outcome[] => [retry, { kind: 'accepted' }] },
-    { order: 'success, then retry', retried: 'second', outcomes: (retry: Outcome): Outcome[] => [{ kind: 'accepted' }, retry] },
+    { order: 'retry, then success', retried: 'first', outcomes: (retry: Amqp10Outcome): Amqp10Outcome[] => [retry, { kind: 'accepted' }] },
+    { order: 'success, then retry', retried: 'second', outcomes: (retry: Amqp10Outcome): Amqp10Outcome[] => [{ kind: 'accepted' }, retry] },
   ])('SettlementWriter ($order): the success never comes back, the retry comes back after its delay with its annotations', async ({ retried, outcomes }) => {
     // Act
     const writer = new SettlementWriter();
     const { redelivered, retry } = await scenario((first, second, planned) => {
-      const [a, b] = outcomes(planned) as [Outcome, Outcome];
+      const [a, b] = outcomes(planned) as [Amqp10Outcome, Amqp10Outcome];
       writer.settle(first, a);
       writer.settle(second, b);
     });

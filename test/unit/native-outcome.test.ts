@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../shared/core/verdict.js';
 import type { Delivery } from '../../shared/message/copy-message.js';
-import { NativeAnnotation, nativeOutcome } from '../../shared/native/native-annotations.js';
+import { NativeAnnotation, amqp10Outcome } from '../../shared/native/native-annotations.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
 const AT = new Date(NOW).toISOString();
@@ -12,7 +12,7 @@ function delivery(headers: Record<string, unknown> = {}): Delivery {
   return { content: Buffer.from('{}'), fields: { exchange: '', routingKey: 'orders' }, properties: { headers } as Delivery['properties'] };
 }
 
-describe('nativeOutcome', () => {
+describe('amqp10Outcome', () => {
   it.each<[string, Verdict, Record<string, unknown>, unknown]>([
     ['a success is accepted', { kind: 'ack', unkeyed: false }, {}, { kind: 'accepted' }],
     ['a duplicate is accepted', { kind: 'duplicate' }, {}, { kind: 'accepted' }],
@@ -80,7 +80,7 @@ describe('nativeOutcome', () => {
     ],
   ])('%s', (_what, verdict, headers, expected) => {
     // Act
-    const outcome = nativeOutcome(verdict, delivery(headers), CONTEXT);
+    const outcome = amqp10Outcome(verdict, delivery(headers), CONTEXT);
     // Assess
     expect(outcome).toEqual(expected);
   });
@@ -97,7 +97,7 @@ describe('nativeOutcome', () => {
     const long = 'ä'.repeat(5000);
     const verdict: Verdict = { kind: 'park', retryNo: 0, reason: 'unrecoverable', error: { ...ERROR, message: long }, stack: long, copyable: true };
     // Act
-    const outcome = nativeOutcome(verdict, delivery(), CONTEXT);
+    const outcome = amqp10Outcome(verdict, delivery(), CONTEXT);
     // Assess
     const annotations = (outcome as { annotations: Record<string, string> }).annotations;
     expect(Buffer.byteLength(annotations[NativeAnnotation.errorMessage]!)).toBeLessThanOrEqual(1024);

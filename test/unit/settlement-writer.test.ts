@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Outcome, type SettleableDelivery, SettlementWriter } from '../../shared/native/settlement-writer.js';
+import { type Amqp10Outcome, type SettleableDelivery, SettlementWriter } from '../../shared/native/settlement-writer.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
 type Sent = { readonly id: number; readonly outcome: string };
@@ -55,7 +55,7 @@ class FakeSession {
   }
 }
 
-const OUTCOMES: Record<string, Outcome> = {
+const OUTCOMES: Record<string, Amqp10Outcome> = {
   a: { kind: 'accepted' },
   r: { kind: 'released' },
   m: { kind: 'modified', deliveryFailed: true, undeliverableHere: false, annotations: { 'x-opt-delivery-time': 1_800_000_000_000 } },
@@ -71,7 +71,7 @@ const SENT: Record<string, string> = {
 /** Settles `plan` ('m0 a1': delivery 0 modified, then 1 accepted) in one pass; resolves when flushed. */
 async function run(plan: string, writer = new SettlementWriter(), session = new FakeSession()) {
   const steps = plan.split(' ').map((step) => ({ kind: step[0] as string, id: Number(step.slice(1)) }));
-  for (const { kind, id } of steps) writer.settle(session.delivery(id), OUTCOMES[kind] as Outcome);
+  for (const { kind, id } of steps) writer.settle(session.delivery(id), OUTCOMES[kind] as Amqp10Outcome);
   const pendingAfterSettle = writer.pending;
   await writer.flushed();
   return { session, writer, steps, pendingAfterSettle };

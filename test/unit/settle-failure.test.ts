@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AckOrder } from '../../shared/config/config.js';
 import type { RetryDecision } from '../../shared/retry/decide-retry.js';
 import { DeliveryLedger } from '../../shared/pull/delivery-ledger.js';
-import { disposeOfFailure, type DispositionDeps, type Failure } from '../../shared/pull/dispositions.js';
+import { settleFailure, type PullSettleDeps, type Failure } from '../../shared/pull/settle-failure.js';
 import { NOT_TRIED } from '../../shared/core/recorded-failures.js';
 import { PublishError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
@@ -14,8 +14,8 @@ const RETRY: RetryDecision = { kind: 'retry', retryNo: 3, delayMs: 4000 };
 const PARK: RetryDecision = { kind: 'park', reason: 'retries exhausted: 5 of 5 made' };
 
 /** A `defer` verdict as pull settles it (the pull transport, pull/pull.ts): a never-tried delivery to the delay path with the count it came with. */
-function deferUntried(deps: DispositionDeps, delivery: Failure['delivery'], retryNo: number, delayMs: number): Promise<void> {
-  return disposeOfFailure(deps, { delivery, retryNo, error: NOT_TRIED, stack: undefined, decision: { kind: 'retry', retryNo, delayMs }, deferred: true });
+function deferUntried(deps: PullSettleDeps, delivery: Failure['delivery'], retryNo: number, delayMs: number): Promise<void> {
+  return settleFailure(deps, { delivery, retryNo, error: NOT_TRIED, stack: undefined, decision: { kind: 'retry', retryNo, delayMs }, deferred: true });
 }
 
 /** A ledger holding one open delivery, and deps whose publisher follows `script`. */
@@ -30,7 +30,7 @@ function setUp(options: { ackOrder?: AckOrder; script?: PublishOutcome[]; header
   const logger = recordingLogger();
   const copyFailures: Error[] = [];
   const retryDelays: number[] = [];
-  const deps: DispositionDeps = {
+  const deps: PullSettleDeps = {
     publisher,
     ledger,
     log: logger.log,
@@ -61,13 +61,13 @@ function failure(delivery: Failure['delivery'], decision: RetryDecision): Failur
 
 const rejection = (reason: PublishError['reason']): PublishError => new PublishError(`publish failed: ${reason}`, reason);
 
-describe('disposeOfFailure', () => {
+describe('settleFailure', () => {
   describe('with ACK_ORDER=publish-then-ack', () => {
     it('publishes a retry copy to the delay route, then acks, when the decision is retry', async () => {
       // Prepare
       const { deps, events, publisher, summary, delivery } = setUp();
       // Act
-      await disposeOfFailure(deps, failure(delivery, RETRY));
+      await settleFailure(deps, failure(delivery, RETRY));
       // Assess
       expect(events).toEqual(['publish boomerang.delay/level.4000', 'confirm', 'ack']);
       expect(publisher.calls).toHaveLength(1);
@@ -80,7 +80,7 @@ describe('disposeOfFailure', () => {
       // Prepare
       const { deps, delivery, retryDelays, logger } = setUp({ headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
       // Act
-      await disposeOfFailure(deps, failure(delivery, RETRY));
+      await settleFailure(deps, failure(delivery, RETRY));
       // Assess
       expect(retryDelays).toEqual([4000]);
       expect(logger.entries()).toContainEqual(
@@ -98,7 +98,7 @@ describe('disposeOfFailure', () => {
       // Prepare
       const { deps, events, publisher, summary, delivery } = setUp();
       // Act
-      await disposeOfFailure(deps, failure(delivery, PARK));
+      await settleFailure(deps, failure(delivery, PARK));
       // Assess
       expect(events).toEqual(['publish /orders.parked', 'confirm', 'ack']);
       expect(publisher.calls[0]?.options.headers).toMatchObject({
@@ -122,7 +122,7 @@ describe('disposeOfFailure', () => {
         const error = rejection(reason);
         const { deps, channel, publisher, summary, copyFailures, logger, delivery } = setUp({ script: [error] });
         // Act
-        await disposeOfFailure(deps, failure(delivery, RETRY));
+        await settleFailure(deps, failure(delivery, RETRY));
         // Assess
         expect(publisher.calls).toHaveLength(1);
         expect(channel.acks).toEqual([]);
@@ -137,7 +137,7 @@ describe('disposeOfFailure', () => {
       // Prepare
       const { deps, channel, publisher, summary, copyFailures, delivery } = setUp({ script: [rejection('rejected-locally')] });
       // Act
-      await disposeOfFailure(deps, failure(delivery, RETRY));
+      await settleFailure(deps, failure(delivery, RETRY));
       // Assess
       expect(publisher.calls.map((c) => `${c.exchange}/${c.routingKey}`)).toEqual(['boomerang.delay/level.4000', '/orders.parked']);
       const headers = publisher.calls[1]?.options.headers ?? {};
@@ -152,7 +152,7 @@ describe('disposeOfFailure', () => {
       // Prepare
       const { deps, channel, summary, copyFailures, delivery } = setUp({ script: [rejection('rejected-locally'), rejection('timeout')] });
       // Act
-      await disposeOfFailure(deps, failure(delivery, PARK));
+      await settleFailure(deps, failure(delivery, PARK));
       // Assess
       expect(channel.acks).toEqual([]);
       expect(summary).toMatchObject({ parked: 0, requeued: 1 });
@@ -163,7 +163,7 @@ describe('disposeOfFailure', () => {
       // Prepare
       const { deps, channel, summary, ledger, delivery } = setUp();
       // Act
-      const disposing = disposeOfFailure(deps, failure(delivery, RETRY));
+      const disposing = settleFailure(deps, failure(delivery, RETRY));
       ledger.requeueAll();
       await disposing;
       // Assess
@@ -231,7 +231,7 @@ describe('disposeOfFailure', () => {
       // Prepare
       const { deps, events, summary, delivery } = setUp({ ackOrder: 'ack-then-publish' });
       // Act
-      await disposeOfFailure(deps, failure(delivery, RETRY));
+      await settleFailure(deps, failure(delivery, RETRY));
       // Assess
       expect(events).toEqual(['ack', 'publish boomerang.delay/level.4000', 'confirm']);
       expect(summary).toMatchObject({ retried: 1, parked: 0, lost: 0 });
@@ -241,7 +241,7 @@ describe('disposeOfFailure', () => {
       // Prepare: the body {"orderId":42} is 14 bytes
       const { deps, events, summary, copyFailures, delivery } = setUp({ ackOrder: 'ack-then-publish' });
       // Act
-      await disposeOfFailure({ ...deps, maxMessageBytes: 13 }, failure(delivery, RETRY));
+      await settleFailure({ ...deps, maxMessageBytes: 13 }, failure(delivery, RETRY));
       // Assess
       expect(events).toEqual(['nack']);
       expect(summary).toMatchObject({ requeued: 1, retried: 0, parked: 0, lost: 0 });
@@ -254,7 +254,7 @@ describe('disposeOfFailure', () => {
       // Prepare
       const { deps, channel, publisher, summary, copyFailures, delivery } = setUp({ ackOrder: 'ack-then-publish', script: [rejection('returned')] });
       // Act
-      await disposeOfFailure(deps, failure(delivery, RETRY));
+      await settleFailure(deps, failure(delivery, RETRY));
       // Assess
       expect(publisher.calls.map((c) => `${c.exchange}/${c.routingKey}`)).toEqual(['boomerang.delay/level.4000', '/orders.parked']);
       expect(publisher.calls[1]?.options.headers?.[BoomerangHeader.parkReason]).toContain('its retry copy could not be published');
@@ -270,7 +270,7 @@ describe('disposeOfFailure', () => {
         script: [rejection('returned'), rejection('timeout'), rejection('nacked')],
       });
       // Act
-      await disposeOfFailure(deps, failure(delivery, RETRY));
+      await settleFailure(deps, failure(delivery, RETRY));
       // Assess: the retry copy, a full parked copy, then a lean one were tried
       expect(publisher.calls).toHaveLength(3);
       expect(copyFailures).toHaveLength(1);
@@ -285,7 +285,7 @@ describe('disposeOfFailure', () => {
       const { deps, publisher, summary, ledger, delivery } = setUp({ ackOrder: 'ack-then-publish' });
       ledger.requeue(delivery);
       // Act
-      await disposeOfFailure(deps, failure(delivery, RETRY));
+      await settleFailure(deps, failure(delivery, RETRY));
       // Assess
       expect(publisher.calls).toEqual([]);
       expect(summary).toMatchObject({ retried: 0, requeued: 1 });
@@ -297,7 +297,7 @@ describe('disposeOfFailure', () => {
       // Prepare
       const { deps, publisher, summary, delivery } = setUp({ ackOrder: 'ack-then-publish', script: [rejection('rejected-locally')] });
       // Act
-      await disposeOfFailure(deps, failure(delivery, PARK));
+      await settleFailure(deps, failure(delivery, PARK));
       // Assess
       expect(publisher.calls).toHaveLength(2);
       expect(publisher.calls[1]?.options.headers).not.toHaveProperty('tenant');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RetryDecision } from '../../shared/retry/decide-retry.js';
 import { decodeEvent, type EventRecord } from '../../shared/event/decode-event.js';
-import { requeueEventRecord, settleEventVerdict } from '../../shared/event/event-dispositions.js';
+import { requeueEventRecord, settleEventVerdict } from '../../shared/event/settle-record.js';
 import type { Verdict } from '../../shared/core/verdict.js';
 import { PublishError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';

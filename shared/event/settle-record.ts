@@ -13,7 +13,7 @@ import type { EventRecord } from './decode-event.js';
  * What the event mode publishes through. There is no ack here: the event source acks the whole batch
  * when the invocation succeeds, so a disposition is done once its copy is confirmed.
  */
-type EventDispositionDeps = {
+type EventSettleDeps = {
   readonly publisher: Publisher;
   readonly log: Logger;
   readonly retryHeader: string;
@@ -31,7 +31,7 @@ type EventDispositionDeps = {
  * Resolves with what it counts as once the broker confirmed; rejects with the `PublishError`
  * otherwise, and the caller fails the batch.
  */
-async function settleEventVerdict(deps: EventDispositionDeps, record: EventRecord, verdict: Verdict): Promise<Outcome> {
+async function settleEventVerdict(deps: EventSettleDeps, record: EventRecord, verdict: Verdict): Promise<Outcome> {
   switch (verdict.kind) {
     case 'ack':
       return 'acked';
@@ -50,7 +50,7 @@ async function settleEventVerdict(deps: EventDispositionDeps, record: EventRecor
  * Puts an untried record back at the tail of its queue, its count and failure times untouched: the
  * event mode's nack-and-requeue, for records the invocation had no time left to handle.
  */
-async function requeueEventRecord(deps: EventDispositionDeps, record: EventRecord, retryNo: number): Promise<'requeued'> {
+async function requeueEventRecord(deps: EventSettleDeps, record: EventRecord, retryNo: number): Promise<'requeued'> {
   const copy = buildRetryCopy(record.delivery, { retryHeader: deps.retryHeader, retryNo, now: deps.now() });
   keepFailureTimes(copy, record.delivery);
   await publishCopy(contextOf(deps, record), { exchange: '', routingKey: record.queue, copy, outcome: 'deferred' });
@@ -58,7 +58,7 @@ async function requeueEventRecord(deps: EventDispositionDeps, record: EventRecor
 }
 
 /** The copy context of one record: its own queue, parking lot and delay path. */
-function contextOf(deps: EventDispositionDeps, record: EventRecord): CopyContext {
+function contextOf(deps: EventSettleDeps, record: EventRecord): CopyContext {
   return {
     ...deps,
     queue: record.queue,
@@ -69,4 +69,4 @@ function contextOf(deps: EventDispositionDeps, record: EventRecord): CopyContext
 }
 
 export { requeueEventRecord, settleEventVerdict };
-export type { EventDispositionDeps };
+export type { EventSettleDeps };

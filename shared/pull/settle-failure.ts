@@ -17,7 +17,7 @@ import {
 } from '../copy/failure-copy.js';
 
 /** What pull mode settles through: the copy's context, plus the ledger that acks and requeues originals. */
-type DispositionDeps = Omit<CopyContext, 'queue' | 'logFields'> & {
+type PullSettleDeps = Omit<CopyContext, 'queue' | 'logFields'> & {
   readonly ledger: DeliveryLedger;
   readonly ackOrder: AckOrder;
   readonly workQueue: string;
@@ -42,7 +42,7 @@ type PullFailure = Failure & { readonly delivery: ConsumeMessage };
  * a positive confirm, so a crash or a failed publish leaves it on the work queue (a duplicate is
  * possible, a loss is not). Ack-then-publish: the reverse (a loss is possible, a duplicate is not).
  */
-async function disposeOfFailure(deps: DispositionDeps, failure: PullFailure): Promise<void> {
+async function settleFailure(deps: PullSettleDeps, failure: PullFailure): Promise<void> {
   const ctx: CopyContext = { ...deps, queue: deps.workQueue };
   if (deps.ackOrder === 'ack-then-publish') return ackThenPublish(deps, ctx, failure);
   let published: Target;
@@ -55,7 +55,7 @@ async function disposeOfFailure(deps: DispositionDeps, failure: PullFailure): Pr
   deps.ledger.ack(failure.delivery, published.outcome);
 }
 
-async function ackThenPublish(deps: DispositionDeps, ctx: CopyContext, failure: PullFailure): Promise<void> {
+async function ackThenPublish(deps: PullSettleDeps, ctx: CopyContext, failure: PullFailure): Promise<void> {
   const target = planCopy(ctx, failure);
   // No copy of it can be published: acking first would lose it for certain.
   const bodyBytes = failure.delivery.content.length;
@@ -88,7 +88,7 @@ async function ackThenPublish(deps: DispositionDeps, ctx: CopyContext, failure: 
 }
 
 /** The copy failed: the original goes back to the work queue untouched, and the invocation stops taking more. */
-function giveBack(deps: DispositionDeps, failure: PullFailure, error: Error): void {
+function giveBack(deps: PullSettleDeps, failure: PullFailure, error: Error): void {
   deps.log.warn('copy not confirmed; message returned to the work queue', { ...describeFailure(failure), reason: error.message });
   deps.ledger.requeue(failure.delivery, `copy not confirmed (${error.message}): given back to the work queue`);
   deps.onCopyFailed(error);
@@ -98,5 +98,5 @@ function describeTarget(target: Target): string {
   return target.exchange === '' ? `queue "${target.routingKey}"` : `exchange "${target.exchange}" with key "${target.routingKey}"`;
 }
 
-export { disposeOfFailure };
-export type { DispositionDeps, PullFailure as Failure };
+export { settleFailure };
+export type { PullSettleDeps, PullFailure as Failure };
