@@ -22,10 +22,8 @@ export {
   SecretFetchError,
   UnrecoverableError,
 } from './errors.js';
-export { TopologyDriftError } from './core/topology-drift-error.js';
+export { EventBatchError, PullAbortedError, TopologyDriftError } from './core/invocation-errors.js';
 export { TopologyMismatchError } from './topology/mismatch.js';
-export { PullAbortedError } from './core/pull-aborted-error.js';
-export { EventBatchError } from './event/event-batch-error.js';
 export type { BoomerangMessage, Handler, HandlerContext } from './message/message.js';
 export type { RetryRule, RetryRuleMatch } from './retry/retry-rules.js';
 export type { RetryPolicy } from './retry/retry-policy.js';

@@ -4,7 +4,7 @@ import { connectBroker } from '../amqp/connection.js';
 import { connectManaged } from '../amqp/managed-connection.js';
 import { publishDemoMessages } from '../demo/demo-publisher.js';
 import { isNamedError } from '../errors.js';
-import type { PullAbortedError } from '../core/pull-aborted-error.js';
+import type { PullAbortedError } from '../core/invocation-errors.js';
 import { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE } from './demo-options.js';
 import { ensureBroker } from '../demo/ensure-broker.js';
 import { startFlakyProvider, type FlakyProvider } from '../demo/flaky-provider.js';

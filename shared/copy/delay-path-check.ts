@@ -5,7 +5,7 @@
  * `publish-failed`, and the next one does the same, forever and quietly.
  */
 import type { Channel, ChannelModel } from 'amqplib';
-import { TopologyDriftError } from '../core/topology-drift-error.js';
+import { TopologyDriftError } from '../core/invocation-errors.js';
 import { delayPathMarker, type Destination, destinations } from '../topology/plan.js';
 import type { TopologyOptions } from '../topology/types.js';
 

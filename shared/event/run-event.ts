@@ -20,14 +20,13 @@ import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, 
 import { eventSettings, type ModeSettings } from '../core/mode-settings.js';
 import { readPause } from '../core/pause.js';
 import type { Tally } from '../core/tally.js';
-import { TopologyDriftError } from '../core/topology-drift-error.js';
+import { EventBatchError, TopologyDriftError } from '../core/invocation-errors.js';
 import type { Verdict } from '../core/verdict.js';
 import { ConfigError, isNamedError } from '../errors.js';
 import type { Summary } from '../observability/summary.js';
 import { createDelayRouter } from '../topology/plan.js';
 import type { TopologyOptions } from '../topology/types.js';
 import { decodeEvent, type EventRecord } from './decode-event.js';
-import { EventBatchError } from './event-batch-error.js';
 import { type EventSettleDeps, settleEventVerdict } from './settle-record.js';
 
 type EventRunOptions = InvocationOptions & {

@@ -12,7 +12,7 @@ import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, 
 import type { Origin } from '../core/lifecycle-options.js';
 import { type ModeSettings, nativeSettings } from '../core/mode-settings.js';
 import { readPause } from '../core/pause.js';
-import { PullAbortedError } from '../core/pull-aborted-error.js';
+import { PullAbortedError } from '../core/invocation-errors.js';
 import type { Tally } from '../core/tally.js';
 import type { Verdict } from '../core/verdict.js';
 import { type BrokerConnectionError, isNamedError } from '../errors.js';

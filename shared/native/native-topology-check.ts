@@ -14,7 +14,7 @@
  */
 import type { Config } from '../config/config.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
-import { TopologyDriftError } from '../core/topology-drift-error.js';
+import { TopologyDriftError } from '../core/invocation-errors.js';
 import type { Logger } from '../observability/logger.js';
 import { nativeWorkQueueCheck } from '../topology/native-check.js';
 import { nativeWorkQueue } from '../topology/native-queue.js';

@@ -19,9 +19,8 @@ import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, 
 import type { Origin } from '../core/lifecycle-options.js';
 import { type ModeSettings, parseBrokerVersion, pullSettings } from '../core/mode-settings.js';
 import { readPause } from '../core/pause.js';
-import { PullAbortedError } from '../core/pull-aborted-error.js';
+import { PullAbortedError, TopologyDriftError } from '../core/invocation-errors.js';
 import type { FailureReason, Tally } from '../core/tally.js';
-import { TopologyDriftError } from '../core/topology-drift-error.js';
 import type { ParkVerdict, Verdict } from '../core/verdict.js';
 import { BrokerConnectionError, isNamedError, type PublishError } from '../errors.js';
 import { noMetrics } from '../observability/metrics.js';

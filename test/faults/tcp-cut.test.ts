@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../shared/observability/logger.js';
-import { PullAbortedError } from '../../shared/core/pull-aborted-error.js';
+import { PullAbortedError } from '../../shared/core/invocation-errors.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TopologyDriftError } from '../../shared/core/topology-drift-error.js';
+import type { TopologyDriftError } from '../../shared/core/invocation-errors.js';
 import { applyTopology } from '../../shared/topology/apply.js';
 import { checkDelayPath } from '../../shared/copy/delay-path-check.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEventFunction } from '../../shared/event/event-function.js';
 import type { Config } from '../../shared/config/config.js';
-import { EventBatchError } from '../../shared/event/event-batch-error.js';
+import { EventBatchError } from '../../shared/core/invocation-errors.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import { UnrecoverableError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';

@@ -9,7 +9,7 @@ import type { Summary } from '../../shared/observability/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { topologyOptionsFromConfig } from '../../shared/config/config.js';
-import type { TopologyDriftError } from '../../shared/core/topology-drift-error.js';
+import type { TopologyDriftError } from '../../shared/core/invocation-errors.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { recordingLogger } from '../helpers/fakes.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Config } from '../../shared/config/config.js';
 import { runPull } from '../../shared/pull/pull.js';
 import type { Summary } from '../../shared/observability/summary.js';
-import { EventBatchError } from '../../shared/event/event-batch-error.js';
+import { EventBatchError } from '../../shared/core/invocation-errors.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import type { IdempotencyGuard } from '../../shared/idempotency/guard.js';
 import type { Handler } from '../../shared/message/message.js';
