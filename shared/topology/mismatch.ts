@@ -131,7 +131,7 @@ function topologyMismatchError(
   const message =
     paragraphs.length === 1
       ? (paragraphs[0] as string)
-      : `The broker differs from the topology in ${paragraphs.length} places:\n` + paragraphs.map((p) => `- ${p}`).join('\n');
+      : `The broker differs from the topology in ${paragraphs.length} places:\n${paragraphs.map((p) => `- ${p}`).join('\n')}`;
   return new TopologyMismatchError(message, { kind: first.kind, entity: first.name, argument: first.argument, warnings, differences, messageCounts });
 }
 

@@ -35,7 +35,7 @@ function invoke(config: Config, event: unknown, handler: Handler = byBody, budge
 }
 
 describe('runEvent on the broker', () => {
-  it("retries and parks per queue of a multi-queue event: W's own delay path, PARKING_QUEUE for WORK_QUEUE, `${W}.parked` for another", async () => {
+  it("retries and parks per queue of a multi-queue event: W's own delay path, PARKING_QUEUE for WORK_QUEUE, W.parked for another", async () => {
     // Prepare
     const broker = testBroker();
     const config = eventConfig();

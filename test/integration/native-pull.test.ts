@@ -1,4 +1,4 @@
-import amqp from 'amqplib';
+import type amqp from 'amqplib';
 import rhea from 'rhea';
 import { describe, expect, it } from 'vitest';
 import { RetryableError } from '../../shared/errors.js';
@@ -326,16 +326,14 @@ describe.runIf(!NATIVE)(`native delays on RabbitMQ ${version}`, () => {
 /** An AMQP 1.0 connection to the broker under test (its 0-9-1 URL's host, port and credentials). */
 function amqp10(): Promise<rhea.Connection> {
   const url = new URL(AMQP_URL);
-  const connection = rhea
-    .create_container()
-    .connect({
-      host: url.hostname,
-      port: Number(url.port),
-      username: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password),
-      hostname: 'vhost:/',
-      reconnect: false,
-    });
+  const connection = rhea.create_container().connect({
+    host: url.hostname,
+    port: Number(url.port),
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    hostname: 'vhost:/',
+    reconnect: false,
+  });
   return new Promise((resolve, reject) => {
     connection.once('connection_open', () => resolve(connection));
     connection.once('connection_error', () => reject(new Error('AMQP 1.0 connection refused')));

@@ -1,6 +1,5 @@
 import { createSocket } from 'node:dgram';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../shared/config/config.js';
 import type { Handler } from '../../shared/message/message.js';
 import type { AttemptTracer } from '../../shared/observability/attempt-tracer.js';
 import { silentLogger } from '../../shared/observability/logger.js';
