@@ -192,4 +192,4 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
 }
 
 export { checkFunctionEnvironment, COMPLETE_SECRET_ARN, functionEnvironment, synthEnvironment };
-export type { FunctionReading, FunctionTimings, StackValues };
+export type { FunctionTimings };

@@ -134,4 +134,4 @@ function objectOf(value: unknown, problem: string, allowed: readonly string[] | 
 }
 
 export { bodyEditability, EDITED_HEADER, editStart, MAX_EDITED_BODY_BYTES, parseMessageEdit };
-export type { BodyEditability, EditStart, HeaderValue, MessageEdit };
+export type { MessageEdit };

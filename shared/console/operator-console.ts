@@ -139,4 +139,4 @@ async function consoleOp(
 }
 
 export { createOperatorConsoleFunction };
-export type { ConsoleActionResponse, ConsoleReadResponse, ConsoleRequest, DepthsResponse };
+export type { ConsoleActionResponse, ConsoleReadResponse, DepthsResponse };

@@ -91,4 +91,4 @@ function logLevelFrom(value: string | undefined): LogLevel {
 const silentLogger: Logger = createLogger({ level: 'silent' });
 
 export { createLogger, jsonSafe, logLevelFrom, silentLogger };
-export type { LogFields, LogFormat, Logger, LoggerOptions, LogLevel };
+export type { LogFields, Logger, LogLevel };

@@ -29,4 +29,3 @@ function codePoint(char: string): string {
 }
 
 export { bodyText, codePoint };
-export type { BodyText };

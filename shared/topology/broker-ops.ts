@@ -135,4 +135,4 @@ function markerEntities(plan: { readonly marker?: string }): PlannedEntity[] {
 }
 
 export { bind, brokerVersionOf, declare, describeBinding, inspect, lendChannels, markerEntities, plannedEntities };
-export type { ChannelLender, Comparison, PlannedEntity };
+export type { ChannelLender, PlannedEntity };

@@ -43,4 +43,3 @@ async function examineExisting(lender: ChannelLender, entity: PlannedEntity, con
 
 export { examineExisting };
 export type { ExamineContext };
-export type { Examined };
