@@ -155,4 +155,4 @@ class RecordingProgress implements Progress {
 }
 
 export { FakeChannel, fakeDelivery, fakeParkedView, FakePublisher, RecordingProgress, recordingLogger };
-export type { PublishCall, PublishOutcome };
+export type { PublishOutcome };
