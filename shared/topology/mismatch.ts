@@ -103,11 +103,6 @@ function describeDifferences(differences: readonly ArgumentDifference[], message
   return `${first.kind} '${first.name}' has ${what}. ${remedy(first.kind, first.name, messageCount)}`;
 }
 
-/** One sentence: what differs, and what to do about it. */
-function describeDifference(difference: ArgumentDifference): string {
-  return describeDifferences([difference]);
-}
-
 /**
  * One error for all differences, one paragraph per entity; its `kind`, `entity` and `argument` come
  * from the first. `messageCounts` (by queue name) says what deleting each queue would cost; `warnings`
@@ -135,4 +130,4 @@ function topologyMismatchError(
   return new TopologyMismatchError(message, { kind: first.kind, entity: first.name, argument: first.argument, warnings, differences, messageCounts });
 }
 
-export { describeDifference, describeDifferences, parseInequivalentArg, topologyMismatchError, TopologyMismatchError };
+export { describeDifferences, parseInequivalentArg, topologyMismatchError, TopologyMismatchError };

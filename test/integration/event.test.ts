@@ -5,13 +5,12 @@ import { EventBatchError } from '../../shared/event/event-batch-error.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import { UnrecoverableError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
 import type { Summary } from '../../shared/observability/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { uniqueName } from '../helpers/broker.js';
 import { setUpTopology, testConfig } from '../helpers/engine.js';
-import { recordingLogger } from '../helpers/fakes.js';
+import { recordingLogger, silentLogger } from '../helpers/fakes.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { eventFor, fixtureMessages, rmqMessage } from '../fixtures/events.js';
 
