@@ -33,4 +33,3 @@ function amqplibTextFailure(message: string): AmqplibTextFailure | undefined {
 }
 
 export { amqplibTextFailure };
-export type { AmqplibTextFailure };

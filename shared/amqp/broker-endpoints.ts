@@ -88,4 +88,3 @@ function vhostOfUrl(url: string): string {
 }
 
 export { brokerUrls, encodeCredential, parseBrokerSecret, vhostOfUrl };
-export type { BrokerSecret };

@@ -45,8 +45,14 @@ async function connectFromConfig(config: Config, options: ConnectFromConfigOptio
 async function brokerUrlsFromConfig(config: Config, secrets?: SecretStore, refresh = false): Promise<readonly string[]> {
   const secret = config.amqpSecret;
   if (secret === undefined) return config.amqpUrls;
-  const store = secrets ?? (containerSecrets ??= powertoolsSecretStore({ maxAgeSeconds: secret.cacheSeconds }));
+  const store = secrets ?? containerSecretStore(secret.cacheSeconds);
   return brokerUrls(parseBrokerSecret(await store.get(secret.secretId, { refresh }), secret.secretId), secret);
+}
+
+/** The container's one secret store, made on first use. */
+function containerSecretStore(maxAgeSeconds: number): SecretStore {
+  containerSecrets ??= powertoolsSecretStore({ maxAgeSeconds });
+  return containerSecrets;
 }
 
 /** `connectBroker` sets `reason` when the broker answered ACCESS_REFUSED (403) to the login. */

@@ -106,4 +106,4 @@ function sleep(ms: number): Promise<void> {
 }
 
 export { connectBroker };
-export type { BrokerConnection, ConnectOptions };
+export type { BrokerConnection };

@@ -96,4 +96,4 @@ async function connectManaged(options: ManagedConnectionOptions): Promise<Manage
 }
 
 export { connectManaged };
-export type { ManagedConnection, ManagedConnectionOptions };
+export type { ManagedConnection };

@@ -1,4 +1,4 @@
-import type { ChannelModel } from 'amqplib';
+import type { Channel, ChannelModel } from 'amqplib';
 
 /**
  * How many messages wait in the parking lot now, for the `parkedDepth` metric: Amazon MQ for RabbitMQ
@@ -8,7 +8,7 @@ import type { ChannelModel } from 'amqplib';
  * @example summary.parkedDepth = await readParkedDepth(connection, config.parkingQueue);
  */
 async function readParkedDepth(connection: ChannelModel, parkingQueue: string): Promise<number | undefined> {
-  let channel;
+  let channel: Channel | undefined;
   try {
     channel = await connection.createChannel();
     // A closed channel emits 'error' too: without a listener it would be thrown at the process.

@@ -73,4 +73,4 @@ function powertoolsSecretStore(options: SecretStoreOptions = {}): SecretStore {
 }
 
 export { powertoolsSecretStore };
-export type { SecretStore, SecretStoreOptions };
+export type { SecretStore };

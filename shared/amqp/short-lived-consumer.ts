@@ -132,4 +132,3 @@ class ShortLivedConsumer {
 }
 
 export { ShortLivedConsumer };
-export type { ConsumerOptions };

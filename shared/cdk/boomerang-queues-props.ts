@@ -151,4 +151,4 @@ function checkProps(props: BoomerangQueuesProps): ResolvedSettings & { readonly 
 }
 
 export { checkProps, checkSettings, PROP_LABELS };
-export type { BoomerangQueuesProps, ResolvedSettings, SettingLabels, Settings };
+export type { BoomerangQueuesProps, ResolvedSettings, Settings };

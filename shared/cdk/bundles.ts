@@ -127,4 +127,4 @@ function bundleSync(entry: BundleEntry, outdir: string, workingDir: string): Bun
 }
 
 export { buildBundles, bundleName, bundleSync, defaultOutdir, functionEntries, topologyEntry };
-export type { BundledQueue, BundleEntry };
+export type { BundleEntry };

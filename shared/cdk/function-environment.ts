@@ -74,7 +74,7 @@ function refuseUnsafe(extra: Readonly<Record<string, string>>): void {
     );
   }
   const url = extra.AMQP_URL;
-  if (url !== undefined && url.split(',').some((one) => redactUrl(one.trim()) !== one.trim())) {
+  if (url?.split(',').some((one) => redactUrl(one.trim()) !== one.trim())) {
     throw new ConfigError(
       `functionEnvironment must not hold a password in AMQP_URL (${redactUrl(url)}): it would be readable in the template and the function configuration. ` +
         'Put the credentials in the broker secret (brokerSecret; BrokerSecretArn in the example app) and remove AMQP_URL.',
@@ -192,4 +192,4 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
 }
 
 export { checkFunctionEnvironment, COMPLETE_SECRET_ARN, functionEnvironment, synthEnvironment };
-export type { FunctionReading, FunctionTimings, StackValues };
+export type { FunctionTimings };

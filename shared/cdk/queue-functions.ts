@@ -189,4 +189,4 @@ function queueRetention(
 }
 
 export { constructId, eventFunction, functionName, functionSpec, pullFunction, queueRetention };
-export type { Kind, Shared };
+export type { Shared };

@@ -32,4 +32,3 @@ function timeoutWarnings(queue: Pick<DeployedQueue, 'name' | 'file' | 'deploy' |
 }
 
 export { timeoutWarnings };
-export type { TimeoutWarning };

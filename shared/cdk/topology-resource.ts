@@ -47,4 +47,4 @@ function queueTopology(scope: Construct, queue: DeployedQueue, shared: Shared): 
   });
 }
 
-export { queueTopology, RESOURCE_TYPE };
+export { queueTopology };

@@ -143,4 +143,4 @@ function fractionFlag(name: string, value: string | undefined, max: number): num
 }
 
 export { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE };
-export type { DemoFeed, DemoFlags, DemoOptions };
+export type { DemoFlags };

@@ -48,4 +48,3 @@ function unfedQueue(name: string, known: readonly string[]): string {
 }
 
 export { demoQueue, PACKAGE_EXAMPLES_DIR, unfedQueue };
-export type { DemoQueue };

@@ -1,4 +1,4 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import { BoomerangError, ParkedCommandError, UsageError } from '../errors.js';
 
 /** Sends one JSON request to the operator function and returns its JSON answer. A port: tests pass a fake. */
@@ -56,7 +56,7 @@ function lambdaInvoker(target: string, options: { readonly endpoint?: string } =
   const region = regionOfArn(target);
   const client = new LambdaClient({ ...(region === undefined ? {} : { region }), ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) });
   return async (request) => {
-    let answer;
+    let answer: InvokeCommandOutput;
     try {
       answer = await client.send(new InvokeCommand({ FunctionName: target, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(request)) }));
     } catch (error) {

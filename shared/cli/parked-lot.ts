@@ -40,4 +40,4 @@ function directLot(config: Config, queue: string): ParkedLot {
 }
 
 export { directLot };
-export type { LotReplayOptions, ParkedLot };
+export type { ParkedLot };

@@ -64,4 +64,4 @@ function overrideNote(targets: readonly QueueTarget[]): string {
 }
 
 export { overrideNote, queueTargets, singleTarget };
-export type { QueueFlags, QueueTarget };
+export type { QueueTarget };

@@ -83,4 +83,3 @@ function remoteConsoleBroker(invoke: Invoke, options: RemoteConsoleOptions): Con
 }
 
 export { remoteConsoleBroker };
-export type { RemoteConsoleOptions };

@@ -148,4 +148,3 @@ async function remoteLot(invoke: Invoke, target: LotTarget, options: RemoteLotOp
 }
 
 export { remoteLot };
-export type { RemoteLotOptions };

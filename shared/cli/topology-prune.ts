@@ -51,4 +51,3 @@ async function pruneTargets(connection: ChannelModel, targets: readonly QueueTar
 }
 
 export { assertPruneFlags, pruneTargets };
-export type { PruneFlags };

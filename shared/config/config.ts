@@ -226,4 +226,4 @@ function retryHeader(env: Env): string {
 }
 
 export { DEFAULTS, functionNameFrom, loadConfig, NATIVE_EVENT_REFUSAL, topologyOptionsFromConfig };
-export type { AckOrder, AmqpSecretConfig, Config, ConfigInCode, Tracing };
+export type { AckOrder, AmqpSecretConfig, Config, ConfigInCode };

@@ -98,4 +98,4 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 export { allowedHosts, checkAccess };
-export type { AccessDecision, AccessOptions, AccessRequest };
+export type { AccessOptions };

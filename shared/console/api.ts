@@ -74,4 +74,3 @@ function failure(error: unknown): ApiAnswer {
 }
 
 export { answerApi };
-export type { ApiAnswer };

@@ -84,4 +84,4 @@ async function queueDepths(config: Config, queues: readonly string[], connection
 }
 
 export { checkBroker, configBroker, countsOf, queueDepths };
-export type { ConsoleBroker, ConsoleLot };
+export type { ConsoleBroker };

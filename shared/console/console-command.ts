@@ -119,4 +119,4 @@ async function runConsoleCommand<C extends ConsoleCommand>(
 }
 
 export { filterFields, runConsoleCommand };
-export type { ConsoleCommand, ConsoleReplayResult, ConsoleResult, ConsoleResults, FilterFields, LotSettings };
+export type { ConsoleCommand, ConsoleResult };

@@ -230,4 +230,3 @@ function confirmedCount(body: Readonly<Record<string, unknown>>): number {
 }
 
 export { ConsoleService };
-export type { CachedGroups, ConsoleServiceOptions };

@@ -87,4 +87,4 @@ async function editAndReplay(
 }
 
 export { editAndReplay, editedCopy };
-export type { EditedCopy, EditReplayResult };
+export type { EditReplayResult };

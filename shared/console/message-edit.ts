@@ -45,6 +45,7 @@ function bodyEditability(message: Parked): BodyEditability {
     return { editable: false, reason: `it is ${message.content.length} bytes; the page edits bodies of at most ${MAX_EDITED_BODY_BYTES} bytes (1 MiB)` };
   const decoded = bodyText(message.content);
   if (decoded.kind === 'binary') return { editable: false, reason: decoded.reason };
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose
   const changed = /[\r\u000b\u000c]/.exec(decoded.text);
   if (changed !== null)
     return {
@@ -133,4 +134,4 @@ function objectOf(value: unknown, problem: string, allowed: readonly string[] | 
 }
 
 export { bodyEditability, EDITED_HEADER, editStart, MAX_EDITED_BODY_BYTES, parseMessageEdit };
-export type { BodyEditability, EditStart, HeaderValue, MessageEdit };
+export type { MessageEdit };

@@ -21,7 +21,6 @@ import { type LotTarget, type OperatorRequest, type PageRequest, type TallyJson,
 import type { OutputPage } from '../parked/output-window.js';
 import type { Progress } from '../parked/progress.js';
 import { newTally } from '../parked/replay.js';
-import type { WalkCounts } from '../parked/walk.js';
 import { checkBroker, queueDepths } from './console-broker.js';
 import { type ConsoleCommand, runConsoleCommand } from './console-command.js';
 import { consoleQueuesFromDeclared } from './console-queue.js';
@@ -140,4 +139,4 @@ async function consoleOp(
 }
 
 export { createOperatorConsoleFunction };
-export type { ConsoleActionResponse, ConsoleReadResponse, ConsoleRequest, DepthsResponse };
+export type { ConsoleActionResponse, ConsoleReadResponse, DepthsResponse };

@@ -131,4 +131,4 @@ async function readMessageDetail(
 }
 
 export { attemptHistory, readMessageDetail, readMessageList };
-export type { HistoryStep, MessagePick };
+export type { MessagePick };

@@ -129,4 +129,4 @@ async function readJson(request: IncomingMessage): Promise<Record<string, unknow
 }
 
 export { startConsoleServer };
-export type { ConsoleServer, ConsoleServerOptions };
+export type { ConsoleServer };

@@ -228,4 +228,4 @@ export {
   publishFailureCopy,
   tryPublishCopy,
 };
-export type { CopyContext, CopyOutcome, CopyVerdict, Failure, Target };
+export type { CopyContext, Failure, Target };

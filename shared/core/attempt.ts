@@ -219,6 +219,7 @@ class Lifecycle<O extends Origin = Origin> {
   }
 
   /** The handler's call; with a guard, at most once per idempotency key. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: what a Handler returns (void or a promise), passed on as it is so that a sync handler costs no promise.
   private call(message: BoomerangMessage): Promise<IdempotencyOutcome | void> | void {
     const { guard, handler } = this.options;
     if (guard === undefined) return handler(message, this.context);

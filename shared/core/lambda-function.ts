@@ -142,7 +142,8 @@ function createLambdaFunction<E, C extends LambdaContext>(given: FunctionOptions
     coldStart = false;
     const startedAt = Date.now();
     try {
-      const current = (config ??= (given.loadConfig ?? spec.loadConfig)(env));
+      config ??= (given.loadConfig ?? spec.loadConfig)(env);
+      const current = config;
       const fields = spec.fields?.(current) ?? {};
       const idempotency = await guardFor(current);
       const runLog = invocation.log.child(fields);

@@ -32,4 +32,3 @@ function isLocalUrl(url: string): boolean {
 }
 
 export { decideBrokerStart };
-export type { BrokerStartDecision };

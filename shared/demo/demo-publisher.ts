@@ -25,4 +25,3 @@ async function publishDemoMessages(managed: ManagedConnection, queue: string, me
 }
 
 export { publishDemoMessages };
-export type { DemoMessage };

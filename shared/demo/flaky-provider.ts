@@ -162,4 +162,4 @@ async function startFlakyProvider(options: FlakyProviderOptions = {}): Promise<F
 }
 
 export { startFlakyProvider };
-export type { FlakyProvider, FlakyProviderOptions, FlakyProviderStats };
+export type { FlakyProvider, FlakyProviderOptions };

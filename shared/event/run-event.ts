@@ -137,7 +137,10 @@ class EventTransport implements Transport {
       delayRoute: (workQueue, delayMs) => {
         // One router per queue of the batch, built on its first retry.
         let route = routers.get(workQueue);
-        if (!route) routers.set(workQueue, (route = createDelayRouter(topologyOf.get(workQueue) ?? { ...topology, workQueue })));
+        if (!route) {
+          route = createDelayRouter(topologyOf.get(workQueue) ?? { ...topology, workQueue });
+          routers.set(workQueue, route);
+        }
         return route(delayMs);
       },
       now: () => new Date(),

@@ -44,4 +44,3 @@ async function claimKey(persistence: BasePersistenceLayer, key: string, deadline
 }
 
 export { claimKey };
-export type { Claim };

@@ -185,4 +185,4 @@ function isLoginRefused(error: unknown): boolean {
 }
 
 export { redisConnector };
-export type { RedisConnector, RedisLogin, RedisPurpose };
+export type { RedisLogin };

@@ -23,4 +23,3 @@ function redisSetOptions(options: unknown): RedisSetOptions {
 }
 
 export { redisSetOptions };
-export type { RedisSetOptions };

@@ -42,4 +42,3 @@ function createRedisStore(url: string, login?: RedisLogin): StoreHandle {
 }
 
 export { createRedisStore };
-export type { RedisLogin };

@@ -128,4 +128,4 @@ function originalExchange(delivery: Delivery): string {
 }
 
 export { buildParkedCopy, buildRetryCopy, cutUtf8, isoTime, originalExchange, originalRoutingKey };
-export type { Copy, CopyInput, Delivery, ParkInput };
+export type { Copy, Delivery };

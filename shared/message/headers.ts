@@ -139,4 +139,3 @@ function readBrokerCount(headers: Readonly<Record<string, unknown>> | undefined,
 }
 
 export { assertRetryHeaderName, BoomerangHeader, BrokerHeader, DEFAULT_RETRY_HEADER, LAST_DELIVERY_COUNT, readBrokerCount, readRetryNo, STRIPPED_HEADERS };
-export type { RetryNoReading };

@@ -79,7 +79,7 @@ function opened(connection: Connection, socket: Socket, url: string): Amqp10Conn
     connection.on('connection_close', drop);
     connection.on('disconnected', drop);
   });
-  const version = connection.properties?.['version'];
+  const version = connection.properties?.version;
   return {
     connection,
     endpoint: redactUrl(url),

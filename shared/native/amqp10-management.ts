@@ -192,16 +192,16 @@ async function getQueue(request: ManagementRequest, name: string): Promise<Queue
 function queueInfoOf(body: unknown): QueueInfo | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const map = body as Record<string, unknown>;
-  const messageCount = count(map['message_count']);
-  if (typeof map['name'] !== 'string' || typeof map['type'] !== 'string' || messageCount === undefined) return undefined;
-  const given = typeof map['arguments'] === 'object' && map['arguments'] !== null ? (map['arguments'] as Record<string, unknown>) : {};
+  const messageCount = count(map.message_count);
+  if (typeof map.name !== 'string' || typeof map.type !== 'string' || messageCount === undefined) return undefined;
+  const given = typeof map.arguments === 'object' && map.arguments !== null ? (map.arguments as Record<string, unknown>) : {};
   const args = Object.fromEntries(
     Object.entries(given).flatMap(([key, value]) => {
       const plain = typeof value === 'bigint' ? Number(value) : value;
       return typeof plain === 'string' || typeof plain === 'number' || typeof plain === 'boolean' ? [[key, plain]] : [];
     }),
   );
-  return { name: map['name'], type: map['type'], arguments: args, messageCount, consumerCount: count(map['consumer_count']) ?? 0 };
+  return { name: map.name, type: map.type, arguments: args, messageCount, consumerCount: count(map.consumer_count) ?? 0 };
 }
 
 /** An AMQP ulong/uint as rhea gives it (a number, or a bigint past 2^53). */

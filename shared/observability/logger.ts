@@ -87,8 +87,5 @@ function logLevelFrom(value: string | undefined): LogLevel {
   return value !== undefined && Object.hasOwn(LEVELS, value) ? (value as LogLevel) : 'info';
 }
 
-/** A logger that drops everything (tests, benchmarks). */
-const silentLogger: Logger = createLogger({ level: 'silent' });
-
-export { createLogger, jsonSafe, logLevelFrom, silentLogger };
-export type { LogFields, LogFormat, Logger, LoggerOptions, LogLevel };
+export { createLogger, jsonSafe, logLevelFrom };
+export type { LogFields, Logger, LogLevel };

@@ -58,4 +58,4 @@ function redacted(fields: LogFields): Record<string, unknown> {
 }
 
 export { createLambdaLogger };
-export type { LambdaContextLike, LambdaLogger };
+export type { LambdaLogger };

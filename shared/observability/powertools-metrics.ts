@@ -53,4 +53,3 @@ function byErrorName(metrics: Metrics, metric: string, errorName: string, count:
 }
 
 export { PowertoolsMetrics };
-export type { PowertoolsMetricsOptions };

@@ -70,4 +70,3 @@ function fromTraceparent(text: string | undefined): XrayParent | undefined {
 }
 
 export { headerText, xrayParentOf };
-export type { XrayParent };

@@ -7,6 +7,7 @@
 type BodyText = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'binary'; readonly reason: string };
 
 /** C0 control characters other than tab, line feed, vertical tab, form feed and carriage return: printed as text they garble a terminal. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose
 const BINARY_CONTROL = /[\u0000-\u0008\u000e-\u001f]/;
 
 /**
@@ -28,4 +29,3 @@ function codePoint(char: string): string {
 }
 
 export { bodyText, codePoint };
-export type { BodyText };

@@ -61,4 +61,3 @@ function properties(p: MessageProperties): Options.Publish {
 }
 
 export { replayCopy };
-export type { ReplayOptions };

@@ -87,4 +87,4 @@ function formatDuration(ms: number): string {
 }
 
 export { describeFilter, EVERYTHING, formatDuration, matchesFilter, parseHeaderMatch };
-export type { HeaderMatch, ParkedFilter };
+export type { ParkedFilter };

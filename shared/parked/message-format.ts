@@ -90,4 +90,3 @@ function showEntry(message: Parked, maxBodyChars: number): Record<string, unknow
 }
 
 export { formatShow, previewBody, showEntry, valueText };
-export type { BodyPreview };

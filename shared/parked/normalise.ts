@@ -53,4 +53,3 @@ function groupKeyOf(parts: GroupKeyParts): string {
 }
 
 export { groupKeyOf, normaliseErrorMessage };
-export type { GroupKeyParts };

@@ -78,9 +78,13 @@ class Reporter {
     this.label = label;
     this.details = details;
     return {
-      update: (counts) => void (this.last = { ...counts }),
+      update: (counts) => {
+        this.last = { ...counts };
+      },
       print: (line) => this.window?.write(`${line}\n`),
-      stop: (counts) => void (this.last = { ...counts }),
+      stop: (counts) => {
+        this.last = { ...counts };
+      },
     };
   };
 

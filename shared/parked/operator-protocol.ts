@@ -135,17 +135,4 @@ function addCounts(before: WalkCounts | undefined, slice: Readonly<WalkCounts>):
 }
 
 export { addCounts, replayResultFromJson, replayResultToJson, tallyFromJson, tallyToJson };
-export type {
-  DescribeResponse,
-  LotTarget,
-  OperatorRequest,
-  PageRequest,
-  PurgeSliceResponse,
-  ReadResponse,
-  ReplayResultJson,
-  ReplaySliceResponse,
-  SliceRequest,
-  SliceResponse,
-  TallyJson,
-  WalkReport,
-};
+export type { DescribeResponse, LotTarget, OperatorRequest, PageRequest, PurgeSliceResponse, ReadResponse, ReplaySliceResponse, TallyJson, WalkReport };

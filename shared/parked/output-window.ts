@@ -62,7 +62,8 @@ class PageJoiner {
 
   /** Adds the next page; returns the offset of the page still missing, or undefined when complete. */
   public add(page: OutputPage): number | undefined {
-    const first = (this.first ??= page);
+    this.first ??= page;
+    const first = this.first;
     if (page.totalBytes !== first.totalBytes || page.sha256 !== first.sha256) {
       throw new Error(
         `the output changed between two pages (${first.totalBytes} bytes, then ${page.totalBytes}): the parking lot changed while it was read; run the command again, or narrow it with filters or --limit`,

@@ -45,5 +45,5 @@ function isNativeBookkeeping(name: string): boolean {
   return name.startsWith(NATIVE_BOOKKEEPING_PREFIX) || name === NATIVE_DELIVERY_TIME;
 }
 
-export { annotationOf, isNativeBookkeeping, NATIVE_DELIVERY_TIME, NATIVE_RETRY_NO, parkField };
+export { annotationOf, isNativeBookkeeping, NATIVE_RETRY_NO, parkField };
 export type { BoomerangField };

@@ -96,4 +96,4 @@ function plainProgress(options: ProgressOptions, stdout: GuardedOutput, stderr: 
 }
 
 export { createProgress };
-export type { Progress, ProgressOptions };
+export type { Progress };

@@ -43,4 +43,4 @@ async function refusedAsBusy<T>(queue: string, consume: () => Promise<T>): Promi
   }
 }
 
-export { lockReader, readerLockQueue, refusedAsBusy };
+export { lockReader, readerLockQueue };

@@ -89,4 +89,3 @@ function createRetentionFunction(
 }
 
 export { createRetentionFunction };
-export type { RetentionContext, RetentionFunctionOptions, RetentionQueue };

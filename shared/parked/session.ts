@@ -108,4 +108,3 @@ async function askYes(question: string): Promise<boolean> {
 }
 
 export { askYes, withParkingLot };
-export type { SessionOptions };

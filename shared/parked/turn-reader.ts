@@ -76,4 +76,3 @@ class TurnReader {
 }
 
 export { TurnReader };
-export type { TurnReaderOptions };

@@ -110,7 +110,10 @@ class PullTransport implements Transport {
       retryHeader,
       functionName,
       parkingQueue,
-      delayRoute: (delayMs: number) => (route ??= createDelayRouter(topology))(delayMs),
+      delayRoute: (delayMs: number) => {
+        route ??= createDelayRouter(topology);
+        return route(delayMs);
+      },
       now: () => new Date(),
       publisher: new ConfirmPublisher(channel, config.publishTimeoutMs, maxMessageBytes),
       maxMessageBytes,

@@ -108,4 +108,4 @@ function pickQueue(queues: readonly DeclaredQueue[], name: string): DeclaredQueu
 }
 
 export { DEFAULT_FUNCTIONS_DIR, functionsDir, loadDeclaredQueues, pickQueue, queueFiles };
-export type { DeclaredQueue, DiscoveryOptions };
+export type { DeclaredQueue };

@@ -122,4 +122,4 @@ function matchWords(pattern: string[], p: number, words: string[], w: number): b
 }
 
 export { findRule, resolveRetryRules, topicMatches };
-export type { MatchSubject, ResolvedRetryRule, RetryRule, RetryRuleMatch };
+export type { ResolvedRetryRule, RetryRule, RetryRuleMatch };

@@ -75,11 +75,6 @@ async function inspect(
   return failure === undefined ? messageCount : undefined;
 }
 
-/** A passive check: `true` when the entity exists. Creates nothing. */
-async function exists(lender: ChannelLender, entity: PlannedEntity): Promise<boolean> {
-  return (await inspect(lender, entity)) !== undefined;
-}
-
 /**
  * Declares the entity durable with `args` (its planned ones by default): creates it when missing,
  * changes nothing when it exists, and turns a 406 "inequivalent arg" into the difference the broker
@@ -140,4 +135,4 @@ function markerEntities(plan: { readonly marker?: string }): PlannedEntity[] {
 }
 
 export { bind, brokerVersionOf, declare, describeBinding, inspect, lendChannels, markerEntities, plannedEntities };
-export type { ChannelLender, Comparison, PlannedEntity };
+export type { ChannelLender, PlannedEntity };

@@ -55,4 +55,4 @@ function topologyDefinitions(plan: TopologyPlan, vhost: string): RabbitDefinitio
 }
 
 export { topologyDefinitions };
-export type { BindingDefinition, ExchangeDefinition, QueueDefinition, RabbitDefinitions };
+export type { RabbitDefinitions };

@@ -4,7 +4,7 @@
  * queue whether their delivery limit can drop messages. A `native` work queue is checked for what the
  * mode needs, from its arguments and (when `readPolicy` is given) its policy.
  */
-import { type ChannelLender, type PlannedEntity } from './broker-ops.js';
+import type { ChannelLender, PlannedEntity } from './broker-ops.js';
 import { nativeWorkQueueCheck } from './native-check.js';
 import type { ArgumentDifference, PolicyReader } from './types.js';
 import { isTolerated, parkingLotCheck, type QueueCheck, workQueueCheck } from './queue-checks.js';
@@ -43,4 +43,3 @@ async function examineExisting(lender: ChannelLender, entity: PlannedEntity, con
 
 export { examineExisting };
 export type { ExamineContext };
-export type { Examined };

@@ -103,11 +103,6 @@ function describeDifferences(differences: readonly ArgumentDifference[], message
   return `${first.kind} '${first.name}' has ${what}. ${remedy(first.kind, first.name, messageCount)}`;
 }
 
-/** One sentence: what differs, and what to do about it. */
-function describeDifference(difference: ArgumentDifference): string {
-  return describeDifferences([difference]);
-}
-
 /**
  * One error for all differences, one paragraph per entity; its `kind`, `entity` and `argument` come
  * from the first. `messageCounts` (by queue name) says what deleting each queue would cost; `warnings`
@@ -131,8 +126,8 @@ function topologyMismatchError(
   const message =
     paragraphs.length === 1
       ? (paragraphs[0] as string)
-      : `The broker differs from the topology in ${paragraphs.length} places:\n` + paragraphs.map((p) => `- ${p}`).join('\n');
+      : `The broker differs from the topology in ${paragraphs.length} places:\n${paragraphs.map((p) => `- ${p}`).join('\n')}`;
   return new TopologyMismatchError(message, { kind: first.kind, entity: first.name, argument: first.argument, warnings, differences, messageCounts });
 }
 
-export { describeDifference, describeDifferences, parseInequivalentArg, topologyMismatchError, TopologyMismatchError };
+export { describeDifferences, parseInequivalentArg, topologyMismatchError, TopologyMismatchError };

@@ -109,4 +109,3 @@ async function pruneTopology(
 }
 
 export { pruneCandidates, pruneTopology };
-export type { Candidate, PruneItem };

@@ -5,7 +5,7 @@
  */
 import { ConfigError } from '../errors.js';
 import { type DeliveryLimit, deliveryLimitOf, hasDeadLetterTarget } from './delivery-limit.js';
-import { deadLetterPolicy, noDeliveryLimitPolicy, type PolicyFix } from './policy-fix.js';
+import { deadLetterPolicy, noDeliveryLimitPolicy } from './policy-fix.js';
 import type { ArgumentDifference, ArgumentTable, QueueRole, TopologyPlan, TopologyWarning } from './types.js';
 
 /** The report detail for one queue, and its warning when messages can be dropped. */

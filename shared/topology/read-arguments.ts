@@ -61,4 +61,3 @@ async function readArguments(lender: ChannelLender, entity: PlannedEntity): Prom
 }
 
 export { adoptedValue, readArguments };
-export type { ArgumentReading };

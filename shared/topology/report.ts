@@ -85,4 +85,4 @@ function formatReport(report: { readonly items: readonly ReportItem<string>[] })
 }
 
 export { entityItem, formatReport };
-export type { ApplyReport, ApplyStatus, EntityKind, ReportItem, VerifyReport, VerifyStatus };
+export type { ApplyReport, ApplyStatus, ReportItem, VerifyReport, VerifyStatus };

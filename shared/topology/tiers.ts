@@ -21,7 +21,7 @@ function assertTiers(tierDelaysMs: readonly number[]): void {
   tierDelaysMs.forEach((delayMs, i) => {
     const previous = tierDelaysMs[i - 1];
     if (!Number.isSafeInteger(delayMs) || delayMs < 0 || (previous !== undefined && delayMs <= previous)) {
-      throw new ConfigError('Expected `tierDelaysMs` to be distinct non-negative integers in ascending order, ' + `got [${tierDelaysMs.join(', ')}]`);
+      throw new ConfigError(`Expected \`tierDelaysMs\` to be distinct non-negative integers in ascending order, got [${tierDelaysMs.join(', ')}]`);
     }
   });
 }

@@ -96,4 +96,3 @@ function createTopologyResource(
 }
 
 export { createTopologyResource };
-export type { TopologyQueue, TopologyResourceContext, TopologyResourceOptions };

@@ -140,7 +140,7 @@ async function rascal() {
   let settled = 0;
   const ms = await new Promise((resolve, reject) => {
     subscription.on('error', reject);
-    subscription.on('message', (message, content, ackOrNack) => {
+    subscription.on('message', (message, _content, ackOrNack) => {
       try {
         handler(message);
       } catch (error) {

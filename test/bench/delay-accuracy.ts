@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import type { Handler } from '../../shared/message/message.js';
 import { runNativePull } from '../../shared/native/native-pull.js';
 import { runPull } from '../../shared/pull/pull.js';

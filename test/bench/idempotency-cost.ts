@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   } finally {
     await db.stop();
   }
-  process.stdout.write(['| store | path | runs/s | ms per run |', '|---|---|---:|---:|', ...rows].join('\n') + '\n');
+  process.stdout.write(`${['| store | path | runs/s | ms per run |', '|---|---|---:|---:|', ...rows].join('\n')}\n`);
 }
 
 await main();

@@ -82,7 +82,10 @@ async function nativeColdStart(options: {
       for (const who of run % 2 === 0 ? (['native', 'anchor'] as const) : (['anchor', 'native'] as const)) {
         const { first, imported } = await timed(run, who);
         if (who === 'anchor') anchorFirstHandledMs.push(first);
-        else firstHandledMs.push(first), importMs.push(imported);
+        else {
+          firstHandledMs.push(first);
+          importMs.push(imported);
+        }
       }
     }
   } finally {

@@ -59,10 +59,9 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return Number(value);
 }
 
-function parse() {
-  let parsed;
+function readArgs() {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       options: {
         section: { type: 'string', multiple: true },
         messages: { type: 'string' },
@@ -82,7 +81,10 @@ function parse() {
   } catch (error) {
     fail((error as Error).message);
   }
-  const v = parsed.values;
+}
+
+function parse() {
+  const v = readArgs().values;
   if (v.help) {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);

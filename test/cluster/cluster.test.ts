@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import amqp from 'amqplib';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import type { Handler } from '../../shared/message/message.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { sleep } from '../helpers/broker.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Handler } from '../../shared/message/message.js';
 import type { Summary } from '../../shared/observability/summary.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { applyTopology } from '../../shared/topology/apply.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';
 import { FaultScenario, withChannel } from '../helpers/fault-scenario.js';

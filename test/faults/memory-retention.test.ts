@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import type { Handler } from '../../shared/message/message.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { AMQP_URL } from '../helpers/broker.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhookDelivery } from '../../shared/examples/webhooks/webhook-delivery.js';
 import type { Handler } from '../../shared/message/message.js';
 import { runNativePull } from '../../shared/native/native-pull.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import type { Summary } from '../../shared/observability/summary.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';

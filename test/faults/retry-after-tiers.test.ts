@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Handler } from '../../shared/message/message.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { PullAbortedError } from '../../shared/core/invocation-errors.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { AMQP_URL, sleep } from '../helpers/broker.js';

@@ -30,4 +30,4 @@ async function agedLot(b: TestBroker, daysApart = 1): Promise<{ work: string; pa
   return { work, parked };
 }
 
-export { agedLot, DAY_MS };
+export { agedLot };

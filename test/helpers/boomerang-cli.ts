@@ -54,5 +54,5 @@ function answerOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answe
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, screen })));
 }
 
-export { answerOnTerminal, BOOMERANG, boomerangArgs, runBoomerang };
-export type { CliRun, CliRunOptions };
+export { answerOnTerminal, boomerangArgs, runBoomerang };
+export type { CliRun };

@@ -143,5 +143,5 @@ function describeNode(node: BrokerNode): string {
   return node.kind === 'system' ? 'rabbit@localhost (system)' : `${node.name}@localhost (flavour ${node.flavour})`;
 }
 
-export { BrokerCtl, flavourEnv, listPrivateNodes, resolveBrokerNode };
+export { BrokerCtl, flavourEnv, resolveBrokerNode };
 export type { BrokerNode, NodeFlavour, PrivateNode };

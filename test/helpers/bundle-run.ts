@@ -64,4 +64,3 @@ function functionEnv(workQueue: string): Record<string, string> {
 }
 
 export { functionEnv, invokeBundle, runBundle, startPartner };
-export type { BundleRun };

@@ -77,4 +77,4 @@ function cloudFormationEvent<P extends object>(
 }
 
 export { cloudFormationEvent, startResponseServer };
-export type { RecordedResponse, ResponseServer };
+export type { ResponseServer };

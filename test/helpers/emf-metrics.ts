@@ -103,4 +103,4 @@ class EmfMetrics extends MetricsRecorder {
 }
 
 export { EmfMetrics, emfDocuments };
-export type { EmfDocument, EmfInput, EmfMetricsOptions };
+export type { EmfDocument };

@@ -1,7 +1,7 @@
 import type { Options } from 'amqplib';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import type { AttemptTracer } from '../../shared/observability/attempt-tracer.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from './fakes.js';
 import type { Handler } from '../../shared/message/message.js';
 import { runNativePull } from '../../shared/native/native-pull.js';
 import { runPull } from '../../shared/pull/pull.js';

@@ -131,4 +131,4 @@ class BatchConsumer {
 }
 
 export { runEventSource };
-export type { EventSourceOptions, EventSourceRun, MappingOnFailure };
+export type { MappingOnFailure };

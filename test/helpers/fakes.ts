@@ -125,6 +125,9 @@ function fakeParkedView(nowMs: number, overrides: Partial<ParkedView> = {}): Par
   };
 }
 
+/** A logger that drops everything. */
+const silentLogger: Logger = createLogger({ level: 'silent' });
+
 /** A logger that keeps its lines; `entries()` parses them. */
 function recordingLogger(level: LogLevel = 'debug'): { readonly log: Logger; readonly lines: string[]; entries(): Record<string, unknown>[] } {
   const lines: string[] = [];
@@ -154,5 +157,5 @@ class RecordingProgress implements Progress {
   }
 }
 
-export { FakeChannel, fakeDelivery, fakeParkedView, FakePublisher, RecordingProgress, recordingLogger };
-export type { PublishCall, PublishOutcome };
+export { FakeChannel, fakeDelivery, fakeParkedView, FakePublisher, RecordingProgress, recordingLogger, silentLogger };
+export type { PublishOutcome };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Options } from 'amqplib';
 import { loadConfig, topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import { pauseMarkerQueue } from '../../shared/amqp/pause-marker.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from './fakes.js';
 import { runNativePull } from '../../shared/native/native-pull.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
 import { runPull } from '../../shared/pull/pull.js';

@@ -66,5 +66,4 @@ function flakyRecorderFromEnv(env: NodeJS.ProcessEnv = process.env): Handler {
   });
 }
 
-export { createFlakyRecorder, failsAt, flakyRecorderFromEnv, messageKey };
-export type { FlakyRecorderOptions };
+export { createFlakyRecorder, flakyRecorderFromEnv, messageKey };

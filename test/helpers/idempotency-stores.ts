@@ -218,4 +218,3 @@ function useIdempotencyStore(
 const FAULT_IDEMPOTENCY_ENV: Readonly<Record<string, string>> = { IDEMPOTENCY_STORE: REDIS_URL, IDEMPOTENCY_TTL_SECONDS: '600' };
 
 export { closedPort, countedWork, dynamoDbKind, FAULT_IDEMPOTENCY_ENV, message, REDIS_URL, REMAINING_MS, redisKind, silentServer, useIdempotencyStore };
-export type { StoreFixture, StoreKind };

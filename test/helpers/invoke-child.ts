@@ -74,4 +74,4 @@ function lastJsonLine(text: string): Record<string, unknown> | undefined {
 }
 
 export { REPO_ROOT, spawnInvoke };
-export type { ChildInvocation, InvokeOptions, InvokeResult };
+export type { InvokeResult };

@@ -111,4 +111,3 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
 }
 
 export { killCaseEnv, killKnobs, killRepeatedly };
-export type { KillKnobs, KillLoopOptions, KillLoopResult };

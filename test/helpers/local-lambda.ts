@@ -93,4 +93,3 @@ class LocalLambda {
 }
 
 export { LocalLambda };
-export type { LambdaHandler };

@@ -151,4 +151,4 @@ function sample(ids: readonly string[], most = 5): string {
 }
 
 export { accountFor, describeAccount, drainQueue, keyOf, parseRecords, readRecords };
-export type { Account, Records };
+export type { Account };

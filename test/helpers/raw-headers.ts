@@ -76,4 +76,4 @@ function splitTable(table: Buffer): Map<string, Buffer> {
   return entries;
 }
 
-export { splitTable, tapRawHeaders };
+export { tapRawHeaders };

@@ -171,4 +171,4 @@ async function rawPublish(message: RawMessage, url = AMQP_URL): Promise<void> {
 }
 
 export { rawPublish, rawTable, sized };
-export type { RawHeader, RawMessage };
+export type { RawHeader };

@@ -72,4 +72,3 @@ function javaDate(seconds: number): string {
 }
 
 export { rmqEventOf };
-export type { MappedDelivery };

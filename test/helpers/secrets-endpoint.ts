@@ -75,4 +75,3 @@ function reply(res: ServerResponse, status: number, body: Record<string, unknown
 }
 
 export { SecretsEndpoint };
-export type { SecretsRequest };

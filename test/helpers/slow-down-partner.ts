@@ -50,4 +50,4 @@ async function startSlowDownPartner(options: { readonly limitedForMs: number; re
 }
 
 export { startSlowDownPartner };
-export type { PartnerRequest, SlowDownPartner };
+export type { SlowDownPartner };

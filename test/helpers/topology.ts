@@ -81,4 +81,3 @@ async function arrivals(connection: ChannelModel, queue: string, count: number, 
 }
 
 export { arrivals, publishConfirmed, topologyOptions, trackPlan, useTestBroker };
-export type { Arrival };

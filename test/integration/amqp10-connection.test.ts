@@ -1,5 +1,4 @@
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
-import amqp from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { parseBrokerVersion } from '../../shared/core/mode-settings.js';
 import type { BrokerConnectionError } from '../../shared/errors.js';

@@ -1,5 +1,4 @@
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
-import amqp from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import type { SecretStore } from '../../shared/amqp/secrets.js';
 import { loadConfig } from '../../shared/config/config.js';
@@ -11,7 +10,7 @@ import { recordingLogger } from '../helpers/fakes.js';
 
 // CI runs this file on 3.10 and on 4.3: ask the broker its version over AMQP 0-9-1 first.
 const VERSION = BROKER_VERSION;
-const { major = 0, minor = 0 } = parseBrokerVersion(VERSION) ?? {};
+const { major = 0 } = parseBrokerVersion(VERSION) ?? {};
 
 const WRONG = 'rotated-away';
 

@@ -27,11 +27,20 @@ describe('ensureBroker', () => {
   it.each([
     [
       'login',
-      (url: URL) => void (url.password = `wrong-${uniqueName('pw')}`),
+      (url: URL) => {
+        url.password = `wrong-${uniqueName('pw')}`;
+      },
       'login-refused',
       'the broker refused the login of user "guest": check the user name and password',
     ],
-    ['vhost', (url: URL) => void (url.pathname = `/${uniqueName('no-such-vhost')}`), 'vhost-refused', 'the broker refused to open vhost'],
+    [
+      'vhost',
+      (url: URL) => {
+        url.pathname = `/${uniqueName('no-such-vhost')}`;
+      },
+      'vhost-refused',
+      'the broker refused to open vhost',
+    ],
   ])('reports a refused %s at once and never starts a broker', { timeout: 10_000 }, async (_kind, change, reason, explanation) => {
     // Prepare
     const url = new URL(proxy().url(AMQP_URL));

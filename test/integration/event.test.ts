@@ -5,13 +5,12 @@ import { EventBatchError } from '../../shared/core/invocation-errors.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import { UnrecoverableError } from '../../shared/errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { silentLogger } from '../../shared/observability/logger.js';
 import type { Handler } from '../../shared/message/message.js';
 import type { Summary } from '../../shared/observability/summary.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { uniqueName } from '../helpers/broker.js';
 import { setUpTopology, testConfig } from '../helpers/engine.js';
-import { recordingLogger } from '../helpers/fakes.js';
+import { recordingLogger, silentLogger } from '../helpers/fakes.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { eventFor, fixtureMessages, rmqMessage } from '../fixtures/events.js';
 
@@ -35,7 +34,7 @@ function invoke(config: Config, event: unknown, handler: Handler = byBody, budge
 }
 
 describe('runEvent on the broker', () => {
-  it("retries and parks per queue of a multi-queue event: W's own delay path, PARKING_QUEUE for WORK_QUEUE, `${W}.parked` for another", async () => {
+  it("retries and parks per queue of a multi-queue event: W's own delay path, PARKING_QUEUE for WORK_QUEUE, W.parked for another", async () => {
     // Prepare
     const broker = testBroker();
     const config = eventConfig();

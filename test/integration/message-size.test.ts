@@ -4,8 +4,7 @@ import { runPull } from '../../shared/pull/pull.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { sleep, type TestBroker } from '../helpers/broker.js';
 import { pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
-import { silentLogger } from '../../shared/observability/logger.js';
-import { recordingLogger } from '../helpers/fakes.js';
+import { recordingLogger, silentLogger } from '../helpers/fakes.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 const testBroker = useTestBroker();

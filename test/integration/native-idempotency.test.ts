@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runNativePull } from '../../shared/native/native-pull.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { setUpTopology, testConfig } from '../helpers/engine.js';
 import { redisKind, useIdempotencyStore } from '../helpers/idempotency-stores.js';

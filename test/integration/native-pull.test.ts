@@ -1,11 +1,11 @@
-import amqp from 'amqplib';
+import type amqp from 'amqplib';
 import rhea from 'rhea';
 import { describe, expect, it } from 'vitest';
 import { RetryableError } from '../../shared/errors.js';
 import type { BoomerangMessage, Handler } from '../../shared/message/message.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
 import { createPullFunction } from '../../shared/pull/pull-function.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { AMQP_URL, sleep, uniqueName } from '../helpers/broker.js';
 import { pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';

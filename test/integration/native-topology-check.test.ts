@@ -1,7 +1,7 @@
 import type amqp from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { createPullFunction } from '../../shared/pull/pull-function.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import type { Summary } from '../../shared/observability/summary.js';
 import type { Config } from '../../shared/config/config.js';
 import type { Handler } from '../../shared/message/message.js';

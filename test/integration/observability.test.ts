@@ -88,7 +88,7 @@ describe('logs, metrics and trace context on the broker', () => {
       retryDelayMs: [5000],
       parkedDepth: 1,
     });
-    expect((main?._aws as { CloudWatchMetrics: { Namespace: string }[] }).CloudWatchMetrics[0]?.Namespace).toBe('Boomerang');
+    expect((main!._aws as { CloudWatchMetrics: { Namespace: string }[] }).CloudWatchMetrics[0]?.Namespace).toBe('Boomerang');
     expect(byName.map((d) => [d.errorName, d.handlerErrors])).toEqual(
       expect.arrayContaining([
         ['PartnerDown', 1],

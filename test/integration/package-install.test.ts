@@ -261,7 +261,7 @@ describe('the packed package in a team directory of its own', () => {
       const dependsOnIt = (type: string) =>
         Object.values(template.Resources).filter((r) => r.Type === type && (r.DependsOn ?? []).includes(resourceId as string)).length;
       expect([dependsOnIt('AWS::Events::Rule'), dependsOnIt('AWS::Lambda::EventSourceMapping')]).toEqual([1, 1]);
-      const { ServiceToken: _token, ...properties } = resource?.Properties as { ServiceToken: unknown; Entities: string[]; WorkQueue: string };
+      const { ServiceToken: _token, ...properties } = resource!.Properties as { ServiceToken: unknown; Entities: string[]; WorkQueue: string };
       expect(properties).toMatchObject({ Queue: 'orders', WorkQueue: workQueue, VirtualHost: '/' });
       const broker = testBroker();
       for (const entity of properties.Entities) entity.startsWith('queue ') ? broker.trackQueue(entity.slice(6)) : broker.trackExchange(entity.slice(9));
@@ -353,7 +353,7 @@ async function readTemplate(): Promise<Template> {
 /** The bundle (index.mjs) of the function named `functionName`: the asset whose object its code names. */
 async function bundleOf(template: Template, functionName: string): Promise<string> {
   const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.FunctionName === functionName);
-  const objectKey = (fn?.Properties.Code as { S3Key: string }).S3Key;
+  const objectKey = (fn!.Properties.Code as { S3Key: string }).S3Key;
   const assets = JSON.parse(await readFile(join(team, 'cdk.out/TeamOrders.assets.json'), 'utf8')) as {
     files: Record<string, { source: { path: string }; destinations: Record<string, { objectKey: string }> }>;
   };

@@ -176,6 +176,8 @@ describe('boomerang parked --remote', () => {
     // The direct command printed its (empty) report before the error; the function's error comes alone.
     expect(farNoLot.stderr.trim().split('\n').at(-1)).toBe(nearNoLot.stderr.trim().split('\n').at(-1));
     expect(farNoLot.stderr).toContain(`there is no queue "${bare}.parked"`);
+    expect(far.code).toBe(1);
+    expect(notes(far.stderr)).toBe(notes(near.stderr));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('could not invoke the operator function no-such-operator: ResourceNotFoundException');
   }, 60_000);

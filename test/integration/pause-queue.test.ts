@@ -4,7 +4,7 @@ import type { Config } from '../../shared/config/config.js';
 import { RetryableError } from '../../shared/errors.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import type { Handler } from '../../shared/message/message.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import type { Summary } from '../../shared/observability/summary.js';
 import { sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';

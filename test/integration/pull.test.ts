@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RetryableError, UnrecoverableError } from '../../shared/errors.js';
-import { type TopologyDriftError } from '../../shared/core/invocation-errors.js';
+import type { TopologyDriftError } from '../../shared/core/invocation-errors.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { emptySummary } from '../../shared/observability/summary.js';
 import type { BoomerangMessage, Handler } from '../../shared/message/message.js';

@@ -1,5 +1,5 @@
 import type { Delivery, EventContext } from 'rhea';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { connectAmqp10 } from '../../shared/native/amqp10-connection.js';
 import { type Amqp10Outcome, SettlementWriter } from '../../shared/native/settlement-writer.js';
 import { AMQP_URL, sleep, TestBroker, uniqueName } from '../helpers/broker.js';

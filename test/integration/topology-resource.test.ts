@@ -8,7 +8,7 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topologyOptionsFromConfig } from '../../shared/config/config.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { defineQueue } from '../../shared/queues/define-queue.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { planSummary } from '../../shared/topology/plan-summary.js';

@@ -1,9 +1,8 @@
 import { createSocket } from 'node:dgram';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../shared/config/config.js';
 import type { Handler } from '../../shared/message/message.js';
 import type { AttemptTracer } from '../../shared/observability/attempt-tracer.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { sleep } from '../helpers/broker.js';
 import { BROKER_VERSION } from '../helpers/broker-version.js';
 import { pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';

@@ -9,7 +9,7 @@ import type { Delivery } from '../../shared/message/copy-message.js';
 import type { Handler } from '../../shared/message/message.js';
 import type { AttemptEnd, AttemptSpan, AttemptStart, AttemptTracer, TracedVerdict } from '../../shared/observability/attempt-tracer.js';
 import { noTracer } from '../../shared/observability/attempt-tracer.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { noMetrics } from '../../shared/observability/metrics.js';
 
 const CONFIG = loadConfig({

@@ -49,7 +49,7 @@ function foldJoins(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(foldJoins);
   if (typeof value !== 'object' || value === null) return value;
   const join = (value as Record<string, unknown>)['Fn::Join'] as [string, unknown[]] | undefined;
-  if (join && join[1].every((part) => typeof part === 'string')) return join[1].join(join[0]);
+  if (join?.[1].every((part) => typeof part === 'string')) return join[1].join(join[0]);
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, foldJoins(inner)]));
 }
 

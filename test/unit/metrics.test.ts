@@ -11,7 +11,7 @@ function summaryOf(fields: Partial<Summary>): Summary {
 
 /** The metric directive of a document: namespace, dimension sets and metric names with units. */
 function directive(doc: EmfDocument | undefined): { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] } {
-  return (doc?._aws as { CloudWatchMetrics: never[] }).CloudWatchMetrics[0]!;
+  return (doc!._aws as { CloudWatchMetrics: never[] }).CloudWatchMetrics[0]!;
 }
 
 describe('emfDocuments', () => {

@@ -121,6 +121,6 @@ describe('checkNativeTopology', () => {
     await checkNativeTopology(async (name) => (name === 'orders' ? other : lot), config, log);
     // Assess
     const [warning] = entries();
-    expect(warning?.['differences']).toBe(`x-delivery-limit '50' (the config plans '${spec.arguments['x-delivery-limit']}')`);
+    expect(warning?.differences).toBe(`x-delivery-limit '50' (the config plans '${spec.arguments['x-delivery-limit']}')`);
   });
 });

@@ -58,7 +58,7 @@ describe('formatShow', () => {
     const text = formatShow(message, 4000);
     const entry = showEntry(message, 4000);
     // Assess
-    expect(text).toMatch(/^Parked\n  error +\(rejected\)\n  reason +dead-lettered by the broker from orders \(rejected\)\n  sourceQueue +orders\n/);
+    expect(text).toMatch(/^Parked\n {2}error +\(rejected\)\n {2}reason +dead-lettered by the broker from orders \(rejected\)\n {2}sourceQueue +orders\n/);
     expect(entry.parked).toEqual({
       error: '(rejected)',
       errorMessage: null,
@@ -88,7 +88,7 @@ describe('showEntry', () => {
     const entry = showEntry(message, 100);
     // Assess
     expect(entry.parked).toMatchObject({ error: 'EventDecodeError', errorMessage: 'invalid base64 in field data', reason: 'unrecoverable' });
-    expect(formatShow(message, 100)).toMatch(/\n  errorMessage +invalid base64 in field data\n/);
+    expect(formatShow(message, 100)).toMatch(/\n {2}errorMessage +invalid base64 in field data\n/);
   });
 
   it('is plain JSON: byte arrays as text, timestamps as ISO dates', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TopologyMismatchError } from '../../shared/topology/mismatch.js';
-import { describeDifference, describeDifferences, parseInequivalentArg, topologyMismatchError } from '../../shared/topology/mismatch.js';
+import { describeDifferences, parseInequivalentArg, topologyMismatchError } from '../../shared/topology/mismatch.js';
 
 /** amqplib's wrapper around the broker's text, as thrown by `assertQueue`. */
 const wrapped = (text: string, method = 'QueueDeclare'): string =>
@@ -50,10 +50,10 @@ describe('parseInequivalentArg', () => {
   });
 });
 
-describe('describeDifference', () => {
+describe('describeDifferences of one difference', () => {
   it('names the queue, the argument, both values and what to do', () => {
     // Act
-    const text = describeDifference({ kind: 'queue', name: 'a.delay.1000ms', argument: 'x-message-ttl', expected: '2000', actual: '1000' });
+    const text = describeDifferences([{ kind: 'queue', name: 'a.delay.1000ms', argument: 'x-message-ttl', expected: '2000', actual: '1000' }]);
     // Assess
     expect(text).toBe(
       "queue 'a.delay.1000ms' has x-message-ttl = '1000' but the topology expects '2000'. " +
@@ -64,7 +64,7 @@ describe('describeDifference', () => {
 
   it('says "(not set)" for a missing value and tells to delete an exchange', () => {
     // Act
-    const text = describeDifference({ kind: 'exchange', name: 'd', argument: 'alternate-exchange', expected: 'u', actual: undefined });
+    const text = describeDifferences([{ kind: 'exchange', name: 'd', argument: 'alternate-exchange', expected: 'u', actual: undefined }]);
     // Assess
     expect(text).toMatch(/^exchange 'd' has alternate-exchange = \(not set\) but the topology expects 'u'\. Delete the exchange/);
   });

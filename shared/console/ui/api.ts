@@ -115,5 +115,5 @@ const api = {
   job: (id: string) => call<Job>('GET', `/api/jobs/${encodeURIComponent(id)}`),
 };
 
-export { api, ApiError, keepToken };
-export type { Group, GroupsReport, Job, ListEntry, MessageDetail, MessageList, Overview };
+export { api, keepToken };
+export type { Group, Job, MessageDetail };

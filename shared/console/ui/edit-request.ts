@@ -43,4 +43,4 @@ function editRequest(start: EditStart, body: string | undefined, headersJson: st
 }
 
 export { editRequest };
-export type { EditRequest, EditStart, HeaderValue };
+export type { EditRequest, EditStart };

@@ -36,8 +36,8 @@ function EditForm({ message, onSubmit, onCancel }: { message: MessageDetail; onS
   const submit = (e: Event): void => {
     e.preventDefault();
     const outcome = editRequest(start, body, headers);
-    if ('problem' in outcome) return setProblem(outcome.problem);
-    onSubmit(outcome.request);
+    if ('problem' in outcome) setProblem(outcome.problem);
+    else onSubmit(outcome.request);
   };
   return (
     <form class="edit" onSubmit={submit} aria-label="Edit and replay">
@@ -167,6 +167,7 @@ function MessageView({ queue, pick }: { queue: string; pick: MessagePick }) {
                 {data.body.cut ? `; the preview is cut${data.edit.body.editable ? ', an edit starts from the whole text' : ''}` : ''})
               </span>
             </h2>
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1) */}
             <pre class="body" tabIndex={0}>
               {data.body.text}
               {data.body.cut ? '\n…' : ''}

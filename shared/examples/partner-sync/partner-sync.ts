@@ -85,4 +85,3 @@ function createPartnerSync(options: PartnerSyncOptions = {}): Handler {
 }
 
 export { createPartnerSync };
-export type { PartnerSyncOptions, RecordMessage };

@@ -92,8 +92,4 @@ function createWebhookDelivery(options: WebhookDeliveryOptions = {}): Handler {
  */
 const httpTimeoutMsFromEnv = (env: Env = process.env): number => envInt(env, 'HTTP_TIMEOUT_MS', DEFAULT_HTTP_TIMEOUT_MS, 1, MAX_TIMEOUT_MS);
 
-/** The handler the engine runs, configured once per container from the environment. */
-const handle: Handler = createWebhookDelivery({ httpTimeoutMs: httpTimeoutMsFromEnv() });
-
-export { createWebhookDelivery, handle, httpTimeoutMsFromEnv };
-export type { WebhookDeliveryOptions };
+export { createWebhookDelivery, httpTimeoutMsFromEnv };
