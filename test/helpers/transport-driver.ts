@@ -1,0 +1,128 @@
+/**
+ * Drives one transport (core/invocation.ts `Transport`) directly, as the invocation would, for the
+ * transports' contract suites: opened with a real tally and deadlines, then taken from and settled
+ * with verdicts the test writes, while the test looks at the broker.
+ */
+import amqp, { type ConsumeMessage, type Options } from 'amqplib';
+import { invocationDeadlines, type Deadlines, type OpenTransport, type Taken, type Transport } from '../../shared/core/invocation.js';
+import { Tally } from '../../shared/core/tally.js';
+import type { Verdict } from '../../shared/core/verdict.js';
+import type { ErrorFacts } from '../../shared/retry/decide-retry.js';
+import { AMQP_URL, type TestBroker, uniqueName } from './broker.js';
+import { tapRawHeaders } from './raw-headers.js';
+
+type Driven = { readonly transport: Transport; readonly tally: Tally; readonly deadlines: Deadlines };
+
+/** Opens a transport with a fresh tally and the deadlines of `budgetMs` (margin 500 ms); fails when it has nothing to take. */
+async function openTransport(open: OpenTransport, budgetMs = 10_000): Promise<Driven> {
+  const startedAt = Date.now();
+  const deadlines = invocationDeadlines(500, budgetMs, startedAt);
+  const tally = new Tally();
+  const opened = await open({ tally, deadlines, startedAt });
+  if (opened.transport === undefined) throw new Error('the transport opened with nothing to take');
+  return { transport: opened.transport, tally, deadlines };
+}
+
+/** Takes `count` messages, each within `waitMs`, or fails naming how many came. */
+async function takeCount(transport: Transport, count: number, waitMs = 5000): Promise<Taken[]> {
+  const taken: Taken[] = [];
+  while (taken.length < count) {
+    const next = await transport.take(waitMs);
+    if (next === undefined) throw new Error(`took ${taken.length} of ${count} messages`);
+    taken.push(next);
+  }
+  return taken;
+}
+
+/** The taken message whose `messageId` is `id`. */
+function byId(taken: readonly Taken[], id: string): Taken {
+  const found = taken.find((t) => t.delivery.properties.messageId === id);
+  if (found === undefined) throw new Error(`no message ${id} was taken`);
+  return found;
+}
+
+const FACTS: ErrorFacts = Object.freeze({ name: 'PartnerError', message: 'partner down', retryable: true, retryAfterMs: undefined });
+
+/** One verdict of each kind, as the lifecycle writes them. */
+const verdicts = {
+  ack: { kind: 'ack', unkeyed: false },
+  duplicate: { kind: 'duplicate' },
+  retry: (delayMs: number, retryNo = 0): Verdict => ({ kind: 'retry', retryNo, nextRetryNo: retryNo + 1, delayMs, error: FACTS }),
+  park: (copyable = true, retryNo = 2): Verdict => ({
+    kind: 'park',
+    retryNo,
+    reason: 'retries exhausted: 2 of 2 made',
+    error: FACTS,
+    stack: 'PartnerError: partner down\n    at contract',
+    copyable,
+  }),
+  defer: (delayMs: number, retryNo = 1): Verdict => ({ kind: 'defer', retryNo, delayMs, why: { ...FACTS, name: 'BreakerOpenError', message: 'breaker open' } }),
+  giveBack: { kind: 'give-back', why: 'out-of-time' },
+} as const satisfies Record<string, Verdict | ((...args: never[]) => Verdict)>;
+
+type Arrival = { readonly message: ConsumeMessage; readonly raw: ReadonlyMap<string, Buffer>; readonly at: number };
+
+/**
+ * Consumes from `queue` on a connection of its own until `count` messages arrived, each with its
+ * header table byte for byte and the time it arrived; also returns any that arrived before the
+ * consumer's cancel was confirmed, so a caller sees one too many. Rejects after `timeoutMs` naming how
+ * many came. No acks: a quorum queue may drop an ack sent just before the close (rabbitmq-server#10327).
+ */
+async function awaitArrivals(queue: string, count: number, timeoutMs = 10_000): Promise<Arrival[]> {
+  const connection = await amqp.connect(AMQP_URL, { noDelay: true });
+  const tap = tapRawHeaders(connection);
+  const arrived: Arrival[] = [];
+  try {
+    const channel = await connection.createChannel();
+    let consumerTag: string | undefined;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${arrived.length} of ${count} messages arrived in ${queue} within ${timeoutMs} ms`)), timeoutMs);
+      channel
+        .consume(
+          queue,
+          (message) => {
+            if (message === null) return;
+            // amqplib hands a delivery on as soon as its body frame is read: the last header table read is its own.
+            arrived.push({ message, raw: tap.last(), at: Date.now() });
+            if (arrived.length === count) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+          { noAck: true },
+        )
+        .then((ok) => {
+          consumerTag = ok.consumerTag;
+        }, reject);
+    });
+    if (consumerTag !== undefined) await channel.cancel(consumerTag);
+    return arrived;
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The message as it reads after the broker took it from amqplib: published to a queue of its own and consumed back. */
+async function asPublished(broker: TestBroker, content: Buffer, options: Options.Publish): Promise<Arrival> {
+  const queue = uniqueName('reference');
+  broker.trackQueue(queue);
+  await broker.channel.assertQueue(queue, { durable: false });
+  broker.channel.sendToQueue(queue, content, options);
+  const [arrival] = await awaitArrivals(queue, 1);
+  return arrival as Arrival;
+}
+
+/** The arrival whose `messageId` is `id`. */
+function arrivalOf(arrivals: readonly Arrival[], id: string): Arrival {
+  const found = arrivals.find((a) => a.message.properties.messageId === id);
+  if (found === undefined) throw new Error(`message ${id} did not arrive`);
+  return found;
+}
+
+/** The raw header entries named in `names`, as hex, for a byte-for-byte comparison. */
+function rawHex(raw: ReadonlyMap<string, Buffer>, names: readonly string[]): Record<string, string | undefined> {
+  return Object.fromEntries(names.map((name) => [name, raw.get(name)?.toString('hex')]));
+}
+
+export { arrivalOf, asPublished, awaitArrivals, byId, openTransport, rawHex, takeCount, verdicts };
+export type { Arrival, Driven };
