@@ -3,6 +3,7 @@
  * transports' contract suites: opened with a real tally and deadlines, then taken from and settled
  * with verdicts the test writes, while the test looks at the broker.
  */
+import { expect } from 'vitest';
 import amqp, { type ConsumeMessage, type Options } from 'amqplib';
 import { invocationDeadlines, type Deadlines, type OpenTransport, type Taken, type Transport } from '../../shared/core/invocation.js';
 import { Tally } from '../../shared/core/tally.js';
@@ -32,6 +33,44 @@ async function takeCount(transport: Transport, count: number, waitMs = 5000): Pr
     taken.push(next);
   }
   return taken;
+}
+
+/**
+ * Deletes the work queue under a transport that took one message, then takes again, stops and
+ * finishes as the invocation would: what the next take gave, what `ended()` said, and whether the
+ * transport counted itself lost.
+ */
+async function takeAfterQueueDeleted(
+  driven: Driven,
+  broker: TestBroker,
+  queue: string,
+): Promise<{ next: Taken | undefined; ended: string | undefined; lost: boolean }> {
+  const { transport, deadlines } = driven;
+  await takeCount(transport, 1);
+  await broker.channel.deleteQueue(queue);
+  const next = await transport.take(5000);
+  const ended = transport.ended();
+  await transport.stopTaking();
+  await transport.finish(deadlines);
+  return { next, ended, lost: transport.lost.aborted };
+}
+
+/**
+ * Takes `count` messages and acks the first (the rest stay open), waits until the broker sent the
+ * rest of the queue within the prefetch or credit window (none ready any more), then stops taking,
+ * gives back what arrived meanwhile, finishes and closes, as the invocation would. Returns what
+ * `stopTaking` gave and what was left open.
+ */
+async function takeThenStop(driven: Driven, broker: TestBroker, queue: string, count: number): Promise<{ arrived: Taken[]; open: Taken[] }> {
+  const { transport, deadlines } = driven;
+  const [first, ...open] = await takeCount(transport, count);
+  await expect.poll(() => broker.messageCount(queue)).toBe(0);
+  transport.settle(first as Taken, verdicts.ack);
+  const arrived = await transport.stopTaking();
+  for (const taken of arrived) transport.settle(taken, verdicts.giveBack);
+  await transport.finish(deadlines);
+  await transport.close();
+  return { arrived, open };
 }
 
 /** The taken message whose `messageId` is `id`. */
@@ -124,5 +163,5 @@ function rawHex(raw: ReadonlyMap<string, Buffer>, names: readonly string[]): Rec
   return Object.fromEntries(names.map((name) => [name, raw.get(name)?.toString('hex')]));
 }
 
-export { arrivalOf, asPublished, awaitArrivals, byId, openTransport, rawHex, takeCount, verdicts };
+export { arrivalOf, asPublished, awaitArrivals, byId, openTransport, rawHex, takeAfterQueueDeleted, takeCount, takeThenStop, verdicts };
 export type { Arrival, Driven };

@@ -15,7 +15,18 @@ import { uniqueName } from '../helpers/broker.js';
 import { GIVE_BACK_COUNTS } from '../helpers/broker-version.js';
 import { BROKER_EARLY_PER_HOP_MS, CLOCK_SLACK_MS, setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
-import { arrivalOf, asPublished, awaitArrivals, byId, openTransport, rawHex, takeCount, verdicts } from '../helpers/transport-driver.js';
+import {
+  arrivalOf,
+  asPublished,
+  awaitArrivals,
+  byId,
+  openTransport,
+  rawHex,
+  takeAfterQueueDeleted,
+  takeCount,
+  takeThenStop,
+  verdicts,
+} from '../helpers/transport-driver.js';
 
 const broker = useTestBroker();
 
@@ -193,21 +204,14 @@ describe('the pull transport on the broker', () => {
     const config = testConfig();
     await setUpTopology(broker(), config);
     publish(config, 'only');
-    const { transport, deadlines } = await open(config);
-    await takeCount(transport, 1);
+    const driven = await open(config);
 
     // Act
-    await broker().channel.deleteQueue(config.workQueue);
-    const next = await transport.take(5000);
-    const ended = transport.ended();
-    await transport.stopTaking();
-    await transport.finish(deadlines);
+    const after = await takeAfterQueueDeleted(driven, broker(), config.workQueue);
 
     // Assess
-    expect(next).toBeUndefined();
-    expect(ended).toBe('consumer-cancelled');
-    expect(transport.lost.aborted).toBe(false);
-    await expect(transport.close()).resolves.toBeUndefined();
+    expect(after).toEqual({ next: undefined, ended: 'consumer-cancelled', lost: false });
+    await expect(driven.transport.close()).resolves.toBeUndefined();
   });
 
   it('stopTaking cancels the consumer and returns what arrived meanwhile; finish gives back what is open and reads the parking lot depth', async () => {
@@ -216,22 +220,18 @@ describe('the pull transport on the broker', () => {
     await setUpTopology(broker(), config);
     for (const id of ['a', 'b', 'c', 'd']) publish(config, id);
     for (const id of ['lot-1', 'lot-2']) broker().channel.sendToQueue(config.parkingQueue, BODY, { messageId: id });
-    const { transport, tally, deadlines } = await open(config);
-    const [first, second] = await takeCount(transport, 2);
-    // Within the prefetch window the broker sends the rest unasked: once the queue shows none ready, they are on their way.
-    await expect.poll(() => broker().messageCount(config.workQueue)).toBe(0);
+    const driven = await open(config);
 
     // Act
-    transport.settle(first!, verdicts.ack);
-    const arrived = await transport.stopTaking();
-    for (const taken of arrived) transport.settle(taken, verdicts.giveBack);
-    await transport.finish(deadlines);
-    await transport.close();
+    const {
+      arrived,
+      open: [second],
+    } = await takeThenStop(driven, broker(), config.workQueue, 2);
     const back = await awaitArrivals(config.workQueue, 3);
 
     // Assess
     expect(arrived.map((t) => t.delivery.properties.messageId)).toEqual(['c', 'd']);
-    expect(tally.current).toMatchObject({ received: 4, acked: 1, requeued: 3, parkedDepth: 2 });
+    expect(driven.tally.current).toMatchObject({ received: 4, acked: 1, requeued: 3, parkedDepth: 2 });
     expect(back.map((a) => a.message.properties.messageId).sort()).toEqual([second!.delivery.properties.messageId, 'c', 'd'].sort());
   });
 });
