@@ -6,11 +6,12 @@
 import { expect } from 'vitest';
 import amqp, { type ConsumeMessage, type Options } from 'amqplib';
 import { invocationDeadlines, type Deadlines, type OpenTransport, type Taken, type Transport } from '../../shared/core/invocation.js';
-import { Tally } from '../../shared/core/tally.js';
+import { type FailureReason, Tally } from '../../shared/core/tally.js';
 import type { Verdict } from '../../shared/core/verdict.js';
 import type { ErrorFacts } from '../../shared/retry/decide-retry.js';
 import { AMQP_URL, type TestBroker, uniqueName } from './broker.js';
 import { tapRawHeaders } from './raw-headers.js';
+import type { TcpProxy } from './tcp-proxy.js';
 
 type Driven = { readonly transport: Transport; readonly tally: Tally; readonly deadlines: Deadlines };
 
@@ -71,6 +72,21 @@ async function takeThenStop(driven: Driven, broker: TestBroker, queue: string, c
   await transport.finish(deadlines);
   await transport.close();
   return { arrived, open };
+}
+
+/**
+ * Takes one message from a transport opened through `proxy`, then cuts every connection through it,
+ * as a dropped network path would; waits for the transport to count itself lost and closes it. What
+ * `failed` made of it, and what is back in `queue` (the broker's own give-back of the unsettled).
+ */
+async function cutAfterTake(transport: Transport, proxy: TcpProxy, queue: string): Promise<{ reason: FailureReason; error: Error; back: Arrival[] }> {
+  await takeCount(transport, 1);
+  const lost = new Promise<void>((resolve) => transport.lost.addEventListener('abort', () => resolve(), { once: true }));
+  expect(proxy.cutAll()).toBeGreaterThan(0);
+  await lost;
+  const { reason, error } = await transport.failed(transport.lost.reason as Error);
+  await transport.close();
+  return { reason, error: error(new Tally().finish(Date.now())), back: await awaitArrivals(queue, 1) };
 }
 
 /** The taken message whose `messageId` is `id`. */
@@ -163,5 +179,5 @@ function rawHex(raw: ReadonlyMap<string, Buffer>, names: readonly string[]): Rec
   return Object.fromEntries(names.map((name) => [name, raw.get(name)?.toString('hex')]));
 }
 
-export { arrivalOf, asPublished, awaitArrivals, byId, openTransport, rawHex, takeAfterQueueDeleted, takeCount, takeThenStop, verdicts };
+export { arrivalOf, cutAfterTake, asPublished, awaitArrivals, byId, openTransport, rawHex, takeAfterQueueDeleted, takeCount, takeThenStop, verdicts };
 export type { Arrival, Driven };

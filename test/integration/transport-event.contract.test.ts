@@ -11,12 +11,15 @@ import { openEvent } from '../../shared/event/run-event.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
+import { AMQP_URL } from '../helpers/broker.js';
 import { BROKER_EARLY_PER_HOP_MS, CLOCK_SLACK_MS, setUpTopology, testConfig } from '../helpers/engine.js';
 import { rmqEventOf } from '../helpers/rmq-event-of.js';
+import { useProxyToBroker } from '../helpers/tcp-proxy.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { arrivalOf, asPublished, awaitArrivals, byId, openTransport, rawHex, takeCount, verdicts } from '../helpers/transport-driver.js';
 
 const broker = useTestBroker();
+const proxy = useProxyToBroker(AMQP_URL);
 
 /** The team's headers, of the types an event carries as they were (strings arrive as bytes and are decoded back). */
 const HEADERS = { tenant: 'acme', traceparent: '00-abc-def-01', n: 7 };
@@ -134,5 +137,25 @@ describe('the event transport on the broker', () => {
     expect(thrown.message).toContain('the whole batch of 2 again');
     expect(thrown.cause).toBe(transport.lost.reason);
     expect(await broker().messageCount(config.parkingQueue)).toBe(0);
+  });
+
+  it('dooms the batch when the connection drops: a copy after it settles nothing, and failed says connection-lost', async () => {
+    // Prepare
+    const config = testConfig({ AMQP_URL: proxy().url(AMQP_URL) });
+    await setUpTopology(broker(), config);
+    const { transport, tally } = await open(config, ['retry']);
+    const [retry] = await takeCount(transport, 1, 0);
+
+    // Act
+    expect(proxy().cutAll()).toBeGreaterThan(0);
+    await transport.settle(retry!, verdicts.retry(200));
+    const { reason, error } = await transport.failed(transport.lost.reason as Error);
+    await transport.close();
+
+    // Assess
+    expect(transport.lost.aborted).toBe(true);
+    expect(reason).toBe('connection-lost');
+    expect(error(tally.finish(Date.now())).name).toBe('EventBatchError');
+    expect(tally.current).toMatchObject({ received: 1, retried: 0 });
   });
 });

@@ -15,9 +15,11 @@ import { silentLogger } from '../../shared/observability/logger.js';
 import { AMQP_URL } from '../helpers/broker.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { CLOCK_SLACK_MS, setUpTopology, testConfig } from '../helpers/engine.js';
+import { useProxyToBroker } from '../helpers/tcp-proxy.js';
 import { useTestBroker } from '../helpers/topology.js';
 import {
   arrivalOf,
+  cutAfterTake,
   asPublished,
   awaitArrivals,
   byId,
@@ -30,6 +32,7 @@ import {
 } from '../helpers/transport-driver.js';
 
 const broker = useTestBroker();
+const proxy = useProxyToBroker(AMQP_URL);
 
 /** The team's headers, of several AMQP types as amqplib writes them. */
 const HEADERS = { tenant: 'acme', traceparent: '00-abc-def-01', n: 7, big: 2 ** 40, ratio: 0.5 };
@@ -180,6 +183,24 @@ describe.runIf(NATIVE_BROKER)(`the native transport on RabbitMQ ${BROKER_VERSION
     // Assess
     expect(after).toEqual({ next: undefined, ended: 'consumer-cancelled', lost: false });
     await expect(driven.transport.close()).resolves.toBeUndefined();
+  });
+
+  it('counts itself lost when the connection drops: failed says connection-lost, the message is back in the queue and close still works', async () => {
+    // Prepare
+    const config = nativeConfig({ AMQP_URL: proxy().url(AMQP_URL) });
+    await setUpTopology(broker(), config);
+    publish(config, 'cut');
+    const { transport } = await open(config);
+
+    // Act
+    const { reason, error, back } = await cutAfterTake(transport, proxy(), config.workQueue);
+
+    // Assess
+    expect(reason).toBe('connection-lost');
+    expect(error).toMatchObject({ name: 'PullAbortedError', reason: 'connection-lost' });
+    expect(back.map((a) => a.message.properties.messageId)).toEqual(['cut']);
+    // Unlike a release, a delivery lost with its connection counts toward the delivery limit.
+    expect(back[0]?.message.properties.headers?.['x-delivery-count']).toBe(1);
   });
 });
 

@@ -11,12 +11,14 @@ import { silentLogger } from '../../shared/observability/logger.js';
 import { openPull } from '../../shared/pull/pull.js';
 import { createDelayRouter } from '../../shared/topology/plan.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
-import { uniqueName } from '../helpers/broker.js';
+import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { GIVE_BACK_COUNTS } from '../helpers/broker-version.js';
 import { BROKER_EARLY_PER_HOP_MS, CLOCK_SLACK_MS, setUpTopology, testConfig } from '../helpers/engine.js';
+import { useProxyToBroker } from '../helpers/tcp-proxy.js';
 import { useTestBroker } from '../helpers/topology.js';
 import {
   arrivalOf,
+  cutAfterTake,
   asPublished,
   awaitArrivals,
   byId,
@@ -29,6 +31,7 @@ import {
 } from '../helpers/transport-driver.js';
 
 const broker = useTestBroker();
+const proxy = useProxyToBroker(AMQP_URL);
 
 /** The team's headers, of several AMQP types as amqplib writes them. */
 const HEADERS = { tenant: 'acme', traceparent: '00-abc-def-01', n: 7, big: 2 ** 40, ratio: 0.5, flag: true, nested: { a: 'b' }, list: [1, 'two'] };
@@ -233,5 +236,24 @@ describe('the pull transport on the broker', () => {
     expect(arrived.map((t) => t.delivery.properties.messageId)).toEqual(['c', 'd']);
     expect(driven.tally.current).toMatchObject({ received: 4, acked: 1, requeued: 3, parkedDepth: 2 });
     expect(back.map((a) => a.message.properties.messageId).sort()).toEqual([second!.delivery.properties.messageId, 'c', 'd'].sort());
+  });
+
+  it('counts itself lost when the connection drops: failed says connection-lost, the message is back in the queue and close still works', async () => {
+    // Prepare
+    const config = testConfig({ AMQP_URL: proxy().url(AMQP_URL) });
+    await setUpTopology(broker(), config);
+    publish(config, 'cut');
+    const { transport } = await open(config);
+
+    // Act
+    const { reason, error, back } = await cutAfterTake(transport, proxy(), config.workQueue);
+
+    // Assess
+    expect(reason).toBe('connection-lost');
+    expect(error).toMatchObject({ name: 'PullAbortedError', reason: 'connection-lost' });
+    expect(back.map((a) => a.message.properties.messageId)).toEqual(['cut']);
+    // A quorum queue counts a delivery lost with its connection, on every version.
+    expect(back[0]?.message.properties.headers?.['x-delivery-count']).toBe(1);
+    expect(back[0]?.message.fields.redelivered).toBe(true);
   });
 });
