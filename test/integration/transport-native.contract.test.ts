@@ -85,7 +85,6 @@ describe.runIf(NATIVE_BROKER)(`the native transport on RabbitMQ ${BROKER_VERSION
       expect(rawHex(raw, HEADER_NAMES), id).toEqual(rawHex(reference.raw, HEADER_NAMES));
     }
     const givenBack = arrivalOf(back, 'give-back');
-    expect(givenBack.at - settledAt).toBeLessThan(DELAY_MS);
     // 4.3 counts a release as an acquisition only: it never nears the delivery limit.
     expect(givenBack.message.properties.headers?.['x-delivery-count']).toBeUndefined();
     expect(givenBack.message.properties.headers?.['x-acquired-count']).toBe(1);
