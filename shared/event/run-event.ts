@@ -236,5 +236,5 @@ function assertOneVhost(records: readonly EventRecord[], connected: string): voi
   }
 }
 
-export { runEvent };
+export { openEvent, runEvent };
 export type { EventRunOptions };

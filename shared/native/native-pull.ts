@@ -228,4 +228,4 @@ async function refuseOlderBroker(config: Config, error: unknown): Promise<never>
   throw error;
 }
 
-export { runNativePull };
+export { openNative, runNativePull };

@@ -290,5 +290,5 @@ function isReturned(copyFailure: Error | undefined): boolean {
   return isNamedError<PublishError>(copyFailure, 'PublishError') && copyFailure.reason === 'returned';
 }
 
-export { runPull };
+export { openPull, runPull };
 export type { PullOptions };
