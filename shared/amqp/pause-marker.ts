@@ -154,5 +154,5 @@ async function onChannel<C extends Channel, T>(opening: Promise<C>, use: (channe
   }
 }
 
-export { amqp091PauseMarker, PAUSE_MARKER_EXPIRES_MS, pauseMarkerArguments, pauseMarkerMessage, pauseMarkerQueue, pausedUntilOf };
-export type { PauseMarker, PauseMarkerMessage, PauseStart };
+export { amqp091PauseMarker, pauseMarkerArguments, pauseMarkerMessage, pauseMarkerQueue, pausedUntilOf };
+export type { PauseMarker, PauseStart };

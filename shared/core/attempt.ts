@@ -305,4 +305,4 @@ class Lifecycle<O extends Origin = Origin> {
 }
 
 export { Lifecycle };
-export type { LifecycleOptions, Origin, Stop };
+export type { LifecycleOptions };

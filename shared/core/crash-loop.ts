@@ -108,4 +108,3 @@ function crashLoopError(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, li
 }
 
 export { checkCrashLoop, crashLoopError };
-export type { CrashCounting, CrashLoopVerdict };

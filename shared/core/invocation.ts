@@ -298,4 +298,4 @@ async function takeUntilStop(
 }
 
 export { invocationDeadlines, runInvocation };
-export type { Deadlines, InvocationOptions, OpenTransport, Opened, Taken, Transport };
+export type { Deadlines, InvocationOptions, OpenTransport, Taken, Transport };

@@ -228,4 +228,4 @@ function stopReasonOf(error: unknown): StopReason {
 }
 
 export { createLambdaFunction };
-export type { FunctionOptions, FunctionSpec, Invocation, LambdaContext };
+export type { FunctionOptions, LambdaContext };

@@ -97,4 +97,4 @@ function parseBrokerVersion(version: string | undefined): BrokerVersion | undefi
 }
 
 export { eventSettings, nackCounts, nativeSettings, parseBrokerVersion, pullSettings };
-export type { BrokerVersion, ModeSettings };
+export type { ModeSettings };

@@ -108,4 +108,4 @@ function containerPacing(open: (spec: NonNullable<ResolvedRateLimit['store']>, l
 }
 
 export { containerPacing, createPacer };
-export type { Pacer, PacerDeps, Pacing };
+export type { Pacer };

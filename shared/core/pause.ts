@@ -150,4 +150,3 @@ async function readPause(marker: PauseMarker, log: Logger): Promise<number | und
 }
 
 export { Pause, readPause };
-export type { PauseOptions };

@@ -61,4 +61,4 @@ const ACK_UNKEYED: Verdict = Object.freeze({ kind: 'ack', unkeyed: true });
 const DUPLICATE: Verdict = Object.freeze({ kind: 'duplicate' });
 
 export { ACK, ACK_UNKEYED, DUPLICATE };
-export type { GiveBackReason, ParkVerdict, Verdict };
+export type { ParkVerdict, Verdict };

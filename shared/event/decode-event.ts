@@ -74,4 +74,4 @@ function eventShapeProblem(event: unknown): string | undefined {
 }
 
 export { decodeEvent, eventShapeProblem };
-export type { EventRecord, EventRouting };
+export type { EventRecord };

@@ -61,4 +61,3 @@ function isTable(value: unknown): value is Readonly<Record<string, unknown>> {
 }
 
 export { decodeHeaders, isTable };
-export type { DecodedHeaders };

@@ -64,4 +64,4 @@ function isReturnedCopy(error: unknown): boolean {
 }
 
 export { createEventFunction };
-export type { EventContext, FunctionOptions };
+export type { EventContext };

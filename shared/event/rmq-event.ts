@@ -79,4 +79,4 @@ function parseQueueKey(key: string): RmqQueueKey {
 }
 
 export { parseQueueKey };
-export type { RmqBasicProperties, RmqBytes, RmqEvent, RmqFieldValue, RmqMessage, RmqQueueKey };
+export type { RmqBasicProperties, RmqEvent, RmqFieldValue, RmqMessage };

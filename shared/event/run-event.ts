@@ -237,4 +237,3 @@ function assertOneVhost(records: readonly EventRecord[], connected: string): voi
 }
 
 export { openEvent, runEvent };
-export type { EventRunOptions };

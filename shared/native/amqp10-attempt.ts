@@ -93,4 +93,3 @@ function errorFields(error: unknown): { message?: string; condition?: string } {
 }
 
 export { attemptAmqp10 };
-export type { Amqp10Attempt };

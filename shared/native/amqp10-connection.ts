@@ -119,4 +119,4 @@ function failedError(options: Amqp10ConnectOptions, failures: ReadonlyMap<string
 }
 
 export { connectAmqp10 };
-export type { Amqp10Connection, Amqp10ConnectOptions };
+export type { Amqp10Connection };

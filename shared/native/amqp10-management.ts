@@ -211,5 +211,5 @@ function count(value: unknown): number | undefined {
   return undefined;
 }
 
-export { Amqp10Management, DEFAULT_MANAGEMENT_TIMEOUT_MS, getQueue };
+export { Amqp10Management, getQueue };
 export type { ManagementRequest, ManagementResponse, QueueInfo };

@@ -113,4 +113,3 @@ function stringAnnotation(delivery: Delivery, name: string): string | undefined 
 }
 
 export { NativeAnnotation, amqp10Outcome };
-export type { Amqp10OutcomeContext };

@@ -111,4 +111,3 @@ function replyTo(address: string | undefined): string | undefined {
 }
 
 export { fromAmqp10 };
-export type { NativeMessage };

@@ -103,4 +103,3 @@ async function checkNativeTopology(read: QueueReader, config: Config, log: Logge
 }
 
 export { checkNativeTopology, judgeNativeTopology };
-export type { NativeTopologyFinding, QueueReader };

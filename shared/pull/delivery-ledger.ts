@@ -170,4 +170,3 @@ function quietly(op: () => void): void {
 }
 
 export { DeliveryLedger };
-export type { Scheduler };

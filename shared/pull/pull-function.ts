@@ -59,4 +59,4 @@ function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
 }
 
 export { createPullFunction };
-export type { FunctionOptions, PullContext };
+export type { PullContext };

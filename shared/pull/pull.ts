@@ -291,4 +291,3 @@ function isReturned(copyFailure: Error | undefined): boolean {
 }
 
 export { openPull, runPull };
-export type { PullOptions };

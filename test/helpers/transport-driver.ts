@@ -180,4 +180,3 @@ function rawHex(raw: ReadonlyMap<string, Buffer>, names: readonly string[]): Rec
 }
 
 export { arrivalOf, cutAfterTake, asPublished, awaitArrivals, byId, openTransport, rawHex, takeAfterQueueDeleted, takeCount, takeThenStop, verdicts };
-export type { Arrival, Driven };

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Config } from '../../shared/config/config.js';
 import { openEvent } from '../../shared/event/run-event.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
 import { AMQP_URL } from '../helpers/broker.js';
 import { BROKER_EARLY_PER_HOP_MS, CLOCK_SLACK_MS, setUpTopology, testConfig } from '../helpers/engine.js';

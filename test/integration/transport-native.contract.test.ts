@@ -11,7 +11,7 @@ import type { Config } from '../../shared/config/config.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
 import { connectAmqp10 } from '../../shared/native/amqp10-connection.js';
 import { openNative } from '../../shared/native/native-pull.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { AMQP_URL } from '../helpers/broker.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { CLOCK_SLACK_MS, setUpTopology, testConfig } from '../helpers/engine.js';

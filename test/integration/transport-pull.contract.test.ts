@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Config } from '../../shared/config/config.js';
 import { topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../helpers/fakes.js';
 import { openPull } from '../../shared/pull/pull.js';
 import { createDelayRouter } from '../../shared/topology/plan.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
