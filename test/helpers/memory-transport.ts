@@ -16,6 +16,7 @@ import { eventSettings, type ModeSettings, nativeSettings, pullSettings } from '
 import { readPause } from '../../shared/core/pause-marking.js';
 import type { FailureReason, Tally } from '../../shared/core/tally.js';
 import type { Verdict } from '../../shared/core/verdict.js';
+import { RetryableError, UnrecoverableError } from '../../shared/errors.js';
 import type { Delivery } from '../../shared/message/copy-message.js';
 import type { Handler } from '../../shared/message/message.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
@@ -50,22 +51,28 @@ class FakePauseMarker implements PauseMarker {
   public reads = 0;
   public readonly writes: PauseMark[] = [];
 
+  /** When each write (in `writes`) was confirmed, epoch ms. */
+  public readonly written: number[] = [];
+
+  /** `behaviour`: a read or a write that fails with this error; a write confirmed after `writeMs` (fake clock). */
   public constructor(
     public readonly queue: string,
     public pausedUntil: number | undefined = undefined,
-    private readonly failing: { readonly read?: Error; readonly write?: Error } = {},
+    private readonly behaviour: { readonly read?: Error; readonly write?: Error; readonly writeMs?: number } = {},
   ) {}
 
   public async read(): Promise<number | undefined> {
     this.reads++;
-    if (this.failing.read !== undefined) throw this.failing.read;
+    if (this.behaviour.read !== undefined) throw this.behaviour.read;
     return this.pausedUntil;
   }
 
   public async write(mark: PauseMark): Promise<void> {
     this.writes.push(mark);
-    if (this.failing.write !== undefined) throw this.failing.write;
+    if (this.behaviour.writeMs !== undefined) await new Promise((resolve) => setTimeout(resolve, this.behaviour.writeMs));
+    if (this.behaviour.write !== undefined) throw this.behaviour.write;
     this.pausedUntil = mark.untilMs;
+    this.written.push(Date.now());
   }
 }
 
@@ -116,6 +123,8 @@ class MemoryTransport implements Transport {
   public readonly settles: SettleRecord[] = [];
   /** The calls of the end sequence and the settles, in order: `settle m-1 ack`, `stopTaking`, `finish`, `close`... */
   public readonly events: string[] = [];
+  /** When each of `events` happened, epoch ms. */
+  private readonly times: number[] = [];
   /** Ids given back by `finish` (pull: what was taken and never settled). */
   public readonly givenBackAtFinish: string[] = [];
   /** Deadlines the engine opened the transport with. */
@@ -166,7 +175,7 @@ class MemoryTransport implements Transport {
     return async ({ tally, deadlines }) => {
       this.tallied = tally;
       this.deadlines = deadlines;
-      this.events.push('open');
+      this.note('open');
       if (this.options.mode === 'event') {
         tally.receive(this.queue.length);
         if (this.queue.length === 0) return { transport: undefined, pausedUntil: undefined };
@@ -185,6 +194,12 @@ class MemoryTransport implements Transport {
 
   public get outstanding(): number {
     return this.options.mode === 'event' ? 0 : this.open.size;
+  }
+
+  /** When `event` (of `events`) first happened, in ms since the transport was opened; undefined if it never did. */
+  public timeOf(event: string): number | undefined {
+    const index = this.events.indexOf(event);
+    return index < 0 ? undefined : (this.times[index] as number) - (this.times[0] as number);
   }
 
   /** Whether the engine closed the transport. */
@@ -262,7 +277,7 @@ class MemoryTransport implements Transport {
   }
 
   public takeBuffered(): Taken[] {
-    this.events.push('takeBuffered');
+    this.note('takeBuffered');
     if (this.options.mode === 'event') {
       const rest = this.queue.splice(0);
       for (const taken of rest) this.open.add(taken.delivery);
@@ -274,7 +289,7 @@ class MemoryTransport implements Transport {
   public settle(taken: Taken, verdict: Verdict): Promise<void> | undefined {
     const id = idOf(taken);
     this.settles.push({ id, verdict, at: Date.now() });
-    this.events.push(`settle ${id} ${verdict.kind}`);
+    this.note(`settle ${id} ${verdict.kind}`);
     if (!this.open.has(taken.delivery) || this.broken.signal.aborted) return undefined;
     const outcome = OUTCOME[verdict.kind];
     const { mode } = this.options;
@@ -299,7 +314,7 @@ class MemoryTransport implements Transport {
   }
 
   public async stopTaking(): Promise<Taken[]> {
-    this.events.push('stopTaking');
+    this.note('stopTaking');
     this.stopped = true;
     this.endWait(undefined);
     this.buffer.push(...this.lateArrivals.splice(0));
@@ -307,7 +322,7 @@ class MemoryTransport implements Transport {
   }
 
   public async finish(deadlines: Deadlines): Promise<void> {
-    this.events.push('finish');
+    this.note('finish');
     if (deadlines !== this.deadlines) throw new Error('finish was given other deadlines than the opener');
     const { mode } = this.options;
     // Event: each copy has its own publish timeout; the batch may be acked only once all were confirmed.
@@ -322,13 +337,13 @@ class MemoryTransport implements Transport {
   }
 
   public async close(): Promise<void> {
-    this.events.push('close');
+    this.note('close');
     this.endWait(undefined);
     clearTimeout(this.waitTimer);
   }
 
   public async failed(failure: Error): Promise<{ reason: FailureReason; error: (summary: Summary) => Error }> {
-    this.events.push('failed');
+    this.note('failed');
     const { reason: given } = failure as { reason?: unknown };
     const reason: FailureReason =
       this.options.mode === 'event' && this.copyFailure !== undefined
@@ -340,8 +355,13 @@ class MemoryTransport implements Transport {
   }
 
   public completed(summary: Summary): Error | undefined {
-    this.events.push('completed');
+    this.note('completed');
     return this.options.completed?.(summary);
+  }
+
+  private note(event: string): void {
+    this.events.push(event);
+    this.times.push(Date.now());
   }
 
   private get tally(): Tally {
@@ -484,11 +504,21 @@ async function invoke(transport: MemoryTransport, handler: Handler, options: Par
   }
 }
 
+/** A handler that notes each message id in `seen` and fails as the id says: `fail` retryably, `bad` for good; the rest succeed. */
+function byId(seen: string[] = []): Handler {
+  return (message) => {
+    const id = String(message.properties.messageId);
+    seen.push(id);
+    if (id === 'fail') throw new RetryableError('HTTP 503');
+    if (id === 'bad') throw new UnrecoverableError('bad request');
+  };
+}
+
 /** Each message taken was settled once: the summary's outcomes add up to what it received. */
 function balanced(summary: Summary): boolean {
   const { received, acked, retried, parked, requeued, lost, deferred, skippedDuplicates } = summary;
   return received === acked + retried + parked + requeued + lost + deferred + skippedDuplicates;
 }
 
-export { balanced, delivery, deliveries, engineConfig, FakePauseMarker, idOf, invoke, MemoryTransport, MemoryTransportError, onFakeClock };
+export { balanced, byId, delivery, deliveries, engineConfig, FakePauseMarker, idOf, invoke, MemoryTransport, MemoryTransportError, onFakeClock };
 export type { Invoked, MemoryTransportOptions, Mode, SettleRecord };

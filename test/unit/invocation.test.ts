@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Pacer } from '../../shared/core/pacer.js';
-import { IdempotencyInProgressError, RetryableError, UnrecoverableError } from '../../shared/errors.js';
+import { IdempotencyInProgressError, RetryableError } from '../../shared/errors.js';
 import type { IdempotencyGuard } from '../../shared/idempotency/guard.js';
 import type { Handler } from '../../shared/message/message.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
-import { balanced, deliveries, delivery, engineConfig, invoke, MemoryTransport, type Mode } from '../helpers/memory-transport.js';
+import { balanced, byId, deliveries, delivery, engineConfig, invoke, MemoryTransport, type Mode } from '../helpers/memory-transport.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const MODES: readonly Mode[] = ['pull', 'event', 'native'];
@@ -29,13 +29,6 @@ const guardById: IdempotencyGuard = {
   close: async () => undefined,
 };
 
-/** Fails as the message id says: `fail` retryably, `bad` for good; the rest succeed. */
-const byId: Handler = (message) => {
-  const id = message.properties.messageId;
-  if (id === 'fail') throw new RetryableError('HTTP 503');
-  if (id === 'bad') throw new UnrecoverableError('bad request');
-};
-
 /** A handler that takes `ms` on the fake clock and notes when each message started. */
 function slow(ms: number, starts: number[] = []): Handler {
   return () => {
@@ -49,7 +42,7 @@ describe('runInvocation: verdicts', () => {
     // Prepare
     const transport = new MemoryTransport({ mode, config: engineConfig(), messages: ['ok', 'nokey', 'dup', 'fail', 'bad', 'held'].map((id) => delivery(id)) });
     // Act
-    const { summary, error } = await invoke(transport, byId, { idempotency: guardById });
+    const { summary, error } = await invoke(transport, byId(), { idempotency: guardById });
     // Assess
     expect(error).toBeUndefined();
     expect(transport.settled().sort()).toEqual(['bad park', 'dup duplicate', 'fail retry', 'held defer', 'nokey ack', 'ok ack']);
@@ -75,7 +68,7 @@ describe('runInvocation: verdicts', () => {
     // Prepare: MAX_RETRIES=0 in tiers mode leaves no delay path to defer to.
     const transport = new MemoryTransport({ mode, config: engineConfig({ MAX_RETRIES: '0' }), messages: [delivery('held'), delivery('ok')] });
     // Act
-    const { summary } = await invoke(transport, byId, { idempotency: guardById });
+    const { summary } = await invoke(transport, byId(), { idempotency: guardById });
     // Assess
     expect(transport.verdictOf('held')).toEqual({ kind: 'give-back', why: 'no-delay-path' });
     expect(summary).toMatchObject({ received: 2, acked: 1, requeued: 1, deferred: 0 });
@@ -89,7 +82,7 @@ describe('runInvocation: verdicts', () => {
     // Prepare: RETRY_HEADER says 3 (spent), the native annotation says 1.
     const transport = new MemoryTransport({ mode, config: engineConfig(), messages: [delivery('fail', { 'x-retry-no': 3, [NativeAnnotation.retryNo]: 1 })] });
     // Act
-    const { summary } = await invoke(transport, byId);
+    const { summary } = await invoke(transport, byId());
     // Assess
     expect(transport.verdictOf('fail')).toMatchObject(expected);
     expect(balanced(summary)).toBe(true);
@@ -99,7 +92,7 @@ describe('runInvocation: verdicts', () => {
     // Prepare
     const transport = new MemoryTransport({ mode: 'native', config: engineConfig(), messages: [delivery('nokey'), delivery('ok')] });
     // Act
-    const { summary } = await invoke(transport, byId, { idempotency: guardById });
+    const { summary } = await invoke(transport, byId(), { idempotency: guardById });
     // Assess
     expect(summary).toMatchObject({ acked: 2, withoutIdempotencyKey: 1 });
   });
