@@ -7,7 +7,7 @@
  * no network, no real wait.
  */
 import type { MessageProperties } from 'amqplib';
-import { vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
 import type { PauseMark, PauseMarker } from '../../shared/amqp/pause-marker.js';
 import { type Config, loadConfig, topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { type Deadlines, type InvocationOptions, type OpenTransport, runInvocation, type Taken, type Transport } from '../../shared/core/invocation.js';
@@ -25,6 +25,21 @@ import type { Outcome, StopReason, Summary } from '../../shared/observability/su
 import { recordingLogger } from './fakes.js';
 
 type Mode = 'pull' | 'event' | 'native';
+
+const MODES: readonly Mode[] = ['pull', 'event', 'native'];
+
+/** Where the fake clock starts: 2026-01-01T00:00:00Z. */
+const T0 = Date.UTC(2026, 0, 1);
+
+/** Runs each test of the calling file on vitest's fake clock, starting at `T0`. */
+function useFakeClock(): void {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: T0 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+}
 
 /** A delivery `id` (its messageId), with `headers` and a `body`. */
 function delivery(id: string, headers: Record<string, unknown> = {}, body = `{"id":"${id}"}`): Delivery {
@@ -104,6 +119,8 @@ type MemoryTransportOptions = {
   readonly failCopy?: (taken: Taken, verdict: Verdict) => Error | undefined;
   /** Copies wait for `confirm()` instead of being confirmed on the next turn. @default false */
   readonly holdCopies?: boolean;
+  /** `finish` fails with this error. @default none */
+  readonly finishFails?: Error;
   /** What `completed` answers. @default none */
   readonly completed?: (summary: Summary) => Error | undefined;
 };
@@ -324,6 +341,7 @@ class MemoryTransport implements Transport {
   public async finish(deadlines: Deadlines): Promise<void> {
     this.note('finish');
     if (deadlines !== this.deadlines) throw new Error('finish was given other deadlines than the opener');
+    if (this.options.finishFails !== undefined) throw this.options.finishFails;
     const { mode } = this.options;
     // Event: each copy has its own publish timeout; the batch may be acked only once all were confirmed.
     if (mode === 'event') while (this.pending.size > 0) await Promise.all([...this.pending]);
@@ -520,5 +538,20 @@ function balanced(summary: Summary): boolean {
   return received === acked + retried + parked + requeued + lost + deferred + skippedDuplicates;
 }
 
-export { balanced, byId, delivery, deliveries, engineConfig, FakePauseMarker, idOf, invoke, MemoryTransport, MemoryTransportError, onFakeClock };
+export {
+  balanced,
+  byId,
+  delivery,
+  deliveries,
+  engineConfig,
+  FakePauseMarker,
+  idOf,
+  invoke,
+  MemoryTransport,
+  MemoryTransportError,
+  MODES,
+  onFakeClock,
+  T0,
+  useFakeClock,
+};
 export type { Invoked, MemoryTransportOptions, Mode, SettleRecord };

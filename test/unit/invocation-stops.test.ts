@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { IdempotencyStoreError, RetryableError } from '../../shared/errors.js';
 import type { IdempotencyGuard } from '../../shared/idempotency/guard.js';
 import type { Handler } from '../../shared/message/message.js';
@@ -13,19 +13,14 @@ import {
   MemoryTransport,
   MemoryTransportError,
   type Mode,
+  MODES,
+  T0,
+  useFakeClock,
 } from '../helpers/memory-transport.js';
 
-const T0 = Date.UTC(2026, 0, 1);
-const MODES: readonly Mode[] = ['pull', 'event', 'native'];
 const STREAMS: readonly Mode[] = ['pull', 'native'];
 
-beforeEach(() => {
-  vi.useFakeTimers({ now: T0 });
-});
-
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeClock();
 
 /** A handler that takes `ms` on the fake clock, or rejects as soon as its signal aborts; it notes each message it saw. */
 function honouring(ms: number, seen: string[] = []): Handler {

@@ -1,21 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Pacer } from '../../shared/core/pacer.js';
 import { IdempotencyInProgressError, RetryableError } from '../../shared/errors.js';
 import type { IdempotencyGuard } from '../../shared/idempotency/guard.js';
 import type { Handler } from '../../shared/message/message.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
-import { balanced, byId, deliveries, delivery, engineConfig, invoke, MemoryTransport, type Mode } from '../helpers/memory-transport.js';
+import { balanced, byId, deliveries, delivery, engineConfig, invoke, MemoryTransport, MODES, T0, useFakeClock } from '../helpers/memory-transport.js';
 
-const T0 = Date.UTC(2026, 0, 1);
-const MODES: readonly Mode[] = ['pull', 'event', 'native'];
-
-beforeEach(() => {
-  vi.useFakeTimers({ now: T0 });
-});
-
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeClock();
 
 /** A guard that answers by message id: `dup` completed before, `held` is held by another run, `nokey` has no key; the rest run. */
 const guardById: IdempotencyGuard = {
