@@ -48,6 +48,18 @@ describe('runInvocation: stop reasons', () => {
     expect(summary).toMatchObject({ received: 2, acked: 2, stoppedBecause: 'idle', durationMs: 500 });
   });
 
+  it.each(STREAMS)('%s: a take waits no longer than the stop, even with a longer IDLE_TIMEOUT_MS', async (mode) => {
+    // Prepare: a message arrives at 8 s; the stop is at 9 s.
+    const seen: string[] = [];
+    const transport = new MemoryTransport({ mode, config: engineConfig({ IDLE_TIMEOUT_MS: '60000' }) });
+    setTimeout(() => transport.arrive(delivery('late')), 8000);
+    // Act
+    const { summary } = await invoke(transport, byId(seen));
+    // Assess
+    expect(seen).toEqual(['late']);
+    expect(summary).toMatchObject({ received: 1, acked: 1, stoppedBecause: 'budget', durationMs: 9000 });
+  });
+
   it('event: an empty batch opens nothing and is idle at once', async () => {
     // Prepare
     const transport = new MemoryTransport({ mode: 'event', config: engineConfig() });
@@ -69,7 +81,7 @@ describe('runInvocation: stop reasons', () => {
 
   it.each(STREAMS)('%s: not idle while the prefetch window (BATCH_SIZE) is full of unsettled messages', async (mode) => {
     // Prepare: handlers take 2 s, four times the idle timeout, and hold the whole window meanwhile.
-    const config = engineConfig({ BATCH_SIZE: '2', CONCURRENCY: '2', BREAKER_THRESHOLD: '0' });
+    const config = engineConfig({ BATCH_SIZE: '2', CONCURRENCY: '4', BREAKER_THRESHOLD: '0' });
     const transport = new MemoryTransport({ mode, config, messages: deliveries(5) });
     // Act
     const { summary } = await invoke(transport, honouring(2000));
@@ -238,7 +250,10 @@ describe('runInvocation: stop reasons', () => {
       config: engineConfig(),
       messages: [delivery('fail'), ...deliveries(2)],
       failCopy: (taken) => (taken.delivery.properties.messageId === 'fail' ? new Error('unroutable') : undefined),
+      holdCopies: true,
     });
+    // The copy's answer comes at 100 ms: a record holds its turn until then.
+    setTimeout(() => transport.confirm(), 100);
     // Act
     const { summary, error } = await invoke(transport, handler);
     // Assess
