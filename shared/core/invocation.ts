@@ -162,7 +162,8 @@ async function runInvocation(open: OpenTransport, options: InvocationOptions): P
     pacer: options.pacer,
     pause,
   });
-  let failure: Error | undefined;
+  // Lost while it opened, the abort event has fired already: it fails the invocation all the same.
+  let failure = transport.lost.aborted ? (transport.lost.reason as Error) : undefined;
   transport.lost.addEventListener('abort', () => {
     failure ??= transport.lost.reason as Error;
   });
@@ -217,7 +218,8 @@ async function takeAndSettle(
   if (!lost.aborted) {
     const outOfTime = lifecycle.stop === undefined;
     for (const taken of transport.takeBuffered()) {
-      const verdict = lifecycle.untried(taken.delivery, taken.origin, outOfTime);
+      // After a copy failed no other is tried: what no handler saw goes back untouched.
+      const verdict = stoppedBecause === 'publish-failed' ? NOT_TAKEN : lifecycle.untried(taken.delivery, taken.origin, outOfTime);
       if (verdict.kind === 'give-back') giveBack.push([taken, verdict]);
       else settle(taken, verdict);
     }
