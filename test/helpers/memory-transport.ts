@@ -8,19 +8,19 @@
  */
 import type { MessageProperties } from 'amqplib';
 import { afterEach, beforeEach, vi } from 'vitest';
-import type { PauseMark, PauseMarker } from '../../shared/amqp/pause-marker.js';
+import type { PauseMarker, PauseStart } from '../../shared/amqp/pause-marker.js';
 import { type Config, loadConfig, topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { type Deadlines, type InvocationOptions, type OpenTransport, runInvocation, type Taken, type Transport } from '../../shared/core/invocation.js';
 import type { Origin } from '../../shared/core/lifecycle-options.js';
 import { eventSettings, type ModeSettings, nativeSettings, pullSettings } from '../../shared/core/mode-settings.js';
-import { readPause } from '../../shared/core/pause-marking.js';
+import { readPause } from '../../shared/core/pause.js';
 import type { FailureReason, Tally } from '../../shared/core/tally.js';
 import type { Verdict } from '../../shared/core/verdict.js';
 import { RetryableError, UnrecoverableError } from '../../shared/errors.js';
 import type { Delivery } from '../../shared/message/copy-message.js';
 import type { Handler } from '../../shared/message/message.js';
 import { NativeAnnotation } from '../../shared/native/native-annotations.js';
-import { silentLogger } from '../../shared/observability/logger.js';
+import { silentLogger } from './fakes.js';
 import type { Outcome, StopReason, Summary } from '../../shared/observability/summary.js';
 import { recordingLogger } from './fakes.js';
 
@@ -64,7 +64,8 @@ function idOf(taken: Taken | Delivery): string {
 /** A queue's pause marker: its reads and writes are recorded; `pausedUntil` is what a read finds. */
 class FakePauseMarker implements PauseMarker {
   public reads = 0;
-  public readonly writes: PauseMark[] = [];
+  /** Each write: the pause, as the marker's body says it (`reason` is the error's name, `by` the function). */
+  public readonly writes: Array<{ untilMs: number; reason: string; by: string }> = [];
 
   /** When each write (in `writes`) was confirmed, epoch ms. */
   public readonly written: number[] = [];
@@ -82,7 +83,8 @@ class FakePauseMarker implements PauseMarker {
     return this.pausedUntil;
   }
 
-  public async write(mark: PauseMark): Promise<void> {
+  public async write(pause: PauseStart, by: string): Promise<void> {
+    const mark = { untilMs: pause.untilMs, reason: pause.errorName, by };
     this.writes.push(mark);
     if (this.behaviour.writeMs !== undefined) await new Promise((resolve) => setTimeout(resolve, this.behaviour.writeMs));
     if (this.behaviour.write !== undefined) throw this.behaviour.write;
@@ -554,4 +556,4 @@ export {
   T0,
   useFakeClock,
 };
-export type { Invoked, MemoryTransportOptions, Mode, SettleRecord };
+export type { Mode };
