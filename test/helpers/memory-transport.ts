@@ -547,12 +547,10 @@ export {
   deliveries,
   engineConfig,
   FakePauseMarker,
-  idOf,
   invoke,
   MemoryTransport,
   MemoryTransportError,
   MODES,
-  onFakeClock,
   T0,
   useFakeClock,
 };
