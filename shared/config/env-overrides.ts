@@ -1,7 +1,7 @@
 import { type ConfigInCode, pathInCode } from './config-in-code.js';
-import { type Env, envJson, envQueueName, envString, envValue } from './env.js';
+import { type Env, envString, envValue } from './env.js';
 import { OPTIONS, type OptionSpec } from './option-table.js';
-import { resolveRateLimit } from './rate-limit.js';
+import { STRUCTURED_OPTIONS } from './structured-options.js';
 
 /**
  * An environment variable that is set but not read, because the queue's file gives its option: the
@@ -29,12 +29,11 @@ type Replaceable = {
   readonly check: (env: Env) => unknown;
 };
 
-/** Every variable an option in code replaces: the option table's rows with a `code` place, the queues and the rules. */
+/** Every variable an option in code replaces: the schema's rows with both a place in code and a variable. */
 const REPLACEABLE: readonly Replaceable[] = [
-  { variable: 'WORK_QUEUE', option: 'workQueue', path: ['workQueue'], check: (env) => envQueueName(env, 'WORK_QUEUE', '') },
-  { variable: 'PARKING_QUEUE', option: 'parkingQueue', path: ['parkingQueue'], check: (env) => envQueueName(env, 'PARKING_QUEUE', '') },
-  { variable: 'RETRY_RULES', option: 'rules', path: ['rules'], check: (env) => envJson(env, 'RETRY_RULES') },
-  { variable: 'RATE_LIMIT_STORE', option: 'rateLimit.store', path: ['rateLimit', 'store'], check: (env) => resolveRateLimit(env, undefined, '', undefined) },
+  ...STRUCTURED_OPTIONS.flatMap(({ code, variable, check }) =>
+    code !== undefined && variable !== undefined && check !== undefined ? [{ variable, option: code, path: pathInCode(code), check }] : [],
+  ),
   ...Object.values(OPTIONS as Record<string, OptionSpec>)
     .filter((option): option is OptionSpec & { readonly code: string } => option.code !== undefined)
     // An option without a default (a rate limit) is checked all the same: the fallback is never read for a set variable.

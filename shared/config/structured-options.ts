@@ -1,4 +1,6 @@
+import { type Env, envJson, envQueueName } from './env.js';
 import type { OptionTier } from './option-table.js';
+import { resolveRateLimit } from './rate-limit.js';
 
 /**
  * An option whose value is no number or word of a range: a name, a queue, a URL, a list of rules, a
@@ -19,6 +21,11 @@ type StructuredOption = {
   readonly doc: string;
   /** The function that parses and checks it (file: function). */
   readonly reader: string;
+  /**
+   * Its variable alone through that reader, for the override notes (env-overrides.ts): throws when the
+   * value would be refused. Only for an option that has both a place in code and a variable.
+   */
+  readonly check?: (env: Env) => unknown;
 };
 
 /**
@@ -51,6 +58,7 @@ const STRUCTURED_OPTIONS: readonly StructuredOption[] = [
     values: 'a queue name (at most 255 bytes, not `amq.`)',
     doc: 'the queue the handler consumes. `WORK_QUEUE` is read only where no definition is used (`invoke --handler`, `topology --work-queue`, `parked`, the console; default `boomerang.work`)',
     reader: 'config/config-in-code.ts: layered().queueName',
+    check: (env) => envQueueName(env, 'WORK_QUEUE', ''),
   },
   {
     code: 'parkingQueue',
@@ -60,6 +68,7 @@ const STRUCTURED_OPTIONS: readonly StructuredOption[] = [
     values: 'a queue name other than the work queue',
     doc: 'where parked messages go',
     reader: 'config/config-in-code.ts: layered().queueName',
+    check: (env) => envQueueName(env, 'PARKING_QUEUE', ''),
   },
   {
     code: 'rules',
@@ -71,6 +80,7 @@ const STRUCTURED_OPTIONS: readonly StructuredOption[] = [
       'rules that override the retry policy per case ([backoff and rules](handlers.md#backoff-and-rules)). Besides `match`, a rule may set `retry`, `pauseQueue` ' +
       '(`true`: a matching failure pauses the whole queue, [pausing the queue](handlers.md#pausing-the-queue-when-the-partner-says-slow-down); `false`: it never does) and the policy fields',
     reader: 'retry/retry-rules.ts: resolveRetryRules',
+    check: (env) => envJson(env, 'RETRY_RULES'),
   },
   {
     code: 'idempotency.store',
@@ -82,6 +92,7 @@ const STRUCTURED_OPTIONS: readonly StructuredOption[] = [
       'opt-in idempotent handlers: `idempotency` is `{ store, storeSecretId, ttlSeconds, key, keyPrefix }`, or `true` (all from the variables); `key` (a function of the message) and ' +
       "`keyPrefix` (default: the work queue's name) are given in code only ([idempotency](idempotency.md))",
     reader: 'idempotency/in-code.ts: resolveIdempotencyConfig',
+    // No override note: `store: 'dynamodb'` in code reads IDEMPOTENCY_STORE (the table the stack names), so the variable is not replaced.
   },
   {
     code: 'idempotency.storeSecretId',
@@ -104,6 +115,7 @@ const STRUCTURED_OPTIONS: readonly StructuredOption[] = [
       "the Redis holding the queue's token bucket, which makes the limit exact across invocations. A password from a secret comes only with the idempotency store " +
       '(`IDEMPOTENCY_STORE_SECRET_ID`), which then serves both. Unset and no Redis idempotency store: each invocation takes its share',
     reader: 'config/rate-limit.ts: resolveRateLimit',
+    check: (env) => resolveRateLimit(env, undefined, '', undefined),
   },
   {
     code: 'deploy',

@@ -63,6 +63,12 @@ describe('envOverrides', () => {
       ],
     ],
     [
+      "a rate limit's store, and no note for an idempotency store the stack names",
+      { RATE_LIMIT_STORE: 'redis://other:6379', IDEMPOTENCY_STORE: 'dynamodb:stack-table' },
+      { rateLimit: { perSecond: 5, store: 'redis://pace:6379' }, idempotency: { store: 'dynamodb' } },
+      [{ variable: 'RATE_LIMIT_STORE', envValue: 'redis://other:6379', fileValue: '"redis://pace:6379"', option: at('rateLimit.store') }],
+    ],
+    [
       'the queues and the rules',
       { WORK_QUEUE: 'orders', PARKING_QUEUE: 'amq.bad', RETRY_RULES: '[' },
       { workQueue: 'qa.invoices', parkingQueue: 'qa.invoices.parked', rules: [] },
