@@ -8,9 +8,8 @@ export const { queue, pull, event } = defineQueue({
   workQueue: 'boomerang.webhooks',
   // Customers' endpoints are down for minutes to hours: 8 retries, the last about 4 minutes after the one before.
   retry: { maxRetries: 8, initialDelayMs: 1000, multiplier: 2, maxDelayMs: 3_600_000, jitter: 0.1 },
-  delayMode: 'tiers',
   batchSize: 100,
   concurrency: 8,
-  ackOrder: 'publish-then-ack',
+  advanced: { delayMode: 'tiers', ackOrder: 'publish-then-ack' },
   deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true, pull: { rateMinutes: 1 }, event: { batchSize: 100 } },
 });

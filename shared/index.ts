@@ -4,7 +4,9 @@
  * catches (exactly those: see docs/architecture.md, "Errors"), and the types of a handler, a message, a rule and a summary.
  */
 export { defineQueue } from './queues/define-queue.js';
-export type { QueueDefinition, QueueOptions } from './queues/define-queue.js';
+export type { QueueDefinition } from './queues/define-queue.js';
+export type { QueueOptions } from './queues/queue-options.js';
+export type { AdvancedOptions } from './config/config-in-code.js';
 export type { DeployOptions, Mode } from './queues/deploy-options.js';
 export { createPullFunction } from './pull/pull-function.js';
 export type { PullContext } from './pull/pull-function.js';

@@ -32,7 +32,7 @@ function rateLimitShares(queue: {
     `${queue.file}: the rate limit of ${queue.name} (${rateLimit.perSecond} a second) cannot hold: its pull function is unreserved (deploy.pull.reservedConcurrency 0), ` +
       'so nothing bounds how many of its invocations run at once, and without a store each takes its share of the limit by that number. ' +
       'Reserve its concurrency (deploy.pull.reservedConcurrency: 1 keeps one tick at a time), or give the limit a Redis store, which makes it exact ' +
-      '(RATE_LIMIT_STORE in functionEnvironment, or a Redis idempotency store)',
+      '(rateLimit.store in its file, RATE_LIMIT_STORE in functionEnvironment, or a Redis idempotency store)',
   );
 }
 

@@ -1,5 +1,5 @@
 import { backoffDelayMs, tierDelaysMs } from '../retry/backoff.js';
-import { envJson, envOption, envQueueName, envString, type Env } from './env.js';
+import { envJson, envQueueName, envString, type Env } from './env.js';
 import { parseAmqpUrls } from './amqp-urls.js';
 import { amqpSecret, type AmqpSecretConfig } from './amqp-secret.js';
 import { type ConfigInCode, layered, retryPolicy } from './config-in-code.js';
@@ -8,7 +8,7 @@ import { resolveRateLimit, type ResolvedRateLimit } from './rate-limit.js';
 import { ConfigError } from '../errors.js';
 import { resolveIdempotencyConfig } from '../idempotency/in-code.js';
 import type { ResolvedIdempotencyOptions } from '../idempotency/options.js';
-import { assertRetryHeaderName, DEFAULT_RETRY_HEADER, LAST_DELIVERY_COUNT } from '../message/headers.js';
+import { assertRetryHeaderName, LAST_DELIVERY_COUNT } from '../message/headers.js';
 import type { RetryPolicy } from '../retry/retry-policy.js';
 import { resolveRetryRules, type ResolvedRetryRule } from '../retry/retry-rules.js';
 import { assertDelayQueueBudget } from '../topology/queue-budget.js';
@@ -71,9 +71,9 @@ const DEFAULTS = {
   workQueue: 'boomerang.work',
   delayMode: OPTIONS.delayMode.default,
   delayResolutionMs: OPTIONS.delayResolutionMs.default,
-  exactDelayPrefix: 'boomerang.delay',
+  exactDelayPrefix: OPTIONS.exactDelayPrefix.default,
   queueType: OPTIONS.queueType.default,
-  retryHeader: DEFAULT_RETRY_HEADER,
+  retryHeader: OPTIONS.retryHeader.default,
   ackOrder: OPTIONS.ackOrder.default,
   /** Also the consumer prefetch: how many unacked messages one invocation holds at most. */
   batchSize: OPTIONS.batchSize.default,
@@ -128,24 +128,24 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     parkingQueue: read.queueName('parkingQueue', 'PARKING_QUEUE', `${workQueue}.parked`),
     delayMode: read.option(OPTIONS.delayMode),
     delayResolutionMs: read.option(OPTIONS.delayResolutionMs),
-    exactDelayPrefix: envQueueName(env, 'EXACT_DELAY_PREFIX', DEFAULTS.exactDelayPrefix),
+    exactDelayPrefix: exactDelayPrefix(read),
     queueType: read.option(OPTIONS.queueType),
-    retryHeader: retryHeader(env),
+    retryHeader: retryHeader(read),
     policy,
     rules,
     ackOrder: read.option(OPTIONS.ackOrder),
     batchSize: read.option(OPTIONS.batchSize),
     maxMessages: read.option(OPTIONS.maxMessages),
     concurrency: read.option(OPTIONS.concurrency),
-    connectTimeoutMs: envOption(env, OPTIONS.connectTimeoutMs),
-    publishTimeoutMs: envOption(env, OPTIONS.publishTimeoutMs),
-    maxMessageBytes: envOption(env, OPTIONS.maxMessageBytes),
-    idleTimeoutMs: envOption(env, OPTIONS.idleTimeoutMs),
-    safetyMarginMs: envOption(env, OPTIONS.safetyMarginMs),
-    budgetMs: envOption(env, OPTIONS.budgetMs),
+    connectTimeoutMs: read.option(OPTIONS.connectTimeoutMs),
+    publishTimeoutMs: read.option(OPTIONS.publishTimeoutMs),
+    maxMessageBytes: read.option(OPTIONS.maxMessageBytes),
+    idleTimeoutMs: read.option(OPTIONS.idleTimeoutMs),
+    safetyMarginMs: read.option(OPTIONS.safetyMarginMs),
+    budgetMs: read.option(OPTIONS.budgetMs),
     functionName: functionNameFrom(env, defaultFunctionName),
-    breakerThreshold: envOption(env, OPTIONS.breakerThreshold),
-    crashLoopLimit: crashLoopLimit(env),
+    breakerThreshold: read.option(OPTIONS.breakerThreshold),
+    crashLoopLimit: crashLoopLimit(read),
     tracing: read.option(OPTIONS.tracing),
     idempotency,
     rateLimit: resolveRateLimit(env, code.rateLimit, code.source, idempotency),
@@ -159,7 +159,10 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
   }
   if (config.delayMode === 'native' && config.queueType !== 'quorum') {
     // The broker's delayed retry, and the dead-lettering of a park, are features of quorum queues.
-    const names = code.delayMode === undefined ? 'DELAY_MODE=native needs QUEUE_TYPE=quorum' : `delayMode 'native' in ${code.source} needs queueType 'quorum'`;
+    const names =
+      code.delayMode === undefined
+        ? 'DELAY_MODE=native needs QUEUE_TYPE=quorum'
+        : `advanced.delayMode 'native' in ${code.source} needs advanced.queueType 'quorum'`;
     throw new ConfigError(`${names}: RabbitMQ 4.3 delays a failed message only on a quorum queue; got ${JSON.stringify(config.queueType)}`);
   }
   assertDelayQueueBudget(topologyOptionsFromConfig(config));
@@ -208,20 +211,28 @@ function functionNameFrom(env: Env, fallback: string): string {
   return envString(env, 'FUNCTION_NAME') ?? envString(env, 'AWS_LAMBDA_FUNCTION_NAME') ?? fallback;
 }
 
-function crashLoopLimit(env: Env): number {
-  const limit = envOption(env, OPTIONS.crashLoopLimit);
+type Layered = ReturnType<typeof layered>;
+
+/** `exact` mode's prefix: a queue name, checked as one, naming where it was given. */
+function exactDelayPrefix(read: Layered): string {
+  const at = read.where(OPTIONS.exactDelayPrefix);
+  return envQueueName({ [at]: read.option(OPTIONS.exactDelayPrefix) }, at, '');
+}
+
+function crashLoopLimit(read: Layered): number {
+  const limit = read.option(OPTIONS.crashLoopLimit);
   // Above it the guard would never fire on a 4.x quorum queue with the default delivery limit: the broker drops the message first.
   if (limit > LAST_DELIVERY_COUNT) {
     throw new ConfigError(
-      `CRASH_LOOP_LIMIT must be from 0 (off) to ${LAST_DELIVERY_COUNT}, got ${limit}: 4.x quorum queues drop a message returned more often`,
+      `${read.where(OPTIONS.crashLoopLimit)} must be from 0 (off) to ${LAST_DELIVERY_COUNT}, got ${limit}: 4.x quorum queues drop a message returned more often`,
     );
   }
   return limit;
 }
 
-function retryHeader(env: Env): string {
-  const name = envString(env, 'RETRY_HEADER') ?? DEFAULTS.retryHeader;
-  assertRetryHeaderName(name, 'RETRY_HEADER');
+function retryHeader(read: Layered): string {
+  const name = read.option(OPTIONS.retryHeader);
+  assertRetryHeaderName(name, read.where(OPTIONS.retryHeader));
   return name;
 }
 

@@ -1,6 +1,7 @@
-import type { ConfigInCode } from './config-in-code.js';
-import { type Env, envJson, envQueueName, envString, envValue } from './env.js';
+import { type ConfigInCode, pathInCode } from './config-in-code.js';
+import { type Env, envString, envValue } from './env.js';
 import { OPTIONS, type OptionSpec } from './option-table.js';
+import { STRUCTURED_OPTIONS } from './structured-options.js';
 
 /**
  * An environment variable that is set but not read, because the queue's file gives its option: the
@@ -19,19 +20,27 @@ type EnvOverride = {
 };
 
 /** One variable a file can replace: where the option sits in `ConfigInCode`, and how the variable alone is checked. */
-type Replaceable = { readonly variable: string; readonly path: readonly string[]; readonly check: (env: Env) => unknown };
+type Replaceable = {
+  readonly variable: string;
+  /** Where `defineQueue` takes it (`advanced.tracing`). */
+  readonly option: string;
+  /** Where it sits in `ConfigInCode` (`['tracing']`). */
+  readonly path: readonly string[];
+  readonly check: (env: Env) => unknown;
+};
 
-/** Every variable an option in code replaces: the option table's rows with a `code` place, the queues and the rules. */
+/** Every variable an option in code replaces: the schema's rows with both a place in code and a variable. */
 const REPLACEABLE: readonly Replaceable[] = [
-  { variable: 'WORK_QUEUE', path: ['workQueue'], check: (env) => envQueueName(env, 'WORK_QUEUE', '') },
-  { variable: 'PARKING_QUEUE', path: ['parkingQueue'], check: (env) => envQueueName(env, 'PARKING_QUEUE', '') },
-  { variable: 'RETRY_RULES', path: ['rules'], check: (env) => envJson(env, 'RETRY_RULES') },
+  ...STRUCTURED_OPTIONS.flatMap(({ code, variable, check }) =>
+    code !== undefined && variable !== undefined && check !== undefined ? [{ variable, option: code, path: pathInCode(code), check }] : [],
+  ),
   ...Object.values(OPTIONS as Record<string, OptionSpec>)
     .filter((option): option is OptionSpec & { readonly code: string } => option.code !== undefined)
     // An option without a default (a rate limit) is checked all the same: the fallback is never read for a set variable.
     .map((option) => ({
       variable: option.variable,
-      path: option.code.split('.'),
+      option: option.code,
+      path: pathInCode(option.code),
       check: (env: Env) => envValue(env, option.variable, option.range, option.default ?? 0, option.why),
     })),
 ];
@@ -50,7 +59,7 @@ function inCode(code: ConfigInCode, path: readonly string[]): unknown {
  * // [{ variable: 'MAX_RETRIES', envValue: '-1', fileValue: '5', option: 'retry.maxRetries in defineQueue("qa-invoices")', envValueInvalid: 'MAX_RETRIES must be an integer from 0 to 1000; got "-1"' }]
  */
 function envOverrides(env: Env, code: ConfigInCode): EnvOverride[] {
-  return REPLACEABLE.flatMap(({ variable, path, check }) => {
+  return REPLACEABLE.flatMap(({ variable, option, path, check }) => {
     const envValue = envString(env, variable);
     const fileValue = inCode(code, path);
     if (envValue === undefined || fileValue === undefined) return [];
@@ -60,7 +69,7 @@ function envOverrides(env: Env, code: ConfigInCode): EnvOverride[] {
         variable,
         envValue,
         fileValue: JSON.stringify(fileValue),
-        option: `${path.join('.')} in ${code.source}`,
+        option: `${option} in ${code.source}`,
         ...(invalid === undefined ? {} : { envValueInvalid: invalid }),
       },
     ];

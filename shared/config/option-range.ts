@@ -11,7 +11,9 @@ type OptionRange =
   /** A decimal number within [0, 1): the jitter (1 would let a delay shrink to 0). */
   | { readonly type: 'fraction' }
   /** One of a fixed set of words. */
-  | { readonly type: 'choice'; readonly choices: readonly string[] };
+  | { readonly type: 'choice'; readonly choices: readonly string[] }
+  /** A name (a queue prefix, a header): any text that is not blank; what else a name needs, its reader checks. */
+  | { readonly type: 'text' };
 
 /** The range in words, as errors give it: "an integer from 0 to 1000", "one of tiers, exact". */
 function describeRange(range: OptionRange): string {
@@ -25,6 +27,8 @@ function describeRange(range: OptionRange): string {
       return 'a fraction from 0 to below 1';
     case 'choice':
       return `one of ${range.choices.join(', ')}`;
+    case 'text':
+      return 'a text that is not blank';
   }
 }
 
@@ -39,6 +43,8 @@ function inRange(range: OptionRange, value: unknown): boolean {
       return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value < 1;
     case 'choice':
       return typeof value === 'string' && range.choices.includes(value);
+    case 'text':
+      return typeof value === 'string' && value.trim() !== '';
   }
 }
 
@@ -54,6 +60,7 @@ function parseRaw(range: OptionRange, raw: string): number | string {
     case 'fraction':
       return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
     case 'choice':
+    case 'text':
       return raw;
   }
 }

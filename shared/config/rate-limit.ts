@@ -4,7 +4,7 @@
  * RATE_LIMIT_STORE say how the invocations split it (docs/handlers.md, "Pacing a queue").
  */
 import { ConfigError } from '../errors.js';
-import { describeUrl, type IdempotencyStoreSpec, type ResolvedIdempotencyOptions } from '../idempotency/options.js';
+import { describeUrl, type IdempotencyStoreSpec, redisUrlHasPassword, type ResolvedIdempotencyOptions } from '../idempotency/options.js';
 import { type Env, envOption, envString, envValue } from './env.js';
 import { describeRange, inRange } from './option-range.js';
 import { OPTIONS } from './option-table.js';
@@ -16,12 +16,17 @@ type RateLimitInCode = {
    * @default RATE_LIMIT_PER_SECOND, else no limit
    */
   readonly perSecond: number;
+  /**
+   * The Redis holding the queue's token bucket (`redis://…`, `rediss://…`, without a password), which makes the limit exact.
+   * @default RATE_LIMIT_STORE, else the idempotency store when it is Redis, else none: each invocation takes its share
+   */
+  readonly store?: string;
 };
 
 /** A Redis server holding the queues' token buckets: the idempotency store's, or RATE_LIMIT_STORE. */
 type RateStoreSpec = Omit<Extract<IdempotencyStoreSpec, { kind: 'redis' }>, 'kind'> & {
-  /** Where it was named, for the logs: RATE_LIMIT_STORE, or the queue's idempotency store. */
-  readonly from: 'RATE_LIMIT_STORE' | 'idempotency';
+  /** Where it was named, for the logs: RATE_LIMIT_STORE, `rateLimit.store` in code, or the queue's idempotency store. */
+  readonly from: 'RATE_LIMIT_STORE' | 'rateLimit.store' | 'idempotency';
 };
 
 /** The rate limit as an invocation applies it. */
@@ -36,7 +41,7 @@ type ResolvedRateLimit = {
   readonly store: RateStoreSpec | undefined;
 };
 
-const KEYS = ['perSecond'];
+const KEYS = ['perSecond', 'store'];
 
 /**
  * The queue's rate limit, or undefined when neither the code nor RATE_LIMIT_PER_SECOND sets one.
@@ -52,7 +57,7 @@ function resolveRateLimit(
   idempotency: ResolvedIdempotencyOptions | undefined,
 ): ResolvedRateLimit | undefined {
   const shares = envOption(env, OPTIONS.rateLimitShares);
-  const named = rateStoreFromEnv(env);
+  const named = inCode?.store === undefined ? rateStoreFromEnv(env) : rateStoreInCode(inCode.store, source);
   const perSecond = inCode === undefined ? perSecondFromEnv(env) : perSecondInCode(inCode, source);
   if (perSecond === undefined) return undefined;
   const guardStore = idempotency?.store.kind === 'redis' ? idempotency.store : undefined;
@@ -71,10 +76,11 @@ function perSecondFromEnv(env: Env): number | undefined {
 
 function perSecondInCode(given: RateLimitInCode, source: string): number {
   const at = `rateLimit in ${source}`;
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError(`${at} must be { perSecond }; got ${JSON.stringify(given)}`);
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw new ConfigError(`${at} must be { perSecond, store? }; got ${JSON.stringify(given)}`);
   const unknown = Object.keys(given).find((key) => !KEYS.includes(key));
   if (unknown !== undefined)
-    throw new ConfigError(`Unknown option ${unknown} in ${at}; expected perSecond (RATE_LIMIT_SHARES and RATE_LIMIT_STORE are environment variables)`);
+    throw new ConfigError(`Unknown option ${unknown} in ${at}; expected perSecond or store (RATE_LIMIT_SHARES is derived by the stack)`);
   const { range } = OPTIONS.rateLimitPerSecond;
   const { perSecond } = given;
   if (typeof perSecond !== 'number') throw new ConfigError(`rateLimit.perSecond in ${source} must be a number; got ${JSON.stringify(perSecond)}`);
@@ -85,7 +91,23 @@ function perSecondInCode(given: RateLimitInCode, source: string): number {
 /** RATE_LIMIT_STORE: a Redis URL (its own credentials, if any), or undefined when unset. */
 function rateStoreFromEnv(env: Env): RateStoreSpec | undefined {
   const raw = envString(env, 'RATE_LIMIT_STORE');
-  if (raw === undefined) return undefined;
+  return raw === undefined ? undefined : { url: redisUrl(raw, 'RATE_LIMIT_STORE'), from: 'RATE_LIMIT_STORE' };
+}
+
+/** `rateLimit.store` in code: a Redis URL without a password, which would be in the source and the bundle. */
+function rateStoreInCode(raw: unknown, source: string): RateStoreSpec {
+  const at = `rateLimit.store in ${source}`;
+  if (typeof raw !== 'string') throw new ConfigError(`${at} must be a string; got ${JSON.stringify(raw)}`);
+  const url = redisUrl(raw, at);
+  if (redisUrlHasPassword(url)) {
+    throw new ConfigError(
+      `${at} must not hold a password (${describeUrl(url)}): it would be in the source and the bundle. A password from a secret comes with a Redis idempotency store (idempotency.storeSecretId)`,
+    );
+  }
+  return { url, from: 'rateLimit.store' };
+}
+
+function redisUrl(raw: string, name: string): string {
   let protocol: string | undefined;
   try {
     protocol = new URL(raw).protocol;
@@ -93,8 +115,8 @@ function rateStoreFromEnv(env: Env): RateStoreSpec | undefined {
     protocol = undefined;
   }
   if (protocol !== 'redis:' && protocol !== 'rediss:')
-    throw new ConfigError(`RATE_LIMIT_STORE must be redis://host:6379 or rediss://host:6380; got ${JSON.stringify(describeUrl(raw))}`);
-  return { url: raw, from: 'RATE_LIMIT_STORE' };
+    throw new ConfigError(`${name} must be redis://host:6379 or rediss://host:6380; got ${JSON.stringify(describeUrl(raw))}`);
+  return raw;
 }
 
 export { resolveRateLimit };

@@ -138,4 +138,4 @@ function readBrokerCount(headers: Readonly<Record<string, unknown>> | undefined,
   return raw === undefined || raw === null ? undefined : toCount(raw);
 }
 
-export { assertRetryHeaderName, BoomerangHeader, BrokerHeader, DEFAULT_RETRY_HEADER, LAST_DELIVERY_COUNT, readBrokerCount, readRetryNo, STRIPPED_HEADERS };
+export { assertRetryHeaderName, BoomerangHeader, BrokerHeader, LAST_DELIVERY_COUNT, readBrokerCount, readRetryNo, STRIPPED_HEADERS };

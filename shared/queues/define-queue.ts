@@ -6,27 +6,8 @@ import { createPullFunction } from '../pull/pull-function.js';
 import { ConfigError } from '../errors.js';
 import { checkIdempotencyInCode } from '../idempotency/in-code.js';
 import type { Handler } from '../message/message.js';
-import { type DeployOptions, type Mode, type ResolvedDeploy, resolveDeploy } from './deploy-options.js';
-
-/**
- * One queue of a team, as its file in functions/ declares it: the handler and its options. Every option
- * given here comes first; those left out fall back to the environment variables, then to the defaults
- * (ranges and defaults: `OPTIONS` in shared/config/option-table.ts). Connection settings (AMQP_URL, AMQP_SECRET_ID...) are
- * environment-only.
- */
-type QueueOptions = Omit<ConfigInCode, 'source' | 'workQueue'> & {
-  /**
-   * The queue's name in Boomerang: `--function <name>` in the CLIs, `<stackName>-<name>-pull` in AWS.
-   * Lower-case letters, digits and hyphens, starting with a letter, at most 40 characters.
-   */
-  readonly name: string;
-  /** The team's handler: resolve to ack, throw to retry (`RetryableError`) or park (`UnrecoverableError`). */
-  readonly handler: Handler;
-  /** The queue the handler consumes (WORK_QUEUE). Required: two declared queues never share one. */
-  readonly workQueue: string;
-  /** How the stack deploys it. @default { modes: ['pull'] } */
-  readonly deploy?: DeployOptions;
-};
+import { type Mode, type ResolvedDeploy, resolveDeploy } from './deploy-options.js';
+import { type QueueOptions, splitOptions } from './queue-options.js';
 
 /** What `defineQueue` checked and keeps: discovery, the stack, the bundles and the CLIs read it. */
 type QueueDefinition = {
@@ -35,8 +16,10 @@ type QueueDefinition = {
   readonly handler: Handler;
   readonly options: QueueOptions;
   readonly deploy: ResolvedDeploy;
-  /** The options given in code, as `loadConfig` takes them (the local demo swaps the queues and the retry timing). */
+  /** The options given in code, as `loadConfig` takes them, `advanced` flattened (the local demo swaps the queues and the retry timing). */
   readonly code: ConfigInCode;
+  /** One warning per option given at its old place (`tracing` for `advanced.tracing`), as `defineQueue` emitted them. */
+  readonly deprecations: readonly string[];
   /** The function's config: the options in code first, then `env`, then the defaults. */
   readonly loadConfig: (env: Env, mode?: Mode) => Config;
   /** The variables set in `env` that the options in code replace, with both values (the CLIs print them). */
@@ -47,26 +30,6 @@ type QueueDefinition = {
 const DEFINITION = Symbol.for('boomerang.queue-definition');
 
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
-
-const QUEUE_KEYS: readonly string[] = [
-  'name',
-  'handler',
-  'workQueue',
-  'parkingQueue',
-  'delayMode',
-  'delayResolutionMs',
-  'queueType',
-  'retry',
-  'rules',
-  'ackOrder',
-  'batchSize',
-  'maxMessages',
-  'concurrency',
-  'tracing',
-  'idempotency',
-  'rateLimit',
-  'deploy',
-];
 
 /**
  * Declares one queue: its handler, its options, how it is deployed. Checks every option given in code
@@ -89,14 +52,12 @@ function defineQueue(options: QueueOptions) {
       `name in ${source} must be lower-case letters, digits and hyphens, starting with a letter, at most 40 characters (it names the functions); got ${JSON.stringify(options.name)}`,
     );
   }
-  const unknown = Object.keys(options).find((key) => !QUEUE_KEYS.includes(key));
-  if (unknown !== undefined)
-    throw new ConfigError(`Unknown option ${unknown} in ${source}; expected one of ${QUEUE_KEYS.join(', ')} (other settings are environment variables)`);
+  const { inCode, deprecations } = splitOptions(options, source);
   if (typeof options.handler !== 'function')
     throw new ConfigError(`handler in ${source} must be a function (message, context) => Promise<void>; got ${typeof options.handler}`);
   if (typeof options.workQueue !== 'string' || options.workQueue.trim() === '')
     throw new ConfigError(`workQueue in ${source} is required: the queue this handler consumes`);
-  const { name, handler, deploy: deployOptions, ...inCode } = options;
+  const { name, handler, deploy: deployOptions } = options;
   const code: ConfigInCode = { ...inCode, source };
   const idempotency = inCode.idempotency === undefined ? undefined : checkIdempotencyInCode(inCode.idempotency, source);
   const deploy = resolveDeploy(deployOptions, source, idempotency?.stackTable ?? false);
@@ -106,6 +67,7 @@ function defineQueue(options: QueueOptions) {
   // invocation (idempotency was checked above: its store may be one only the deployed environment names).
   const checked = loadConfig({}, `boomerang-${name}-pull`, { ...code, idempotency: undefined });
   if (checked.delayMode === 'native' && deploy.modes.includes('event')) throw new ConfigError(`${source}: ${NATIVE_EVENT_REFUSAL}`);
+  for (const message of deprecations) process.emitWarning(message, { type: 'DeprecationWarning', code: 'BOOMERANG_DEPRECATED_OPTION' });
   const queue: QueueDefinition = Object.freeze({
     name,
     workQueue: checked.workQueue,
@@ -113,6 +75,7 @@ function defineQueue(options: QueueOptions) {
     options: Object.freeze({ ...options }),
     deploy,
     code,
+    deprecations,
     loadConfig: load,
     overrides,
     [DEFINITION]: true,
@@ -132,4 +95,4 @@ function isQueueDefinition(value: unknown): value is QueueDefinition {
 }
 
 export { defineQueue, isQueueDefinition };
-export type { QueueDefinition, QueueOptions };
+export type { QueueDefinition };

@@ -16,7 +16,7 @@ const { queue, pull } = defineQueue({
   handler: createWebhookDelivery({ httpTimeoutMs: httpTimeoutMsFromEnv() }),
   workQueue: NATIVE_COLD_START_QUEUE,
   retry: { maxRetries: 8, initialDelayMs: 1000, multiplier: 2, maxDelayMs: 3_600_000, jitter: 0.1 },
-  delayMode: 'native',
+  advanced: { delayMode: 'native' },
   batchSize: 100,
   concurrency: 8,
   deploy: { modes: ['pull'], pull: { rateMinutes: 1 } },

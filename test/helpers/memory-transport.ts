@@ -540,18 +540,5 @@ function balanced(summary: Summary): boolean {
   return received === acked + retried + parked + requeued + lost + deferred + skippedDuplicates;
 }
 
-export {
-  balanced,
-  byId,
-  delivery,
-  deliveries,
-  engineConfig,
-  FakePauseMarker,
-  invoke,
-  MemoryTransport,
-  MemoryTransportError,
-  MODES,
-  T0,
-  useFakeClock,
-};
+export { balanced, byId, delivery, deliveries, engineConfig, FakePauseMarker, invoke, MemoryTransport, MemoryTransportError, MODES, T0, useFakeClock };
 export type { Mode };

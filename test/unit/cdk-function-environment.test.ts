@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkFunctionEnvironment } from '../../shared/cdk/function-environment.js';
 import { ConfigError } from '../../shared/errors.js';
+import { defineQueue } from '../../shared/queues/define-queue.js';
 import { type DeclaredQueue, loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 
 let queues: DeclaredQueue[];
@@ -156,6 +157,21 @@ describe('Function: checkFunctionEnvironment', () => {
     // Assess
     expect(readings.map((r) => r.storeSecretArn)).toEqual([arn, arn]);
     expect(check({}).map((r) => r.storeSecretArn)).toEqual([undefined, undefined]);
+  });
+
+  it("reads a rate limit's store from the queue's file as from functionEnvironment, so the stack derives RATE_LIMIT_SHARES alike", () => {
+    // Prepare
+    const { queue } = defineQueue({
+      name: 'paced',
+      handler: async () => undefined,
+      workQueue: 'paced',
+      rateLimit: { perSecond: 5, store: 'redis://pace:6379' },
+    });
+    const unstored = defineQueue({ name: 'paced', handler: async () => undefined, workQueue: 'paced', rateLimit: { perSecond: 5 } }).queue;
+    // Act, Assess
+    expect(checkFunctionEnvironment(queue, {}).rateLimit).toEqual({ perSecond: 5, store: true });
+    expect(checkFunctionEnvironment(unstored, { RATE_LIMIT_STORE: 'redis://pace:6379' }).rateLimit).toEqual({ perSecond: 5, store: true });
+    expect(checkFunctionEnvironment(unstored, {}).rateLimit).toEqual({ perSecond: 5, store: false });
   });
 
   it('never repeats the password of an IDEMPOTENCY_STORE in its error', () => {

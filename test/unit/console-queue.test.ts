@@ -11,8 +11,13 @@ describe('consoleQueuesFromDeclared', () => {
   it('shows each declared queue under its name, with the work queue, parking lot and delay queues of its own config', () => {
     // Prepare
     const queues = [
-      declared({ name: 'orders', workQueue: 'shop.orders', parkingQueue: 'shop.orders.dead', delayMode: 'tiers' }),
-      declared({ name: 'invoices', workQueue: 'shop.invoices', delayMode: 'exact', retry: { maxRetries: 3, initialDelayMs: 1000, maxDelayMs: 8000 } }),
+      declared({ name: 'orders', workQueue: 'shop.orders', parkingQueue: 'shop.orders.dead', advanced: { delayMode: 'tiers' } }),
+      declared({
+        name: 'invoices',
+        workQueue: 'shop.invoices',
+        advanced: { delayMode: 'exact' },
+        retry: { maxRetries: 3, initialDelayMs: 1000, maxDelayMs: 8000 },
+      }),
     ];
     // Act
     const [orders, invoices] = consoleQueuesFromDeclared(queues, {});

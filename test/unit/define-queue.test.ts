@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineQueue, isQueueDefinition, type QueueOptions } from '../../shared/queues/define-queue.js';
+import { defineQueue, isQueueDefinition } from '../../shared/queues/define-queue.js';
+import type { QueueOptions } from '../../shared/queues/queue-options.js';
 import { configErrorOf as configError } from '../helpers/config-error.js';
 
 const handler = async (): Promise<void> => undefined;
@@ -18,7 +19,7 @@ describe('defineQueue', () => {
 
   it('puts the options in code before the environment, and the environment before the defaults', () => {
     // Prepare
-    const { queue } = defineQueue({ ...BASE, retry: { maxRetries: 8 }, batchSize: 50, delayMode: 'exact' });
+    const { queue } = defineQueue({ ...BASE, retry: { maxRetries: 8 }, batchSize: 50, advanced: { delayMode: 'exact' } });
     const env = { WORK_QUEUE: 'from-env', MAX_RETRIES: '2', BACKOFF_INITIAL_MS: '300', BATCH_SIZE: '7', CONCURRENCY: '3', DELAY_MODE: 'tiers' };
     // Act
     const config = queue.loadConfig(env);
@@ -90,8 +91,44 @@ describe('defineQueue', () => {
     ['a batch size out of range', { batchSize: 0 }, 'batchSize in defineQueue("orders") must be an integer from 1 to 2000; got 0'],
     ['a batch size that is not whole', { batchSize: 1.5 }, 'batchSize in defineQueue("orders") must be an integer from 1 to 2000; got 1.5'],
     ['a concurrency that is not a number', { concurrency: '8' }, 'concurrency in defineQueue("orders") must be a number; got "8"'],
-    ['a bad delay mode', { delayMode: 'later' }, 'delayMode in defineQueue("orders") must be one of tiers, exact, native; got "later"'],
-    ['a bad ack order', { ackOrder: 'whenever' }, 'ackOrder in defineQueue("orders") must be one of publish-then-ack, ack-then-publish'],
+    ['a bad delay mode', { advanced: { delayMode: 'later' } }, 'advanced.delayMode in defineQueue("orders") must be one of tiers, exact, native; got "later"'],
+    ['a bad ack order', { advanced: { ackOrder: 'whenever' } }, 'advanced.ackOrder in defineQueue("orders") must be one of publish-then-ack, ack-then-publish'],
+    [
+      'a bad delay mode at its old place, named at its new one',
+      { delayMode: 'later' },
+      'advanced.delayMode in defineQueue("orders") must be one of tiers, exact, native; got "later"',
+    ],
+    [
+      'an advanced option at the top level',
+      { crashLoopLimit: 3 },
+      'crashLoopLimit in defineQueue("orders") is an advanced option: write it as advanced: { crashLoopLimit: ... }',
+    ],
+    [
+      'an unknown advanced option',
+      { advanced: { batchSize: 3 } },
+      'Unknown option advanced.batchSize in defineQueue("orders"); expected one of delayMode, delayResolutionMs',
+    ],
+    ['advanced that is no object', { advanced: [] }, 'advanced in defineQueue("orders") must be an object; got []'],
+    [
+      'an option at its old and its new place',
+      { tracing: 'xray', advanced: { tracing: 'off' } },
+      'tracing in defineQueue("orders") is given twice: remove the top-level tracing, keep advanced.tracing',
+    ],
+    [
+      "a crash-loop limit past the broker's",
+      { advanced: { crashLoopLimit: 21 } },
+      'advanced.crashLoopLimit in defineQueue("orders") must be from 0 (off) to 20, got 21',
+    ],
+    [
+      "a retry header in the broker's namespace",
+      { advanced: { retryHeader: 'x-death' } },
+      'advanced.retryHeader in defineQueue("orders") must not start with "x-"',
+    ],
+    [
+      'a reserved exact prefix',
+      { advanced: { exactDelayPrefix: 'amq.delay' } },
+      'advanced.exactDelayPrefix in defineQueue("orders") must not start with "amq."',
+    ],
     ['a reserved queue name', { workQueue: 'amq.orders' }, 'workQueue in defineQueue("orders") must not start with "amq."'],
     ['a parking lot equal to the work queue', { parkingQueue: 'orders' }, 'the parking queue must differ from the work queue in defineQueue("orders")'],
     ['a bad rule', { rules: [{ match: {}, retry: false }] }, '`match` in rules of defineQueue("orders")[0] is empty'],
@@ -115,17 +152,17 @@ describe('defineQueue', () => {
     ['an unknown deploy option', { deploy: { pull: { rate: 1 } } }, 'Unknown option deploy.pull.rate in defineQueue("orders")'],
     [
       'native delays on classic queues',
-      { delayMode: 'native', queueType: 'classic' },
-      "delayMode 'native' in defineQueue(\"orders\") needs queueType 'quorum'",
+      { advanced: { delayMode: 'native', queueType: 'classic' } },
+      "advanced.delayMode 'native' in defineQueue(\"orders\") needs advanced.queueType 'quorum'",
     ],
     [
       'native delays in event mode',
-      { delayMode: 'native', deploy: { modes: ['event'] } },
+      { advanced: { delayMode: 'native' }, deploy: { modes: ['event'] } },
       'defineQueue("orders"): delayMode \'native\' is served by the pull function only',
     ],
     [
       'native delays in both modes',
-      { delayMode: 'native', deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true } },
+      { advanced: { delayMode: 'native' }, deploy: { modes: ['pull', 'event'], acknowledgeCompetingModes: true } },
       "deploy.modes ['pull'], or use delayMode 'tiers' or 'exact' for event mode",
     ],
   ])('refuses %s at once, naming the option and the queue', (_what, change, message) => {
@@ -133,6 +170,40 @@ describe('defineQueue', () => {
     const error = configError(() => defineQueue({ ...BASE, ...change } as QueueOptions));
     // Assess
     expect(error.message).toContain(message);
+  });
+
+  it('reads an advanced option at its old top-level place for one release, warning with its new place', () => {
+    // Act
+    const { queue } = defineQueue({ ...BASE, tracing: 'xray', maxMessages: 50 });
+    // Assess
+    expect(queue.deprecations).toEqual([
+      'maxMessages in defineQueue("orders") is deprecated: write advanced.maxMessages (the top-level key is read until the next release)',
+      'tracing in defineQueue("orders") is deprecated: write advanced.tracing (the top-level key is read until the next release)',
+    ]);
+    expect(queue.loadConfig({ TRACING: 'off' })).toMatchObject({ tracing: 'xray', maxMessages: 50 });
+  });
+
+  it('warns of nothing for options at their places', () => {
+    expect(defineQueue({ ...BASE, batchSize: 10, advanced: { tracing: 'xray' } }).queue.deprecations).toEqual([]);
+  });
+
+  it('takes in code the options that were environment-only, the code first, the environment for the rest', () => {
+    // Prepare
+    const { queue } = defineQueue({ ...BASE, advanced: { breakerThreshold: 0, crashLoopLimit: 4, maxMessageBytes: 1024, retryHeader: 'retry-no' } });
+    // Act
+    const config = queue.loadConfig({ BREAKER_THRESHOLD: '7', PUBLISH_TIMEOUT_MS: '2000', EXACT_DELAY_PREFIX: 'team.delay' });
+    // Assess
+    expect(config).toMatchObject({
+      breakerThreshold: 0,
+      crashLoopLimit: 4,
+      maxMessageBytes: 1024,
+      retryHeader: 'retry-no',
+      publishTimeoutMs: 2000,
+      exactDelayPrefix: 'team.delay',
+    });
+    expect(queue.overrides({ BREAKER_THRESHOLD: '7' })).toEqual([
+      { variable: 'BREAKER_THRESHOLD', envValue: '7', fileValue: '0', option: 'advanced.breakerThreshold in defineQueue("orders")' },
+    ]);
   });
 
   it('names the variable, not the code, for a bad value the environment gives at the first invocation', () => {

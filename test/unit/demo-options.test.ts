@@ -33,7 +33,7 @@ describe('demoOptions', () => {
 
   it("keeps exact mode's shared level queues", async () => {
     // Prepare: a declared queue in exact mode
-    const { queue } = defineQueue({ name: 'webhooks', handler: async () => undefined, workQueue: 'orders', delayMode: 'exact' });
+    const { queue } = defineQueue({ name: 'webhooks', handler: async () => undefined, workQueue: 'orders', advanced: { delayMode: 'exact' } });
     // Act
     const options = await demoOptions({}, ENV, [{ ...queue, file: 'functions/webhooks.ts' }]);
     // Assess

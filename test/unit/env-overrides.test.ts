@@ -46,11 +46,10 @@ describe('envOverrides', () => {
       ],
     ],
     [
-      "top-level options, in the table's order",
-      { CONCURRENCY: '2', DELAY_MODE: 'exact', BATCH_SIZE: '0' },
-      { delayMode: 'tiers', batchSize: 50, concurrency: 4 },
+      "top-level and advanced options, in the table's order, each named where defineQueue takes it",
+      { CONCURRENCY: '2', DELAY_MODE: 'exact', BATCH_SIZE: '0', CRASH_LOOP_LIMIT: '3' },
+      { delayMode: 'tiers', batchSize: 50, concurrency: 4, crashLoopLimit: 5 },
       [
-        { variable: 'DELAY_MODE', envValue: 'exact', fileValue: '"tiers"', option: at('delayMode') },
         {
           variable: 'BATCH_SIZE',
           envValue: '0',
@@ -59,7 +58,15 @@ describe('envOverrides', () => {
           envValueInvalid: 'BATCH_SIZE must be an integer from 1 to 2000; got "0"',
         },
         { variable: 'CONCURRENCY', envValue: '2', fileValue: '4', option: at('concurrency') },
+        { variable: 'DELAY_MODE', envValue: 'exact', fileValue: '"tiers"', option: at('advanced.delayMode') },
+        { variable: 'CRASH_LOOP_LIMIT', envValue: '3', fileValue: '5', option: at('advanced.crashLoopLimit') },
       ],
+    ],
+    [
+      "a rate limit's store, and no note for an idempotency store the stack names",
+      { RATE_LIMIT_STORE: 'redis://other:6379', IDEMPOTENCY_STORE: 'dynamodb:stack-table' },
+      { rateLimit: { perSecond: 5, store: 'redis://pace:6379' }, idempotency: { store: 'dynamodb' } },
+      [{ variable: 'RATE_LIMIT_STORE', envValue: 'redis://other:6379', fileValue: '"redis://pace:6379"', option: at('rateLimit.store') }],
     ],
     [
       'the queues and the rules',
@@ -102,8 +109,8 @@ describe('formatOverrides', () => {
     const overrides = envOverrides({ MAX_RETRIES: '-1', BATCH_SIZE: '10' }, { source: SOURCE, retry: { maxRetries: 5 }, batchSize: 50 });
     // Act & Assess
     expect(formatOverrides(overrides)).toEqual([
-      'BATCH_SIZE=10 is set but not used: batchSize in defineQueue("qa-invoices") is 50',
       'MAX_RETRIES=-1 is set but not used: retry.maxRetries in defineQueue("qa-invoices") is 5 (and -1 would be refused: MAX_RETRIES must be an integer from 0 to 1000; got "-1")',
+      'BATCH_SIZE=10 is set but not used: batchSize in defineQueue("qa-invoices") is 50',
     ]);
   });
 });

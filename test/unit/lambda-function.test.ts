@@ -142,8 +142,8 @@ describe('createLambdaFunction', () => {
     expect(warnings[0]).toMatchObject({
       message: "environment variables set but overridden by the queue's file: their values are not used",
       overrides: [
-        { variable: 'BATCH_SIZE', envValue: '7', fileValue: '50' },
         { variable: 'MAX_RETRIES', envValue: '-1', fileValue: '5', envValueInvalid: 'MAX_RETRIES must be an integer from 0 to 1000; got "-1"' },
+        { variable: 'BATCH_SIZE', envValue: '7', fileValue: '50' },
       ],
     });
   });

@@ -60,6 +60,13 @@ describe('resolveRateLimit', () => {
       expected: { perSecond: 20, shares: 1, store: { url: 'redis://pace:6379', from: 'RATE_LIMIT_STORE' } },
     },
     {
+      label: 'a store in code, before RATE_LIMIT_STORE',
+      env: { RATE_LIMIT_STORE: 'redis://other:6379' },
+      code: { perSecond: 20, store: 'redis://pace:6379' },
+      guard: undefined,
+      expected: { perSecond: 20, shares: 1, store: { url: 'redis://pace:6379', from: 'rateLimit.store' } },
+    },
+    {
       label: 'RATE_LIMIT_STORE and RATE_LIMIT_SHARES alone, no limit',
       env: { RATE_LIMIT_SHARES: '2', RATE_LIMIT_STORE: 'redis://pace:6379' },
       code: undefined,
@@ -80,11 +87,21 @@ describe('resolveRateLimit', () => {
     { env: {}, code: { perSecond: 0 }, message: `rateLimit.perSecond in ${SOURCE} must be a number from 0.001 to 10000; got 0` },
     { env: {}, code: { perSecond: Number.POSITIVE_INFINITY }, message: `rateLimit.perSecond in ${SOURCE} must be a number from 0.001 to 10000; got Infinity` },
     { env: {}, code: { perSecond: '20' }, message: `rateLimit.perSecond in ${SOURCE} must be a number; got "20"` },
-    { env: {}, code: { perSecond: 20, burst: 5 }, message: `Unknown option burst in rateLimit in ${SOURCE}; expected perSecond` },
-    { env: {}, code: 20, message: `rateLimit in ${SOURCE} must be { perSecond }; got 20` },
-    { env: {}, code: null, message: `rateLimit in ${SOURCE} must be { perSecond }; got null` },
+    { env: {}, code: { perSecond: 20, burst: 5 }, message: `Unknown option burst in rateLimit in ${SOURCE}; expected perSecond or store` },
+    { env: {}, code: 20, message: `rateLimit in ${SOURCE} must be { perSecond, store? }; got 20` },
+    { env: {}, code: null, message: `rateLimit in ${SOURCE} must be { perSecond, store? }; got null` },
     { env: { RATE_LIMIT_SHARES: '0' }, code: { perSecond: 1 }, message: 'RATE_LIMIT_SHARES must be an integer from 1 to 1001; got "0"' },
     { env: { RATE_LIMIT_SHARES: '1.5' }, code: undefined, message: 'RATE_LIMIT_SHARES must be an integer from 1 to 1001; got "1.5"' },
+    {
+      env: {},
+      code: { perSecond: 1, store: 'dynamodb:pace' },
+      message: `rateLimit.store in ${SOURCE} must be redis://host:6379 or rediss://host:6380; got "dynamodb:pace"`,
+    },
+    {
+      env: {},
+      code: { perSecond: 1, store: 'redis://:s3cret@pace:6379' },
+      message: `rateLimit.store in ${SOURCE} must not hold a password (redis://:***@pace:6379): it would be in the source and the bundle`,
+    },
     {
       env: { RATE_LIMIT_STORE: 'dynamodb:pace' },
       code: undefined,
