@@ -9,7 +9,8 @@ import type { Config } from '../config/config.js';
 import type { ResolvedRateLimit } from '../config/rate-limit.js';
 import { describeStore } from '../idempotency/options.js';
 import type { Logger } from '../observability/logger.js';
-import { openRateStore, rateKey, type RateStore } from '../pacing/rate-store.js';
+import { openRateStore } from '../pacing/open-rate-store.js';
+import { rateKey, type RateStore } from '../pacing/rate-store.js';
 import { type Clock, type Gate, SYSTEM_CLOCK, TurnLine } from './turn-line.js';
 
 /** What the lifecycle waits on before each handler start. */

@@ -1,11 +1,7 @@
 /**
  * The store of a queue's rate limit: one token bucket per queue, shared by every invocation on it,
- * so that the limit holds across them exactly (docs/handlers.md, "Pacing a queue"): the port, its key, and
- * how the store is opened (its client, redis-rate-store.ts, is loaded only then).
+ * so that the limit holds across them exactly (docs/handlers.md, "Pacing a queue").
  */
-import { powertoolsSecretStore, type SecretStore } from '../amqp/secrets.js';
-import type { RateStoreSpec } from '../config/rate-limit.js';
-import type { Logger } from '../observability/logger.js';
 
 /** A queue's bucket: may a handler start now, and if not, how long until one may. */
 interface RateStore {
@@ -27,19 +23,5 @@ function rateKey(vhost: string, workQueue: string): string {
   return `boomerang:rate:${vhost}:${workQueue}`;
 }
 
-/**
- * The store `spec` names, its client loaded here on demand (a limit without a store never loads
- * it); with a password secret, read through `secrets` (default: a Powertools cache of its own).
- */
-async function openRateStore(spec: RateStoreSpec, log: Logger, secrets?: SecretStore): Promise<RateStore> {
-  const { createRedisRateStore } = await import('./redis-rate-store.js');
-  if (spec.secretId === undefined) return createRedisRateStore(spec.url);
-  return createRedisRateStore(spec.url, {
-    secretId: spec.secretId,
-    secrets: secrets ?? powertoolsSecretStore({ maxAgeSeconds: spec.secretCacheSeconds }),
-    log,
-  });
-}
-
-export { openRateStore, rateKey };
+export { rateKey };
 export type { RateStore };

@@ -11,7 +11,7 @@ import type { Config } from '../../shared/config/config.js';
 import { createEventFunction } from '../../shared/event/event-function.js';
 import { RetryableError } from '../../shared/errors.js';
 import type { Handler } from '../../shared/message/message.js';
-import { openRateStore } from '../../shared/pacing/rate-store.js';
+import { openRateStore } from '../../shared/pacing/open-rate-store.js';
 import { createRedisRateStore } from '../../shared/pacing/redis-rate-store.js';
 import { rateKey } from '../../shared/pacing/rate-store.js';
 import { createPullFunction } from '../../shared/pull/pull-function.js';
