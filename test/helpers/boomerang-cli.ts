@@ -40,7 +40,7 @@ function runBoomerang(args: readonly string[], { env, timeoutMs = 25_000, cwd }:
   });
 }
 
-/** The last call of callBoomerang: each takes over this process's environment and output, so calls run one after another. */
+/** The last in-process call: each takes over this process's environment and output, so calls run one after another. */
 let lastCall: Promise<unknown> = Promise.resolve();
 
 /**
@@ -51,13 +51,21 @@ let lastCall: Promise<unknown> = Promise.resolve();
  * @example const run = await callBoomerang(['topology', 'export'], { env: { PATH: process.env.PATH } });
  */
 function callBoomerang(args: readonly string[], options: CliRunOptions): Promise<CliRun> {
-  const call = lastCall.then(() => callAlone(args, options));
+  return callInProcess(() => boomerang(args), options);
+}
+
+/**
+ * Runs a command's entry (`run`, which writes to process.stdout and process.stderr and leaves its exit
+ * code in process.exitCode, as `runCli` does) in this process, with `options` as callBoomerang has them.
+ */
+function callInProcess(run: () => Promise<unknown>, options: CliRunOptions): Promise<CliRun> {
+  const call = lastCall.then(() => callAlone(run, options));
   lastCall = call.catch(() => undefined);
   return call;
 }
 
-/** callBoomerang's one call, with nothing else calling. */
-async function callAlone(args: readonly string[], { env, cwd }: CliRunOptions): Promise<CliRun> {
+/** callInProcess's one call, with nothing else calling. */
+async function callAlone(run: () => Promise<unknown>, { env, cwd }: CliRunOptions): Promise<CliRun> {
   const saved = { env: { ...process.env }, cwd: process.cwd(), exitCode: process.exitCode, stdout: process.stdout.write, stderr: process.stderr.write };
   const tty = Object.getOwnPropertyDescriptor(process.stdin, 'isTTY');
   const output = { stdout: '', stderr: '' };
@@ -76,7 +84,7 @@ async function callAlone(args: readonly string[], { env, cwd }: CliRunOptions): 
     Object.defineProperty(process.stdin, 'isTTY', { value: false, configurable: true, writable: true });
     process.stdout.write = capture('stdout') as typeof process.stdout.write;
     process.stderr.write = capture('stderr') as typeof process.stderr.write;
-    await boomerang(args);
+    await run();
     return { code: Number(process.exitCode ?? 0), ...output };
   } finally {
     process.stdout.write = saved.stdout;
@@ -110,5 +118,5 @@ function answerOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answe
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, screen })));
 }
 
-export { answerOnTerminal, BOOMERANG, boomerangArgs, callBoomerang, runBoomerang };
+export { answerOnTerminal, BOOMERANG, boomerangArgs, callBoomerang, callInProcess, runBoomerang };
 export type { CliRun, CliRunOptions };
