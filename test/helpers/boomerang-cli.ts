@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { boomerang } from '../../shared/cli/main.js';
 
 /** The CLI's entry point, run from the source as this repository's npm scripts run it. */
 const BOOMERANG = fileURLToPath(new URL('../../shared/cli/boomerang.ts', import.meta.url));
@@ -39,6 +40,69 @@ function runBoomerang(args: readonly string[], { env, timeoutMs = 25_000, cwd }:
   });
 }
 
+/** The last in-process call: each takes over this process's environment and output, so calls run one after another. */
+let lastCall: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `boomerang <args>` in this process, as `runBoomerang` runs it in a child: `env` is the whole
+ * environment and `cwd` the working directory for the call, stdin is not a terminal, and what the
+ * command writes to stdout and stderr is captured; all restored afterwards. No process start, no tsx:
+ * a call costs what the command does. Calls made together run one after another.
+ * @example const run = await callBoomerang(['topology', 'export'], { env: { PATH: process.env.PATH } });
+ */
+function callBoomerang(args: readonly string[], options: CliRunOptions): Promise<CliRun> {
+  return callInProcess(() => boomerang(args), options);
+}
+
+/**
+ * Runs a command's entry (`run`, which writes to process.stdout and process.stderr and leaves its exit
+ * code in process.exitCode, as `runCli` does) in this process, with `options` as callBoomerang has them.
+ */
+function callInProcess(run: () => Promise<unknown>, options: CliRunOptions): Promise<CliRun> {
+  const call = lastCall.then(() => callAlone(run, options));
+  lastCall = call.catch(() => undefined);
+  return call;
+}
+
+/** callInProcess's one call, with nothing else calling. */
+async function callAlone(run: () => Promise<unknown>, { env, cwd }: CliRunOptions): Promise<CliRun> {
+  const saved = { env: { ...process.env }, cwd: process.cwd(), exitCode: process.exitCode, stdout: process.stdout.write, stderr: process.stderr.write };
+  const tty = Object.getOwnPropertyDescriptor(process.stdin, 'isTTY');
+  const output = { stdout: '', stderr: '' };
+  const capture =
+    (into: 'stdout' | 'stderr') =>
+    (chunk: string | Uint8Array, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean => {
+      output[into] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+      const done = typeof encoding === 'function' ? encoding : callback;
+      if (done !== undefined) queueMicrotask(() => done(null));
+      return true;
+    };
+  replaceEnv(env);
+  try {
+    if (cwd !== undefined) process.chdir(cwd);
+    process.exitCode = undefined;
+    Object.defineProperty(process.stdin, 'isTTY', { value: false, configurable: true, writable: true });
+    process.stdout.write = capture('stdout') as typeof process.stdout.write;
+    process.stderr.write = capture('stderr') as typeof process.stderr.write;
+    await run();
+    return { code: Number(process.exitCode ?? 0), ...output };
+  } finally {
+    process.stdout.write = saved.stdout;
+    process.stderr.write = saved.stderr;
+    if (tty === undefined) delete (process.stdin as { isTTY?: boolean }).isTTY;
+    else Object.defineProperty(process.stdin, 'isTTY', tty);
+    process.exitCode = saved.exitCode;
+    process.chdir(saved.cwd);
+    replaceEnv(saved.env);
+  }
+}
+
+/** Makes process.env exactly `env` (the same object: modules that kept a reference see the change). */
+function replaceEnv(env: NodeJS.ProcessEnv): void {
+  for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
+}
+
 /**
  * Runs `boomerang <args>` on a terminal (script(1) gives it one) and types `answer` once the screen
  * shows `[y/N]`; resolves with the exit code and everything the terminal showed.
@@ -54,5 +118,5 @@ function answerOnTerminal(args: readonly string[], env: NodeJS.ProcessEnv, answe
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, screen })));
 }
 
-export { answerOnTerminal, boomerangArgs, runBoomerang };
+export { answerOnTerminal, boomerangArgs, callBoomerang, callInProcess, runBoomerang };
 export type { CliRun };

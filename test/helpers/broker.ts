@@ -76,6 +76,20 @@ class TestBroker {
     return ok.messageCount;
   }
 
+  /**
+   * Waits until `queue` holds at least `count` messages (what was published is in once the broker
+   * counts it); throws naming the queue and both counts after `timeoutMs`, so a test never goes on
+   * with fewer than it set up.
+   * @example publishAll(...); await broker.holds(config.workQueue, 6);
+   */
+  public async holds(queue: string, count: number, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (let held = await this.messageCount(queue); held < count; held = await this.messageCount(queue)) {
+      if (Date.now() > deadline) throw new Error(`${queue} holds ${held} messages, not ${count}, after ${timeoutMs} ms`);
+      await sleep(10);
+    }
+  }
+
   /** Whether the queue or exchange exists, asked on a throwaway channel (a 404 closes the channel). */
   public async exists(kind: 'queue' | 'exchange', name: string): Promise<boolean> {
     const channel = await this.connection.createChannel();

@@ -1,11 +1,12 @@
 /**
- * `boomerang`, the package's one command, run as its own process from the source (as `npm run
- * <command>` runs it): the command list, the version, a command's usage, `--functions-dir`. Nothing
- * here connects: `topology export` reads the queue files only.
+ * `boomerang`, the package's one command: the command list, the version, a command's usage,
+ * `--functions-dir`. The list and the version run it as its own process from the source (as `npm run
+ * <command>` runs it), the rest in this process. Nothing here connects: `topology export` reads the
+ * queue files only.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { type CliRun, callBoomerang, runBoomerang } from '../helpers/boomerang-cli.js';
 import { uniqueName } from '../helpers/broker.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
@@ -15,9 +16,19 @@ const COMMANDS = ['topology', 'invoke', 'parked', 'console', 'local'];
 /** Several processes at once on a loaded 2-core machine: a limit, not a measurement. */
 const TIMEOUT_MS = 90_000;
 
-/** `boomerang <args>` in a clean environment plus `env`. */
+/** `boomerang <args>` in this process, in a clean environment plus `env`. */
 function boomerang(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runBoomerang(args, { env: { PATH: process.env.PATH, AMQP_URL: NOWHERE, LOG_LEVEL: 'silent', ...env }, timeoutMs: 60_000 });
+  return callBoomerang(args, { env: cleanEnv(env) });
+}
+
+/** `boomerang <args>` as its own process (node + tsx), in a clean environment. */
+function spawned(args: string[]): Promise<CliRun> {
+  return runBoomerang(args, { env: cleanEnv({}), timeoutMs: 60_000 });
+}
+
+/** A clean environment where nothing answers as the broker, plus `env`. */
+function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, AMQP_URL: NOWHERE, LOG_LEVEL: 'silent', ...env };
 }
 
 /** The work queues of an exported definitions file (no parking lot or delay queue). */
@@ -28,7 +39,7 @@ function workQueues(run: CliRun): string[] {
 describe('boomerang', () => {
   it('lists every command, one line each, with no argument, help, -h and --help (exit 0)', { timeout: TIMEOUT_MS }, async () => {
     // Act
-    const runs = await Promise.all([[], ['help'], ['-h'], ['--help']].map((args) => boomerang(args)));
+    const runs = await Promise.all([spawned([]), ...[['help'], ['-h'], ['--help']].map((args) => boomerang(args))]);
     // Assess
     for (const run of runs) {
       expect(run.code, run.stderr).toBe(0);
@@ -43,7 +54,7 @@ describe('boomerang', () => {
     // Prepare
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     // Act
-    const run = await boomerang(['--version']);
+    const run = await spawned(['--version']);
     // Assess
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(`${version}\n`);

@@ -43,7 +43,7 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
       publishJson(broker, config.workQueue, { url: `${provider.url}/hooks/${i}`, headers: { 'x-demo-id': `order-${i}` } }, { messageId: `order-${i}` });
     }
     // Wait until the broker has them all, so the first invocation sees the whole batch.
-    for (let tries = 0; tries < 100 && (await broker.messageCount(config.workQueue)) < count; tries++) await sleep(20);
+    await broker.holds(config.workQueue, count);
   }
 
   it('with the partner down, calls it exactly BREAKER_THRESHOLD times per invocation, defers the rest and parks nothing early', async () => {
@@ -91,7 +91,7 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     await setUpTopology(broker, config);
     publishJson(broker, config.workQueue, { n: 1 }, { messageId: 'tried', headers: { 'x-retry-no': 2 } });
     publishJson(broker, config.workQueue, { n: 2 }, { messageId: 'deferred', headers: { 'x-retry-no': 2, traceparent: '00-abc-def-01' } });
-    await sleep(100);
+    await broker.holds(config.workQueue, 2);
     const failing: Handler = () => {
       throw new Error('partner down');
     };
@@ -160,7 +160,7 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     const config = testConfig({ BREAKER_THRESHOLD: '2', BATCH_SIZE: '200', BACKOFF_INITIAL_MS: '5000', BACKOFF_MAX_MS: '5000' });
     await setUpTopology(broker, config);
     for (let i = 0; i < 200; i++) publishJson(broker, config.workQueue, { i, pad: 'x'.repeat(2000) });
-    for (let tries = 0; tries < 100 && (await broker.messageCount(config.workQueue)) < 200; tries++) await sleep(20);
+    await broker.holds(config.workQueue, 200);
 
     // The breaker opens on the second failure: what has been delivered by then is deferred, what
     // arrives later is requeued. Fail only once the broker has handed out the whole window, so the
@@ -196,8 +196,8 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     expect(provider.stats().requests).toBe(2);
     expect(summary).toMatchObject({ parked: 2, deferred: 0, breakerOpened: true });
     expect(summary.requeued).toBe(summary.received - 2);
-    // The broker puts them back as it handles the nacks (or the channel's close): give it a moment.
-    for (let tries = 0; tries < 40 && (await broker.messageCount(config.workQueue)) < 4; tries++) await sleep(50);
+    // The broker puts them back as it handles the nacks (or the channel's close).
+    await broker.holds(config.workQueue, 4);
     expect(await broker.messageCount(config.workQueue)).toBe(4);
   });
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoomerangQueues } from '../../shared/cdk/index.js';
-import { sleep, uniqueName } from '../helpers/broker.js';
+import { uniqueName } from '../helpers/broker.js';
 import { functionEnv, invokeBundle, runBundle, startPartner } from '../helpers/bundle-run.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
@@ -102,7 +102,7 @@ describe('Class: BoomerangQueues, its bundles', () => {
     const config = testConfig({ WORK_QUEUE: uniqueName('cdk-bundle-operator') });
     await setUpTopology(broker, config);
     publishJson(broker, config.parkingQueue, { url: 'http://partner.invalid/' }, { messageId: 'parked-1' });
-    for (let i = 0; i < 250 && (await broker.messageCount(config.parkingQueue)) < 1; i++) await sleep(20);
+    await broker.holds(config.parkingQueue, 1);
     const operator = join(assets.get('Bundled-operator') as string, 'index.mjs');
     // Act
     const described = await runBundle(operator, { op: 'describe' }, functionEnv(config.workQueue));

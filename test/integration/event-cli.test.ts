@@ -5,20 +5,25 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
-import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { type CliRun, callBoomerang, runBoomerang } from '../helpers/boomerang-cli.js';
 import { eventFor, fixtureMessages } from '../fixtures/events.js';
 
 const testBroker = useTestBroker();
 /** The retry policy of both the test's topology and the CLI process: their delay queues must match. */
 const POLICY = { MAX_RETRIES: '2', BACKOFF_INITIAL_MS: '200', BACKOFF_MULTIPLIER: '2', BACKOFF_MAX_MS: '400', BACKOFF_JITTER: '0' };
 
-/** Runs `boomerang invoke <args>` (node + tsx), with `env` on top of a clean environment. */
+/** Runs `boomerang invoke <args>` in this process, with `env` on top of a clean environment. */
 function invoke(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runBoomerang(['invoke', ...args], { env: { PATH: process.env.PATH, AMQP_URL, LOG_LEVEL: 'silent', ...env } });
+  return callBoomerang(['invoke', ...args], invokeOptions(env));
+}
+
+/** A clean environment with the test broker, `env` on top. */
+function invokeOptions(env: Record<string, string>): { env: NodeJS.ProcessEnv } {
+  return { env: { PATH: process.env.PATH, AMQP_URL, LOG_LEVEL: 'silent', ...env } };
 }
 
 describe('boomerang invoke event', () => {
-  it('runs the event function on an event file against the local broker and prints the summary last', async () => {
+  it('runs the event function on an event file against the local broker and prints the summary last (the real binary, node + tsx)', async () => {
     // Prepare
     const broker = testBroker();
     const config = testConfig({ WORK_QUEUE: uniqueName('cli'), ...POLICY });
@@ -28,7 +33,10 @@ describe('boomerang invoke event', () => {
     const file = join(dir, 'event.json');
     await writeFile(file, JSON.stringify(eventFor({ [config.workQueue]: fixtureMessages('local') })));
     // Act
-    const run = await invoke(['event', '--event', file, '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--work-queue', config.workQueue], POLICY);
+    const run = await runBoomerang(
+      ['invoke', 'event', '--event', file, '--handler', 'shared/examples/webhooks/webhook-delivery.ts', '--work-queue', config.workQueue],
+      invokeOptions(POLICY),
+    );
     // Assess
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ received: 2, retried: 1, parked: 1 });

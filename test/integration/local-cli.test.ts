@@ -6,12 +6,12 @@ import { demoOptions } from '../../shared/cli/demo-options.js';
 import { redactUrl } from '../../shared/observability/redact.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
-import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { type CliRun, callBoomerang } from '../helpers/boomerang-cli.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
-/** Runs `boomerang local <args>` (node + tsx); killed after `timeoutMs` (a hang fails the test). */
-function local(args: string[], env: Record<string, string>, timeoutMs = 25_000): Promise<CliRun> {
-  return runBoomerang(['local', ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env }, timeoutMs });
+/** Runs `boomerang local <args>` in this process (a hang fails the test at its timeout). */
+function local(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return callBoomerang(['local', ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env } });
 }
 
 /** TEST-NET-1 (RFC 5737): no broker there, and not local, so nothing would try to start one. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Handler } from '../../shared/message/message.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
-import { sleep, type TestBroker } from '../helpers/broker.js';
+import type { TestBroker } from '../helpers/broker.js';
 import { pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
 import { recordingLogger, silentLogger } from '../helpers/fakes.js';
 import { useTestBroker } from '../helpers/topology.js';
@@ -33,7 +33,7 @@ function failFirstAttempt(): { handler: Handler; calls: number[] } {
 /** Publishes a 16 MiB body and waits until the queue holds it: an invocation started sooner would find the queue idle. */
 async function publishSixteenMib(broker: TestBroker, queue: string, options: { messageId: string; headers?: Record<string, unknown> }): Promise<void> {
   broker.channel.sendToQueue(queue, Buffer.alloc(SIXTEEN_MIB, 1), { persistent: true, ...options });
-  while ((await broker.messageCount(queue)) === 0) await sleep(50);
+  await broker.holds(queue, 1);
 }
 
 describe('messages near the broker size limit', () => {
@@ -62,7 +62,7 @@ describe('messages near the broker size limit', () => {
     const odd = { tenant: 'acme', count: 5, nested: { deep: [1, 'two'] } };
     broker.channel.sendToQueue(config.workQueue, big, { persistent: true, messageId: 'too-big', headers: odd });
     for (let i = 0; i < 40; i++) broker.channel.sendToQueue(config.workQueue, Buffer.from(`{"n":${i}}`), { persistent: true, messageId: `good-${i}` });
-    while ((await broker.messageCount(config.workQueue)) < 41) await sleep(20);
+    await broker.holds(config.workQueue, 41);
     const calls: string[] = [];
     const handler: Handler = (message) => {
       calls.push(String(message.properties.messageId));
@@ -101,7 +101,7 @@ describe('messages near the broker size limit', () => {
     const big = Buffer.alloc(2000, 9);
     broker.channel.sendToQueue(config.workQueue, big, { persistent: true, messageId: 'too-big', headers: { tenant: 'acme' } });
     broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'good' });
-    while ((await broker.messageCount(config.workQueue)) < 2) await sleep(20);
+    await broker.holds(config.workQueue, 2);
     // Act
     const summary = await runPull({
       config,
@@ -128,7 +128,7 @@ describe('messages near the broker size limit', () => {
     const config = testConfig({ MAX_MESSAGES: '1', BATCH_SIZE: '10', CRASH_LOOP_LIMIT: '2' });
     await setUpTopology(broker, config);
     for (let i = 0; i < 6; i++) broker.channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: `m-${i}` });
-    while ((await broker.messageCount(config.workQueue)) < 6) await sleep(20);
+    await broker.holds(config.workQueue, 6);
     const handled: string[] = [];
     // Act: within the test's 30 s, so that a run that does not finish fails with the invocations' summaries (a CI run hit the test's timeout once, under a doubled load)
     const summaries = await pullUntil(

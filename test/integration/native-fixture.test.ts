@@ -4,7 +4,7 @@ import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { consoleUrl, startConsole, stopConsole } from '../helpers/console-process.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
-import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { type CliRun, callBoomerang } from '../helpers/boomerang-cli.js';
 
 /**
  * A queue declared with `delayMode: 'native'` in a functions folder, worked the way a team works it:
@@ -17,7 +17,7 @@ const broker = useTestBroker();
 
 /** `boomerang <command> <args>` with AMQP_URL and `env`. */
 function run(command: string, args: string[], env: Record<string, string>): Promise<CliRun> {
-  return runBoomerang([command, ...args], { env: { ...process.env, AMQP_URL, LOG_LEVEL: 'silent', ...env }, timeoutMs: 60_000 });
+  return callBoomerang([command, ...args], { env: { ...process.env, AMQP_URL, LOG_LEVEL: 'silent', ...env } });
 }
 
 describe(`a native queue in a functions folder, on RabbitMQ ${version}`, () => {

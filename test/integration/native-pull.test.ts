@@ -217,7 +217,7 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     const config = nativeConfig({ BREAKER_THRESHOLD: '2', CONCURRENCY: '1', BACKOFF_INITIAL_MS: '300' });
     await setUpTopology(broker, config);
     for (let i = 0; i < 10; i++) broker.channel.sendToQueue(config.workQueue, Buffer.from(`m${i}`), { persistent: true });
-    await sleep(100);
+    await broker.holds(config.workQueue, 10);
     // Act
     const first = await pullOnce(config, () => {
       throw new RetryableError('partner down');
@@ -247,7 +247,7 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     broker.channel.sendToQueue(config.workQueue, Buffer.from('before'), { persistent: true, messageId: 'before' });
     broker.channel.sendToQueue(config.workQueue, Buffer.from('decimal'), { persistent: true, messageId: 'decimal', headers: decimal });
     broker.channel.sendToQueue(config.workQueue, Buffer.from('after'), { persistent: true, messageId: 'after' });
-    await sleep(100);
+    await broker.holds(config.workQueue, 3);
     const handled = new Set<string>();
     // Act
     const error = await pullOnce(config, (message) => {

@@ -126,7 +126,7 @@ describe('logs, metrics and trace context on the broker', () => {
     const config = testConfig({ BREAKER_THRESHOLD: '2' });
     await setUpTopology(broker, config);
     for (let i = 0; i < 5; i++) publishJson(broker, config.workQueue, { i });
-    await sleep(100);
+    await broker.holds(config.workQueue, 5);
     const { once, logger, emf } = instrumentedPull(config, () => {
       throw new Error('partner down');
     });

@@ -6,18 +6,12 @@ import { listParked } from '../../shared/parked/list.js';
 import { replayParked } from '../../shared/parked/replay.js';
 import { showParked } from '../../shared/parked/show.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
-import { sleep, type TestBroker } from '../helpers/broker.js';
+import type { TestBroker } from '../helpers/broker.js';
 import { publishJson, pullOnce, setUpTopology, testConfig } from '../helpers/engine.js';
 import { runParkedCommand } from '../helpers/parked-command.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 const broker = useTestBroker();
-
-/** Polls until `queue` holds `count` messages; the broker does the waiting (a delay queue's TTL). */
-async function waitForCount(b: TestBroker, queue: string, count: number): Promise<void> {
-  for (let tries = 0; tries < 400 && (await b.messageCount(queue)) !== count; tries++) await sleep(25);
-  expect(await b.messageCount(queue), `${queue} should hold ${count}`).toBe(count);
-}
 
 /**
  * The work queue's safety net at work: a message fails once (Boomerang sends it through a delay
@@ -34,10 +28,10 @@ async function rejectedAfterADelay(b: TestBroker): Promise<{ config: Config; del
   publishJson(b, config.workQueue, { orderId: 7 }, { messageId: 'order-7' });
   const summary = await pullOnce(config, () => Promise.reject(new Error('partner down')));
   expect(summary.retried).toBe(1);
-  await waitForCount(b, config.workQueue, 1);
+  await b.holds(config.workQueue, 1);
   const back = (await b.channel.get(config.workQueue)) as GetMessage;
   b.channel.nack(back, false, false);
-  await waitForCount(b, config.parkingQueue, 1);
+  await b.holds(config.parkingQueue, 1);
   const firstDeath = String(back.properties.headers?.['x-first-death-queue']);
   expect(delayQueues).toContain(firstDeath);
   return { config, delayQueue: firstDeath };

@@ -142,11 +142,6 @@ async function retryThenPark(work: string): Promise<void> {
   }
 }
 
-async function waitForCount(b: TestBroker, queue: string, count: number): Promise<void> {
-  for (let tries = 0; tries < 200 && (await b.messageCount(queue)) !== count; tries++) await sleep(25);
-  expect(await b.messageCount(queue), `${queue} should hold ${count}`).toBe(count);
-}
-
 /** The message on `queue`, taken on a tapped connection: amqplib's decoded view and each header's raw bytes. */
 async function takeRaw(queue: string): Promise<{ message: GetMessage; raw: ReadonlyMap<string, Buffer> }> {
   const connection = await amqp.connect(AMQP_URL);
@@ -173,7 +168,7 @@ describe.runIf(nativeBroker)('a message parked natively (RabbitMQ 4.3: modified,
     const { work, lot } = await nativeQueues(b);
     await publish(b, work);
     await retryThenPark(work);
-    await waitForCount(b, lot, 1);
+    await b.holds(lot, 1);
     // Act
     const listed = await runParkedCommand(b, lot, (ctx) => listParked(ctx, { filter: { errorNames: ['PartnerDown'], headers: [] }, json: true }));
     const shown = await runParkedCommand(b, lot, (ctx) => showParked(ctx, { messageId: 'order-42', json: true }));
@@ -222,7 +217,7 @@ describe('a native park as a parking lot holds it, published by a 0-9-1 client (
     const death = { ...NATIVE_DEATH['x-death'][0], queue: work, 'routing-keys': [work] };
     const headers = { ...nativeParkHeaders(), 'x-death': [death], 'x-first-death-queue': work, 'x-last-death-queue': work };
     b.channel.sendToQueue(lot, Buffer.from('{"orderId":7}'), { messageId: 'order-7', persistent: true, headers });
-    await waitForCount(b, lot, 1);
+    await b.holds(lot, 1);
     // Act
     const listed = await runParkedCommand(b, lot, (ctx) => listParked(ctx, { filter: { errorNames: ['PartnerDown'], headers: [] }, json: true }));
     const grouped = await runParkedCommand(b, lot, (ctx) => groupParked(ctx));

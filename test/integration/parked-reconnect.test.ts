@@ -3,7 +3,7 @@ import { BoomerangHeader } from '../../shared/message/headers.js';
 import { resumableReplay } from '../../shared/parked/replay.js';
 import { withParkingLot } from '../../shared/parked/session.js';
 import { EVERYTHING } from '../../shared/parked/filters.js';
-import { sleep, TestBroker, uniqueName } from '../helpers/broker.js';
+import { TestBroker, uniqueName } from '../helpers/broker.js';
 import { BrokerCtl } from '../helpers/broker-ctl.js';
 import { testConfig } from '../helpers/engine.js';
 
@@ -46,7 +46,7 @@ describe('parked replay through a lost connection (amqp-connection-manager)', { 
         headers: { [BoomerangHeader.sourceQueue]: source },
       });
     }
-    await sleep(300);
+    await broker.holds(parked, PARKED);
     const connectionName = uniqueName('test-parked-reconnect');
     const config = testConfig({ PARKING_QUEUE: parked });
     // 15 a second: 20 s in all, so that the cut (rabbitmqctl starts a VM: seconds on a loaded machine,
@@ -62,7 +62,7 @@ describe('parked replay through a lost connection (amqp-connection-manager)', { 
 
     // Act: cut the tool's connection once a quarter of the lot is back
     const done = withParkingLot(config, parked, replaying, { resume: true, connectionName });
-    while ((await broker.messageCount(source)) < PARKED / 4) await sleep(50);
+    await broker.holds(source, PARKED / 4, 60_000);
     const closed = await closeConnectionsNamed(BrokerCtl.forUrl(), connectionName);
     const result = await done;
 

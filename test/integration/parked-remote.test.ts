@@ -15,7 +15,7 @@ import { readerLockQueue } from '../../shared/parked/reader-lock.js';
 import { BROKER_VERSION } from '../helpers/broker-version.js';
 import { brokerMajor } from '../../shared/topology/delivery-limit.js';
 import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
-import { answerOnTerminal, boomerangArgs, type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { answerOnTerminal, boomerangArgs, type CliRun, callBoomerang } from '../helpers/boomerang-cli.js';
 import { BODY, readRaw, ZOO } from '../helpers/header-zoo.js';
 import { LocalLambda } from '../helpers/local-lambda.js';
 import { rawPublish, sized } from '../helpers/raw-publish.js';
@@ -45,14 +45,13 @@ function serveOperator(work: string): void {
 
 /** `boomerang parked <args>` on a direct connection. */
 function direct(args: string[], work: string): Promise<CliRun> {
-  return runBoomerang(['parked', ...args], { env: { PATH: process.env.PATH, AMQP_URL, WORK_QUEUE: work }, timeoutMs: 30_000 });
+  return callBoomerang(['parked', ...args], { env: { PATH: process.env.PATH, AMQP_URL, WORK_QUEUE: work } });
 }
 
 /** `boomerang parked <args> --remote orders-operator`, with AWS credentials and no broker URL. */
 function remote(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runBoomerang(['parked', ...args, '--remote', 'orders-operator'], {
+  return callBoomerang(['parked', ...args, '--remote', 'orders-operator'], {
     env: { PATH: process.env.PATH, ...lambda.env, BOOMERANG_REMOTE_PAGE_BYTES: String(PAGE_BYTES), ...env },
-    timeoutMs: 30_000,
   });
 }
 
@@ -158,9 +157,8 @@ describe('boomerang parked --remote', () => {
     // Act
     const near = await direct(['show', 'nope'], work);
     const far = await remote(['show', 'nope']);
-    const missing = await runBoomerang(['parked', 'list', '--remote', 'no-such-operator'], {
+    const missing = await callBoomerang(['parked', 'list', '--remote', 'no-such-operator'], {
       env: { PATH: process.env.PATH, ...lambda.env },
-      timeoutMs: 30_000,
     });
     const stray = await remote(['purge', '--yes', '--parking-queue', work]);
     // A work queue whose parking lot was never declared

@@ -1,17 +1,11 @@
 import type { GetMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
+import { type TestBroker, uniqueName } from '../helpers/broker.js';
 import { runParkedCli } from '../helpers/parked-cli.js';
 import { useTestBroker } from '../helpers/topology.js';
 
 const broker = useTestBroker();
-
-/** Polls until `queue` holds `count` messages. */
-async function waitForCount(b: TestBroker, queue: string, count: number): Promise<void> {
-  for (let tries = 0; tries < 200 && (await b.messageCount(queue)) !== count; tries++) await sleep(25);
-  expect(await b.messageCount(queue), `${queue} should hold ${count}`).toBe(count);
-}
 
 /**
  * A work queue whose rejects the broker dead-letters into its parking lot, and a queue someone
@@ -36,9 +30,9 @@ async function lotWithAForgedSource(b: TestBroker): Promise<{ work: string; park
     headers: { [BoomerangHeader.sourceQueue]: work, [BoomerangHeader.errorName]: 'PartnerDown' },
   });
   b.channel.sendToQueue(work, Buffer.from('{}'), { persistent: true, messageId: 'forged', headers: { [BoomerangHeader.sourceQueue]: victim } });
-  await waitForCount(b, work, 1);
+  await b.holds(work, 1);
   b.channel.nack((await b.channel.get(work)) as GetMessage, false, false);
-  await waitForCount(b, parked, 2);
+  await b.holds(parked, 2);
   return { work, parked, victim };
 }
 

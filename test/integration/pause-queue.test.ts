@@ -41,7 +41,7 @@ function partnerSlowingDownOnce(): { handler: Handler; calls: Call[] } {
 
 async function publishAll(broker: TestBroker, config: Config, ids: readonly string[]): Promise<void> {
   for (const id of ids) publishJson(broker, config.workQueue, { id }, { messageId: id });
-  for (let tries = 0; tries < 100 && (await broker.messageCount(config.workQueue)) < ids.length; tries++) await sleep(20);
+  await broker.holds(config.workQueue, ids.length);
 }
 
 const ids = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);

@@ -45,7 +45,7 @@ async function queueWith(count: number, env: Record<string, string>): Promise<Co
   const config = testConfig({ CONCURRENCY: '8', BREAKER_THRESHOLD: '0', IDLE_TIMEOUT_MS: '300', ...env });
   await setUpTopology(broker, config);
   for (let i = 0; i < count; i++) publishJson(broker, config.workQueue, { i }, { messageId: `m-${i}` });
-  for (let tries = 0; tries < 100 && (await broker.messageCount(config.workQueue)) < count; tries++) await sleep(20);
+  await broker.holds(config.workQueue, count);
   return config;
 }
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type CliRun, runBoomerang } from '../helpers/boomerang-cli.js';
+import { type CliRun, callBoomerang } from '../helpers/boomerang-cli.js';
 
-/** Runs `boomerang topology <args>` (node + tsx); killed after 25 s (a hang fails the test). */
+/** Runs `boomerang topology <args>` in this process. */
 function topology(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return runBoomerang(['topology', ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env } });
+  return callBoomerang(['topology', ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env } });
 }
 
 /** TEST-NET-1 (RFC 5737): nothing answers there, so a run that tried to connect would not exit 2. */

@@ -19,7 +19,7 @@ import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { BrokerCtl } from '../helpers/broker-ctl.js';
 import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { publishConfirmed, topologyOptions, trackPlan, useTestBroker } from '../helpers/topology.js';
-import { runBoomerang } from '../helpers/boomerang-cli.js';
+import { callBoomerang } from '../helpers/boomerang-cli.js';
 
 const version = BROKER_VERSION;
 const canRunNative = NATIVE_BROKER;
@@ -198,7 +198,7 @@ describe.runIf(!canRunNative)(`native topology refused on RabbitMQ ${version}`, 
   it.each(['apply', 'verify'])('boomerang topology %s exits 1, naming the version', async (command) => {
     // Act
     const env = { PATH: process.env.PATH, LOG_LEVEL: 'silent', AMQP_URL, DELAY_MODE: 'native' };
-    const run = await runBoomerang(['topology', command, '--work-queue', uniqueName('native')], { env });
+    const run = await callBoomerang(['topology', command, '--work-queue', uniqueName('native')], { env });
     // Assess
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toContain(`UnsupportedBrokerError: RabbitMQ ${version} cannot delay a message natively`);

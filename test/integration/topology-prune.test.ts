@@ -9,7 +9,7 @@ import { applyTopology } from '../../shared/topology/apply.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { BrokerCtl } from '../helpers/broker-ctl.js';
-import { runBoomerang } from '../helpers/boomerang-cli.js';
+import { callBoomerang } from '../helpers/boomerang-cli.js';
 import { topologyOptions, trackPlan, useTestBroker } from '../helpers/topology.js';
 
 const testBroker = useTestBroker();
@@ -56,7 +56,7 @@ describe('boomerang topology prune', () => {
     // Prepare
     const { workQueue, empty, holding, marker, needed } = await leftovers();
     // Act
-    const run = await runBoomerang(['topology', 'prune', '--work-queue', workQueue, '--name', empty, '--name', holding, '--name', marker, '--name', needed], {
+    const run = await callBoomerang(['topology', 'prune', '--work-queue', workQueue, '--name', empty, '--name', holding, '--name', marker, '--name', needed], {
       env: envFor(workQueue),
     });
     // Assess
@@ -74,7 +74,7 @@ describe('boomerang topology prune', () => {
     // Prepare
     const { workQueue, empty, holding, marker, needed } = await leftovers();
     // Act
-    const run = await runBoomerang(
+    const run = await callBoomerang(
       ['topology', 'prune', '--work-queue', workQueue, '--name', empty, '--name', holding, '--name', marker, '--name', needed, '--name', workQueue, '--yes'],
       { env: envFor(workQueue) },
     );
@@ -91,7 +91,7 @@ describe('boomerang topology prune', () => {
 
   it('exits 2 naming the flags when it has no names to look at', async () => {
     // Act
-    const run = await runBoomerang(['topology', 'prune', '--work-queue', 'orders'], { env: envFor('orders') });
+    const run = await callBoomerang(['topology', 'prune', '--work-queue', 'orders'], { env: envFor('orders') });
     // Assess
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('prune needs names: --name <queue or exchange>');
