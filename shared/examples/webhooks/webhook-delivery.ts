@@ -92,4 +92,7 @@ function createWebhookDelivery(options: WebhookDeliveryOptions = {}): Handler {
  */
 const httpTimeoutMsFromEnv = (env: Env = process.env): number => envInt(env, 'HTTP_TIMEOUT_MS', DEFAULT_HTTP_TIMEOUT_MS, 1, MAX_TIMEOUT_MS);
 
-export { createWebhookDelivery, httpTimeoutMsFromEnv };
+/** The handler `boomerang invoke --handler shared/examples/webhooks/webhook-delivery.ts` runs, configured once per container from the environment. */
+const handle: Handler = createWebhookDelivery({ httpTimeoutMs: httpTimeoutMsFromEnv() });
+
+export { createWebhookDelivery, handle, httpTimeoutMsFromEnv };
