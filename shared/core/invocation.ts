@@ -114,6 +114,9 @@ type OpenTransport = (context: { readonly tally: Tally; readonly deadlines: Dead
 
 const NEVER = new AbortController().signal;
 
+/** The verdict of a message that arrived after the take loop stopped, or raced its stop: no handler saw it. */
+const NOT_TAKEN: Verdict = Object.freeze({ kind: 'give-back', why: 'out-of-time' });
+
 /**
  * The moments of a budget. The safety margin is kept inside the budget even when a caller passes a
  * tiny budget: at most half of it.
@@ -242,9 +245,6 @@ async function takeAndSettle(
   tally.breakerOpened(lifecycle.breakerOpened);
   lifecycle.end();
 }
-
-/** The verdict of a message that arrived after the take loop stopped, or raced its stop: no handler saw it. */
-const NOT_TAKEN: Verdict = Object.freeze({ kind: 'give-back', why: 'out-of-time' });
 
 /**
  * Takes and hands on messages until the connection breaks, the transport ends, the lifecycle stops (a
