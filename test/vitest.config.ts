@@ -2,7 +2,6 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { PACKAGE_ALIAS } from './helpers/package-alias.js';
 import { PlainSummaryReporter } from './helpers/plain-summary-reporter.js';
-import { SlowFirstSequencer } from './helpers/slow-first-sequencer.js';
 
 /** The unit tests that build CDK stacks (aws-cdk-lib, cdk-nag). */
 const CDK_TESTS = ['test/unit/cdk-*.test.ts', 'test/unit/infra-*.test.ts', 'test/unit/idempotency-table.test.ts'];
@@ -26,7 +25,6 @@ export default defineConfig({
     // Integration tests share one broker; files in parallel are fine because names are unique,
     // but two cores are all we have.
     maxWorkers: 2,
-    sequence: { sequencer: SlowFirstSequencer },
     reporters: ['default', new PlainSummaryReporter()],
   },
 });
