@@ -65,7 +65,8 @@ function bodyOf(body: unknown): string {
   return Buffer.isBuffer(bytes) ? bytes.toString() : String(bytes);
 }
 
-describe.runIf(NATIVE_BROKER)(`rhea 3.0.5 disposition merge on RabbitMQ ${VERSION}`, () => {
+// Each scenario has its own queue and connection and spends most of its time waiting out the delay: they run side by side.
+describe.runIf(NATIVE_BROKER)(`rhea 3.0.5 disposition merge on RabbitMQ ${VERSION}`, { concurrent: true }, () => {
   afterAll(() => broker.close());
 
   // If one of these two fails, rhea merges settlements correctly now: SettlementWriter may go.
