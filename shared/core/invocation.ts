@@ -187,7 +187,7 @@ async function runInvocation(open: OpenTransport, options: InvocationOptions): P
   const summary = tally.finish(startedAt);
   const error = transport.completed?.(summary);
   if (error !== undefined) throw error;
-  if (summary.requeued > 0) log.warn('messages not settled in time went back to their queue untried', { count: summary.requeued });
+  if (summary.requeued > 0) log.warn('messages not settled in time went back to their queue as they were', { count: summary.requeued });
   return summary;
 }
 

@@ -201,10 +201,10 @@ class PullTransport implements Transport {
   }
 
   public async finish(): Promise<void> {
-    const { config, log } = this.options;
-    const givenBack = this.ledger.requeueAll();
+    const { config } = this.options;
+    // Counted as requeued: the engine's warning at the end names them with the rest.
+    this.ledger.requeueAll();
     this.ledger.flush();
-    if (givenBack > 0) log.warn('messages not settled by the hard stop were returned to the queue', { count: givenBack });
     if (this.broken.signal.aborted) return;
     this.watch.closing = true;
     await this.channel.close().catch(() => undefined);

@@ -102,7 +102,7 @@ describe('runInvocation: the end sequence', () => {
     ]);
     expect(transport.verdictOf('late-1')).toEqual({ kind: 'give-back', why: 'out-of-time' });
     expect(summary).toMatchObject({ received: 4, acked: 2, requeued: 2, stoppedBecause: 'idle' });
-    expect(warnings).toContain('messages not settled in time went back to their queue untried');
+    expect(warnings).toContain('messages not settled in time went back to their queue as they were');
   });
 
   it.each(MODES)('%s: a handler that ignores its signal is cut off at the hard stop: its attempt counts, once', async (mode) => {
@@ -135,7 +135,7 @@ describe('runInvocation: the end sequence', () => {
     expect(transport.timeOf('stopTaking')).toBe(9750);
     expect(transport.givenBackAtFinish).toEqual(['fail']);
     expect(summary).toMatchObject({ received: 2, acked: 1, retried: 0, requeued: 1, stoppedBecause: 'idle' });
-    expect(warnings).toContain('messages not settled in time went back to their queue untried');
+    expect(warnings).toContain('messages not settled in time went back to their queue as they were');
   });
 
   it('pull: a copy confirmed before the settle deadline ends the wait at once', async () => {
@@ -148,7 +148,7 @@ describe('runInvocation: the end sequence', () => {
     expect(transport.timeOf('stopTaking')).toBe(3000);
     expect(transport.givenBackAtFinish).toEqual([]);
     expect(summary).toMatchObject({ retried: 1, requeued: 0, durationMs: 3000 });
-    expect(warnings).not.toContain('messages not settled in time went back to their queue untried');
+    expect(warnings).not.toContain('messages not settled in time went back to their queue as they were');
   });
 
   it('finishes with the deadlines it opened with, and the summary gets the parking lot depth', async () => {
