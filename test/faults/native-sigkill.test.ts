@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AMQP_URL, nativeSupport } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
-import { killCaseEnv, killKnobs, killRepeatedly, killsFor } from '../helpers/kill-loop.js';
+import { KILL_DRAIN_IDLE_MS, killCaseEnv, killKnobs, killRepeatedly, killsFor } from '../helpers/kill-loop.js';
 import { describeAccount, readRecords } from '../helpers/message-account.js';
 import { auditSuccesses } from '../helpers/success-audit.js';
 
@@ -57,7 +57,7 @@ describe.skipIf(!NATIVE)(`SIGKILL of the function process while it retries on a 
 
     // Act: kill, again and again, while there is work; then a healthy drain.
     const { kills, cleanExits, killPhaseMs } = await killRepeatedly({ scenario: s, knobs: KNOBS, batchSize, budgetMs: 60_000 });
-    await s.drainUntilQuiet();
+    await s.drainUntilQuiet({ idleTimeoutMs: KILL_DRAIN_IDLE_MS });
     const account = await s.account();
 
     // Assess

@@ -3,7 +3,7 @@ import { AMQP_URL } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
 import { FAULT_IDEMPOTENCY_ENV } from '../helpers/idempotency-stores.js';
-import { killCaseEnv, killKnobs, killRepeatedly, killsFor } from '../helpers/kill-loop.js';
+import { KILL_DRAIN_IDLE_MS, killCaseEnv, killKnobs, killRepeatedly, killsFor } from '../helpers/kill-loop.js';
 import { describeAccount } from '../helpers/message-account.js';
 
 /**
@@ -74,7 +74,7 @@ describe('SIGKILL of the function process while it retries', () => {
       batchSize,
       budgetMs: idempotency ? IDEMPOTENT_BUDGET_MS : 60_000,
     });
-    await s.drainUntilQuiet();
+    await s.drainUntilQuiet({ idleTimeoutMs: KILL_DRAIN_IDLE_MS });
     const account = await s.account();
 
     // Assess

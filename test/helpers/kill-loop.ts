@@ -57,11 +57,19 @@ function killCaseEnv(batchSize: number, concurrency: number): Record<string, str
     BACKOFF_MULTIPLIER: '2',
     BACKOFF_MAX_MS: '160',
     BACKOFF_JITTER: '0',
-    // Long enough that a child does not stop between two short delays.
+    // Long enough that a child does not stop between two short delays (the drain after the kills
+    // waits less: KILL_DRAIN_IDLE_MS).
     IDLE_TIMEOUT_MS: '2000',
     SAFETY_MARGIN_MS: '1000',
   };
 }
+
+/**
+ * The idle timeout of the healthy drain after the kills (drainUntilQuiet's `idleTimeoutMs`): its
+ * 1.5 s of quiet already outlasts the 160 ms delays, and with the children's 2 s each drain
+ * invocation waited 2 s on an empty queue, twice or more per case.
+ */
+const KILL_DRAIN_IDLE_MS = 300;
 
 type KillLoopOptions = {
   readonly scenario: FaultScenario;
@@ -133,4 +141,4 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
   while (!condition() && Date.now() < deadline) await sleep(5);
 }
 
-export { killCaseEnv, killKnobs, killRepeatedly, killsFor };
+export { KILL_DRAIN_IDLE_MS, killCaseEnv, killKnobs, killRepeatedly, killsFor };
