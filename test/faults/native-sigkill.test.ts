@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AMQP_URL, nativeSupport } from '../helpers/broker.js';
 import { FaultScenario } from '../helpers/fault-scenario.js';
 import { reportFault } from '../helpers/fault-report.js';
-import { killCaseEnv, killKnobs, killRepeatedly } from '../helpers/kill-loop.js';
+import { KILL_DRAIN_IDLE_MS, killCaseEnv, killKnobs, killRepeatedly, killsFor } from '../helpers/kill-loop.js';
 import { describeAccount, readRecords } from '../helpers/message-account.js';
 import { auditSuccesses } from '../helpers/success-audit.js';
 
@@ -17,7 +17,9 @@ import { auditSuccesses } from '../helpers/success-audit.js';
  * record file's `K` lines. A message in hand at CRASH_LOOP_LIMIT kills is parked as a crash loop:
  * not lost, and counted apart.
  *
- * Knobs: see killKnobs (FAULT_SEED, FAULT_KILLS, FAULT_MESSAGES, FAULT_KEEP_RECORDS).
+ * Knobs: see killKnobs (FAULT_SEED, FAULT_KILLS, FAULT_MESSAGES, FAULT_KEEP_RECORDS). Kills per case:
+ * 15 at batch 1 and 8 at batch 100 (25 until 2026-11-29; killsFor says why). A kill after the
+ * handler and before the settlement was seen 58 times in 25 kills at batch 100 (4.3.6, 2026-11-25).
  */
 const KNOBS = killKnobs();
 /** The guard's default: the suite runs what a team gets. */
@@ -55,7 +57,7 @@ describe.skipIf(!NATIVE)(`SIGKILL of the function process while it retries on a 
 
     // Act: kill, again and again, while there is work; then a healthy drain.
     const { kills, cleanExits, killPhaseMs } = await killRepeatedly({ scenario: s, knobs: KNOBS, batchSize, budgetMs: 60_000 });
-    await s.drainUntilQuiet();
+    await s.drainUntilQuiet({ idleTimeoutMs: KILL_DRAIN_IDLE_MS });
     const account = await s.account();
 
     // Assess
@@ -89,7 +91,7 @@ describe.skipIf(!NATIVE)(`SIGKILL of the function process while it retries on a 
       unexplainedRepeats: audit.unexplainedRepeats.length,
     });
     console.log(`[fault] ${name}: ${kills} kills; ${describeAccount(account)}; crash loops parked ${crashLoops}`);
-    expect(kills).toBe(KNOBS.kills);
+    expect(kills).toBe(killsFor(KNOBS, batchSize));
     expect(account.strangers).toEqual([]);
     expect(account.stillQueued).toBe(0);
     expect(account.missing).toEqual([]);

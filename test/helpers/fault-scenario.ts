@@ -115,10 +115,14 @@ class FaultScenario {
    * Invokes the function in-process with a handler that always succeeds (and records), again and
    * again, until the work and delay queues stay empty for `quietMs` (longer than any delay the
    * scenarios ask for, so that a native queue holds nothing either). Invocations that fail (a broker
-   * still recovering) are retried, as a scheduler would.
+   * still recovering) are retried, as a scheduler would. `idleTimeoutMs` replaces the scenario's
+   * IDLE_TIMEOUT_MS for these invocations only: a long one (set for the scenario's children) makes
+   * each drain invocation wait that long once the queue is empty, and `quietMs` already waits for
+   * anything still delayed.
    */
-  public async drainUntilQuiet(options: { quietMs?: number; timeoutMs?: number; budgetMs?: number } = {}): Promise<Summary[]> {
+  public async drainUntilQuiet(options: { quietMs?: number; timeoutMs?: number; budgetMs?: number; idleTimeoutMs?: number } = {}): Promise<Summary[]> {
     const quietMs = options.quietMs ?? 1500;
+    const config = options.idleTimeoutMs === undefined ? this.config : { ...this.config, idleTimeoutMs: options.idleTimeoutMs };
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     const handler = createFlakyRecorder({ recordFile: this.recordFile, failPercent: 0, seed: 'drain' });
     const summaries: Summary[] = [];
@@ -126,7 +130,7 @@ class FaultScenario {
     let quietSince: number | undefined;
     while (Date.now() < deadline) {
       try {
-        summaries.push(await run({ config: this.config, handler, budgetMs: options.budgetMs ?? 5000, log: silentLogger, idempotency: this.idempotency }));
+        summaries.push(await run({ config, handler, budgetMs: options.budgetMs ?? 5000, log: silentLogger, idempotency: this.idempotency }));
         const left = await this.inFlight();
         if (left > 0) quietSince = undefined;
         else quietSince ??= Date.now();
