@@ -11,8 +11,8 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { CfnEventSourceMapping, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct, IDependable } from 'constructs';
 import { ConfigError } from '../errors.js';
-import type { Mode } from '../queues/deploy-options.js';
-import type { WatchedFunction } from './alarms.js';
+import type { Mode, ResolvedRetention } from '../queues/deploy-options.js';
+import { alarm, type WatchedFunction } from './alarms.js';
 import type { ResolvedSettings } from './boomerang-queues-props.js';
 import type { BrokerEndpoint } from './broker.js';
 import { bundledCode } from './bundle-code.js';
@@ -22,7 +22,6 @@ import type { DeployedQueue } from './deployed-queue.js';
 import { boomerangFunction, type FunctionSpec } from './function.js';
 import { functionEnvironment } from './function-environment.js';
 import type { IdempotencyTable } from './idempotency-table.js';
-import { retentionFunction } from './retention.js';
 
 /** What a queue deploys a function for: a mode, retention (`deploy.retention`), or its topology resource. */
 type Kind = Mode | 'retention' | 'topology';
@@ -186,6 +185,31 @@ function queueRetention(
   const { idempotencyStatements: _none, ...spec } = functionSpec(queue, 'retention', shared, undefined);
   const retention = retentionFunction(scope, { ...spec, statements: [shared.readSecret] } satisfies Omit<FunctionSpec, 'sizing'>, queue.deploy.retention);
   return { id: spec.id, ...retention };
+}
+
+/**
+ * A queue's retention: its function (its own bundle, log group and role holding `spec.statements`:
+ * the broker secret), the schedule that invokes it every `rateHours`, and an alarm on its errors.
+ * Lambda's asynchronous retries stay on: a purge run again finds only what is still old enough.
+ * @example const { fn, alarms } = retentionFunction(stack, { ...spec, statements: [readSecret] }, queue.deploy.retention);
+ */
+function retentionFunction(
+  scope: Construct,
+  spec: Omit<FunctionSpec, 'sizing'>,
+  retention: ResolvedRetention,
+): { readonly fn: LambdaFunction; readonly alarms: readonly Alarm[] } {
+  const { fn } = boomerangFunction(scope, { ...spec, sizing: retention });
+  new Rule(scope, `${spec.id}Schedule`, {
+    description: `Invokes ${spec.functionName} every ${retention.rateHours} h: deletes what was parked ${retention.olderThan} ago or more`,
+    schedule: Schedule.rate(Duration.hours(retention.rateHours)),
+  }).addTarget(new LambdaTarget(fn));
+  const failing = alarm(
+    scope,
+    `${spec.id}FailingAlarm`,
+    `${spec.functionName} failed (threw or timed out): parked messages older than ${retention.olderThan} were not all deleted; the next run tries again. See its logs.`,
+    fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+  );
+  return { fn, alarms: [failing] };
 }
 
 export { constructId, eventFunction, functionName, functionSpec, pullFunction, queueRetention };

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createEventFunction } from '../event/event-function.js';
 import { createPullFunction } from '../pull/pull-function.js';
 import { DEFAULTS } from '../config/config.js';
-import { ConfigError } from '../errors.js';
-import { loadHandler } from './load-handler.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { overrideNote, singleTarget } from './queue-flags.js';
 import type { Summary } from '../observability/summary.js';
 import { asUsage, intFlag, parseCli } from './args.js';
 import { type CliCommand, sameInThisRepository } from './command.js';
-import { UsageError } from '../errors.js';
+import type { Handler } from '../message/message.js';
 
 const USAGE = `Usage: boomerang invoke pull  --function <name> [--budget-ms <n>] [--functions-dir <dir>]
        boomerang invoke event --function <name> --event <file.json> [--budget-ms <n>] [--functions-dir <dir>]
@@ -124,5 +126,21 @@ const invokeCommand: CliCommand = {
   exitWhenDone: true,
   run: main,
 };
+
+/**
+ * Imports a handler module by path: its `handle` export, or its default export. The error says what
+ * the module exports instead, so a typo in the export name is found at once.
+ */
+async function loadHandler(modulePath: string): Promise<Handler> {
+  const absolute = resolve(modulePath);
+  if (!existsSync(absolute)) throw new ConfigError(`--handler ${modulePath}: no such file (looked at ${absolute})`);
+  const module = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+  const candidate = module.handle ?? module.default;
+  if (typeof candidate !== 'function') {
+    const exported = Object.keys(module).join(', ') || 'nothing';
+    throw new ConfigError(`--handler ${modulePath} must export a function \`handle(message, context)\` or a default function; it exports: ${exported}`);
+  }
+  return candidate as Handler;
+}
 
 export { invokeCommand };

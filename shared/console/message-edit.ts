@@ -1,4 +1,4 @@
-import { bodyText, codePoint } from '../parked/body-text.js';
+import { bodyText, codePoint } from '../parked/message-format.js';
 import { replayCopy } from '../parked/copies.js';
 import type { Parked } from '../parked/parked-view.js';
 import { ConsoleInputError } from './errors.js';

@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { claimKey } from './claim-key.js';
 import { describeStore, type IdempotencyOptions, type ResolvedIdempotencyOptions, resolveIdempotencyOptions } from './options.js';
 import type { StoreHandle } from './store-handle.js';
-import { classifyGuardFailure } from './store-failure.js';
+import { classifyGuardFailure } from './refusal.js';
 
 /** `ran`: the work ran (and its key is now completed); `duplicate`: the key had completed, the work was not called; `no-key`: the message has no key, the work ran unguarded. */
 type IdempotencyOutcome = 'ran' | 'duplicate' | 'no-key';

@@ -1,9 +1,8 @@
 import { type Env, envOption, envString } from '../config/env.js';
 import { OPTIONS } from '../config/option-table.js';
 import { ConfigError, isNamedError } from '../errors.js';
-import { idempotencyFromEnv, parseStore, STORE_FORMS } from './from-env.js';
+import { idempotencyFromEnv, parseStore, STORE_FORMS, STORE_SECRET_VARIABLE, withStoreSecret } from './from-env.js';
 import { type IdempotencyOptions, type IdempotencyStoreSpec, type ResolvedIdempotencyOptions, resolveIdempotencyOptions } from './options.js';
-import { STORE_SECRET_VARIABLE, withStoreSecret } from './store-secret.js';
 
 /**
  * Idempotency as a declared queue asks for it (`idempotency` in `defineQueue`). `true` is `{}`: every

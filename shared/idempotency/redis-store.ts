@@ -2,7 +2,7 @@ import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache'
 import type { CacheClient } from '@aws-lambda-powertools/idempotency/cache/types';
 import { cacheClient } from './redis-cache-client.js';
 import { type RedisLogin, redisConnector } from './redis-connection.js';
-import { STORE_SECRET_VARIABLE } from './store-secret.js';
+import { STORE_SECRET_VARIABLE } from './from-env.js';
 import type { StoreHandle } from './store-handle.js';
 
 /**

@@ -10,7 +10,7 @@ import { createLogger, logLevelFrom, type Logger } from '../observability/logger
 import { createLambdaLogger } from '../observability/powertools-logger.js';
 import type { Mode } from '../queues/deploy-options.js';
 import type { Progress } from './progress.js';
-import { purgeOlderThan, type RetentionResult } from './retention.js';
+import { purgeOlderThan, type RetentionResult } from './purge.js';
 import { withParkingLot } from './session.js';
 
 /** What the function needs of a declared queue (`queue` of its file in functions/). */

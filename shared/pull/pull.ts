@@ -5,7 +5,7 @@
  * (deadlines, pause, take loop, end sequence, summary) is core/invocation.ts.
  */
 import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { amqplibTextFailure } from '../amqp/amqplib-text.js';
+import { amqplibTextFailure } from '../amqp/connect-failure.js';
 import { amqp091PauseMarker } from '../amqp/pause-marker.js';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';

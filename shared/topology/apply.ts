@@ -11,7 +11,7 @@
  * A native plan (`x-delayed-retry-type`) is refused on a broker older than 4.3 (`UnsupportedBrokerError`)
  * before anything is declared; its existing work queue is checked like the others (native-check.ts).
  */
-import { classicDelayWarning } from './classic-risk.js';
+import { assertPlanFitsBroker, classicDelayWarning, parkingLotCheck } from './queue-checks.js';
 import type { ChannelModel } from 'amqplib';
 import {
   bind,
@@ -29,7 +29,6 @@ import { brokerMajor } from './delivery-limit.js';
 import { assertNativeBroker } from './native-broker.js';
 import { type ExamineContext, examineExisting } from './examine.js';
 import { topologyMismatchError } from './mismatch.js';
-import { assertPlanFitsBroker, parkingLotCheck } from './queue-checks.js';
 import { type ApplyReport, type ApplyStatus, entityItem, type ReportItem } from './report.js';
 import type { ArgumentDifference, PolicyReader, TopologyPlan, TopologyWarning } from './types.js';
 

@@ -1,7 +1,8 @@
 /**
- * What `verify` and `apply` say about the two queues whose delivery limit can drop messages: the
- * parking lot (which has no dead-letter target, by design) and the team's work queue. Pure: built
- * from the arguments `readArguments` found and the broker's major version.
+ * What `verify` and `apply` say about the queues that can drop messages: the two whose delivery limit
+ * can (the parking lot, which has no dead-letter target by design, and the team's work queue), and
+ * classic delay queues, which dead-letter at most once. Pure: built from the plan, the arguments
+ * `readArguments` found and the broker's major version.
  */
 import { ConfigError } from '../errors.js';
 import { type DeliveryLimit, deliveryLimitOf, hasDeadLetterTarget } from './delivery-limit.js';
@@ -96,5 +97,28 @@ function assertPlanFitsBroker(plan: TopologyPlan, major: number | undefined): vo
   );
 }
 
-export { assertPlanFitsBroker, isTolerated, ONE_POLICY, parkingLotCheck, POLICIES_UNREADABLE, workQueueCheck };
+/**
+ * A warning for the work queue when the plan's delay queues are classic; none otherwise. A classic
+ * queue dead-letters at most once: a copy whose delay ends while its work queue is missing (deleted,
+ * being re-created, a typo) has nowhere to go and is dropped, where a quorum delay queue
+ * (at-least-once) keeps it until the work queue is back (a copy waiting 6 s was gone when the work
+ * queue came back after 9 s; with quorum it was kept).
+ * @example classicDelayWarning(buildTopologyPlan({ ...options, queueType: 'classic' }))?.message // 'classic delay queues drop ...'
+ */
+function classicDelayWarning(plan: Pick<TopologyPlan, 'queues'>): TopologyWarning | undefined {
+  const delays = plan.queues.filter((q) => q.role === 'delay');
+  const work = plan.queues.find((q) => q.role === 'work');
+  if (work === undefined || !delays.some((q) => q.arguments['x-queue-type'] === 'classic')) return undefined;
+  const longest = Math.max(...delays.map((q) => Number(q.arguments['x-message-ttl'] ?? 0)));
+  const window = longest > 0 ? ` (up to ${longest} ms here: the longest delay)` : '';
+  return {
+    queue: work.name,
+    message:
+      `classic delay queues drop a retry whose delay ends while '${work.name}' is missing${window}: a classic queue dead-letters at most once, ` +
+      `and a copy with nowhere to go is gone. Keep '${work.name}' in place while retries wait, or use QUEUE_TYPE=quorum (at-least-once dead-lettering keeps them). ` +
+      `A classic work queue sets no x-delivery-count either, so CRASH_LOOP_LIMIT cannot see a crash loop on it.`,
+  };
+}
+
+export { assertPlanFitsBroker, classicDelayWarning, isTolerated, ONE_POLICY, parkingLotCheck, POLICIES_UNREADABLE, workQueueCheck };
 export type { QueueCheck };

@@ -5,18 +5,16 @@
  */
 import type { ChannelModel } from 'amqplib';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
-import type { Config } from '../config/config.js';
-import { topologyOptionsFromConfig } from '../config/config.js';
+import { type Config, topologyOptionsFromConfig } from '../config/config.js';
 import { isNamedError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import { formatWarnings } from './advice.js';
+import { formatReport, formatWarnings } from './report.js';
 import { applyTopology } from './apply.js';
 import { brokerVersionOf, inspect, lendChannels } from './broker-ops.js';
 import type { CustomResourceEvent, CustomResourceOutcome } from './cfn-response.js';
 import type { TopologyMismatchError } from './mismatch.js';
 import { buildTopologyPlan } from './plan.js';
 import { isPlanEntity, noLongerNeeded, parseEntity, type PlanEntity, planSummary } from './plan-summary.js';
-import { formatReport } from './report.js';
 import { appliedReason, keptReason, mismatchReason } from './resource-reason.js';
 
 /** The resource's properties, as the construct writes them (topology-resource.ts in shared/cdk/). */

@@ -9,7 +9,7 @@
  * (`UnsupportedBrokerError`), and its work queue is checked from its arguments and, given a
  * `readPolicy`, its effective policy (native-check.ts).
  */
-import { classicDelayWarning } from './classic-risk.js';
+import { assertPlanFitsBroker, classicDelayWarning } from './queue-checks.js';
 import type { ChannelModel } from 'amqplib';
 import {
   brokerVersionOf,
@@ -24,7 +24,6 @@ import {
 import { brokerMajor } from './delivery-limit.js';
 import { assertNativeBroker } from './native-broker.js';
 import { type ExamineContext, examineExisting } from './examine.js';
-import { assertPlanFitsBroker } from './queue-checks.js';
 import { entityItem, type ReportItem, type VerifyReport, type VerifyStatus } from './report.js';
 import type { PolicyReader, TopologyPlan, TopologyWarning } from './types.js';
 

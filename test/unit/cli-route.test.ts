@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CliCommand } from '../../shared/cli/command.js';
-import { packageVersion } from '../../shared/cli/package-version.js';
+import { packageVersion } from '../../shared/cli/main.js';
 import { routeOf, takeFunctionsDir } from '../../shared/cli/route.js';
 import { loadTypeScript } from '../../shared/cli/typescript-loader.js';
 import { UsageError } from '../../shared/errors.js';
@@ -73,11 +73,11 @@ describe('packageVersion', () => {
     const { default: manifest } = (await import('../../package.json', { with: { type: 'json' } })) as { default: { version: string } };
     // Act and Assess: from the source, and from where the compiled module sits (four folders down)
     expect(packageVersion()).toBe(manifest.version);
-    expect(packageVersion(new URL('../../dist/package/shared/cli/package-version.js', import.meta.url).href)).toBe(manifest.version);
+    expect(packageVersion(new URL('../../dist/package/shared/cli/main.js', import.meta.url).href)).toBe(manifest.version);
   });
 
   it('says so when there is none', () => {
-    expect(() => packageVersion('file:///nowhere/shared/cli/package-version.js')).toThrow('no package.json of boomerang-rabbitmq above file:///nowhere/');
+    expect(() => packageVersion('file:///nowhere/shared/cli/main.js')).toThrow('no package.json of boomerang-rabbitmq above file:///nowhere/');
   });
 });
 

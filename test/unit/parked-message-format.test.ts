@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatShow, previewBody, showEntry } from '../../shared/parked/message-format.js';
+import { bodyText, formatShow, previewBody, showEntry } from '../../shared/parked/message-format.js';
 import { fakeDelivery } from '../helpers/fakes.js';
 
 describe('previewBody', () => {
@@ -102,5 +102,17 @@ describe('showEntry', () => {
       headers: { region: 'eu', 'x-death': [{ time: '1970-01-01T00:00:00.000Z' }] },
       body: { kind: 'json', bytes: 14 },
     });
+  });
+});
+
+describe('bodyText', () => {
+  it.each([
+    ['UTF-8 text', Buffer.from('héllo\n\tworld\r\n'), { kind: 'text', text: 'héllo\n\tworld\r\n' }],
+    ['an empty body', Buffer.alloc(0), { kind: 'text', text: '' }],
+    ['bytes 0..255', Buffer.from(Array.from({ length: 256 }, (_, i) => i)), { kind: 'binary', reason: 'its bytes are not valid UTF-8' }],
+    ['a gzip header', Buffer.from([0x1f, 0x8b, 0x08, 0x00]), { kind: 'binary', reason: 'its bytes are not valid UTF-8' }],
+    ['text with a NUL', Buffer.from('ab\u0000c'), { kind: 'binary', reason: 'it holds the control character U+0000 (at character 2)' }],
+  ])('reads %s', (_what, body, expected) => {
+    expect(bodyText(body)).toEqual(expected);
   });
 });

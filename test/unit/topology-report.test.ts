@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatVerifyAdvice } from '../../shared/topology/advice.js';
+import { formatReport, formatVerifyAdvice } from '../../shared/topology/report.js';
 import { deadLetterPolicy } from '../../shared/topology/policy-fix.js';
-import { formatReport } from '../../shared/topology/report.js';
 
 describe('formatReport', () => {
   it('prints one aligned line per item with the difference or the detail', () => {

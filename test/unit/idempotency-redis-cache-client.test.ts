@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redisSetOptions } from '../../shared/idempotency/redis-set-options.js';
+import { redisSetOptions } from '../../shared/idempotency/redis-cache-client.js';
 
 describe('redisSetOptions', () => {
   it.each([

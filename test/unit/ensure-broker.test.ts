@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideBrokerStart } from '../../shared/demo/broker-start.js';
+import { decideBrokerStart } from '../../shared/demo/ensure-broker.js';
 import type { BrokerFailureReason } from '../../shared/errors.js';
 
 const LOCAL = 'amqp://guest:guest@127.0.0.1:5672';
