@@ -153,10 +153,15 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** A TCP server that accepts connections and never says a word: a hung store. */
-async function silentServer(): Promise<{ readonly endpoint: string; close(): Promise<void> }> {
+/** A TCP server that accepts connections and never says a word: a hung store. `accepted` resolves at its first connection. */
+async function silentServer(): Promise<{ readonly endpoint: string; readonly accepted: Promise<void>; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
+  let onAccept = (): void => undefined;
+  const accepted = new Promise<void>((resolve) => {
+    onAccept = resolve;
+  });
   const server: Server = createServer((socket) => {
+    onAccept();
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -164,6 +169,7 @@ async function silentServer(): Promise<{ readonly endpoint: string; close(): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    accepted,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -132,6 +132,7 @@ describe.runIf(NATIVE)(`Function: connectAmqp10 on RabbitMQ ${VERSION}`, () => {
     // Act
     await Promise.all([broker.close(), broker.close()]);
     await broker.close();
+    // What is asserted is an absence: time for lost to resolve, were the close taken for a drop.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     // Assess

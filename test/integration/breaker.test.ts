@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createWebhookDelivery } from '../../shared/examples/webhooks/webhook-delivery.js';
 import { topologyOptionsFromConfig, type Config } from '../../shared/config/config.js';
 import { startFlakyProvider, type FlakyProvider } from '../../shared/demo/flaky-provider.js';
@@ -60,6 +60,7 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
       const before = provider.stats().requests;
       summaries.push(await pullOnce(config, handler));
       requestsPerInvocation.push(provider.stats().requests - before);
+      // The schedule's gap between invocations: the retry copies (200-400 ms) come back in it.
       await sleep(450);
     }
 
@@ -165,8 +166,16 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     // The breaker opens on the second failure: what has been delivered by then is deferred, what
     // arrives later is requeued. Fail only once the broker has handed out the whole window, so the
     // deferred part does not depend on how fast deliveries arrive (under load, on 4.3.6, none had).
+    let undelivered: string | undefined;
     const failOnceAllDelivered: Handler = async () => {
-      while ((await broker.messageCount(config.workQueue)) > 0) await sleep(10);
+      const deadline = Date.now() + 4000; // within the invocation's budget (5 s)
+      for (let ready = await broker.messageCount(config.workQueue); ready > 0; ready = await broker.messageCount(config.workQueue)) {
+        if (Date.now() > deadline) {
+          undelivered = `${config.workQueue} still held ${ready} ready messages after 4000 ms: the window was never all delivered`;
+          break;
+        }
+        await sleep(10);
+      }
       throw new Error('partner down');
     };
 
@@ -174,11 +183,16 @@ describe('circuit breaker on the broker, against the flaky provider', () => {
     const summary = await pullOnce(config, failOnceAllDelivered);
 
     // Assess
+    expect(undelivered).toBeUndefined();
     // Deliveries that arrive while the deferred copies settle go back untouched (requeued).
     expect(summary).toMatchObject({ retried: 2, acked: 0, parked: 0 });
     expect(summary.deferred + summary.requeued).toBe(summary.received - 2);
     expect(summary.deferred).toBeGreaterThan(0);
-    await sleep(300);
+    // The queue gives back what the closed consumer held (a dropped ack's duplicate among it) as it removes the consumer.
+    await vi.waitFor(async () => expect((await broker.channel.checkQueue(config.workQueue)).consumerCount, `consumers on ${config.workQueue}`).toBe(0), {
+      timeout: 5000,
+      interval: 10,
+    });
     expect(await messagesInFlight(broker, config)).toBe(200);
   });
 

@@ -30,10 +30,12 @@ async function api(s: ConsoleServer, path: string, body?: unknown): Promise<{ st
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
-async function finished(s: ConsoleServer, jobId: string): Promise<Record<string, unknown>> {
+async function finished(s: ConsoleServer, jobId: string, timeoutMs = 8000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { json } = await api(s, `/api/jobs/${jobId}`);
     if (json.state !== 'running') return json;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still running after ${timeoutMs} ms: ${JSON.stringify(json)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

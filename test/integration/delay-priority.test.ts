@@ -59,7 +59,10 @@ describe('a tier delay queue (quorum) holding copies of mixed priorities', () =>
     }
     const expected = PRIORITIES.length * 2;
     const deadline = Date.now() + 20 * TIER_MS;
-    while (arrivals.length < expected && Date.now() < deadline) await sleep(50);
+    while (arrivals.length < expected) {
+      if (Date.now() > deadline) throw new Error(`${arrivals.length} of ${expected} copies back in ${config.workQueue} after ${20 * TIER_MS} ms`);
+      await sleep(50);
+    }
     await confirms.close();
 
     // Assess

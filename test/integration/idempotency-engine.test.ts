@@ -6,7 +6,7 @@ import { EventBatchError } from '../../shared/core/invocation-errors.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import type { IdempotencyGuard } from '../../shared/idempotency/guard.js';
 import type { Handler } from '../../shared/message/message.js';
-import { sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
+import { sleep, uniqueName } from '../helpers/broker.js';
 import { publishJson, setUpTopology, testConfig, total } from '../helpers/engine.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { countedWork, dynamoDbKind, message, REMAINING_MS, redisKind, useIdempotencyStore } from '../helpers/idempotency-stores.js';
@@ -29,15 +29,6 @@ function recordingHandler(failFirst: readonly string[] = []) {
 }
 
 const countOf = (ids: readonly string[], id: string): number => ids.filter((x) => x === id).length;
-
-/** Waits until `queue` holds `count` ready messages (unconfirmed publishes land when the broker gets to them). */
-async function untilQueueHolds(broker: TestBroker, queue: string, count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await broker.messageCount(queue)) < count) {
-    if (Date.now() > deadline) throw new Error(`${queue} never held ${count} messages`);
-    await sleep(10);
-  }
-}
 
 describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($name)', (kind) => {
   const log = recordingLogger('warn');
@@ -132,7 +123,7 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       for (const id of ids) publishJson(broker, config.workQueue, { id }, { messageId: id });
       // The publishes are not confirmed: wait until the queue holds them all, so that the invocation
       // while the store is down has every message to take.
-      await untilQueueHolds(broker, config.workQueue, ids.length);
+      await broker.holds(config.workQueue, ids.length, 10_000);
       const down = guard({ store: await kind.refusing() });
       // Act
       const whileDown = await pull(config, recorder.handler, down);

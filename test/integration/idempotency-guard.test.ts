@@ -116,7 +116,7 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     const crashed = guard().run(message('order-6'), stuck.run, 300);
     await stuck.running;
     const work = countedWork();
-    // Act
+    // Act: past the stuck run's remaining time (300 ms), which is when its key is freed
     await sleep(600);
     const takeover = await guard().run(message('order-6'), work.run, REMAINING_MS);
     // Assess

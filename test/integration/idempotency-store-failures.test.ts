@@ -107,7 +107,7 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name wh
     const work = countedWork();
     try {
       const failed = g.run(message('order-10'), work.run, REMAINING_MS);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await silent.accepted;
       const started = performance.now();
       // Act
       await g.close();

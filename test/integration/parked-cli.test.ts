@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { readerLockQueue } from '../../shared/parked/reader-lock.js';
-import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
+import { AMQP_URL, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { answerOnTerminal, boomerangArgs, type CliRun, callBoomerang } from '../helpers/boomerang-cli.js';
 
@@ -170,16 +170,15 @@ describe('boomerang parked', () => {
       stdio: 'ignore',
     });
     // Act: kill it once some, but not all, were replayed (at 20/s, 40 take 2 s; starting node and tsx on a loaded machine took over 5 s)
-    while ((await broker().messageCount(work)) < 5) await sleep(25);
+    await broker().holds(work, 5);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     // The broker gives the unacked message back once it sees the connection gone.
-    let total = 0;
-    for (let tries = 0; tries < 100; tries++) {
-      total = (await broker().messageCount(work)) + (await broker().messageCount(parked));
-      if (total >= 40) break;
-      await sleep(50);
-    }
+    await vi.waitFor(
+      async () =>
+        expect((await broker().messageCount(work)) + (await broker().messageCount(parked)), `messages in ${work} and ${parked}`).toBeGreaterThanOrEqual(40),
+      { timeout: 5000, interval: 50 },
+    );
     // Assess
     const replayed = await broker().drain(work, await broker().messageCount(work));
     const stillParked = await broker().drain(parked, await broker().messageCount(parked));

@@ -8,7 +8,7 @@ import { groupParked } from '../../shared/parked/groups.js';
 import { listParked } from '../../shared/parked/list.js';
 import { replayParked } from '../../shared/parked/replay.js';
 import { showParked } from '../../shared/parked/show.js';
-import { AMQP_URL, sleep, uniqueName, type TestBroker } from '../helpers/broker.js';
+import { AMQP_URL, uniqueName, type TestBroker } from '../helpers/broker.js';
 import { NATIVE_DEATH, nativeParkHeaders, TEAM_HEADERS as TEAM_PARK_HEADERS } from '../helpers/native-park.js';
 import { runParkedCommand } from '../helpers/parked-command.js';
 import { tapRawHeaders } from '../helpers/raw-headers.js';
@@ -88,8 +88,11 @@ async function publish(b: TestBroker, queue: string): Promise<void> {
   await channel.close();
 }
 
-/** Consumes the work queue over AMQP 1.0 and settles the message as native mode does: one retry (200 ms), then the park. */
-async function retryThenPark(work: string): Promise<void> {
+/**
+ * Consumes the work queue over AMQP 1.0 and settles the message as native mode does: one retry (200 ms),
+ * then the park; returns once the message is in the parking lot `lot`.
+ */
+async function retryThenPark(b: TestBroker, work: string, lot: string): Promise<void> {
   const url = new URL(AMQP_URL);
   const connection = rhea
     .create_container()
@@ -135,8 +138,8 @@ async function retryThenPark(work: string): Promise<void> {
       connection.on('connection_error', () => reject(new Error('the AMQP 1.0 connection failed')));
       connection.on('disconnected', () => reject(new Error('the AMQP 1.0 connection dropped')));
     });
-    // The dispositions go out on the next tick: close only once the broker has them.
-    await sleep(200);
+    // The dispositions go out on the next tick: close only once the broker has them (the message is parked).
+    await b.holds(lot, 1);
   } finally {
     connection.close();
   }
@@ -167,8 +170,7 @@ describe.runIf(nativeBroker)('a message parked natively (RabbitMQ 4.3: modified,
     const original = await takeRaw(reference);
     const { work, lot } = await nativeQueues(b);
     await publish(b, work);
-    await retryThenPark(work);
-    await b.holds(lot, 1);
+    await retryThenPark(b, work, lot);
     // Act
     const listed = await runParkedCommand(b, lot, (ctx) => listParked(ctx, { filter: { errorNames: ['PartnerDown'], headers: [] }, json: true }));
     const shown = await runParkedCommand(b, lot, (ctx) => showParked(ctx, { messageId: 'order-42', json: true }));

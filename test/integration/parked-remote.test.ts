@@ -14,7 +14,7 @@ import { createOperatorFunction } from '../../shared/parked/operator-function.js
 import { readerLockQueue } from '../../shared/parked/reader-lock.js';
 import { BROKER_VERSION } from '../helpers/broker-version.js';
 import { brokerMajor } from '../../shared/topology/delivery-limit.js';
-import { AMQP_URL, sleep, type TestBroker, uniqueName } from '../helpers/broker.js';
+import { AMQP_URL, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { answerOnTerminal, boomerangArgs, type CliRun, callBoomerang } from '../helpers/boomerang-cli.js';
 import { BODY, readRaw, ZOO } from '../helpers/header-zoo.js';
 import { LocalLambda } from '../helpers/local-lambda.js';
@@ -277,7 +277,7 @@ describe('boomerang parked --remote', () => {
     });
     const closed = new Promise((resolve) => child.once('close', resolve));
     // Act: Ctrl-C once the first slice has replayed its message (the plan's read is over), while the others run
-    while ((await broker().messageCount(work)) === 0) await sleep(5);
+    await broker().holds(work, 1);
     child.kill('SIGINT');
     const code = await closed;
     // Assess

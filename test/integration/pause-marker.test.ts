@@ -74,7 +74,7 @@ describe(`the pause marker over AMQP 0-9-1 on RabbitMQ ${BROKER_VERSION}`, () =>
     const marker = amqp091PauseMarker(broker.connection, workQueue);
     await marker.write({ untilMs: Date.now() + 300, queue: 'q', errorName: 'E', messageId: undefined }, 'f');
     expect(await marker.read()).toBeGreaterThan(Date.now());
-    // Act
+    // Act: past the pause (300 ms), when the broker's per-message TTL drops the marker
     await sleep(500);
     // Assess
     expect(await marker.read()).toBeUndefined();

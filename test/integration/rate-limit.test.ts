@@ -179,6 +179,7 @@ describe('the rate limit with a Redis store', () => {
       const second = await store.take(key, 300);
       const elsewhere = await store.take(other, 300);
       const ttlMs = await redis.pttl(key);
+      // The wait the store asked for is the behaviour: once it has passed, the next start is taken.
       await sleep(second);
       const after = await store.take(key, 300);
       // Assess

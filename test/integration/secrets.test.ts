@@ -115,6 +115,7 @@ describe('powertoolsSecretStore against a local Secrets Manager endpoint', () =>
     await secrets.get(secretId);
     await secrets.get(secretId);
     const withinAge = fetches(secretId);
+    // Past maxAgeSeconds (1 s) on the wall clock, which is what the cache's age is measured on.
     await sleep(1100);
     await secrets.get(secretId);
     // Assess

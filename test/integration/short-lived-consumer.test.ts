@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Channel } from 'amqplib';
 import { ShortLivedConsumer } from '../../shared/amqp/short-lived-consumer.js';
 import { uniqueName } from '../helpers/broker.js';
@@ -76,8 +76,8 @@ describe('ShortLivedConsumer on the broker', () => {
     for (let i = 0; i < 4; i++) testBroker().channel.sendToQueue(queue, Buffer.from(String(i)));
     const consumer = await ShortLivedConsumer.start(channel, queue, 4);
     const first = await consumer.take(2000);
-    // Wait until the other three have been delivered to the buffer.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Wait until the broker has handed the other three to the consumer (none left ready): they come before the cancel-ok.
+    await vi.waitFor(async () => expect(await testBroker().messageCount(queue), `ready messages in ${queue}`).toBe(0), { timeout: 5000, interval: 10 });
     // Act
     await consumer.stop();
     const buffered = consumer.takeBuffered();

@@ -394,6 +394,7 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
     // Act
     await made.attempt(delivery(), ORIGIN);
     const during = made.stop;
+    // Out of the 30 ms pause, which is what is under test (a timer never fires early; load only adds).
     await new Promise((resolve) => setTimeout(resolve, 40));
     const after = await made.attempt(delivery(), ORIGIN);
     made.end();

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type FlakyProvider, type FlakyProviderOptions, startFlakyProvider } from '../../shared/demo/flaky-provider.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
@@ -188,7 +188,7 @@ describe('startFlakyProvider', () => {
     // Prepare: a request that would wait 5 s for its answer holds a socket open.
     const provider = await startFlakyProvider({ failureRate: 0, latencyMs: 5_000 });
     const pending = fetch(provider.url).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(provider.stats().requests, 'requests the provider got').toBe(1), { timeout: 2000, interval: 5 });
     const startedMs = Date.now();
 
     // Act
