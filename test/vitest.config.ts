@@ -7,9 +7,21 @@ import { PlainSummaryReporter } from './helpers/plain-summary-reporter.js';
 const CDK_TESTS = ['test/unit/cdk-*.test.ts', 'test/unit/infra-*.test.ts', 'test/unit/idempotency-table.test.ts'];
 /**
  * Tests that each need a process of their own: two register OpenTelemetry's global tracer provider,
- * which the API keeps for the life of the process; one measures the heap of its own process.
+ * which the API keeps for the life of the process; one measures the heap of its own process; the rest
+ * fake the process's timers (vi.useFakeTimers) and count them, which would also count a timer that
+ * something a file before them left running sets meanwhile (a CI run saw one more than the test's own).
  */
-const OWN_PROCESS_TESTS = ['test/unit/otel-tracer.test.ts', 'test/integration/traces.test.ts', 'test/integration/parked-memory.test.ts'];
+const OWN_PROCESS_TESTS = [
+  'test/unit/otel-tracer.test.ts',
+  'test/integration/traces.test.ts',
+  'test/integration/parked-memory.test.ts',
+  'test/unit/confirm-publisher.test.ts',
+  'test/unit/pacer.test.ts',
+  'test/unit/turn-line.test.ts',
+  'test/unit/invocation.test.ts',
+  'test/unit/invocation-end.test.ts',
+  'test/unit/invocation-stops.test.ts',
+];
 
 export default defineConfig({
   resolve: { alias: PACKAGE_ALIAS },
