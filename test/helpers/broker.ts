@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { readerLockQueue } from '../../shared/parked/reader-lock.js';
 import { pauseMarkerQueue } from '../../shared/amqp/pause-marker.js';
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { nackCounts, parseBrokerVersion } from '../../shared/core/mode-settings.js';
 import { nativeBrokerRefusal } from '../../shared/topology/native-broker.js';
 
@@ -34,12 +34,13 @@ class TestBroker {
 
   private constructor(
     public readonly connection: ChannelModel,
-    public readonly channel: Channel,
+    public readonly channel: ConfirmChannel,
   ) {}
 
   public static async open(): Promise<TestBroker> {
     const connection = await amqp.connect(AMQP_URL, { noDelay: true });
-    const channel = await connection.createChannel();
+    // A confirm channel, so that a count waits for what this channel published (see messageCount).
+    const channel = await connection.createConfirmChannel();
     return new TestBroker(connection, channel);
   }
 
@@ -71,7 +72,13 @@ class TestBroker {
     return nackCounts(parseBrokerVersion(this.connection.connection.serverProperties.version));
   }
 
+  /**
+   * How many messages `queue` holds once everything published on this channel is confirmed. A
+   * quorum queue counts a publish only once Raft has applied it, so a count taken straight after an
+   * unconfirmed publish can miss it (a CI run on 4.0 counted 0 of 1).
+   */
   public async messageCount(queue: string): Promise<number> {
+    await this.channel.waitForConfirms();
     const ok = await this.channel.checkQueue(queue);
     return ok.messageCount;
   }

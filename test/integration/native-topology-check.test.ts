@@ -28,8 +28,12 @@ async function invoke(pull: ReturnType<typeof createPullFunction>): Promise<{ su
   );
 }
 
-/** The one message in `queue`, fetched (and acked) over 0-9-1: whether any consumer ever took it shows in its headers. */
+/**
+ * The one message in `queue`, fetched (and acked) over 0-9-1: whether any consumer ever took it shows in its headers.
+ * A quorum queue counts a publish once Raft has applied it, so the count is awaited before it is asserted.
+ */
 async function onlyMessage(broker: TestBroker, queue: string): Promise<amqp.GetMessage> {
+  await broker.holds(queue, 1);
   expect(await broker.messageCount(queue)).toBe(1);
   const [message] = await broker.drain(queue, 1);
   return message!;
@@ -45,6 +49,7 @@ async function declarePlain(broker: TestBroker, queue: string): Promise<void> {
 async function handMadeWorkQueue(broker: TestBroker, config: Config): Promise<{ pull: ReturnType<typeof createPullFunction>; calls: () => number }> {
   await declarePlain(broker, config.workQueue);
   broker.channel.sendToQueue(config.workQueue, Buffer.from('waiting'), { persistent: true });
+  await broker.holds(config.workQueue, 1);
   let calls = 0;
   return {
     pull: createPullFunction(
@@ -65,6 +70,8 @@ describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${versi
     await setUpTopology(broker, config);
     broker.channel.sendToQueue(config.parkingQueue, Buffer.from('parked earlier'), { persistent: true });
     broker.channel.sendToQueue(config.workQueue, Buffer.from('fails'), { persistent: true });
+    await broker.holds(config.parkingQueue, 1);
+    await broker.holds(config.workQueue, 1);
     const handler: Handler = () => {
       throw new Error('partner down');
     };
@@ -112,6 +119,7 @@ describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${versi
     await setUpTopology(broker, config);
     await broker.channel.deleteQueue(config.parkingQueue);
     broker.channel.sendToQueue(config.workQueue, Buffer.from('waiting'), { persistent: true });
+    await broker.holds(config.workQueue, 1);
     let calls = 0;
     const pull = createPullFunction(
       () => {
@@ -123,6 +131,7 @@ describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${versi
     const refused = await invoke(pull);
     const untouched = await onlyMessage(broker, config.workQueue);
     broker.channel.sendToQueue(config.workQueue, Buffer.from('again'), { persistent: true });
+    await broker.holds(config.workQueue, 1);
     await setUpTopology(broker, config);
     const mended = await invoke(pull);
     // Assess
@@ -145,6 +154,7 @@ describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${versi
     // A parking lot deleted after the check is not seen until the container is new (as the delay path in pull mode).
     await broker.channel.deleteQueue(config.parkingQueue);
     broker.channel.sendToQueue(config.workQueue, Buffer.from('ok'), { persistent: true });
+    await broker.holds(config.workQueue, 1);
     // Act
     const unchecked = await invoke(pull);
     // Assess
