@@ -12,7 +12,19 @@
 import { tierDelayQueues } from '../../shared/topology/tiers.js';
 import { ensureBundles } from './bundles.js';
 import { fmt, pct, type Row } from './report.js';
-import { contest, PARKED_DELAY_MS, ratioOf, rateAndCpu, runContestant, setUp, type ContestResult, type Setup, type ThroughputOptions } from './throughput.js';
+import {
+  baselineContestant,
+  baselineRow,
+  contest,
+  PARKED_DELAY_MS,
+  ratioOf,
+  rateAndCpu,
+  runContestant,
+  setUp,
+  type ContestResult,
+  type Setup,
+  type ThroughputOptions,
+} from './throughput.js';
 
 type NativeThroughput = { readonly success: ContestResult; readonly retry: ContestResult };
 
@@ -45,7 +57,7 @@ async function run(options: ThroughputOptions, setup: Setup, mode: 'success' | '
   return contest(
     options,
     config.workQueue,
-    CONTESTANTS.map(({ name, who }) => ({ name, run: () => runContestant({ who, mode, setup, options }) })),
+    [...CONTESTANTS.map(({ name, who }) => ({ name, run: () => runContestant({ who, mode, setup, options }) })), ...baselineContestant(options, mode, setup)],
     afterEach,
   );
 }
@@ -113,6 +125,8 @@ function throughputRows(options: ThroughputOptions, setup: Setup, result: Native
       '≥ 90 % of raw rhea',
       0.9,
     ),
+    ...baselineRow(options, success, 'native', `success path, ${shape}`, 'boomerang native'),
+    ...baselineRow(options, retry, 'native', `retry path, ${shape}`, 'boomerang native'),
   ];
 }
 

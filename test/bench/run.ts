@@ -7,7 +7,7 @@
  * count: this machine is shared and noisy.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedFromEnv } from '../helpers/seeded-random.js';
 import { BenchBroker } from './bench-broker.js';
@@ -44,6 +44,10 @@ the sections run replace their earlier figures and the others are kept.
   --cold-starts <n>      fresh processes per bundle for the cold start (default 5)
   --tracing              success and retry: also run Boomerang with TRACING=opentelemetry (a provider,
                          a batch span processor, an exporter that drops), beside tracing off
+  --baseline <dir>       success, retry and native: also run the Boomerang bundle of another checkout
+                         (<dir>/dist/bench/boomerang/index.mjs, left there by its own npm run bench) in
+                         the same rounds, with a row against it: a before-and-after without the drift
+                         between two runs
   --out <file>           where the JSON goes (default bench-results/latest.json); with --out,
                          no per-broker file is written
   -h, --help             this text`;
@@ -74,6 +78,7 @@ function readArgs() {
         'cold-starts': { type: 'string' },
         out: { type: 'string' },
         tracing: { type: 'boolean' },
+        baseline: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -81,6 +86,13 @@ function readArgs() {
   } catch (error) {
     fail((error as Error).message);
   }
+}
+
+/** The bench bundle in the checkout `dir`; fails naming the file and how to make it. */
+function baselineBundle(dir: string): string {
+  const bundle = resolve(dir, 'dist/bench/boomerang/index.mjs');
+  if (!existsSync(bundle)) fail(`--baseline: ${bundle} does not exist; run npm ci && npm run bench -- --section success --rounds 1 in ${dir} first`);
+  return bundle;
 }
 
 function parse() {
@@ -106,9 +118,10 @@ function parse() {
     memorySizes,
     coldStarts: positiveInt('cold-starts', v['cold-starts'], 5),
     tracing: v.tracing ?? false,
+    baseline: v.baseline === undefined ? undefined : baselineBundle(v.baseline),
     out: v.out ?? join(RESULTS_DIR, 'latest.json'),
-    // A run written elsewhere on purpose is not the docs' run.
-    keepForDocs: v.out === undefined,
+    // A run written elsewhere on purpose, or one measuring another commit beside this one, is not the docs' run.
+    keepForDocs: v.out === undefined && v.baseline === undefined,
   };
 }
 
@@ -145,7 +158,15 @@ async function main(): Promise<void> {
     }
     durations[name] = Date.now() - t0;
   };
-  const throughput = { broker, messages: options.messages, rounds: options.rounds, queueType: options.queueType, progress, tracing: options.tracing };
+  const throughput = {
+    broker,
+    messages: options.messages,
+    rounds: options.rounds,
+    queueType: options.queueType,
+    progress,
+    tracing: options.tracing,
+    baseline: options.baseline,
+  };
   try {
     await timed('success', () => successPath(throughput));
     await timed('retry', () => retryPath(throughput));

@@ -32,6 +32,12 @@ type ThroughputOptions = {
    * registered in the child, a batch span processor and an exporter that drops the spans. @default false
    */
   readonly tracing?: boolean;
+  /**
+   * A bench bundle of another commit (its `dist/bench/boomerang/index.mjs`), run as one more contestant
+   * in the success, retry and native contests: a before-and-after measured in the same rounds, where
+   * two separate runs differ by more than most changes do. @default none
+   */
+  readonly baseline?: string;
 };
 
 type Timing = { readonly ms: number; readonly cpuMicrosPerMessage: number };
@@ -90,10 +96,12 @@ type ChildRun = {
   readonly options: ThroughputOptions;
   /** Goes over the setup's environment (the idempotency section's store). @default none */
   readonly env?: Readonly<Record<string, string>>;
+  /** Boomerang's bundle to run. @default this checkout's bench bundle */
+  readonly module?: string;
 };
 
 /** Runs one contestant in a fresh process (see contestant-child.mjs); resolves with its time in ms. */
-function runContestant({ who, mode, setup, options, env }: ChildRun): Promise<Timing> {
+function runContestant({ who, mode, setup, options, env, module }: ChildRun): Promise<Timing> {
   // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
   const bundled = existsSync(LIBRARY_BUNDLE);
   const args = {
@@ -106,7 +114,7 @@ function runContestant({ who, mode, setup, options, env }: ChildRun): Promise<Ti
     delayQueue: setup.delayQueue,
     delayQueueArguments: setup.delayArguments,
     delayMs: PARKED_DELAY_MS,
-    module: bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts'),
+    module: module ?? (bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts')),
   };
   const node = bundled ? [] : ['--import', 'tsx'];
   return new Promise((resolve, reject) => {
@@ -172,6 +180,30 @@ function tracedContestant(options: ThroughputOptions, mode: 'success' | 'retry',
   return options.tracing ? [{ name: TRACED_NAME, run: () => runContestant({ who: 'boomerang', mode, setup, options, env: TRACED }) }] : [];
 }
 
+const BASELINE_NAME = 'boomerang, baseline';
+
+/** With `--baseline`: the other commit's Boomerang, to run beside this one. */
+function baselineContestant(options: ThroughputOptions, mode: 'success' | 'retry', setup: Setup): Contestant[] {
+  const module = options.baseline;
+  return module === undefined ? [] : [{ name: BASELINE_NAME, run: () => runContestant({ who: 'boomerang', mode, setup, options, module }) }];
+}
+
+/** With `--baseline`: this commit against the baseline, both measured in the same rounds. */
+function baselineRow(options: ThroughputOptions, result: ContestResult, section: string, metric: string, who = 'boomerang'): Row[] {
+  if (options.baseline === undefined) return [];
+  return [
+    {
+      section,
+      metric: `${metric}; this checkout against the baseline bundle (--baseline ${options.baseline})`,
+      boomerang: rateAndCpu(result, who),
+      anchor: `${rateAndCpu(result, BASELINE_NAME)}: the baseline`,
+      ratio: pct(ratioOf(result, who, BASELINE_NAME)),
+      target: 'comparison',
+      verdict: 'info',
+    },
+  ];
+}
+
 /** With `--tracing`: tracing on against off, both measured in the same run. */
 function tracingRow(options: ThroughputOptions, result: ContestResult, section: string, metric: string): Row[] {
   if (!options.tracing) return [];
@@ -202,6 +234,7 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
         { name: 'boomerang', run: () => runContestant({ who: 'boomerang', mode: 'success', setup, options }) },
         { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'success', setup, options }) },
         ...tracedContestant(options, 'success', setup),
+        ...baselineContestant(options, 'success', setup),
       ],
       async () => undefined,
     );
@@ -218,6 +251,7 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
         verdict: ratio >= 1.2 ? 'meets' : 'misses',
       },
       ...tracingRow(options, result, 'success path', `msg/s, no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
+      ...baselineRow(options, result, 'success path', `msg/s, no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
     ];
     return { result, rows };
   } finally {
@@ -242,6 +276,7 @@ async function retryPath(options: ThroughputOptions): Promise<{ result: ContestR
         { name: 'raw amqplib', run: () => runContestant({ who: 'raw', mode: 'retry', setup, options }) },
         { name: 'rascal', run: () => runContestant({ who: 'rascal', mode: 'retry', setup, options }) },
         ...tracedContestant(options, 'retry', setup),
+        ...baselineContestant(options, 'retry', setup),
       ],
       async () => {
         // Every contestant must have put all N copies in its delay queue; then start the next one clean.
@@ -274,6 +309,7 @@ async function retryPath(options: ThroughputOptions): Promise<{ result: ContestR
         verdict: 'info',
       },
       ...tracingRow(options, result, 'retry path', `msg/s, every message retried, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
+      ...baselineRow(options, result, 'retry path', `msg/s, every message retried, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
     ];
     return { result, rows };
   } finally {
@@ -299,5 +335,5 @@ function rateAndCpu(result: ContestResult, name: string): string {
   return `${fmt(r?.medianPerSecond ?? 0)} (client CPU ${fmt(r?.medianCpuMicrosPerMessage ?? 0)} µs/msg)`;
 }
 
-export { contest, PARKED_DELAY_MS, ratioOf, rateAndCpu, retryPath, runContestant, setUp, successPath };
+export { baselineContestant, baselineRow, contest, PARKED_DELAY_MS, ratioOf, rateAndCpu, retryPath, runContestant, setUp, successPath };
 export type { Contestant, ContestResult, Setup, ThroughputOptions };
