@@ -66,7 +66,11 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
     // Act
     const summaries = await pullUntil(config, handler, (so) => attempts.length === 3 && total(so).parked === 1, 20_000);
     // Assess
-    expect(total(summaries)).toMatchObject({ acked: 1, retried: 2, parked: 1, requeued: 0 });
+    // A retry that comes due while an invocation ends is released untried (uncounted on 4.3) and taken
+    // by the next (seen once in a full run): four handled deliveries, whatever came back between.
+    const summary = total(summaries);
+    expect(summary).toMatchObject({ acked: 1, retried: 2, parked: 1 });
+    expect(summary.received - summary.requeued).toBe(4);
     expect(attempts.map((a) => a.retryNo)).toEqual([0, 1, 2]);
     expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(300);
     expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(600);
