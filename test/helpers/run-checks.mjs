@@ -2,9 +2,10 @@
 // (`npm run check`) they run two at a time: each is one single-threaded process, and this machine has
 // two cores. Given a command after `--` (`npm test`: vitest), they run one at a time beside it: the
 // broker tests spend much of their time waiting on the broker, TTLs and timeouts, so the checks fill
-// cores the tests leave idle instead of holding the tests back for half a minute. The command's output
-// streams as it comes; each check's output is printed whole, with its time, when it ends (after the
-// command's when they ran beside it). The run fails, naming what failed, if anything failed.
+// cores the tests leave idle instead of holding the tests back (they take 36 s one after another,
+// 2026-11-29). The command's output streams as it comes; each check's output is printed whole, with
+// its time, when it ends (after the command's when they ran beside it). The run fails, naming what
+// failed, if anything failed.
 import { spawn } from 'node:child_process';
 
 const CHECKS = [

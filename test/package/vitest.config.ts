@@ -15,9 +15,9 @@ export default defineConfig({
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['test/package/**/*.test.ts'],
     globalSetup: ['test/helpers/leftover-check.ts'],
-    // npm pack compiles with tsc and npm installs aws-cdk-lib: a minute here, more on a loaded machine.
+    // A synth of the team's app takes most of a minute on a loaded machine. The install in beforeAll
+    // (npm pack, aws-cdk-lib) has its own timeout in the test file.
     testTimeout: 180_000,
-    hookTimeout: 600_000,
     maxWorkers: 1,
     reporters: ['default', new PlainSummaryReporter()],
   },
