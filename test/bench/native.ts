@@ -22,6 +22,8 @@ type NativeOptions = {
   readonly seed: number;
   readonly coldStarts: number;
   readonly progress: (line: string) => void;
+  /** See ThroughputOptions. @default none */
+  readonly baseline?: string;
 };
 
 const PARTS = ['throughput', 'delay', 'cold start'] as const;
@@ -39,7 +41,8 @@ async function nativeSection(options: NativeOptions): Promise<{ result: Record<s
     return { result: { skipped: why }, rows: PARTS.map((part) => notMeasured(part, why)) };
   }
   const runs: Record<(typeof PARTS)[number], () => Promise<{ result: unknown; rows: Row[] }>> = {
-    throughput: () => nativeThroughput({ broker, messages: options.messages, rounds: options.rounds, queueType: 'quorum', progress }),
+    throughput: () =>
+      nativeThroughput({ broker, messages: options.messages, rounds: options.rounds, queueType: 'quorum', progress, baseline: options.baseline }),
     delay: () => {
       progress(`  delay: seed ${options.seed} (rerun with --seed ${options.seed})`);
       return delayAccuracy({
