@@ -3,13 +3,15 @@
  * transports' contract suites: opened with a real tally and deadlines, then taken from and settled
  * with verdicts the test writes, while the test looks at the broker.
  */
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
+import type { Config } from '../../shared/config/config.js';
 import amqp, { type ConsumeMessage, type Options } from 'amqplib';
 import { invocationDeadlines, type Deadlines, type OpenTransport, type Taken, type Transport } from '../../shared/core/invocation.js';
 import { type FailureReason, Tally } from '../../shared/core/tally.js';
 import type { Verdict } from '../../shared/core/verdict.js';
 import type { ErrorFacts } from '../../shared/retry/decide-retry.js';
 import { AMQP_URL, type TestBroker, uniqueName } from './broker.js';
+import { setUpTopology } from './engine.js';
 import { tapRawHeaders } from './raw-headers.js';
 import type { TcpProxy } from './tcp-proxy.js';
 
@@ -87,6 +89,56 @@ async function cutAfterTake(transport: Transport, proxy: TcpProxy, queue: string
   const { reason, error } = await transport.failed(transport.lost.reason as Error);
   await transport.close();
   return { reason, error: error(new Tally().finish(Date.now())), back: await awaitArrivals(queue, 1) };
+}
+
+/** One transport's contract suite, as the cases every transport shares see it. */
+type Suite = {
+  readonly broker: () => TestBroker;
+  readonly proxy: () => TcpProxy;
+  /** The configuration of a queue of this transport's mode, with `env` over it. */
+  readonly configOf: (env?: Record<string, string>) => Config;
+  /** Publishes one message of the suite's to the work queue. */
+  readonly publish: (config: Config, messageId: string) => void;
+  readonly open: (config: Config) => Promise<Driven>;
+  /** Whether the broker marks the message redelivered once its connection dropped (0-9-1 does). */
+  readonly redeliveredAfterDrop?: boolean;
+};
+
+/** The cases of a contract suite that every transport passes alike: the queue deleted and the connection dropped. */
+function itEndsWithItsQueueAndItsConnection(suite: Suite): void {
+  it('ends taking with consumer-cancelled when the work queue is deleted mid-run, and closes', async () => {
+    // Prepare
+    const config = suite.configOf();
+    await setUpTopology(suite.broker(), config);
+    suite.publish(config, 'only');
+    const driven = await suite.open(config);
+
+    // Act
+    const after = await takeAfterQueueDeleted(driven, suite.broker(), config.workQueue);
+
+    // Assess
+    expect(after).toEqual({ next: undefined, ended: 'consumer-cancelled', lost: false });
+    await expect(driven.transport.close()).resolves.toBeUndefined();
+  });
+
+  it('counts itself lost when the connection drops: failed says connection-lost, the message is back in the queue and close still works', async () => {
+    // Prepare
+    const config = suite.configOf({ AMQP_URL: suite.proxy().url(AMQP_URL) });
+    await setUpTopology(suite.broker(), config);
+    suite.publish(config, 'cut');
+    const { transport } = await suite.open(config);
+
+    // Act
+    const { reason, error, back } = await cutAfterTake(transport, suite.proxy(), config.workQueue);
+
+    // Assess
+    expect(reason).toBe('connection-lost');
+    expect(error).toMatchObject({ name: 'PullAbortedError', reason: 'connection-lost' });
+    expect(back.map((a) => a.message.properties.messageId)).toEqual(['cut']);
+    // Unlike a release, a delivery lost with its connection counts toward a quorum queue's delivery limit, on every version.
+    expect(back[0]?.message.properties.headers?.['x-delivery-count']).toBe(1);
+    if (suite.redeliveredAfterDrop === true) expect(back[0]?.message.fields.redelivered).toBe(true);
+  });
 }
 
 /** The taken message whose `messageId` is `id`. */
@@ -179,4 +231,4 @@ function rawHex(raw: ReadonlyMap<string, Buffer>, names: readonly string[]): Rec
   return Object.fromEntries(names.map((name) => [name, raw.get(name)?.toString('hex')]));
 }
 
-export { arrivalOf, cutAfterTake, asPublished, awaitArrivals, byId, openTransport, rawHex, takeAfterQueueDeleted, takeCount, takeThenStop, verdicts };
+export { arrivalOf, asPublished, awaitArrivals, byId, itEndsWithItsQueueAndItsConnection, openTransport, rawHex, takeCount, takeThenStop, verdicts };

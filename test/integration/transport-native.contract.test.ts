@@ -19,13 +19,12 @@ import { useProxyToBroker } from '../helpers/tcp-proxy.js';
 import { useTestBroker } from '../helpers/topology.js';
 import {
   arrivalOf,
-  cutAfterTake,
   asPublished,
   awaitArrivals,
   byId,
+  itEndsWithItsQueueAndItsConnection,
   openTransport,
   rawHex,
-  takeAfterQueueDeleted,
   takeCount,
   takeThenStop,
   verdicts,
@@ -169,38 +168,7 @@ describe.runIf(NATIVE_BROKER)(`the native transport on RabbitMQ ${BROKER_VERSION
     for (const { message } of back) expect(message.properties.headers?.['x-delivery-count']).toBeUndefined();
   });
 
-  it('ends taking with consumer-cancelled when the work queue is deleted mid-run, and closes', async () => {
-    // Prepare
-    const config = nativeConfig();
-    await setUpTopology(broker(), config);
-    publish(config, 'only');
-    const driven = await open(config);
-
-    // Act
-    const after = await takeAfterQueueDeleted(driven, broker(), config.workQueue);
-
-    // Assess
-    expect(after).toEqual({ next: undefined, ended: 'consumer-cancelled', lost: false });
-    await expect(driven.transport.close()).resolves.toBeUndefined();
-  });
-
-  it('counts itself lost when the connection drops: failed says connection-lost, the message is back in the queue and close still works', async () => {
-    // Prepare
-    const config = nativeConfig({ AMQP_URL: proxy().url(AMQP_URL) });
-    await setUpTopology(broker(), config);
-    publish(config, 'cut');
-    const { transport } = await open(config);
-
-    // Act
-    const { reason, error, back } = await cutAfterTake(transport, proxy(), config.workQueue);
-
-    // Assess
-    expect(reason).toBe('connection-lost');
-    expect(error).toMatchObject({ name: 'PullAbortedError', reason: 'connection-lost' });
-    expect(back.map((a) => a.message.properties.messageId)).toEqual(['cut']);
-    // Unlike a release, a delivery lost with its connection counts toward the delivery limit.
-    expect(back[0]?.message.properties.headers?.['x-delivery-count']).toBe(1);
-  });
+  itEndsWithItsQueueAndItsConnection({ broker, proxy, configOf: nativeConfig, publish, open });
 });
 
 describe.runIf(!NATIVE_BROKER)(`the native transport on RabbitMQ ${BROKER_VERSION}`, () => {

@@ -18,13 +18,12 @@ import { useProxyToBroker } from '../helpers/tcp-proxy.js';
 import { useTestBroker } from '../helpers/topology.js';
 import {
   arrivalOf,
-  cutAfterTake,
   asPublished,
   awaitArrivals,
   byId,
+  itEndsWithItsQueueAndItsConnection,
   openTransport,
   rawHex,
-  takeAfterQueueDeleted,
   takeCount,
   takeThenStop,
   verdicts,
@@ -202,21 +201,6 @@ describe('the pull transport on the broker', () => {
     expect(back!.message.properties.headers?.[config.retryHeader]).toBeUndefined();
   });
 
-  it('ends taking with consumer-cancelled when the work queue is deleted mid-run, and closes', async () => {
-    // Prepare
-    const config = testConfig();
-    await setUpTopology(broker(), config);
-    publish(config, 'only');
-    const driven = await open(config);
-
-    // Act
-    const after = await takeAfterQueueDeleted(driven, broker(), config.workQueue);
-
-    // Assess
-    expect(after).toEqual({ next: undefined, ended: 'consumer-cancelled', lost: false });
-    await expect(driven.transport.close()).resolves.toBeUndefined();
-  });
-
   it('stopTaking cancels the consumer and returns what arrived meanwhile; finish gives back what is open and reads the parking lot depth', async () => {
     // Prepare
     const config = testConfig();
@@ -238,22 +222,5 @@ describe('the pull transport on the broker', () => {
     expect(back.map((a) => a.message.properties.messageId).sort()).toEqual([second!.delivery.properties.messageId, 'c', 'd'].sort());
   });
 
-  it('counts itself lost when the connection drops: failed says connection-lost, the message is back in the queue and close still works', async () => {
-    // Prepare
-    const config = testConfig({ AMQP_URL: proxy().url(AMQP_URL) });
-    await setUpTopology(broker(), config);
-    publish(config, 'cut');
-    const { transport } = await open(config);
-
-    // Act
-    const { reason, error, back } = await cutAfterTake(transport, proxy(), config.workQueue);
-
-    // Assess
-    expect(reason).toBe('connection-lost');
-    expect(error).toMatchObject({ name: 'PullAbortedError', reason: 'connection-lost' });
-    expect(back.map((a) => a.message.properties.messageId)).toEqual(['cut']);
-    // A quorum queue counts a delivery lost with its connection, on every version.
-    expect(back[0]?.message.properties.headers?.['x-delivery-count']).toBe(1);
-    expect(back[0]?.message.fields.redelivered).toBe(true);
-  });
+  itEndsWithItsQueueAndItsConnection({ broker, proxy, configOf: testConfig, publish, open, redeliveredAfterDrop: true });
 });
