@@ -239,6 +239,7 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
       async () => undefined,
     );
     const ratio = ratioOf(result, 'boomerang', 'raw amqplib');
+    const beside = `msg/s, no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`;
     const rows: Row[] = [
       {
         section: 'success path',
@@ -250,8 +251,8 @@ async function successPath(options: ThroughputOptions): Promise<{ result: Contes
         target: '≥ 120 % of raw',
         verdict: ratio >= 1.2 ? 'meets' : 'misses',
       },
-      ...tracingRow(options, result, 'success path', `msg/s, no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
-      ...baselineRow(options, result, 'success path', `msg/s, no-op handler, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
+      ...tracingRow(options, result, 'success path', beside),
+      ...baselineRow(options, result, 'success path', beside),
     ];
     return { result, rows };
   } finally {
@@ -289,6 +290,7 @@ async function retryPath(options: ThroughputOptions): Promise<{ result: ContestR
     const vsRaw = ratioOf(result, 'boomerang', 'raw amqplib');
     const vsRascal = ratioOf(result, 'boomerang', 'rascal');
     const metric = `msg/s (median of rounds; ratio = median of per-round ratios), every message retried (copy confirmed, then ack), ${fmt(options.messages)} × 1 KiB, ${options.queueType}, batch ${prefetch}`;
+    const beside = `msg/s, every message retried, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`;
     const rows: Row[] = [
       {
         section: 'retry path',
@@ -308,8 +310,8 @@ async function retryPath(options: ThroughputOptions): Promise<{ result: ContestR
         target: 'comparison',
         verdict: 'info',
       },
-      ...tracingRow(options, result, 'retry path', `msg/s, every message retried, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
-      ...baselineRow(options, result, 'retry path', `msg/s, every message retried, ${fmt(options.messages)} × 1 KiB, ${options.queueType}`),
+      ...tracingRow(options, result, 'retry path', beside),
+      ...baselineRow(options, result, 'retry path', beside),
     ];
     return { result, rows };
   } finally {
