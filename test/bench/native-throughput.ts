@@ -130,5 +130,5 @@ function throughputRows(options: ThroughputOptions, setup: Setup, result: Native
   ];
 }
 
-export { nativeThroughput };
+export { nativeSetUp, nativeThroughput };
 export type { NativeThroughput };

@@ -17,11 +17,12 @@ import { nativeSection } from './native.js';
 import { machineInfo, markdownTable, type Row } from './report.js';
 import { RESULTS_DIR, benchResultsFile } from './results-files.js';
 import { type BenchFile, mergeBenchReports } from './results-merge.js';
+import { processThroughput } from './process-throughput.js';
 import { serverlessCost } from './serverless.js';
 import { idempotencyPaths } from './idempotency-throughput.js';
 import { retryPath, successPath } from './throughput.js';
 
-const SECTIONS = ['success', 'retry', 'idempotency', 'delay', 'serverless', 'memory', 'native'] as const;
+const SECTIONS = ['success', 'retry', 'idempotency', 'delay', 'serverless', 'memory', 'native', 'process'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const USAGE = `Usage: npm run bench [-- options]
@@ -32,8 +33,11 @@ bench-results/bench-rabbitmq-<version>.json (the docs' figures: then run npm run
 the sections run replace their earlier figures and the others are kept.
 
   --section <name>       run only this section (repeatable, or comma-separated):
-                         ${SECTIONS.join(', ')} (default: all; about 7 minutes);
-                         native needs RabbitMQ 4.3+ (on older brokers its rows say why not)
+                         ${SECTIONS.join(', ')} (default: all; about 15 minutes);
+                         native needs RabbitMQ 4.3+ (on older brokers its rows say why not);
+                         process: the whole process through the package's CLI against hand-written
+                         client processes, classic and quorum, spawn to exit (about 8 minutes;
+                         its native rows need 4.3+)
   --messages <n>         messages per throughput run (default 20000)
   --rounds <n>           throughput rounds; the order rotates, medians count (default 5)
   --queue-type <t>       quorum or classic, for the throughput queues (default quorum)
@@ -186,6 +190,7 @@ async function main(): Promise<void> {
         coldStarts: options.coldStarts,
       }),
     );
+    await timed('process', () => processThroughput({ broker, messages: options.messages, rounds: options.rounds, progress }));
   } finally {
     await broker.close();
   }
