@@ -56,11 +56,14 @@ class ConfirmPublisher implements Publisher {
     // Object.assign, not spread: spreading a header table built key by key measured 1.5 µs a copy.
     const headers: Record<string, unknown> = Object.assign({}, options.headers);
     headers[BoomerangHeader.copyId] = this.idPrefix + copyNo.toString(36);
+    const withId: Options.Publish = Object.assign({}, options);
+    withId.headers = headers;
+    withId.mandatory = true;
     return new Promise<void>((resolve, reject) => {
       this.pending.set(copyNo, { returned: false, deadline: Date.now() + this.timeoutMs, resolve, reject });
       this.timer ??= this.armTimer(this.timeoutMs);
       try {
-        this.channel.publish(exchange, routingKey, content, Object.assign({}, options, { headers, mandatory: true }), (err: unknown) => {
+        this.channel.publish(exchange, routingKey, content, withId, (err: unknown) => {
           const entry = this.pending.get(copyNo);
           if (err) this.settle(copyNo, new PublishError(`the broker nacked the publish to ${describe(exchange, routingKey)}`, 'nacked'));
           else if (entry?.returned)

@@ -59,8 +59,8 @@ type Target = {
 /** A verdict that needs a copy, as the copy path takes it. */
 type CopyVerdict = Extract<Verdict, { kind: 'retry' | 'park' | 'defer' }>;
 
-/** The failure a copy verdict is carried out as. */
-function failureOf(delivery: Delivery, verdict: CopyVerdict): Failure {
+/** The failure a copy verdict is carried out as; it keeps the delivery's own type (pull: amqplib's, for the ledger). */
+function failureOf<D extends Delivery>(delivery: D, verdict: CopyVerdict): Failure & { readonly delivery: D } {
   switch (verdict.kind) {
     case 'retry':
       return {
@@ -124,20 +124,26 @@ function asPark(failure: Failure, reason?: string): Failure {
  * cannot even be encoded (headers over the frame limit) would fail forever, so a lean park goes
  * instead. Rejects with the first copy's error when no copy was confirmed.
  */
-async function publishFailureCopy(ctx: CopyContext, failure: Failure): Promise<Target> {
+function publishFailureCopy(ctx: CopyContext, failure: Failure): Promise<Target> {
   const target = planCopy(ctx, failure);
-  try {
-    await publishCopy(ctx, target);
-  } catch (error) {
-    if (!(isNamedError<PublishError>(error, 'PublishError') && error.reason === 'rejected-locally')) throw error;
-    const park = asPark(failure);
-    const lean = planCopy(ctx, park, LEAN_TOO_LARGE);
-    if (!(await tryPublishCopy(ctx, lean))) throw error;
-    logCopyOutcome(ctx, park, lean);
-    return lean;
-  }
-  logCopyOutcome(ctx, failure, target);
-  return target;
+  // A promise chain, not an async function: this runs for every retry, and each async layer costs a promise.
+  return publishCopy(ctx, target).then(
+    () => {
+      logCopyOutcome(ctx, failure, target);
+      return target;
+    },
+    (error: unknown) => publishLean(ctx, failure, error),
+  );
+}
+
+/** The copy could not even be encoded (headers over the frame limit): a lean park goes instead, or the first error stands. */
+async function publishLean(ctx: CopyContext, failure: Failure, error: unknown): Promise<Target> {
+  if (!(isNamedError<PublishError>(error, 'PublishError') && error.reason === 'rejected-locally')) throw error;
+  const park = asPark(failure);
+  const lean = planCopy(ctx, park, LEAN_TOO_LARGE);
+  if (!(await tryPublishCopy(ctx, lean))) throw error;
+  logCopyOutcome(ctx, park, lean);
+  return lean;
 }
 
 function publishCopy(ctx: CopyContext, target: Target): Promise<void> {

@@ -49,7 +49,7 @@ function createUncopyablePark(deps: UncopyableDeps): (delivery: ConsumeMessage, 
       return;
     }
     try {
-      await withUnlimitedPublisher(deps, (ctx) => publishFailureCopy(ctx, { ...failureOf(delivery, verdict), delivery }));
+      await withUnlimitedPublisher(deps, (ctx) => publishFailureCopy(ctx, failureOf(delivery, verdict)));
       deps.ledger.ack(delivery, 'parked');
     } catch (error) {
       deps.ledger.requeue(delivery, `not parked: no dead-lettering to the parking lot, and the broker refused a copy (${(error as Error).message})`);

@@ -119,7 +119,7 @@ class PullTransport implements Transport {
       maxMessageBytes,
       ledger,
       ackOrder,
-      workQueue,
+      queue: workQueue,
       onCopyFailed: (error) => {
         if (this.copyFailure === undefined) log.error('a copy was not confirmed; no more messages are taken in this invocation', { reason: error.message });
         this.copyFailure ??= error;
@@ -186,9 +186,9 @@ class PullTransport implements Transport {
         return undefined;
       case 'park':
         if (!verdict.copyable) return this.parkWithoutCopy(delivery, verdict);
-        return settleFailure(deps, { ...failureOf(delivery, verdict), delivery });
+        return settleFailure(deps, failureOf(delivery, verdict));
       default:
-        return settleFailure(deps, { ...failureOf(delivery, verdict), delivery });
+        return settleFailure(deps, failureOf(delivery, verdict));
     }
   }
 
@@ -270,7 +270,7 @@ class PullTransport implements Transport {
       log,
       topology: topologyOptionsFromConfig(config),
       publishTimeoutMs: config.publishTimeoutMs,
-      copyContext: { ...this.deps, queue: config.workQueue },
+      copyContext: this.deps,
     });
     return this.parkUncopyable(delivery, verdict);
   }

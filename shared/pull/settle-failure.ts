@@ -16,11 +16,13 @@ import {
   tryPublishCopy,
 } from '../copy/failure-copy.js';
 
-/** What pull mode settles through: the copy's context, plus the ledger that acks and requeues originals. */
-type PullSettleDeps = Omit<CopyContext, 'queue' | 'logFields'> & {
+/**
+ * What pull mode settles through: the copy's context (built once per invocation: this runs for every
+ * failed message), plus the ledger that acks and requeues originals.
+ */
+type PullSettleDeps = Omit<CopyContext, 'logFields'> & {
   readonly ledger: DeliveryLedger;
   readonly ackOrder: AckOrder;
-  readonly workQueue: string;
   /**
    * Called when a copy was not confirmed and its original went back to the queue. The caller stops
    * taking messages: the requeued original would come straight back to this same invocation and hit
@@ -42,17 +44,20 @@ type PullFailure = Failure & { readonly delivery: ConsumeMessage };
  * a positive confirm, so a crash or a failed publish leaves it on the work queue (a duplicate is
  * possible, a loss is not). Ack-then-publish: the reverse (a loss is possible, a duplicate is not).
  */
-async function settleFailure(deps: PullSettleDeps, failure: PullFailure): Promise<void> {
-  const ctx: CopyContext = { ...deps, queue: deps.workQueue };
-  if (deps.ackOrder === 'ack-then-publish') return ackThenPublish(deps, ctx, failure);
-  let published: Target;
+function settleFailure(deps: PullSettleDeps, failure: PullFailure): Promise<void> {
+  if (deps.ackOrder === 'ack-then-publish') return ackThenPublish(deps, deps, failure);
+  // A promise chain, not an async function: this runs for every failed message. A copy that cannot
+  // even be planned gives its original back like one the broker refused.
+  let copying: Promise<Target>;
   try {
-    published = await publishFailureCopy(ctx, failure);
+    copying = publishFailureCopy(deps, failure);
   } catch (error) {
-    giveBack(deps, failure, error as Error);
-    return;
+    copying = Promise.reject(error);
   }
-  deps.ledger.ack(failure.delivery, published.outcome);
+  return copying.then(
+    (published: Target) => void deps.ledger.ack(failure.delivery, published.outcome),
+    (error: unknown) => giveBack(deps, failure, error as Error),
+  );
 }
 
 async function ackThenPublish(deps: PullSettleDeps, ctx: CopyContext, failure: PullFailure): Promise<void> {

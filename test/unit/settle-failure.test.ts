@@ -37,7 +37,7 @@ function setUp(options: { ackOrder?: AckOrder; script?: PublishOutcome[]; header
     delayRoute: (delayMs) => ({ exchange: 'boomerang.delay', routingKey: `level.${delayMs}`, delayMs }),
     ackOrder: options.ackOrder ?? 'publish-then-ack',
     retryHeader: 'x-retry-no',
-    workQueue: 'orders',
+    queue: 'orders',
     parkingQueue: 'orders.parked',
     functionName: 'boomerang-pull',
     now: () => NOW,
