@@ -1,6 +1,6 @@
 // One timed throughput run, in a fresh plain-node process (no loader, no source maps: as Lambda runs
 // the bundle). argv[2] is a JSON object:
-//   { who: 'boomerang' | 'raw' | 'rhea' | 'rascal', mode: 'success' | 'retry', url, queue, messages, prefetch,
+//   { who: 'boomerang' | 'raw' | 'rhea' | 'rascal', mode: 'success' | 'retry' | 'io', url, queue, messages, prefetch,
 //     delayQueue, delayQueueArguments, delayMs, module }
 // Boomerang is the pull function from `module` (dist/bench/boomerang/index.mjs: createPullFunction of the
 // public entry point, bundled like the Lambda bundles), configured from the environment
@@ -34,7 +34,9 @@ const noop = () => undefined;
 const failing = () => {
   throw new Error('partner down');
 };
-const handler = run.mode === 'retry' ? failing : noop;
+// What a handler that calls a partner does to the process: it waits on I/O (a 5 ms timer here).
+const waitsOnIo = () => new Promise((resolve) => setTimeout(resolve, 5));
+const handler = run.mode === 'retry' ? failing : run.mode === 'io' ? waitsOnIo : noop;
 
 // A quorum queue may ignore acks that arrive right before a channel close (rabbitmq-server#10327,
 // seen on 3.10.8): cancel first, whose cancel-ok covers the acks sent before it. Boomerang does the same.

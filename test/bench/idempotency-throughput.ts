@@ -1,5 +1,6 @@
 /**
- * The bench's `idempotency` section: the success and retry paths of the pull function with idempotency
+ * The bench's `idempotency` section: the success and retry paths of the pull function, and a handler
+ * waiting 5 ms on I/O at concurrency 20 (the one with a target: on at least 90 % of off), with idempotency
  * on, for each store, next to the same path with it off, in the same rounds (the order rotates). Each
  * contestant is the bench bundle in a fresh process, configured by IDEMPOTENCY_STORE as a deployed
  * function is. Redis is the local server; DynamoDB is dynalite in the bench's process on loopback, so
@@ -13,6 +14,13 @@ import { ensureBundles } from './bundles.js';
 type Store = { readonly name: string; readonly env: Readonly<Record<string, string>> };
 
 const OFF = 'idempotency off';
+
+const HANDLERS = { success: 'no-op handler', retry: 'every message retried', io: 'a handler waiting 5 ms on I/O' } as const;
+
+/** The I/O-bound contest: a handler waiting 5 ms, at this concurrency, over at most this many messages (4 000 msg/s at best). */
+const IO_CONCURRENCY = 20;
+const IO_MESSAGES = 5000;
+const IO_TARGET = 0.9;
 
 /** Keys outlive the bench run by a little; each round's ids are new, so nothing is shared between runs. */
 const TTL_SECONDS = '600';
@@ -37,21 +45,23 @@ async function idempotencyPaths(options: ThroughputOptions): Promise<{ result: R
     ];
     const result: Record<string, ContestResult> = {};
     const rows: Row[] = [];
-    for (const mode of ['success', 'retry'] as const) {
-      const setup = await setUp(options, mode);
+    for (const mode of ['success', 'retry', 'io'] as const) {
+      // The target is measured where a team feels it: a handler waiting 5 ms on I/O, concurrency 20.
+      const run = mode === 'io' ? { ...options, messages: Math.min(options.messages, IO_MESSAGES) } : options;
+      const setup = mode === 'io' ? await setUp(run, 'success', { CONCURRENCY: String(IO_CONCURRENCY) }) : await setUp(run, mode);
       try {
         const contestants: Contestant[] = [OFF, ...stores.map((s) => s.name)].map((name) => ({
           name,
-          run: () => runContestant({ who: 'boomerang', mode, setup, options, env: stores.find((s) => s.name === name)?.env }),
+          run: () => runContestant({ who: 'boomerang', mode, setup, options: run, env: stores.find((s) => s.name === name)?.env }),
         }));
         const outcome = await contest(
-          options,
+          run,
           setup.config.workQueue,
           contestants,
           async () => {
             if (mode !== 'retry') return;
             const copies = await options.broker.count(setup.delayQueue);
-            if (copies !== options.messages) throw new Error(`expected ${options.messages} copies in the delay queue, found ${copies}`);
+            if (copies !== run.messages) throw new Error(`expected ${run.messages} copies in the delay queue, found ${copies}`);
             await options.broker.purge(setup.delayQueue);
           },
           true,
@@ -59,14 +69,16 @@ async function idempotencyPaths(options: ThroughputOptions): Promise<{ result: R
         result[mode] = outcome;
         for (const store of stores) {
           const ratio = ratioOf(outcome, store.name, OFF);
+          const io = mode === 'io';
           rows.push({
-            section: `idempotency, ${mode} path`,
-            metric: `msg/s with idempotency on (${store.name}), ${mode === 'success' ? 'no-op handler' : 'every message retried'}, ${fmt(options.messages)} × 1 KiB, ${options.queueType}, batch ${setup.config.batchSize}, concurrency ${setup.config.concurrency}`,
+            section: io ? 'idempotency, a handler waiting 5 ms on I/O' : `idempotency, ${mode} path`,
+            metric: `msg/s with idempotency on (${store.name}), ${HANDLERS[mode]}, ${fmt(run.messages)} × 1 KiB, ${options.queueType}, batch ${setup.config.batchSize}, concurrency ${setup.config.concurrency}`,
             boomerang: rateAndCpu(outcome, store.name),
             anchor: `${rateAndCpu(outcome, OFF)}: the same path with idempotency off`,
             ratio: pct(ratio),
-            target: 'comparison',
-            verdict: 'info',
+            // Issue 32: the target is what a team feels; the no-op figures stay recorded, not targets.
+            target: io ? `≥ ${pct(IO_TARGET)} of off` : 'comparison',
+            verdict: io ? (ratio >= IO_TARGET ? 'meets' : 'misses') : 'info',
           });
         }
       } finally {

@@ -89,15 +89,18 @@ function throughputRows(options: ThroughputOptions, setup: Setup, result: Native
   const { success, retry } = result;
   const amqplibAck = `raw amqplib, consume, prefetch ${batch}, ack each (0-9-1)`;
   return [
-    row(`success path, no-op handler (accepted), ${shape}`, success, 'boomerang native', 'raw amqplib', amqplibAck, '≥ 120 % of raw amqplib', 1.2),
+    // Issue 32: the target against raw amqplib is withdrawn (a hand-written rhea consumer is itself
+    // 100-117 % of amqplib); the one that stands is against a raw rhea consumer.
     row(
-      'success path, same rounds',
+      `success path, no-op handler (accepted), ${shape}`,
       success,
       'boomerang native',
       'raw rhea',
       `raw rhea, credit ${batch} given back a quarter at a time, accept each`,
-      'comparison',
+      '≥ 90 % of raw rhea',
+      0.9,
     ),
+    row('success path, same rounds', success, 'boomerang native', 'raw amqplib', amqplibAck, 'comparison'),
     // What the protocol and its client allow: a hand-written AMQP 1.0 consumer against the 0-9-1 one.
     row(
       'success path, same rounds: raw rhea (in the Boomerang column) against raw amqplib, the ceiling of the first target',

@@ -37,10 +37,14 @@ type BundleResult = {
   readonly note?: string;
 };
 
-/** Importing the bundle and handling the first message: at most this many times the hand-written consumer (130 %: 115 % cannot be met with Powertools in the bundle, measured). */
-const COLD_START_TARGET_RATIO = 1.3;
-/** The event bundle has no anchor (no hand-written event consumer): an absolute bound instead. */
-const EVENT_COLD_START_TARGET_MS = 150;
+/**
+ * Importing the bundle and handling the first message: at most this many times the hand-written
+ * consumer, for pull and event alike (issue 32: what is above a bare amqplib consumer is the product,
+ * the Powertools logger and metrics, the option checks and the pause read; Lambda's own init is several
+ * times larger). The event bundle has no consumer of its own to compare with: it is measured against
+ * the pull row's anchor, from the same run.
+ */
+const COLD_START_TARGET_RATIO = 1.4;
 
 /**
  * Run as Lambda runs a deployed function: the node options and Powertools variables the stack sets,
@@ -186,6 +190,7 @@ function notMeasured(name: string, note: string): Row {
 
 function rowsFor(result: Record<string, BundleResult | BundlingChoice>): Row[] {
   const rows: Row[] = [];
+  const pullAnchor = (result.pull as BundleResult | undefined)?.anchorFirstHandledMs;
   for (const [name, r] of Object.entries(result) as [string, BundleResult][]) {
     if (name === 'bundling') continue;
     if (r.bytes === undefined || r.firstHandledMs === undefined || r.importMs === undefined) {
@@ -203,7 +208,9 @@ function rowsFor(result: Record<string, BundleResult | BundlingChoice>): Row[] {
       verdict: 'info',
     });
     const first = median(r.firstHandledMs);
-    const anchor = r.anchorFirstHandledMs && r.anchorFirstHandledMs.length > 0 ? median(r.anchorFirstHandledMs) : undefined;
+    const anchors = r.anchorFirstHandledMs ?? pullAnchor;
+    const anchor = anchors && anchors.length > 0 ? median(anchors) : undefined;
+    const whose = r.anchorFirstHandledMs === undefined ? "the pull row's anchor: " : '';
     const anchorImport = r.anchorImportMs && r.anchorImportMs.length > 0 ? `; import alone ${fmt(median(r.anchorImportMs))} ms` : '';
     rows.push({
       section: 'serverless cost',
@@ -212,14 +219,14 @@ function rowsFor(result: Record<string, BundleResult | BundlingChoice>): Row[] {
       anchor:
         anchor === undefined
           ? '-'
-          : `${fmt(anchor)} ms (hand-written amqplib consumer, same handler, bundled alike: import, connect, consume, handle, ack${anchorImport})`,
+          : `${fmt(anchor)} ms (${whose}hand-written amqplib consumer, same handler, bundled alike: import, connect, consume, handle, ack${anchorImport})`,
       ratio: anchor === undefined ? '-' : pct(first / anchor),
-      target: anchor === undefined ? `≤ ${EVENT_COLD_START_TARGET_MS} ms` : `≤ ${pct(COLD_START_TARGET_RATIO)} of the anchor`,
-      verdict: (anchor === undefined ? first <= EVENT_COLD_START_TARGET_MS : first / anchor <= COLD_START_TARGET_RATIO) ? 'meets' : 'misses',
+      target: `≤ ${pct(COLD_START_TARGET_RATIO)} of the anchor`,
+      verdict: anchor === undefined ? 'not measured' : first / anchor <= COLD_START_TARGET_RATIO ? 'meets' : 'misses',
     });
   }
   return rows;
 }
 
-export { COLD_START_TARGET_RATIO, coldStartEnv, serverlessCost, startPartner };
+export { coldStartEnv, serverlessCost, startPartner };
 export type { BundleResult };

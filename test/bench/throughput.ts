@@ -91,7 +91,8 @@ async function setUp(options: ThroughputOptions, label: 'success' | 'retry' | 'n
 
 type ChildRun = {
   readonly who: 'boomerang' | 'raw' | 'rhea' | 'rascal';
-  readonly mode: 'success' | 'retry';
+  /** `io`: the handler waits 5 ms on a timer, as one that calls a partner waits on I/O (idempotency section). */
+  readonly mode: 'success' | 'retry' | 'io';
   readonly setup: Setup;
   readonly options: ThroughputOptions;
   /** Goes over the setup's environment (the idempotency section's store). @default none */
