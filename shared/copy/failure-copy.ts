@@ -125,8 +125,14 @@ function asPark(failure: Failure, reason?: string): Failure {
  * instead. Rejects with the first copy's error when no copy was confirmed.
  */
 function publishFailureCopy(ctx: CopyContext, failure: Failure): Promise<Target> {
-  const target = planCopy(ctx, failure);
-  // A promise chain, not an async function: this runs for every retry, and each async layer costs a promise.
+  // A promise chain, not an async function: this runs for every retry, and each async layer costs a
+  // promise. A copy that cannot even be planned rejects like one the broker refused, never throws.
+  let target: Target;
+  try {
+    target = planCopy(ctx, failure);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return publishCopy(ctx, target).then(
     () => {
       logCopyOutcome(ctx, failure, target);

@@ -45,23 +45,16 @@ type PullFailure = Failure & { readonly delivery: ConsumeMessage };
  * possible, a loss is not). Ack-then-publish: the reverse (a loss is possible, a duplicate is not).
  */
 function settleFailure(deps: PullSettleDeps, failure: PullFailure): Promise<void> {
-  if (deps.ackOrder === 'ack-then-publish') return ackThenPublish(deps, deps, failure);
-  // A promise chain, not an async function: this runs for every failed message. A copy that cannot
-  // even be planned gives its original back like one the broker refused.
-  let copying: Promise<Target>;
-  try {
-    copying = publishFailureCopy(deps, failure);
-  } catch (error) {
-    copying = Promise.reject(error);
-  }
-  return copying.then(
+  if (deps.ackOrder === 'ack-then-publish') return ackThenPublish(deps, failure);
+  // A promise chain, not an async function: this runs for every failed message.
+  return publishFailureCopy(deps, failure).then(
     (published: Target) => void deps.ledger.ack(failure.delivery, published.outcome),
     (error: unknown) => giveBack(deps, failure, error as Error),
   );
 }
 
-async function ackThenPublish(deps: PullSettleDeps, ctx: CopyContext, failure: PullFailure): Promise<void> {
-  const target = planCopy(ctx, failure);
+async function ackThenPublish(deps: PullSettleDeps, failure: PullFailure): Promise<void> {
+  const target = planCopy(deps, failure);
   // No copy of it can be published: acking first would lose it for certain.
   const bodyBytes = failure.delivery.content.length;
   if (bodyBytes > (deps.maxMessageBytes ?? Number.POSITIVE_INFINITY)) {
@@ -69,20 +62,20 @@ async function ackThenPublish(deps: PullSettleDeps, ctx: CopyContext, failure: P
     return;
   }
   if (!deps.ledger.ackAtOnce(failure.delivery)) return;
-  if (await tryPublishCopy(ctx, target)) {
+  if (await tryPublishCopy(deps, target)) {
     deps.ledger.count(failure.delivery, target.outcome);
-    logCopyOutcome(ctx, failure, target);
+    logCopyOutcome(deps, failure, target);
     return;
   }
   // The original is gone: the parking lot is the last place the message can still be kept. Try the
   // full parked copy (for a failed retry), then a lean one without the team's headers.
   const delayed = target.outcome !== 'parked';
   const park = delayed ? asPark(failure, 'its retry copy could not be published') : asPark(failure);
-  const fallbacks = [...(delayed ? [planCopy(ctx, park)] : []), planCopy(ctx, park, LEAN_LAST_RESORT)];
+  const fallbacks = [...(delayed ? [planCopy(deps, park)] : []), planCopy(deps, park, LEAN_LAST_RESORT)];
   for (const fallback of fallbacks) {
-    if (await tryPublishCopy(ctx, fallback)) {
+    if (await tryPublishCopy(deps, fallback)) {
       deps.ledger.count(failure.delivery, 'parked', delayed ? 'its retry copy could not be published: parked instead' : undefined);
-      logCopyOutcome(ctx, park, fallback);
+      logCopyOutcome(deps, park, fallback);
       return;
     }
   }
