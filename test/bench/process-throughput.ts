@@ -21,7 +21,7 @@ import { fmt, pct, type Row } from './report.js';
 import { brokerVersion } from './results-files.js';
 import { median } from './stats.js';
 import { nativeSetUp } from './native-throughput.js';
-import { type ContestResult, PARKED_DELAY_MS, ratioOf, rateAndCpu, type Setup, setUp, type ThroughputOptions } from './throughput.js';
+import { childArgs, type ContestResult, ratioOf, rateAndCpu, type Setup, setUp, type ThroughputOptions } from './throughput.js';
 
 type ProcessOptions = Pick<ThroughputOptions, 'broker' | 'messages' | 'rounds' | 'progress'>;
 
@@ -31,8 +31,6 @@ type Who = 'boomerang' | 'raw' | 'rhea';
 
 /** One spawn-to-exit run: wall time and the process's CPU, both in ms. */
 type ProcessRun = { readonly wallMs: number; readonly cpuMs: number };
-
-type CellResult = ContestResult;
 
 const CLI = join(REPO_ROOT, 'dist/package/shared/cli/boomerang.js');
 const HANDLERS = { success: join(REPO_ROOT, 'test/bench/handlers/noop.ts'), retry: join(REPO_ROOT, 'test/bench/handlers/fail.ts') } as const;
@@ -89,18 +87,7 @@ async function runOnce(who: Who, path: Path, setup: Setup, options: ProcessOptio
     if (settled !== messages) throw new Error(`boomerang CLI settled ${settled} of ${messages}: ${run.stdout.slice(-400)}`);
     return run;
   }
-  const args = {
-    who,
-    mode: retry ? 'retry' : 'success',
-    url: options.broker.url,
-    queue: setup.config.workQueue,
-    messages,
-    prefetch: setup.config.batchSize,
-    delayQueue: setup.delayQueue,
-    delayQueueArguments: setup.delayArguments,
-    delayMs: PARKED_DELAY_MS,
-  };
-  return runTimed([process.execPath, CHILD, JSON.stringify(args)], process.env);
+  return runTimed([process.execPath, CHILD, childArgs({ who, mode: retry ? 'retry' : 'success', setup }, options.broker.url, messages)], process.env);
 }
 
 /** Empties what a run left where it should be (the copies, or the delayed messages) and checks there are `messages`. */
@@ -117,7 +104,7 @@ async function collect(options: ProcessOptions, path: Path, setup: Setup, messag
 }
 
 /** The contest of one path on one queue type: each round, every contestant runs N, then 1. */
-async function cell(options: ProcessOptions, path: Path, queueType: QueueType, contestants: readonly Who[]): Promise<CellResult> {
+async function cell(options: ProcessOptions, path: Path, queueType: QueueType, contestants: readonly Who[]): Promise<ContestResult> {
   const native = path.startsWith('native');
   const setup = native
     ? await nativeSetUp({ ...options, queueType: 'quorum' })
@@ -178,7 +165,7 @@ const COMPARISONS: Record<Path, readonly { readonly anchor: Who; readonly what: 
   ],
 };
 
-function rowsOf(options: ProcessOptions, path: Path, queueType: QueueType, result: CellResult): Row[] {
+function rowsOf(options: ProcessOptions, path: Path, queueType: QueueType, result: ContestResult): Row[] {
   const shape = `whole process, spawn to exit, ${fmt(options.messages)} minus 1 message × 1 KiB, ${queueType}, prefetch 100; msg/s, median of ${options.rounds} rounds, ratio = median of per-round ratios`;
   const who = CONTESTANT_NAMES.boomerang;
   return COMPARISONS[path].map(({ anchor, what, target }, i) => {
@@ -199,7 +186,7 @@ function rowsOf(options: ProcessOptions, path: Path, queueType: QueueType, resul
  * The `process` section: success and retry on classic and quorum queues, and on RabbitMQ 4.3+ the
  * native paths on a quorum queue, each through the CLI against its hand-written anchors.
  */
-async function processThroughput(options: ProcessOptions): Promise<{ result: Record<string, CellResult | string>; rows: Row[] }> {
+async function processThroughput(options: ProcessOptions): Promise<{ result: Record<string, ContestResult | string>; rows: Row[] }> {
   ensurePackage(options.progress);
   const cells: Array<[Path, QueueType, readonly Who[]]> = [
     ['success', 'classic', ['boomerang', 'raw']],
@@ -209,7 +196,7 @@ async function processThroughput(options: ProcessOptions): Promise<{ result: Rec
   ];
   const refusal = nativeBrokerRefusal(brokerVersion(options.broker.serverVersion));
   if (refusal === undefined) cells.push(['native success', 'quorum', ['boomerang', 'raw', 'rhea']], ['native retry', 'quorum', ['boomerang', 'raw', 'rhea']]);
-  const result: Record<string, CellResult | string> = {};
+  const result: Record<string, ContestResult | string> = {};
   const rows: Row[] = [];
   for (const [path, queueType, contestants] of cells) {
     const r = await cell(options, path, queueType, contestants);

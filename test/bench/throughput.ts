@@ -101,25 +101,31 @@ type ChildRun = {
   readonly module?: string;
 };
 
-/** Runs one contestant in a fresh process (see contestant-child.mjs); resolves with its time in ms. */
-function runContestant({ who, mode, setup, options, env, module }: ChildRun): Promise<Timing> {
-  // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
-  const bundled = existsSync(LIBRARY_BUNDLE);
-  const args = {
+/** What contestant-child.mjs reads from its argument: one contestant's run over `messages` messages of `setup`. */
+function childArgs(run: Pick<ChildRun, 'who' | 'mode' | 'setup'>, url: string, messages: number, module?: string): string {
+  const { who, mode, setup } = run;
+  return JSON.stringify({
     who,
     mode,
-    url: options.broker.url,
+    url,
     queue: setup.config.workQueue,
-    messages: options.messages,
+    messages,
     prefetch: setup.config.batchSize,
     delayQueue: setup.delayQueue,
     delayQueueArguments: setup.delayArguments,
     delayMs: PARKED_DELAY_MS,
-    module: module ?? (bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts')),
-  };
+    module,
+  });
+}
+
+/** Runs one contestant in a fresh process (see contestant-child.mjs); resolves with its time in ms. */
+function runContestant({ who, mode, setup, options, env, module }: ChildRun): Promise<Timing> {
+  // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
+  const bundled = existsSync(LIBRARY_BUNDLE);
+  const args = childArgs({ who, mode, setup }, options.broker.url, options.messages, module ?? (bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts')));
   const node = bundled ? [] : ['--import', 'tsx'];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...node, join(REPO_ROOT, 'test/bench/contestant-child.mjs'), JSON.stringify(args)], {
+    const child = spawn(process.execPath, [...node, join(REPO_ROOT, 'test/bench/contestant-child.mjs'), args], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...setup.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -338,5 +344,5 @@ function rateAndCpu(result: ContestResult, name: string): string {
   return `${fmt(r?.medianPerSecond ?? 0)} (client CPU ${fmt(r?.medianCpuMicrosPerMessage ?? 0)} µs/msg)`;
 }
 
-export { baselineContestant, baselineRow, contest, PARKED_DELAY_MS, ratioOf, rateAndCpu, retryPath, runContestant, setUp, successPath };
+export { baselineContestant, baselineRow, childArgs, contest, PARKED_DELAY_MS, ratioOf, rateAndCpu, retryPath, runContestant, setUp, successPath };
 export type { Contestant, ContestResult, Setup, ThroughputOptions };
