@@ -18,7 +18,7 @@ import { readBrokerCount, readRetryNo } from '../message/headers.js';
 import type { BoomerangMessage, HandlerContext } from '../message/message.js';
 import { NO_SPAN } from '../observability/attempt-tracer.js';
 import { backoffDelayMs } from '../retry/backoff.js';
-import { decideRetry, type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
+import { decideRetry, type ErrorFacts, errorFacts, type RetryDecision } from '../retry/decide-retry.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { checkCrashLoop, crashLoopError } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
@@ -30,6 +30,8 @@ import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
 
 /** Why no more messages should go to the handler in this invocation (or, `paused`, for now), if any. */
 type Stop = 'breaker-open' | 'idempotency-store-down' | 'paused';
+
+const PAUSED_GIVE_BACK: Verdict = Object.freeze({ kind: 'give-back', why: 'paused' });
 
 type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
 
@@ -51,7 +53,8 @@ class Lifecycle<O extends Origin = Origin> {
   private readonly abort = new AbortController();
   /** Aborted when the lifecycle stops for good (breaker, store down): the starts waiting for the rate limit leave the line. */
   private readonly stopping = new AbortController();
-  private readonly turnSignal: AbortSignal;
+  /** Aborted at the budget's stop or when the lifecycle stops for good: the waits for a turn or a pause's end leave the line. */
+  private readonly leaveLine: AbortSignal;
   private readonly abortTimer: NodeJS.Timeout;
   /** One context for every call: AbortController#signal is a checked getter, too slow to read per message. */
   private readonly context: HandlerContext;
@@ -65,7 +68,7 @@ class Lifecycle<O extends Origin = Origin> {
     this.abortTimer = setTimeout(() => this.abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
     // Paced: the summary says so (pacedMs), even when no start had to wait.
     if (options.pacer !== undefined) options.tally.paced(0);
-    this.turnSignal = options.pacer === undefined ? this.abort.signal : AbortSignal.any([this.abort.signal, this.stopping.signal]);
+    this.leaveLine = AbortSignal.any([this.abort.signal, this.stopping.signal]);
   }
 
   /** Aborted at the budget's stop: the handlers' own signal. */
@@ -73,9 +76,13 @@ class Lifecycle<O extends Origin = Origin> {
     return this.context.signal;
   }
 
-  /** Why no further message should go to a handler (the queue is paused, the breaker opened, the store is down), or undefined. */
+  /**
+   * Why no further message should go to a handler (the queue is paused past the budget's stop, the
+   * breaker opened, the store is down), or undefined. A pause that ends before the stop is no stop:
+   * the attempts wait it out.
+   */
   public get stop(): Stop | undefined {
-    if (this.pause.holds()) return 'paused';
+    if (this.pause.holds() && this.pause.until >= this.options.stopAt) return 'paused';
     if (this.breaker.state === 'open') return 'breaker-open';
     return this.storeDown ? 'idempotency-store-down' : undefined;
   }
@@ -114,6 +121,9 @@ class Lifecycle<O extends Origin = Origin> {
       this.crashLoopsParked++;
       return recorded(span, false, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined));
     }
+    // A pause that ends before the stop is waited out, so that what the invocation holds is tried, not copied.
+    if (this.pause.holds() && this.stop === undefined && !(await this.pause.waitOut(this.options.stopAt, this.leaveLine)))
+      return recorded(span, false, this.untriedVerdict(delivery, this.stop === undefined));
     // Stopped already (paused, say): no turn of the rate limit is spent on it.
     if (this.options.pacer !== undefined && this.stop === undefined) {
       const untried = await this.paced(delivery);
@@ -147,8 +157,10 @@ class Lifecycle<O extends Origin = Origin> {
       // would come back first in every invocation and stall the queue behind it.
       if (this.abort.signal.aborted) return recorded(span, true, this.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown));
       const error = errorFacts(thrown);
+      const decision = this.decide(delivery, message, thrown);
       const wasOpen = this.breaker.state === 'open';
-      this.breaker = recordOutcome(this.breaker, error.retryable ? 'retryable-failure' : 'other-failure');
+      // A partner's "slow down" (the decision pauses the queue) says it is up: the pause answers it, not the breaker.
+      this.breaker = recordOutcome(this.breaker, error.retryable && decision.pauseMs === undefined ? 'retryable-failure' : 'other-failure');
       if (!wasOpen && this.breaker.state === 'open') {
         this.stopping.abort();
         log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', {
@@ -156,7 +168,7 @@ class Lifecycle<O extends Origin = Origin> {
           errorName: error.name,
         });
       }
-      return recorded(span, true, this.failed(delivery, message, thrown, thrown));
+      return recorded(span, true, this.verdictOf(delivery, message, decision, error, thrown));
     }
   }
 
@@ -175,8 +187,12 @@ class Lifecycle<O extends Origin = Origin> {
 
   private untriedVerdict(delivery: Delivery, outOfTime: boolean): Verdict {
     const stop = outOfTime ? undefined : this.stop;
-    // Paused: it waits out the pause's remaining time.
-    if (stop === 'paused') return this.pause.counted(this.deferred(delivery, queuePaused(this.pause.until), this.pause.remainingMs()));
+    // Paused past the stop: back to its queue, where the next invocations leave it until the pause
+    // ends; where a give-back would copy or count, it waits out the pause's remaining time on the delay path.
+    if (stop === 'paused')
+      return this.pause.counted(
+        this.options.settings.givesBackAsIs ? PAUSED_GIVE_BACK : this.deferred(delivery, queuePaused(this.pause.until), this.pause.remainingMs()),
+      );
     if (!outOfTime) return this.deferred(delivery, stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
     // Where a give-back raises `x-delivery-count`, it would count toward the crash-loop limit although
     // no handler saw the message: it waits the shortest delay instead, its count and its own `x-delivery-count` kept out of it.
@@ -212,7 +228,7 @@ class Lifecycle<O extends Origin = Origin> {
 
   /** Waits for the rate limit's turn; the verdict when it left the line first (out of time, or the lifecycle stopped). */
   private async paced(delivery: Delivery): Promise<Verdict | undefined> {
-    const waitedMs = await (this.options.pacer as Pacer).turn(this.turnSignal);
+    const waitedMs = await (this.options.pacer as Pacer).turn(this.leaveLine);
     if (waitedMs === undefined) return this.untriedVerdict(delivery, this.stop === undefined);
     this.options.tally.paced(waitedMs);
     return undefined;
@@ -234,19 +250,26 @@ class Lifecycle<O extends Origin = Origin> {
 
   /** A failed attempt: retry or park, as `decideRetry` says. `handlerError` is what the handler threw, for the stack. */
   private failed(delivery: Delivery, message: BoomerangMessage, thrown: unknown, handlerError: unknown): Verdict {
-    const { config, metrics, random } = this.options;
-    const error = errorFacts(thrown);
-    metrics.handlerError(error.name);
-    const { retryNo, routingKey } = message;
-    const decision = decideRetry({
+    return this.verdictOf(delivery, message, this.decide(delivery, message, thrown), errorFacts(thrown), handlerError);
+  }
+
+  private decide(delivery: Delivery, message: BoomerangMessage, thrown: unknown): RetryDecision {
+    const { config, random } = this.options;
+    return decideRetry({
       error: thrown,
-      retryNo,
+      retryNo: message.retryNo,
       policy: config.policy,
       rules: config.rules,
       messageType: delivery.properties.type,
-      routingKey,
+      routingKey: message.routingKey,
       random,
     });
+  }
+
+  /** The verdict of a failed attempt, once decided; pauses the queue when the decision says so. */
+  private verdictOf(delivery: Delivery, message: BoomerangMessage, decision: RetryDecision, error: ErrorFacts, handlerError: unknown): Verdict {
+    this.options.metrics.handlerError(error.name);
+    const { retryNo } = message;
     if (decision.pauseMs !== undefined)
       this.pause.ask({
         untilMs: Date.now() + decision.pauseMs,

@@ -13,7 +13,8 @@
  * | disabled  | CONCURRENCY   | unchanged        | unchanged                      | unchanged     |
  *
  * "Other failure" is an error with `retryable === false`: the partner answered (or the message is
- * bad), so it neither proves nor disproves an outage. With the partner down and a threshold of 10,
+ * bad), so it neither proves nor disproves an outage. So is a failure that pauses the queue (the
+ * partner said "slow down", core/pause.ts): the partner is up, and the pause is the answer to it. With the partner down and a threshold of 10,
  * an invocation calls the handler exactly 10 times, one after the other.
  */
 

@@ -8,11 +8,12 @@
  * | `copyLimitBytes` | `MAX_MESSAGE_BYTES`                         | none: the broker took this very body from the producer, and it counts the body alone |
  * | `canDefer`       | a delay path exists                         | the same                                        |
  * | `giveBackCounts` | the broker raises `x-delivery-count` on a requeueing nack (3.x, 4.0-4.2) | false: a give-back is a fresh copy at the tail of its queue |
+ * | `givesBackAsIs`  | true on 4.3+, where a requeueing nack counts nothing | false: a give-back is a copy |
  * | `ownReturnsHeader` | none: a retry is a fresh copy, its count starts at 0 | none                                   |
  * | `countsAcquired` | false: its own requeueing nacks raise `x-acquired-count` | true: only the event source mapping gives a delivery back, after a failed invocation |
  *
  * Native pull (`delayMode: 'native'`, 4.3+): no copy limit (nothing is copied), `canDefer` true (the
- * queue itself delays), `giveBackCounts` false (`released` is not counted), and `ownReturnsHeader`
+ * queue itself delays), `giveBackCounts` false (`released` is not counted), `givesBackAsIs` true, and `ownReturnsHeader`
  * names the annotation counting its own failed settlements, which raise `x-delivery-count` too.
  */
 import type { Config } from '../config/config.js';
@@ -35,6 +36,13 @@ type ModeSettings = {
    * so that only deliveries that reached a handler (or died with the process) count.
    */
   readonly giveBackCounts: boolean;
+  /**
+   * Whether a give-back leaves the message in its queue as it was, uncopied and uncounted (pull on
+   * 4.3+, native). Then a message held when a pause outlasts the invocation goes back to its queue,
+   * where the next invocations leave it until the pause ends; otherwise it is deferred for the pause
+   * (a copy is then the only way to keep the broker's counts honest, or the only way at all: event).
+   */
+  readonly givesBackAsIs: boolean;
   /**
    * The header counting the returns the mode made itself (native: each retry and deferral is a failed
    * settlement, which raises `x-delivery-count`): the crash-loop guard counts only the rest. Undefined: none.
@@ -59,27 +67,28 @@ function hasDelayPath(topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysM
 /**
  * The pull mode's settings. `brokerMajor` and `brokerMinor` are the connected broker's version:
  * RabbitMQ 4.3 stopped counting a requeueing nack in `x-delivery-count`.
- * @example pullSettings(config, topology, { major: 3, minor: 10 }) // { copyLimitBytes: 16777216, canDefer: true, giveBackCounts: true }
+ * @example pullSettings(config, topology, { major: 3, minor: 10 }) // { copyLimitBytes: 16777216, canDefer: true, giveBackCounts: true, givesBackAsIs: false }
  */
 function pullSettings(
   config: Pick<Config, 'maxMessageBytes'>,
   topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysMs'>,
   broker: BrokerVersion | undefined,
 ): ModeSettings {
-  return { copyLimitBytes: config.maxMessageBytes, canDefer: hasDelayPath(topology), giveBackCounts: nackCounts(broker) };
+  const giveBackCounts = nackCounts(broker);
+  return { copyLimitBytes: config.maxMessageBytes, canDefer: hasDelayPath(topology), giveBackCounts, givesBackAsIs: !giveBackCounts };
 }
 
 /**
  * The event mode's settings: see the table above.
- * @example eventSettings(topology) // { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, countsAcquired: true }
+ * @example eventSettings(topology) // { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: false, countsAcquired: true }
  */
 function eventSettings(topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysMs'>): ModeSettings {
-  return { copyLimitBytes: undefined, canDefer: hasDelayPath(topology), giveBackCounts: false, countsAcquired: true };
+  return { copyLimitBytes: undefined, canDefer: hasDelayPath(topology), giveBackCounts: false, givesBackAsIs: false, countsAcquired: true };
 }
 
 /** Native pull's settings: see the table above. */
 function nativeSettings(ownReturnsHeader: string): ModeSettings {
-  return { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, ownReturnsHeader };
+  return { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: true, ownReturnsHeader };
 }
 
 type BrokerVersion = { readonly major: number; readonly minor: number };

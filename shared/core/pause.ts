@@ -1,8 +1,10 @@
 /**
  * The pause of one invocation's queue: a partner said "slow down" (a handler's error or a rule asked
  * for it: `pauseMs` of the retry decision), or an earlier invocation did (its marker on the broker,
- * read when the invocation starts). While it holds, the lifecycle starts no handler and defers what it
- * is handed for the pause's remaining time. A later pause extends it; none shortens it.
+ * read when the invocation starts). While it holds, the lifecycle starts no handler. A pause that ends
+ * before the invocation's stop is waited out: what the invocation holds is tried after it, never copied
+ * (`waitOut`). A pause that outlasts the stop ends the invocation, and what it holds goes back untried
+ * (core/attempt.ts says how). A later pause extends it; none shortens it.
  *
  * The pause outlives the invocation through its marker (amqp/pause-marker.ts: the marker's format and
  * its 0-9-1 adapter; native/amqp10-pause-marker.ts: its AMQP 1.0 adapter). Neither the read nor the
@@ -38,6 +40,9 @@ class Pause {
   /** The latest pause asked for in this invocation; undefined when none was (a marker's pause at most). */
   private asked: PauseStart | undefined;
   private deferredCount = 0;
+  private givenBackCount = 0;
+  /** The waits of `waitOut`, woken when the pause is extended so that each checks the new end. */
+  private readonly waiters = new Set<() => void>();
   /** The latest pause of each queue still to be marked, and the write under way. */
   private readonly pending = new Map<string, PauseStart>();
   private writing: Promise<void> | undefined;
@@ -72,32 +77,62 @@ class Pause {
     this.untilMs = start.untilMs;
     this.asked = start;
     this.options.tally.paused(start.untilMs);
+    for (const wake of [...this.waiters]) wake();
     if (this.options.markerOf === undefined) return;
     this.pending.set(start.queue, start);
     this.writing ??= this.writeAll();
   }
 
-  /** Counts `verdict`, the verdict of a message untried for the pause, when it defers; returns it. */
+  /**
+   * Waits while the pause holds, as long as it ends before `stopAt` (epoch ms): true once it is over,
+   * false as soon as it lasts until `stopAt` or later (now, or extended meanwhile) or `signal` aborts.
+   * Without a pause it resolves true at once.
+   * @example if (!(await pause.waitOut(deadlines.stopTakingAt, signal))) return untried;
+   */
+  public async waitOut(stopAt: number, signal: AbortSignal): Promise<boolean> {
+    while (this.holds()) {
+      if (this.untilMs >= stopAt || signal.aborted) return false;
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', wake);
+          this.waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, this.untilMs - Date.now());
+        signal.addEventListener('abort', wake);
+        this.waiters.add(wake);
+      });
+    }
+    return true;
+  }
+
+  /** Counts `verdict`, the verdict of a message untried for the pause (deferred, or given back); returns it. */
   public counted(verdict: Verdict): Verdict {
     if (verdict.kind === 'defer') this.deferredCount++;
+    else if (verdict.kind === 'give-back') this.givenBackCount++;
     return verdict;
   }
 
   /**
    * The one warning of an invocation in which a handler's answer paused the queue, with how many
-   * messages it deferred; written when the invocation's lifecycle ends. A pause only found (a marker) says nothing here.
+   * messages the pause left untried (deferred, or given back); written when the invocation's lifecycle ends. A pause only found (a marker) says nothing here.
    */
   public report(): void {
     if (this.asked === undefined) return;
     const { queue, errorName, messageId } = this.asked;
     const until = new Date(this.untilMs).toISOString();
-    this.options.log.warn(`partner asked to slow down: queue paused until ${until}, ${this.deferredCount} messages deferred`, {
-      queue,
-      pausedUntil: until,
-      deferred: this.deferredCount,
-      errorName,
-      messageId,
-    });
+    this.options.log.warn(
+      `partner asked to slow down: queue paused until ${until}, ${this.deferredCount} messages deferred, ${this.givenBackCount} given back untried`,
+      {
+        queue,
+        pausedUntil: until,
+        deferred: this.deferredCount,
+        givenBack: this.givenBackCount,
+        errorName,
+        messageId,
+      },
+    );
   }
 
   /** Waits for the marker writes asked for so far, at most `waitMs`; what is not written by then holds for this invocation only. */

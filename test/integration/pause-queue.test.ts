@@ -20,11 +20,15 @@ const testBroker = useTestBroker();
  */
 const PAUSE_MS = 4000;
 const POLICY = { BACKOFF_MAX_MS: '6400' };
+/** A budget whose stop (at 2.5 s, SAFETY_MARGIN_MS being 500) comes before PAUSE_MS ends: the pause stops the invocation. */
+const SHORT_BUDGET_MS = 3000;
+/** A pause that ends well before the stop of the default 5 s budget (at 4.5 s): it is waited out. */
+const SHORT_PAUSE_MS = 1000;
 
 type Call = { readonly id: string; readonly retryNo: number; readonly at: number; readonly answer: 'ok' | 'slow-down' };
 
-/** A handler whose partner says "slow down" to its first call only; it records every call. */
-function partnerSlowingDownOnce(): { handler: Handler; calls: Call[] } {
+/** A handler whose partner says "slow down" (for `pauseMs`) to its first call only; it records every call. */
+function partnerSlowingDownOnce(pauseMs = PAUSE_MS): { handler: Handler; calls: Call[] } {
   const calls: Call[] = [];
   const handler: Handler = async (message) => {
     const call = { id: String(message.properties.messageId), retryNo: message.retryNo, at: Date.now() };
@@ -32,7 +36,7 @@ function partnerSlowingDownOnce(): { handler: Handler; calls: Call[] } {
     await sleep(50);
     if (calls.length === 0) {
       calls.push({ ...call, answer: 'slow-down' });
-      throw new RetryableError('partner answered 429', { retryAfterMs: PAUSE_MS, pauseQueue: true });
+      throw new RetryableError('partner answered 429', { retryAfterMs: pauseMs, pauseQueue: true });
     }
     calls.push({ ...call, answer: 'ok' });
   };
@@ -49,9 +53,32 @@ const ids = (prefix: string, count: number): string[] => Array.from({ length: co
 describe.each([
   ['pull', {}, true],
   ['native pull', { DELAY_MODE: 'native' }, NATIVE_BROKER],
-])(`a partner's "slow down" pauses the queue: %s on RabbitMQ ${BROKER_VERSION}`, (_mode, env, runs) => {
+])(`a partner's "slow down" pauses the queue: %s on RabbitMQ ${BROKER_VERSION}`, (mode, env, runs) => {
+  it.runIf(runs)('waits out a pause that ends before the stop: every message it holds is tried after the pause, none copied untried', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = testConfig({ BATCH_SIZE: '20', ...POLICY, ...env });
+    await setUpTopology(broker, config);
+    await publishAll(broker, config, ids('held', 10));
+    const { handler, calls } = partnerSlowingDownOnce(SHORT_PAUSE_MS);
+
+    // Act
+    const summary = await pullOnce(config, handler);
+
+    // Assess: the nine held were tried in the same invocation, after the pause; nothing went back untried
+    expect(summary).toMatchObject({ retried: 1, parked: 0, deferred: 0, requeued: 0 });
+    const pausedUntil = Date.parse(summary.pausedUntil ?? '');
+    const held = calls.filter((c) => c.answer === 'ok' && c.retryNo === 0);
+    expect(held.map((c) => c.id).sort()).toEqual(
+      ids('held', 10)
+        .filter((id) => id !== calls[0]!.id)
+        .sort(),
+    );
+    expect(Math.min(...held.map((c) => c.at))).toBeGreaterThanOrEqual(pausedUntil - CLOCK_SLACK_MS);
+  });
+
   it.runIf(runs)(
-    'defers what the invocation holds for the rest of the pause; the next invocation within it takes nothing; after it every message is handled once',
+    'sends back what the invocation holds when the pause outlasts its stop (given back where that counts nothing, else deferred for the rest of the pause); the next invocation within it takes nothing; after it every message is handled once',
     async () => {
       // Prepare
       const broker = testBroker();
@@ -60,15 +87,17 @@ describe.each([
       await publishAll(broker, config, ids('first', 10));
       const { handler, calls } = partnerSlowingDownOnce();
 
-      // Act: the first invocation hears "slow down" from the partner
-      const first = await pullOnce(config, handler);
+      // Act: the first invocation hears "slow down" from the partner, for longer than it has
+      const first = await pullOnce(config, handler, SHORT_BUDGET_MS);
 
-      // Assess: one call (the breaker's probe), the rest held and deferred untried, the marker written
+      // Assess: one call (the breaker's probe), the rest held and sent back untried, the marker written
       expect(calls).toHaveLength(1);
       expect(first).toMatchObject({ received: 10, retried: 1, acked: 0, parked: 0, stoppedBecause: 'paused' });
       // Deliveries the prefetch brought after the loop stopped go back untouched; the next invocations leave them be.
       expect(first.deferred + first.requeued).toBe(9);
-      expect(first.deferred).toBeGreaterThan(0);
+      // Before 4.3 a give-back raises x-delivery-count: there a copy keeps the crash-loop count honest.
+      if (mode === 'pull' && broker.giveBackCounts) expect(first.deferred).toBeGreaterThan(0);
+      else expect(first.deferred).toBe(0);
       const pausedUntil = Date.parse(first.pausedUntil ?? '');
       expect(pausedUntil - calls[0]!.at).toBeGreaterThanOrEqual(PAUSE_MS);
       expect(await broker.messageCount(pauseMarkerQueue(config.workQueue))).toBe(1);
@@ -108,7 +137,7 @@ describe.each([
       throw new RetryableError('partner answered 429', { retryAfterMs: PAUSE_MS, pauseQueue: true });
     };
     // Act
-    const summary = await pullOnce(config, handler);
+    const summary = await pullOnce(config, handler, SHORT_BUDGET_MS);
     // Assess
     expect(summary).toMatchObject({ received: 1, retried: 1, stoppedBecause: 'paused' });
     expect(summary.pausedUntil).toBeDefined();
@@ -116,8 +145,28 @@ describe.each([
 });
 
 describe(`a partner's "slow down" pauses the queue: event mode on RabbitMQ ${BROKER_VERSION}`, () => {
-  const invoke = (config: Config, event: unknown, handler: Handler): Promise<Summary> =>
-    runEvent({ config, handler, event, budgetMs: 5000, log: silentLogger });
+  const invoke = (config: Config, event: unknown, handler: Handler, budgetMs = SHORT_BUDGET_MS): Promise<Summary> =>
+    runEvent({ config, handler, event, budgetMs, log: silentLogger });
+
+  it('waits out a pause that ends before the stop: the rest of the batch is tried after it, none copied untried', async () => {
+    // Prepare
+    const broker = testBroker();
+    const config = testConfig({ WORK_QUEUE: uniqueName('work'), FUNCTION_NAME: 'boomerang-event', ...POLICY });
+    await setUpTopology(broker, config);
+    const { handler, calls } = partnerSlowingDownOnce(SHORT_PAUSE_MS);
+    const event = eventFor({ [config.workQueue]: ['a', 'b', 'c'].map((id) => rmqMessage(id, { messageId: id })) });
+    // Act
+    const summary = await invoke(config, event, handler, 5000);
+    // Assess
+    expect(calls.map((c) => [c.id, c.answer])).toEqual([
+      ['a', 'slow-down'],
+      ['b', 'ok'],
+      ['c', 'ok'],
+    ]);
+    expect(summary).toMatchObject({ received: 3, retried: 1, acked: 2, deferred: 0, requeued: 0 });
+    expect(calls[1]!.at).toBeGreaterThanOrEqual(Date.parse(summary.pausedUntil ?? '') - CLOCK_SLACK_MS);
+    await broker.drain(config.workQueue, 1, 20_000);
+  });
 
   it('defers the rest of the batch; a batch delivered within the pause is deferred at once, untried, and every copy comes back', async () => {
     // Prepare

@@ -18,7 +18,7 @@ import { createPullFunction } from '../../shared/pull/pull-function.js';
 import type { Summary } from '../../shared/observability/summary.js';
 import { NATIVE_BROKER } from '../helpers/broker-version.js';
 import { sleep, uniqueName } from '../helpers/broker.js';
-import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
+import { CLOCK_SLACK_MS, publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { recordingLogger } from '../helpers/fakes.js';
 import { closedPort, REDIS_URL, silentServer } from '../helpers/idempotency-stores.js';
 import { mostInWindow } from '../helpers/pace-windows.js';
@@ -104,8 +104,9 @@ describe('the rate limit, pull mode', () => {
 });
 
 describe('the rate limit and the pause', () => {
-  it("calls no handler after a partner's slow down, for the starts already waiting in line: they are deferred untried, for the pause", async () => {
-    // Prepare: 5 a second, 4 waiting in line when the first message's answer pauses the queue for 3 s.
+  it("calls no handler after a partner's slow down that outlasts the invocation, for the starts already waiting in line: they go back untried", async () => {
+    // Prepare: 5 a second, 4 waiting in line when the first message's answer pauses the queue for 3 s,
+    // past the invocation's stop (a 2.5 s budget, less SAFETY_MARGIN_MS).
     const config = await queueWith(10, { RATE_LIMIT_PER_SECOND: '5', CONCURRENCY: '4', MAX_RETRIES: '5', BACKOFF_MAX_MS: '5000' });
     const calls: number[] = [];
     const handler: Handler = () => {
@@ -113,13 +114,40 @@ describe('the rate limit and the pause', () => {
       if (calls.length === 1) throw new RetryableError('429 Too Many Requests', { retryAfterMs: 3000, pauseQueue: true });
     };
     // Act
-    const summary = await createPullFunction(handler, { config, log: recordingLogger('error').log })({}, context());
-    // Assess
+    const summary = await createPullFunction(handler, { config, log: recordingLogger('error').log })(
+      {},
+      { awsRequestId: uniqueName('req'), getRemainingTimeInMillis: () => 2500 },
+    );
+    // Assess: given back as they were where that counts nothing (4.3), else deferred for the pause
     expect(calls).toHaveLength(1);
     expect(summary).toMatchObject({ retried: 1, acked: 0, parked: 0, stoppedBecause: 'paused' });
-    expect(summary.deferred).toBeGreaterThanOrEqual(3);
+    expect(testBroker().giveBackCounts ? summary.deferred : summary.requeued).toBeGreaterThanOrEqual(3);
+    if (!testBroker().giveBackCounts) expect(summary.deferred).toBe(0);
     expect(summary.pausedUntil).toEqual(expect.any(String));
     expect(summary.received).toBe(summary.retried + summary.deferred + summary.requeued);
+  });
+
+  it("waits out a partner's slow down that ends before the stop: the starts waiting in line are tried after it, at the limit's pace", async () => {
+    // Prepare: 5 a second; the first message's answer pauses the queue for 1 s of a 20 s budget, and
+    // its retry waits 30 s (the backoff), past the invocation
+    const config = await queueWith(6, {
+      RATE_LIMIT_PER_SECOND: '5',
+      CONCURRENCY: '4',
+      MAX_RETRIES: '5',
+      BACKOFF_INITIAL_MS: '30000',
+      BACKOFF_MAX_MS: '60000',
+    });
+    const calls: number[] = [];
+    const handler: Handler = () => {
+      calls.push(Date.now());
+      if (calls.length === 1) throw new RetryableError('429 Too Many Requests', { retryAfterMs: 1000, pauseQueue: true });
+    };
+    // Act
+    const summary = await createPullFunction(handler, { config, log: recordingLogger('error').log })({}, context());
+    // Assess: the five others tried after the pause, nothing sent back untried
+    const pausedUntil = Date.parse(summary.pausedUntil ?? '');
+    expect(summary).toMatchObject({ received: 6, acked: 5, retried: 1, parked: 0, deferred: 0, requeued: 0 });
+    expect(calls.slice(1, 6).every((at) => at >= pausedUntil - CLOCK_SLACK_MS)).toBe(true);
   });
 });
 

@@ -41,7 +41,7 @@ function lifecycle(handler: Handler, given: Partial<LifecycleOptions> & { settin
   const made = new Lifecycle({
     config: CONFIG,
     handler,
-    settings: { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false },
+    settings: { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: true },
     log: recordingLogger('error').log,
     metrics: noMetrics,
     random: () => 0.5,
@@ -101,7 +101,7 @@ describe('Lifecycle: the rate limit', () => {
       () => {
         calls++;
       },
-      { pacer, settings: { copyLimitBytes: undefined, canDefer: true, giveBackCounts }, stopAt: Date.now() + 20 },
+      { pacer, settings: { copyLimitBytes: undefined, canDefer: true, giveBackCounts, givesBackAsIs: !giveBackCounts }, stopAt: Date.now() + 20 },
     );
     // Act
     const verdict = await made.attempt(delivery(), ORIGIN);

@@ -20,7 +20,7 @@ const CONFIG = loadConfig({
   BREAKER_THRESHOLD: '1',
   CONCURRENCY: '4',
 });
-const PULL: ModeSettings = { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false };
+const PULL: ModeSettings = { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: true };
 const ORIGIN = { queue: 'orders' };
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 

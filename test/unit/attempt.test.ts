@@ -23,7 +23,7 @@ const CONFIG = loadConfig({
   CONCURRENCY: '4',
   CRASH_LOOP_LIMIT: '10',
 });
-const PULL: ModeSettings = { copyLimitBytes: 100, canDefer: true, giveBackCounts: false };
+const PULL: ModeSettings = { copyLimitBytes: 100, canDefer: true, giveBackCounts: false, givesBackAsIs: true };
 const ORIGIN = { queue: 'orders' };
 
 function delivery(headers: Record<string, unknown> = {}, body = 'x'): Delivery {
@@ -285,12 +285,14 @@ describe('Lifecycle: the breaker', () => {
 
 describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
   const slowDown = (retryAfterMs?: number): RetryableError => new RetryableError('HTTP 429', { retryAfterMs, pauseQueue: true });
+  /** Before 4.3 a give-back raises x-delivery-count: what a pause leaves untried waits it out on the delay path. */
+  const COUNTING: ModeSettings = { ...PULL, giveBackCounts: true, givesBackAsIs: false };
 
-  it('stops while the pause holds, and defers what it is handed untried, for the remaining time, its count kept', async () => {
+  it('stops while a pause past the stop holds, and defers what it is handed untried where a give-back counts, for the remaining time, its count kept', async () => {
     // Prepare
     const tally = new Tally();
     const pauses: PauseStart[] = [];
-    const { lifecycle: made, warnings } = lifecycle(throws(slowDown(60_000)), { tally, onPause: (pause) => pauses.push(pause) });
+    const { lifecycle: made, warnings } = lifecycle(throws(slowDown(60_000)), { tally, settings: COUNTING, onPause: (pause) => pauses.push(pause) });
     const before = Date.now();
     // Act
     const answered = await made.attempt({ ...delivery(), properties: { headers: {}, messageId: 'got-429' } as unknown as MessageProperties }, ORIGIN);
@@ -307,7 +309,110 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
     expect(pauses).toEqual([{ untilMs: expect.any(Number), queue: 'orders', errorName: 'RetryableError', messageId: 'got-429' }]);
     expect(pauses[0]!.untilMs - before).toBeGreaterThanOrEqual(60_000);
     expect(tally.current.pausedUntil).toBe(new Date(pauses[0]!.untilMs).toISOString());
-    expect(warnings()).toEqual([`partner asked to slow down: queue paused until ${tally.current.pausedUntil}, 2 messages deferred`]);
+    expect(warnings()).toEqual([`partner asked to slow down: queue paused until ${tally.current.pausedUntil}, 2 messages deferred, 0 given back untried`]);
+  });
+
+  it('gives back, never copies, what a pause past the stop leaves untried where a give-back counts nothing (4.3, native)', async () => {
+    // Prepare
+    const tally = new Tally();
+    const { lifecycle: made, warnings } = lifecycle(throws(slowDown(60_000)), { tally });
+    // Act
+    await made.attempt(delivery(), ORIGIN);
+    const held = made.untried(delivery({ 'x-retry-no': 2 }), ORIGIN);
+    const later = await made.attempt(delivery(), ORIGIN);
+    made.end();
+    // Assess
+    expect(made.stop).toBe('paused');
+    expect(held).toEqual({ kind: 'give-back', why: 'paused' });
+    expect(later).toEqual({ kind: 'give-back', why: 'paused' });
+    expect(warnings()).toEqual([`partner asked to slow down: queue paused until ${tally.current.pausedUntil}, 0 messages deferred, 2 given back untried`]);
+  });
+
+  it('waits out a pause that ends before the stop: what it holds is tried after the pause, and the pause is no stop', async () => {
+    // Prepare
+    const calledAt: number[] = [];
+    const tally = new Tally();
+    const { lifecycle: made } = lifecycle(
+      () => {
+        calledAt.push(Date.now());
+        if (calledAt.length === 1) throw slowDown(40);
+      },
+      { tally },
+    );
+    // Act: the second and third are handed over while the pause holds
+    const first = await made.attempt(delivery(), ORIGIN);
+    const during = made.stop;
+    const held = await Promise.all([made.attempt(delivery(), ORIGIN), made.attempt(delivery(), ORIGIN)]);
+    made.end();
+    // Assess: both were tried, once the pause was over (a timer never fires early)
+    expect(first).toMatchObject({ kind: 'retry' });
+    expect(during).toBeUndefined();
+    expect(held).toEqual([
+      { kind: 'ack', unkeyed: false },
+      { kind: 'ack', unkeyed: false },
+    ]);
+    const pausedUntil = Date.parse(tally.current.pausedUntil as string);
+    expect(calledAt.slice(1).every((at) => at >= pausedUntil)).toBe(true);
+  });
+
+  it('stops waiting when a handler still running extends the pause past the stop: the held message goes back untried', async () => {
+    // Prepare: one handler answers "slow down" for 50 ms at once, a slower one for a minute later
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let calls = 0;
+    const { lifecycle: made } = lifecycle(async () => {
+      calls++;
+      if (calls === 1) {
+        await answered;
+        throw slowDown(60_000);
+      }
+      throw slowDown(50);
+    });
+    // Act
+    const slow = made.attempt(delivery(), ORIGIN);
+    await made.attempt(delivery(), ORIGIN);
+    const waiting = made.attempt(delivery(), ORIGIN);
+    answer();
+    const [held] = await Promise.all([waiting, slow]);
+    made.end();
+    // Assess
+    expect(calls).toBe(2);
+    expect(made.stop).toBe('paused');
+    expect(held).toEqual({ kind: 'give-back', why: 'paused' });
+  });
+
+  it('counts a "slow down" toward the breaker as no outage: the pause answers it', async () => {
+    // Prepare: the breaker opens at 2 retryable failures in a row (CONFIG)
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const { lifecycle: made } = lifecycle(async () => {
+      await answered;
+      throw slowDown(60_000);
+    });
+    // Act: three handlers running at once, each answered "slow down"
+    const running = [made.attempt(delivery(), ORIGIN), made.attempt(delivery(), ORIGIN), made.attempt(delivery(), ORIGIN)];
+    answer();
+    const verdicts = await Promise.all(running);
+    made.end();
+    // Assess
+    expect(verdicts.map((v) => v?.kind)).toEqual(['retry', 'retry', 'retry']);
+    expect(made.breakerOpened).toBe(false);
+    expect(made.stop).toBe('paused');
+  });
+
+  it('opens the breaker on retryable failures that do not pause', async () => {
+    // Prepare
+    const { lifecycle: made } = lifecycle(throws(new RetryableError('HTTP 503')));
+    // Act
+    await made.attempt(delivery(), ORIGIN);
+    await made.attempt(delivery(), ORIGIN);
+    made.end();
+    // Assess
+    expect(made.breakerOpened).toBe(true);
   });
 
   it('is extended by a later pause and never shortened; the mode is told only when it grows', async () => {
@@ -323,7 +428,7 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
         await answered;
         throw answers.shift();
       },
-      { onPause: (pause) => pauses.push(pause) },
+      { settings: COUNTING, onPause: (pause) => pauses.push(pause) },
     );
     // Act: three handlers running at once, each answered "slow down"
     const running = [made.attempt(delivery(), ORIGIN), made.attempt(delivery(), ORIGIN), made.attempt(delivery(), ORIGIN)];
@@ -338,7 +443,7 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
   });
 
   it('pauses for the retry delay when the error gives no retryAfterMs, and for a pausing rule', async () => {
-    // Prepare
+    // Prepare: the stop comes before the 4 s pause ends
     const config = loadConfig({
       WORK_QUEUE: 'orders',
       BACKOFF_INITIAL_MS: '1000',
@@ -346,7 +451,7 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
       RETRY_RULES: '[{"match":{"errorName":"RateLimited"},"pauseQueue":true}]',
     });
     const limited = Object.assign(new Error('429'), { name: 'RateLimited' });
-    const { lifecycle: made } = lifecycle(throws(limited), { config });
+    const { lifecycle: made } = lifecycle(throws(limited), { config, settings: COUNTING, stopAt: Date.now() + 1000 });
     // Act
     await made.attempt(delivery({ 'x-retry-no': 2 }), ORIGIN);
     const held = made.untried(delivery(), ORIGIN);
@@ -365,7 +470,7 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
       () => {
         calls++;
       },
-      { tally, pausedUntil: untilMs },
+      { tally, pausedUntil: untilMs, settings: COUNTING, stopAt: Date.now() + 1000 },
     );
     // Act
     const verdict = await made.attempt(delivery(), ORIGIN);
@@ -389,7 +494,7 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
         calls++;
         if (calls === 1) throw slowDown(30);
       },
-      { tally, pausedUntil: Date.now() - 1 },
+      { tally, pausedUntil: Date.now() - 1, stopAt: Date.now() + 20 },
     );
     // Act
     await made.attempt(delivery(), ORIGIN);
@@ -407,7 +512,7 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
 
   it('gives a held message back when there is no delay path to defer it to', async () => {
     // Prepare
-    const { lifecycle: made } = lifecycle(throws(slowDown(5000)), { settings: { ...PULL, canDefer: false } });
+    const { lifecycle: made } = lifecycle(throws(slowDown(60_000)), { settings: { ...COUNTING, canDefer: false } });
     // Act
     await made.attempt(delivery(), ORIGIN);
     // Assess
@@ -476,12 +581,12 @@ describe('Lifecycle#untried', () => {
     { name: 'gives back a message the invocation had no time for', settings: PULL, expected: { kind: 'give-back', why: 'out-of-time' } },
     {
       name: 'defers it for the shortest delay where a give-back would raise x-delivery-count',
-      settings: { ...PULL, giveBackCounts: true },
+      settings: { ...PULL, giveBackCounts: true, givesBackAsIs: false },
       expected: { kind: 'defer', retryNo: 0, delayMs: 0, why: { name: 'OutOfTime' } },
     },
     {
       name: 'gives it back anyway when there is no delay path',
-      settings: { ...PULL, giveBackCounts: true, canDefer: false },
+      settings: { ...PULL, giveBackCounts: true, givesBackAsIs: false, canDefer: false },
       expected: { kind: 'give-back', why: 'out-of-time' },
     },
   ])('$name', ({ settings, expected }) => {

@@ -319,29 +319,59 @@ describe('runInvocation: the pause', () => {
     expect(summary).toMatchObject({ received: 3, deferred: 3, acked: 0, stoppedBecause: 'paused', pausedUntil: new Date(untilMs).toISOString() });
   });
 
-  it.each(MODES)("%s: a handler's answer pauses the queue: the rest is deferred, the marker written, the pause said once", async (mode) => {
-    // Prepare
+  it.each(MODES)('%s: a pause that ends before the stop is waited out: every message is tried, none copied untried', async (mode) => {
+    // Prepare: the stop comes at 9 s; the partner asks for 2 s
     const config = engineConfig({ CONCURRENCY: '1' });
-    const marker = new FakePauseMarker(config.workQueue, undefined, { writeMs: 200 });
+    const marker = new FakePauseMarker(config.workQueue);
+    const tried: Array<[string, number]> = [];
     const handler: Handler = (message) => {
-      if (message.properties.messageId === 'limited') throw new RetryableError('429', { retryAfterMs: 10_000, pauseQueue: true });
+      tried.push([message.properties.messageId as string, Date.now() - T0]);
+      if (message.properties.messageId === 'limited') throw new RetryableError('429', { retryAfterMs: 2000, pauseQueue: true });
     };
     const transport = new MemoryTransport({ mode, config, marker, messages: [delivery('ok'), delivery('limited'), delivery('x'), delivery('y')] });
     // Act
     const { summary, warnings } = await invoke(transport, handler);
     // Assess
-    expect(transport.settled()).toEqual(['ok ack', 'limited retry', 'x defer', 'y defer']);
-    expect(transport.verdictOf('limited')).toMatchObject({ delayMs: 10_000 });
-    expect(transport.verdictOf('x')).toMatchObject({ delayMs: 10_000, why: { name: 'QueuePaused' } });
-    expect(marker.writes).toEqual([{ untilMs: T0 + 10_000, reason: 'RetryableError', by: config.functionName }]);
-    // The write is waited for before the transport finishes.
-    expect(marker.written).toEqual([T0 + 200]);
-    expect(transport.timeOf('finish')).toBe(200);
-    expect(summary).toMatchObject({ acked: 1, retried: 1, deferred: 2, stoppedBecause: 'paused', pausedUntil: new Date(T0 + 10_000).toISOString() });
+    expect(transport.settled()).toEqual(['ok ack', 'limited retry', 'x ack', 'y ack']);
+    expect(tried.map(([id]) => id)).toEqual(['ok', 'limited', 'x', 'y']);
+    expect(tried[2]![1]).toBeGreaterThanOrEqual(2000);
+    expect(marker.writes).toEqual([{ untilMs: T0 + 2000, reason: 'RetryableError', by: config.functionName }]);
+    expect(summary).toMatchObject({ acked: 3, retried: 1, deferred: 0, requeued: 0, pausedUntil: new Date(T0 + 2000).toISOString() });
     expect(warnings.filter((line) => line.startsWith('partner asked to slow down'))).toEqual([
-      'partner asked to slow down: queue paused until 2026-01-01T00:00:10.000Z, 2 messages deferred',
+      'partner asked to slow down: queue paused until 2026-01-01T00:00:02.000Z, 0 messages deferred, 0 given back untried',
     ]);
   });
+
+  it.each([
+    { mode: 'pull', kind: 'defer', deferred: 2, requeued: 0 },
+    { mode: 'event', kind: 'defer', deferred: 2, requeued: 0 },
+    { mode: 'native', kind: 'give-back', deferred: 0, requeued: 2 },
+  ] as const)(
+    "$mode: a handler's answer pauses the queue past the stop: the rest goes back untried ($kind), the marker written, the pause said once",
+    async ({ mode, kind, deferred, requeued }) => {
+      // Prepare
+      const config = engineConfig({ CONCURRENCY: '1' });
+      const marker = new FakePauseMarker(config.workQueue, undefined, { writeMs: 200 });
+      const handler: Handler = (message) => {
+        if (message.properties.messageId === 'limited') throw new RetryableError('429', { retryAfterMs: 10_000, pauseQueue: true });
+      };
+      const transport = new MemoryTransport({ mode, config, marker, messages: [delivery('ok'), delivery('limited'), delivery('x'), delivery('y')] });
+      // Act
+      const { summary, warnings } = await invoke(transport, handler);
+      // Assess
+      expect(transport.settled()).toEqual(['ok ack', 'limited retry', `x ${kind}`, `y ${kind}`]);
+      expect(transport.verdictOf('limited')).toMatchObject({ delayMs: 10_000 });
+      expect(transport.verdictOf('x')).toMatchObject(kind === 'defer' ? { delayMs: 10_000, why: { name: 'QueuePaused' } } : { why: 'paused' });
+      expect(marker.writes).toEqual([{ untilMs: T0 + 10_000, reason: 'RetryableError', by: config.functionName }]);
+      // The write is waited for before the transport finishes.
+      expect(marker.written).toEqual([T0 + 200]);
+      expect(transport.timeOf('finish')).toBe(200);
+      expect(summary).toMatchObject({ acked: 1, retried: 1, deferred, requeued, stoppedBecause: 'paused', pausedUntil: new Date(T0 + 10_000).toISOString() });
+      expect(warnings.filter((line) => line.startsWith('partner asked to slow down'))).toEqual([
+        `partner asked to slow down: queue paused until 2026-01-01T00:00:10.000Z, ${deferred} messages deferred, ${requeued} given back untried`,
+      ]);
+    },
+  );
 
   it('waits for a slow marker write no later than the settle deadline', async () => {
     // Prepare: the write would take a minute; the invocation settles by 9.75 s.
