@@ -26,6 +26,8 @@ class ShortLivedConsumer {
   private timer: NodeJS.Timeout | undefined;
   private timerDue = 0;
   private consumerTag: string | undefined;
+  /** A `narrow` under way: `stop` waits for it, so that no consumer it starts outlives the stop. */
+  private narrowing: Promise<void> | undefined;
   /** `stopOn` aborted: hand out nothing more. */
   private aborted = false;
   /** Set when the broker cancelled us (the queue was deleted, say). */
@@ -33,7 +35,11 @@ class ShortLivedConsumer {
   /** Drops the `stopOn` listener: a signal that outlives many consumers (a parking-lot read's turns) must not collect them. */
   private unlisten: () => void = () => undefined;
 
-  private constructor(private readonly channel: Channel) {}
+  private constructor(
+    private readonly channel: Channel,
+    private readonly queue: string,
+    private readonly exclusive: boolean,
+  ) {}
 
   /**
    * Starts consuming `queue`. Once `stopOn` aborts (the connection broke, say), a waiting `take`
@@ -43,7 +49,7 @@ class ShortLivedConsumer {
    */
   public static async start(channel: Channel, queue: string, prefetch: number, options: ConsumerOptions = {}): Promise<ShortLivedConsumer> {
     const { stopOn, exclusive = false } = options;
-    const consumer = new ShortLivedConsumer(channel);
+    const consumer = new ShortLivedConsumer(channel, queue, exclusive);
     const abort = (): void => {
       consumer.aborted = true;
       consumer.endWait();
@@ -75,8 +81,27 @@ class ShortLivedConsumer {
     });
   }
 
+  /**
+   * Takes fewer from now on: cancels the consumer and consumes again with `prefetch` (RabbitMQ applies
+   * a new prefetch to new consumers only). What the first consumer brought stays buffered and is
+   * handed out first; its acks go on the same channel, which stays open. Not for an exclusive consumer
+   * (another could take the queue in between). Once only, and never after `stop`.
+   */
+  public narrow(prefetch: number): Promise<void> {
+    if (this.exclusive || this.narrowing !== undefined || this.consumerTag === undefined || this.cancelledByBroker || this.aborted) return Promise.resolve();
+    const tag = this.consumerTag;
+    this.narrowing = (async () => {
+      await this.channel.cancel(tag);
+      await this.channel.prefetch(prefetch, false);
+      const ok = await this.channel.consume(this.queue, (message) => this.onMessage(message), { noAck: false });
+      this.consumerTag = ok.consumerTag;
+    })();
+    return this.narrowing;
+  }
+
   /** Cancels the consumer; deliveries already sent arrive before cancel-ok and stay buffered. */
   public async stop(): Promise<void> {
+    await this.narrowing?.catch(() => undefined);
     const tag = this.consumerTag;
     this.consumerTag = undefined;
     this.unlisten();

@@ -82,6 +82,11 @@ interface Transport {
   readonly outstanding: number;
   /** The next message, or undefined after `waitMs` with none. */
   take(waitMs: number): Promise<Taken | undefined>;
+  /**
+   * Takes at most `prefetch` unsettled messages more from now on; what it holds already is still
+   * handed out (pull: a new consumer with that prefetch). Absent: the transport cannot (event, native).
+   */
+  narrow?(prefetch: number): void;
   /** Why nothing more can be taken although time is left (the consumer was cancelled, a copy failed, the batch is all taken), or undefined. */
   ended(): StopReason | undefined;
   /** What arrived and no handler saw, removed from the transport's buffer (event: the rest of the batch). */
@@ -255,7 +260,7 @@ async function takeUntilStop(
   transport: Transport,
   lifecycle: Lifecycle,
   parts: {
-    readonly config: Pick<Config, 'idleTimeoutMs' | 'batchSize'>;
+    readonly config: Pick<Config, 'idleTimeoutMs' | 'batchSize' | 'concurrency'>;
     readonly tally: Tally;
     readonly deadlines: Deadlines;
     readonly handling: InFlight;
@@ -267,6 +272,7 @@ async function takeUntilStop(
   const { lost } = transport;
   // A handler that ignores its signal must not hold the loop past the stop: waits end on either.
   const stopWaiting = AbortSignal.any([lost, lifecycle.signal]);
+  const narrowing = narrowingOf(transport, config);
   for (;;) {
     if (lost.aborted) return 'connection-lost';
     const ended = transport.ended();
@@ -274,8 +280,10 @@ async function takeUntilStop(
     const stop = lifecycle.stop;
     if (stop !== undefined) return stop;
     if (parts.tally.received >= transport.maxMessages) return 'max-messages';
-    const untilStop = deadlines.stopTakingAt - Date.now();
+    const now = Date.now();
+    const untilStop = deadlines.stopTakingAt - now;
     if (untilStop <= 0 || lifecycle.signal.aborted) return 'budget';
+    narrowing?.check(now, untilStop, parts.tally.received - handling.size);
     if (handling.size >= lifecycle.concurrency) {
       await unlessAborted(handling.oneFinished(), stopWaiting);
       continue;
@@ -299,5 +307,38 @@ async function takeUntilStop(
   }
 }
 
-export { invocationDeadlines, runInvocation };
+/**
+ * When a give-back would count toward the crash-loop limit (pull before RabbitMQ 4.3), a message the
+ * invocation holds at its stop is deferred, a copy. So that the case does not arise, the invocation
+ * takes fewer messages as the stop nears: once the time left is no more than twice the time a full
+ * prefetch (BATCH_SIZE) takes to try at the pace so far (twice: the pace may drop), the transport
+ * narrows its prefetch to CONCURRENCY (once): what it holds is tried before the stop, and at most
+ * CONCURRENCY more arrive at a time. The pace is the attempts finished per ms since the first take; it is read only after
+ * CONCURRENCY attempts finished. Undefined where nothing is to be gained: a give-back that counts
+ * nothing, a transport that cannot narrow, or CONCURRENCY at or above BATCH_SIZE.
+ * @example
+ * const narrowing = narrowingOf(transport, config);
+ * narrowing?.check(Date.now(), untilStop, finished); // in the take loop
+ */
+function narrowingOf(
+  transport: Transport,
+  config: Pick<Config, 'batchSize' | 'concurrency'>,
+): { check(now: number, untilStop: number, finished: number): void } | undefined {
+  const { narrow } = transport;
+  if (narrow === undefined || !transport.settings.giveBackCounts || config.concurrency >= config.batchSize) return undefined;
+  let startedAt: number | undefined;
+  let done = false;
+  return {
+    check(now, untilStop, finished) {
+      startedAt ??= now;
+      if (done || finished < config.concurrency) return;
+      const fullPrefetchMs = (config.batchSize * (now - startedAt)) / finished;
+      if (untilStop > 2 * fullPrefetchMs) return;
+      done = true;
+      narrow.call(transport, config.concurrency);
+    },
+  };
+}
+
+export { invocationDeadlines, narrowingOf, runInvocation };
 export type { Deadlines, InvocationOptions, OpenTransport, Taken, Transport };

@@ -155,6 +155,13 @@ class PullTransport implements Transport {
     return this.consumer.take(waitMs).then(this.takenOf);
   }
 
+  /** A new consumer with `prefetch`; a failure shows as the channel's loss, or as a queue gone idle. */
+  public narrow(prefetch: number): void {
+    const { log } = this.options;
+    if (log.debugEnabled) log.debug('the stop nears: taking fewer messages', { prefetch, queue: this.origin.queue });
+    this.consumer.narrow(prefetch).catch(() => undefined);
+  }
+
   public ended(): 'publish-failed' | 'consumer-cancelled' | undefined {
     if (this.copyFailure !== undefined) return 'publish-failed';
     return this.consumer.cancelledByBroker ? 'consumer-cancelled' : undefined;

@@ -5,7 +5,7 @@ import { BoomerangHeader } from '../../shared/message/headers.js';
 import { emptySummary } from '../../shared/observability/summary.js';
 import type { BoomerangMessage, Handler } from '../../shared/message/message.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
-import { TestBroker, uniqueName } from '../helpers/broker.js';
+import { sleep, TestBroker, uniqueName } from '../helpers/broker.js';
 import { BROKER_EARLY_PER_HOP_MS, CLOCK_SLACK_MS, publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
 
 type Attempt = { readonly retryNo: number; readonly at: number; readonly message: BoomerangMessage };
@@ -284,6 +284,24 @@ describe('runPull on the broker', () => {
         ['m-4', undefined],
       ]);
     }
+  });
+
+  it('takes fewer messages as the budget nears its stop where a give-back would count (before 4.3): few are left untried, none where it counts nothing', async () => {
+    // Prepare: more than a 2 s budget can try, each attempt 10 ms, 4 at a time, a prefetch of 100
+    const config = testConfig({ CONCURRENCY: '4', BATCH_SIZE: '100', BREAKER_THRESHOLD: '0', SAFETY_MARGIN_MS: '500' });
+    await setUpTopology(broker, config);
+    for (let i = 0; i < 1000; i++) publishJson(broker, config.workQueue, { i }, { messageId: `m-${i}` });
+    await broker.holds(config.workQueue, 1000);
+
+    // Act
+    const summary = await pullOnce(config, () => sleep(10), 2000);
+
+    // Assess: before 4.3 at most CONCURRENCY held at the stop (deferred) and CONCURRENCY arriving after it
+    // (given back): without narrowing the prefetch, up to 96 were deferred; on 4.3 they go back as they were
+    expect(summary.stoppedBecause).toBe('budget');
+    expect(summary.received).toBe(summary.acked + summary.deferred + summary.requeued);
+    if (broker.giveBackCounts) expect(summary.deferred + summary.requeued).toBeLessThanOrEqual(8);
+    else expect(summary.deferred).toBe(0);
   });
 
   it('parks an attempt the budget cut off once its retries are used up, naming HandlerCutOffError', async () => {
