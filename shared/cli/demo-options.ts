@@ -14,6 +14,12 @@ const DEMO_QUEUE = 'boomerang.demo';
 /** Fraction of provider answers that are 400 (no retry can fix them): a few parked messages to look at. */
 const PERMANENT_FAILURE_RATE = 0.02;
 
+/**
+ * The flaky partner's rate limit, requests a second: over it, 429 with `Retry-After`, which pauses the
+ * webhooks queue (its handler's `pauseQueue`) for the rest of the second, as a real partner's limit would.
+ */
+const PARTNER_RATE_LIMIT = 100;
+
 /** The declared queue the demo runs when `--function` is not given. */
 const DEFAULT_DEMO_FUNCTION = 'webhooks';
 
@@ -142,5 +148,5 @@ function fractionFlag(name: string, value: string | undefined, max: number): num
   return parsed;
 }
 
-export { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE };
+export { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PARTNER_RATE_LIMIT, PERMANENT_FAILURE_RATE };
 export type { DemoFlags };

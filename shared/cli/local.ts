@@ -5,7 +5,7 @@ import { connectManaged } from '../amqp/managed-connection.js';
 import { publishDemoMessages } from '../demo/demo-publisher.js';
 import { isNamedError } from '../errors.js';
 import type { PullAbortedError } from '../core/invocation-errors.js';
-import { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PERMANENT_FAILURE_RATE } from './demo-options.js';
+import { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PARTNER_RATE_LIMIT, PERMANENT_FAILURE_RATE } from './demo-options.js';
 import { ensureBroker } from '../demo/ensure-broker.js';
 import { startFlakyProvider, type FlakyProvider } from '../demo/flaky-provider.js';
 import { StatusLine } from '../demo/status-line.js';
@@ -26,7 +26,8 @@ The whole job end to end on this machine: makes sure RabbitMQ runs (starts a loc
 if it is installed), resets the demo's queues (deletes and recreates the work queue, its parking lot
 <queue>.parked and, in tiers mode, its delay queues, with whatever they hold, and its delay-path
 marker exchange; it names them first),
-starts a flaky local HTTP provider, publishes messages for it, and invokes the declared queue's pull
+starts a flaky local HTTP provider (random failures, and 429 over ${PARTNER_RATE_LIMIT} requests a second, which
+pauses the queue), publishes messages for it, and invokes the declared queue's pull
 function every couple of seconds as a scheduler would, until everything settled.
 
   --function <name>     the declared queue to run (functions/<name>.ts; the folder is
@@ -88,9 +89,17 @@ async function main(argv: string[]): Promise<number> {
     for (const name of ownExchanges) await admin.deleteExchange(name);
     // The plan from the flags cannot know the broker: its version picks the parking lot's arguments.
     await applyTopology(broker.connection, buildTopologyPlan({ ...topologyOptionsFromConfig(config), brokerVersion: brokerVersionOf(broker.connection) }));
-    provider = await startFlakyProvider({ failureRate, permanentFailureRate: PERMANENT_FAILURE_RATE, retryAfterSeconds: 3, latencyMs: 5 });
+    provider = await startFlakyProvider({
+      failureRate,
+      permanentFailureRate: PERMANENT_FAILURE_RATE,
+      retryAfterSeconds: 3,
+      rateLimitPerSecond: PARTNER_RATE_LIMIT,
+      latencyMs: 5,
+    });
     say(`topology applied: ${demoQueue}, ${delayQueues.length} delay queues (${config.delayMode} mode), parking lot ${config.parkingQueue}`);
-    say(`flaky provider at ${provider.url} (transient failure rate ${failureRate}, ${PERMANENT_FAILURE_RATE * 100} % permanent failures)`);
+    say(
+      `flaky provider at ${provider.url} (transient failure rate ${failureRate}, ${PERMANENT_FAILURE_RATE * 100} % permanent failures, 429 over ${PARTNER_RATE_LIMIT} requests a second)`,
+    );
 
     const url = provider.url;
     const publisher = await connectManaged({ urls: config.amqpUrls, connectTimeoutMs: config.connectTimeoutMs, connectionName: 'boomerang-local-publisher' });
@@ -131,11 +140,11 @@ async function main(argv: string[]): Promise<number> {
       ['delivered', totals.acked, 'the provider answered 2xx'],
       ['parked', totals.parked, `in ${config.parkingQueue}, with the error in its headers`],
       ['retries', totals.retried, 'copies sent through the delay queues'],
-      ['requeued', totals.requeued, 'handed back untried (end of a budget)'],
+      ['requeued', totals.requeued, 'given back untried, as they were (end of a budget, or a pause outlasting it)'],
       [
         'deferred',
         totals.deferred,
-        'sent to the delay path untried (breaker open, an idempotency key busy or its store down, or on RabbitMQ 3.x no time left for it)',
+        'sent to the delay path untried (breaker open, an idempotency key busy or its store down, or, before RabbitMQ 4.3, a pause outlasting the budget or no time left for it)',
       ],
       ['skipped', totals.skippedDuplicates, 'acked untried: its idempotency key had completed (IDEMPOTENCY_STORE)'],
       ['lost', messages - totals.acked - totals.skippedDuplicates - totals.parked, 'published but neither delivered, skipped nor parked'],

@@ -11,6 +11,12 @@ type FlakyProviderOptions = {
   readonly retryAfterSeconds?: number;
   /** Fraction answered 400 (a failure no retry can fix). @default 0 */
   readonly permanentFailureRate?: number;
+  /**
+   * The partner's rate limit: at most this many requests are answered in each second (a fixed window);
+   * the rest get 429 with `Retry-After` (the seconds to the next window), as a real partner's limit
+   * does. With a limit, a random transient failure is never a 429: a 429 means "too fast". @default none
+   */
+  readonly rateLimitPerSecond?: number;
   /** Delay before each answer. @default 0 */
   readonly latencyMs?: number;
   /** The random draws; tests pass a seeded one so that a run can be repeated. @default Math.random */
@@ -46,6 +52,7 @@ type FlakyProvider = {
 };
 
 const TRANSIENT_STATUSES = [429, 500, 502, 503, 504] as const;
+const SERVER_FAILURES = [500, 502, 503, 504] as const;
 
 function checkRate(name: string, rate: number, otherRate: number): number {
   if (rate >= 0 && rate <= 1 && rate + otherRate <= 1) return rate;
@@ -63,7 +70,8 @@ function scripted(request: IncomingMessage, url: URL, header: string, searchPara
  *
  * A request may script its own fate: `x-demo-fail-times: N` (or `?failTimes=N`) with `x-demo-id: ID`
  * (or `?id=ID`) fails the first N requests for that id with 503, then succeeds. Other requests draw at
- * random: 400 with `permanentFailureRate`, a transient status with `failureRate`, else 200.
+ * random: 400 with `permanentFailureRate`, a transient status with `failureRate`, else 200; with
+ * `rateLimitPerSecond`, the requests over the limit get 429 first.
  * Per-id counts live in memory for the provider's lifetime (fine for demo sizes, about 100 bytes an id).
  * @example
  * const provider = await startFlakyProvider({ failureRate: 0 });
@@ -79,6 +87,20 @@ async function startFlakyProvider(options: FlakyProviderOptions = {}): Promise<F
   const succeededIds = new Set<string>();
   const byStatus: Record<number, number> = {};
   let requests = 0;
+  const { rateLimitPerSecond } = options;
+  if (rateLimitPerSecond !== undefined && !(Number.isInteger(rateLimitPerSecond) && rateLimitPerSecond > 0))
+    throw new ConfigError(`Expected \`rateLimitPerSecond\` to be a whole number above 0, got ${rateLimitPerSecond}`);
+  const statuses = rateLimitPerSecond === undefined ? TRANSIENT_STATUSES : SERVER_FAILURES;
+  let window = { second: 0, answered: 0 };
+
+  /** Whether the rate limit turns this request away. */
+  function overLimit(): boolean {
+    if (rateLimitPerSecond === undefined) return false;
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== window.second) window = { second, answered: 0 };
+    window.answered += 1;
+    return window.answered > rateLimitPerSecond;
+  }
   const timers = new Set<NodeJS.Timeout>();
 
   function decide(request: IncomingMessage): { status: number; reason: string } {
@@ -86,6 +108,7 @@ async function startFlakyProvider(options: FlakyProviderOptions = {}): Promise<F
     const id = scripted(request, url, 'x-demo-id', 'id');
     const failTimes = scripted(request, url, 'x-demo-fail-times', 'failTimes');
     if (down) return { status: 503, reason: 'down' };
+    if (overLimit()) return { status: 429, reason: `over the rate limit of ${rateLimitPerSecond} requests a second` };
     if (failTimes !== undefined) {
       if (id === undefined || !/^\d+$/.test(failTimes)) {
         return { status: 400, reason: 'bad script: x-demo-fail-times needs a whole number and an x-demo-id' };
@@ -97,7 +120,7 @@ async function startFlakyProvider(options: FlakyProviderOptions = {}): Promise<F
     const draw = random();
     if (draw < permanentFailureRate) return { status: 400, reason: 'permanent failure' };
     if (draw < permanentFailureRate + failureRate) {
-      const status = TRANSIENT_STATUSES[Math.floor(random() * TRANSIENT_STATUSES.length)] ?? 503;
+      const status = statuses[Math.floor(random() * statuses.length)] ?? 503;
       return { status, reason: 'transient failure' };
     }
     return ok(id);
@@ -112,9 +135,9 @@ async function startFlakyProvider(options: FlakyProviderOptions = {}): Promise<F
     const { status, reason } = decide(request);
     byStatus[status] = (byStatus[status] ?? 0) + 1;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (options.retryAfterSeconds !== undefined && (status === 429 || status === 503)) {
-      headers['retry-after'] = String(options.retryAfterSeconds);
-    }
+    // Over the limit: the next window opens within the second.
+    if (status === 429 && rateLimitPerSecond !== undefined) headers['retry-after'] = '1';
+    else if (options.retryAfterSeconds !== undefined && (status === 429 || status === 503)) headers['retry-after'] = String(options.retryAfterSeconds);
     response.writeHead(status, headers).end(JSON.stringify({ status, reason }));
   }
 

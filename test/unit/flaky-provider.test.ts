@@ -118,6 +118,38 @@ describe('startFlakyProvider', () => {
     expect(downAgain).toEqual([503]);
   });
 
+  it('answers 429 with Retry-After over its rate limit, until the next second', async () => {
+    // Prepare: only the clock is faked, so that the window's second is fixed
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
+    try {
+      const provider = await start({ failureRate: 0, rateLimitPerSecond: 3 });
+      // Act
+      const within = await statusesOf(provider.url, 4);
+      const over = await fetch(provider.url);
+      await over.text();
+      vi.setSystemTime(1_001_000);
+      const next = await statusesOf(provider.url, 1);
+      // Assess
+      expect(within).toEqual([200, 200, 200, 429]);
+      expect(over.status).toBe(429);
+      expect(over.headers.get('retry-after')).toBe('1');
+      expect(next).toEqual([200]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('never answers a random failure with 429 when a rate limit is set, and refuses a limit that is not a whole number above 0', async () => {
+    // Prepare
+    const provider = await start({ failureRate: 0.98, rateLimitPerSecond: 100_000, random: seededRandom(7) });
+    // Act
+    const statuses = await statusesOf(provider.url, 40);
+    // Assess
+    expect(statuses.filter((status) => status !== 200).length).toBeGreaterThan(30);
+    expect(statuses).not.toContain(429);
+    await expect(startFlakyProvider({ rateLimitPerSecond: 0 })).rejects.toThrow('Expected `rateLimitPerSecond` to be a whole number above 0, got 0');
+  });
+
   it('changes its failure rate on the fly', async () => {
     // Prepare
     const provider = await start({ failureRate: 0 });
