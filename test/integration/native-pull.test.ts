@@ -236,7 +236,10 @@ describe.runIf(NATIVE)(`native delays on RabbitMQ ${version}`, () => {
       15_000,
     );
     // Assess
-    expect(first).toMatchObject({ received: 10, retried: 2, deferred: 8, breakerOpened: true, stoppedBecause: 'breaker-open' });
+    // A message that reaches the client only after the breaker opened goes back untouched (released):
+    // on a busy machine the tenth can (seen once on 4.3.6, while another broker started beside the run).
+    expect(first).toMatchObject({ received: 10, retried: 2, breakerOpened: true, stoppedBecause: 'breaker-open' });
+    expect(first.deferred + first.requeued).toBe(8);
     const deferred = later.filter((m) => m.retryNo === 0);
     expect(deferred).toHaveLength(8);
     for (const message of deferred) expect(message.headers['x-delivery-count'] ?? 0).toBe(0);
