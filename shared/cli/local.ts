@@ -140,11 +140,15 @@ async function main(argv: string[]): Promise<number> {
       ['delivered', totals.acked, 'the provider answered 2xx'],
       ['parked', totals.parked, `in ${config.parkingQueue}, with the error in its headers`],
       ['retries', totals.retried, 'copies sent through the delay queues'],
-      ['requeued', totals.requeued, 'given back untried, as they were (end of a budget, or a pause outlasting it)'],
+      [
+        'requeued',
+        totals.requeued,
+        'given back untried, as they were (end of a budget; on RabbitMQ 4.3+ also breaker open, store down, a pause outlasting the budget)',
+      ],
       [
         'deferred',
         totals.deferred,
-        'sent to the delay path untried (breaker open, an idempotency key busy or its store down, or, before RabbitMQ 4.3, a pause outlasting the budget or no time left for it)',
+        'sent to the delay path untried (an idempotency key busy, or, before RabbitMQ 4.3, breaker open, the store down, a pause outlasting the budget or no time left for it)',
       ],
       ['skipped', totals.skippedDuplicates, 'acked untried: its idempotency key had completed (IDEMPOTENCY_STORE)'],
       ['lost', messages - totals.acked - totals.skippedDuplicates - totals.parked, 'published but neither delivered, skipped nor parked'],

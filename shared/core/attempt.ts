@@ -193,7 +193,13 @@ class Lifecycle<O extends Origin = Origin> {
       return this.pause.counted(
         this.options.settings.givesBackAsIs ? PAUSED_GIVE_BACK : this.deferred(delivery, queuePaused(this.pause.until), this.pause.remainingMs()),
       );
-    if (!outOfTime) return this.deferred(delivery, stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
+    if (!outOfTime) {
+      const { givesBackAsIs, defersByCopy } = this.options.settings;
+      // The breaker opened or the store is down: back to its queue as it was where that counts nothing
+      // and a deferral would copy it (pull on 4.3+); the next invocation probes with it.
+      if (givesBackAsIs && defersByCopy && stop !== undefined) return { kind: 'give-back', why: stop };
+      return this.deferred(delivery, stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
+    }
     // Where a give-back raises `x-delivery-count`, it would count toward the crash-loop limit although
     // no handler saw the message: it waits the shortest delay instead, its count and its own `x-delivery-count` kept out of it.
     if (!this.options.settings.giveBackCounts) return { kind: 'give-back', why: 'out-of-time' };

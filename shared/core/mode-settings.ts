@@ -9,11 +9,13 @@
  * | `canDefer`       | a delay path exists                         | the same                                        |
  * | `giveBackCounts` | the broker raises `x-delivery-count` on a requeueing nack (3.x, 4.0-4.2) | false: a give-back is a fresh copy at the tail of its queue |
  * | `givesBackAsIs`  | true on 4.3+, where a requeueing nack counts nothing | false: a give-back is a copy |
+ * | `defersByCopy`   | true: a deferral is a copy to the delay path        | true                                            |
  * | `ownReturnsHeader` | none: a retry is a fresh copy, its count starts at 0 | none                                   |
  * | `countsAcquired` | false: its own requeueing nacks raise `x-acquired-count` | true: only the event source mapping gives a delivery back, after a failed invocation |
  *
  * Native pull (`delayMode: 'native'`, 4.3+): no copy limit (nothing is copied), `canDefer` true (the
- * queue itself delays), `giveBackCounts` false (`released` is not counted), `givesBackAsIs` true, and `ownReturnsHeader`
+ * queue itself delays), `giveBackCounts` false (`released` is not counted), `givesBackAsIs` true,
+ * `defersByCopy` false (the queue holds the message for its delay, uncopied), and `ownReturnsHeader`
  * names the annotation counting its own failed settlements, which raise `x-delivery-count` too.
  */
 import type { Config } from '../config/config.js';
@@ -44,6 +46,12 @@ type ModeSettings = {
    */
   readonly givesBackAsIs: boolean;
   /**
+   * Whether deferring a message copies it (pull, event: to the delay path) rather than delaying it
+   * where it is (native). With `givesBackAsIs`, what the breaker or a store that is down leaves untried
+   * is then given back instead: no copy where a give-back keeps the broker's counts as honest.
+   */
+  readonly defersByCopy: boolean;
+  /**
    * The header counting the returns the mode made itself (native: each retry and deferral is a failed
    * settlement, which raises `x-delivery-count`): the crash-loop guard counts only the rest. Undefined: none.
    */
@@ -67,7 +75,7 @@ function hasDelayPath(topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysM
 /**
  * The pull mode's settings. `brokerMajor` and `brokerMinor` are the connected broker's version:
  * RabbitMQ 4.3 stopped counting a requeueing nack in `x-delivery-count`.
- * @example pullSettings(config, topology, { major: 3, minor: 10 }) // { copyLimitBytes: 16777216, canDefer: true, giveBackCounts: true, givesBackAsIs: false }
+ * @example pullSettings(config, topology, { major: 3, minor: 10 }) // { copyLimitBytes: 16777216, canDefer: true, giveBackCounts: true, givesBackAsIs: false, defersByCopy: true }
  */
 function pullSettings(
   config: Pick<Config, 'maxMessageBytes'>,
@@ -75,20 +83,20 @@ function pullSettings(
   broker: BrokerVersion | undefined,
 ): ModeSettings {
   const giveBackCounts = nackCounts(broker);
-  return { copyLimitBytes: config.maxMessageBytes, canDefer: hasDelayPath(topology), giveBackCounts, givesBackAsIs: !giveBackCounts };
+  return { copyLimitBytes: config.maxMessageBytes, canDefer: hasDelayPath(topology), giveBackCounts, givesBackAsIs: !giveBackCounts, defersByCopy: true };
 }
 
 /**
  * The event mode's settings: see the table above.
- * @example eventSettings(topology) // { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: false, countsAcquired: true }
+ * @example eventSettings(topology) // { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: false, defersByCopy: true, countsAcquired: true }
  */
 function eventSettings(topology: Pick<DelayPathConfig, 'delayMode' | 'tierDelaysMs'>): ModeSettings {
-  return { copyLimitBytes: undefined, canDefer: hasDelayPath(topology), giveBackCounts: false, givesBackAsIs: false, countsAcquired: true };
+  return { copyLimitBytes: undefined, canDefer: hasDelayPath(topology), giveBackCounts: false, givesBackAsIs: false, defersByCopy: true, countsAcquired: true };
 }
 
 /** Native pull's settings: see the table above. */
 function nativeSettings(ownReturnsHeader: string): ModeSettings {
-  return { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: true, ownReturnsHeader };
+  return { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: true, defersByCopy: false, ownReturnsHeader };
 }
 
 type BrokerVersion = { readonly major: number; readonly minor: number };

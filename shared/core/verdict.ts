@@ -49,10 +49,11 @@ type Verdict =
 
 /**
  * Why an untried message goes back as it is: the invocation ran out of time for it, a pause outlasts
- * the invocation, there is no delay path to defer it to (MAX_RETRIES=0 without retrying rules), or no
- * copy can carry its body.
+ * the invocation, the breaker opened or the idempotency store is down (where a give-back counts
+ * nothing and a deferral would be a copy), there is no delay path to defer it to (MAX_RETRIES=0
+ * without retrying rules), or no copy can carry its body.
  */
-type GiveBackReason = 'out-of-time' | 'paused' | 'no-delay-path' | 'too-large';
+type GiveBackReason = 'out-of-time' | 'paused' | 'breaker-open' | 'idempotency-store-down' | 'no-delay-path' | 'too-large';
 
 /** A park verdict: what the too-large path (pull/park-uncopyable.ts) carries out. */
 type ParkVerdict = Extract<Verdict, { kind: 'park' }>;

@@ -130,6 +130,8 @@ describe('logs, metrics and trace context on the broker', () => {
     const { once, logger, emf } = instrumentedPull(config, () => {
       throw new Error('partner down');
     });
+    // The three untried: deferred where a give-back counts (before 4.3), else given back as they were.
+    const untried = broker.giveBackCounts ? { deferred: 3, requeued: 0 } : { deferred: 0, requeued: 3 };
 
     // Act
     await once();
@@ -141,10 +143,10 @@ describe('logs, metrics and trace context on the broker', () => {
       expect.objectContaining({
         level: 'warn',
         message: 'invocation summary: the circuit breaker opened',
-        summary: expect.objectContaining({ breakerOpened: true, stoppedBecause: 'breaker-open', deferred: 3 }),
+        summary: expect.objectContaining({ breakerOpened: true, stoppedBecause: 'breaker-open', ...untried }),
       }),
     );
-    expect(entries.filter((e) => e.message === 'message deferred')).toHaveLength(3);
-    expect(emf[0]).toMatchObject({ breakerOpened: 1, deferred: 3, retried: 2 });
+    expect(entries.filter((e) => e.message === 'message deferred')).toHaveLength(untried.deferred);
+    expect(emf[0]).toMatchObject({ breakerOpened: 1, retried: 2, ...untried });
   });
 });

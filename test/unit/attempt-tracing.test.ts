@@ -20,7 +20,8 @@ const CONFIG = loadConfig({
   BREAKER_THRESHOLD: '1',
   CONCURRENCY: '4',
 });
-const PULL: ModeSettings = { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: true };
+/** Native's settings: a deferral delays the message where it is, so what the breaker leaves untried is deferred. */
+const PULL: ModeSettings = { copyLimitBytes: undefined, canDefer: true, giveBackCounts: false, givesBackAsIs: true, defersByCopy: false };
 const ORIGIN = { queue: 'orders' };
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 

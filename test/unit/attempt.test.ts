@@ -23,8 +23,9 @@ const CONFIG = loadConfig({
   CONCURRENCY: '4',
   CRASH_LOOP_LIMIT: '10',
 });
-const PULL: ModeSettings = { copyLimitBytes: 100, canDefer: true, giveBackCounts: false, givesBackAsIs: true };
+const PULL: ModeSettings = { copyLimitBytes: 100, canDefer: true, giveBackCounts: false, givesBackAsIs: true, defersByCopy: true };
 const ORIGIN = { queue: 'orders' };
+const DEFERRED_FOR_BREAKER = { kind: 'defer', retryNo: 1, delayMs: 2000, why: { name: 'CircuitBreakerOpen' } };
 
 function delivery(headers: Record<string, unknown> = {}, body = 'x'): Delivery {
   return {
@@ -265,20 +266,27 @@ describe('Lifecycle: the breaker', () => {
     made.end();
   });
 
-  it('defers, untried, a message whose turn came after the breaker opened', async () => {
+  it.each([
+    { mode: 'pull before 4.3 (a give-back counts)', settings: { ...PULL, giveBackCounts: true, givesBackAsIs: false }, expected: DEFERRED_FOR_BREAKER },
+    { mode: 'pull on 4.3 (a give-back counts nothing, a deferral copies)', settings: PULL, expected: { kind: 'give-back', why: 'breaker-open' } },
+    { mode: 'native (a deferral is no copy)', settings: { ...PULL, defersByCopy: false }, expected: DEFERRED_FOR_BREAKER },
+  ])('sends back, untried, a message whose turn came after the breaker opened: $mode', async ({ settings, expected }) => {
     // Prepare
     let calls = 0;
-    const { lifecycle: made } = lifecycle(() => {
-      calls++;
-      throw partnerDown;
-    });
+    const { lifecycle: made } = lifecycle(
+      () => {
+        calls++;
+        throw partnerDown;
+      },
+      { settings },
+    );
     await made.attempt(delivery(), ORIGIN);
     await made.attempt(delivery(), ORIGIN);
     // Act
     const verdict = await made.attempt(delivery({ 'x-retry-no': 1 }), ORIGIN);
     // Assess
     expect(calls).toBe(2);
-    expect(verdict).toMatchObject({ kind: 'defer', retryNo: 1, delayMs: 2000, why: { name: 'CircuitBreakerOpen' } });
+    expect(verdict).toMatchObject(expected);
     made.end();
   });
 });
@@ -544,6 +552,24 @@ describe('Lifecycle: the store-failure streak', () => {
     await made.attempt(delivery(), ORIGIN);
     expect(made.stop).toBe('idempotency-store-down');
     expect(warnings().filter((m) => m.includes('several messages in a row'))).toHaveLength(1);
+    // Pull on 4.3: back to its queue as it was; where a give-back counts, deferred
+    expect(made.untried(delivery(), ORIGIN)).toEqual({ kind: 'give-back', why: 'idempotency-store-down' });
+    made.end();
+  });
+
+  it('defers what the store being down leaves untried where a give-back counts (before 4.3)', async () => {
+    // Prepare
+    const guard: IdempotencyGuard = {
+      run: async () => {
+        throw storeDown;
+      },
+      close: async () => undefined,
+    };
+    const { lifecycle: made } = lifecycle(ok, { guard, settings: { ...PULL, giveBackCounts: true, givesBackAsIs: false } });
+    // Act
+    for (let i = 0; i < 3; i++) await made.attempt(delivery(), ORIGIN);
+    // Assess
+    expect(made.stop).toBe('idempotency-store-down');
     expect(made.untried(delivery(), ORIGIN)).toMatchObject({ kind: 'defer', why: { name: 'IdempotencyStoreError' } });
     made.end();
   });

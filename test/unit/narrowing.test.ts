@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { narrowingOf, type Transport } from '../../shared/core/invocation.js';
 import type { ModeSettings } from '../../shared/core/mode-settings.js';
 
-const COUNTING: ModeSettings = { copyLimitBytes: undefined, canDefer: true, giveBackCounts: true, givesBackAsIs: false };
+const COUNTING: ModeSettings = { copyLimitBytes: undefined, canDefer: true, giveBackCounts: true, givesBackAsIs: false, defersByCopy: true };
 const FREE: ModeSettings = { ...COUNTING, giveBackCounts: false, givesBackAsIs: true };
 
 /** The part of a transport the narrowing reads, and the prefetches it was told. */
