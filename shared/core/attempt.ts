@@ -163,7 +163,7 @@ class Lifecycle<O extends Origin = Origin> {
       this.breaker = recordOutcome(this.breaker, error.retryable && decision.pauseMs === undefined ? 'retryable-failure' : 'other-failure');
       if (!wasOpen && this.breaker.state === 'open') {
         this.stopping.abort();
-        log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred', {
+        log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages go back with their retry count', {
           failuresInARow: this.breaker.failuresInARow,
           errorName: error.name,
         });

@@ -252,7 +252,7 @@ describe('Lifecycle: the breaker', () => {
     expect(made.stop).toBe('breaker-open');
     expect(made.concurrency).toBe(0);
     expect(made.breakerOpened).toBe(true);
-    expect(warnings()).toContain('circuit breaker opened: no more handler calls in this invocation; untried messages are deferred');
+    expect(warnings()).toContain('circuit breaker opened: no more handler calls in this invocation; untried messages go back with their retry count');
     made.end();
   });
 
