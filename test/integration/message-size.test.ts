@@ -131,6 +131,8 @@ describe('messages near the broker size limit', () => {
     await broker.holds(config.workQueue, 6);
     const handled: string[] = [];
     // Act: within the test's 30 s, so that a run that does not finish fails with the invocations' summaries (a CI run hit the test's timeout once, under a doubled load)
+    // A CI run of 2026-11-29 (3.10.8, loaded) parked one as a crash loop in its fourth invocation: a
+    // failure now also names what the parking lot holds, with its headers, to find the second return.
     const summaries = await pullUntil(
       config,
       (m) => {
@@ -138,7 +140,11 @@ describe('messages near the broker size limit', () => {
       },
       () => handled.length >= 6 && new Set(handled).size === 6,
       25_000,
-    );
+    ).catch(async (error: Error) => {
+      const parked = await broker.drain(config.parkingQueue, 1, 1000);
+      const seen = parked.map((m) => ({ messageId: m.properties.messageId, headers: m.properties.headers }));
+      throw new Error(`${error.message}\nhandled: ${JSON.stringify(handled)}\nparked: ${JSON.stringify(seen)}`);
+    });
     // Assess
     expect(total(summaries).parked).toBe(0);
     expect(new Set(handled).size).toBe(6);
