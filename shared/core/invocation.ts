@@ -93,12 +93,6 @@ interface Transport {
   takeBuffered(): Taken[];
   /** Carries out a verdict through the transport's fallback chain; the work still under way (a copy awaiting its confirm), if any. */
   settle(taken: Taken, verdict: Verdict): Promise<void> | undefined;
-  /**
-   * Keeps acks from now until the flow has stopped (pull: they go out as one `multiple` ack after the
-   * cancel). Called when the take loop stops, where a give-back counts: an ack frees a prefetch slot,
-   * and a delivery the broker sends into it would go back untried, counted. Absent: nothing to hold.
-   */
-  holdAcks?(): void;
   /** Ends the flow of messages (pull: cancel, native: drain); resolves with what arrived meanwhile, which goes back untouched. */
   stopTaking(): Promise<Taken[]>;
   /** After an end without failure: waits for what is still settling, gives back the rest and reads the parking lot's depth. */
@@ -226,8 +220,6 @@ async function takeAndSettle(
 
   const stoppedBecause = await takeUntilStop(transport, lifecycle, { ...parts, handling, attempt, giveBack });
   tally.stop(stoppedBecause);
-  // Before 4.3 a give-back counts toward the crash-loop limit: no ack refills the prefetch from here on.
-  if (transport.settings.giveBackCounts) transport.holdAcks?.();
   // What arrived and no handler saw: deferred untried when the queue is paused, the breaker opened or
   // the store is down, and (where a give-back would count toward the crash-loop limit) when time or
   // MAX_MESSAGES ran out; otherwise given back.
@@ -242,7 +234,6 @@ async function takeAndSettle(
   }
   // The work in hand is settled while the flow still runs: a quorum queue may ignore acks sent between
   // a consumer's cancel and the channel's close (rabbitmq-server#10327), bringing them back as duplicates.
-  // (Where acks are held, they go out after the cancel as one `multiple` ack: one settlement, not a burst.)
   // With idempotency on, running handlers are waited for even after the connection broke (up to the
   // hard stop): their keys then end completed or released, not held in progress until the hard stop.
   await allFinishedBy(handling, deadlines.hardStopAt, parts.idempotent ? NEVER : lost);

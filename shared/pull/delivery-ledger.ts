@@ -91,12 +91,9 @@ class DeliveryLedger {
    * as duplicates (measured on 3.10.8: 3 to 17 of 198 deferred messages). Requeues still go at once: a
    * lost one only means the broker gives the message back at the close, which it does anyway. With
    * ACK_ORDER=ack-then-publish, a held ack goes out after its copy: a crash in that moment duplicates.
-   * `sendPending` false keeps this turn's acks too (where a give-back counts, from the take loop's stop:
-   * an ack frees a prefetch slot, and a delivery into it would go back, counted). Holding already: nothing changes.
    */
-  public hold(sendPending = true): void {
-    if (this.holding) return;
-    if (sendPending) this.sendAcks();
+  public hold(): void {
+    this.sendAcks();
     this.holding = true;
   }
 

@@ -138,9 +138,7 @@ class PullTransport implements Transport {
       if (!watch.closing) setTimeout(() => lose(new BrokerConnectionError('The channel closed', { reason: 'channel-closed' })), 100).unref();
     });
     broker.lost.then(lose, () => undefined);
-    // No more than MAX_MESSAGES: a delivery past it is never tried, and before 4.3 its give-back would count.
-    const prefetch = Math.min(options.config.batchSize, options.config.maxMessages);
-    const consumer = await ShortLivedConsumer.start(channel, options.config.workQueue, prefetch, { stopOn: broken.signal });
+    const consumer = await ShortLivedConsumer.start(channel, options.config.workQueue, options.config.batchSize, { stopOn: broken.signal });
     return new PullTransport(options, broker, channel, consumer, new DeliveryLedger(channel, tally), tally, broken, watch);
   }
 
@@ -201,12 +199,7 @@ class PullTransport implements Transport {
     }
   }
 
-  /** Keeps every ack, this turn's too, until the channel's last moments (`finish`): see DeliveryLedger#hold. */
-  public holdAcks(): void {
-    this.ledger.hold(false);
-  }
-
-  /** Sends the acks of this turn (unless held since the loop stopped), then cancels the consumer: what arrived meanwhile goes back untouched. */
+  /** Sends the acks of this turn, then cancels the consumer: what arrived meanwhile goes back untouched. */
   public async stopTaking(): Promise<Taken[]> {
     // Late acks (after the hard stop) are sent together after the cancel (see DeliveryLedger#hold).
     this.ledger.hold();

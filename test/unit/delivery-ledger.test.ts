@@ -225,23 +225,6 @@ describe('DeliveryLedger', () => {
   });
 
   describe('hold and flush', () => {
-    it('hold(false) keeps the acks of the current turn too, and a second hold sends none of them: flush sends them all as one multiple ack', () => {
-      // Prepare
-      const { ledger, channel, open, endTurn } = setUp(3);
-      ledger.ack(open[0]!, 'acked');
-      ledger.ack(open[1]!, 'acked');
-      // Act: held where the take loop stops, then again where the consumer is cancelled
-      ledger.hold(false);
-      endTurn();
-      ledger.hold();
-      ledger.ack(open[2]!, 'acked');
-      const sentBeforeFlush = channel.acks.length + channel.multiples.length;
-      ledger.flush();
-      // Assess
-      expect(sentBeforeFlush).toBe(0);
-      expect(channel.multiples).toEqual([{ kind: 'ack', tag: 3 }]);
-    });
-
     it('counts acks at once but sends them only on flush, as one multiple ack up to the highest tag', () => {
       // Prepare: settled out of tag order
       const { ledger, summary, channel, open } = setUp(4);
