@@ -20,7 +20,7 @@ import { NO_SPAN } from '../observability/attempt-tracer.js';
 import { backoffDelayMs } from '../retry/backoff.js';
 import { decideRetry, type ErrorFacts, errorFacts, type RetryDecision } from '../retry/decide-retry.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
-import { checkCrashLoop, crashLoopError } from './crash-loop.js';
+import { checkCrashLoop, crashLoopError, givenBackReachesLimit } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
 import type { LifecycleOptions, Origin } from './lifecycle-options.js';
 import type { Pacer } from './pacer.js';
@@ -32,6 +32,7 @@ import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
 type Stop = 'breaker-open' | 'idempotency-store-down' | 'paused';
 
 const PAUSED_GIVE_BACK: Verdict = Object.freeze({ kind: 'give-back', why: 'paused' });
+const LATE_GIVE_BACK: Verdict = Object.freeze({ kind: 'give-back', why: 'out-of-time' });
 
 type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
 
@@ -183,6 +184,17 @@ class Lifecycle<O extends Origin = Origin> {
     if (this.spans.on)
       this.spans.start(delivery, origin.queue, readRetryNo(delivery.properties.headers, this.options.config.retryHeader).retryNo).verdict(verdict, false);
     return verdict;
+  }
+
+  /**
+   * The verdict of a delivery that arrived after the take loop stopped: given back as it is, unless a
+   * give-back counts (before 4.3) and would bring it to the crash-loop limit (`givenBackReachesLimit`):
+   * then it is deferred for the shortest delay, its count kept out of it, as a message out of time is.
+   */
+  public lateArrival(delivery: Delivery, origin: O): Verdict {
+    const { settings, config } = this.options;
+    if (!settings.giveBackCounts || !givenBackReachesLimit(delivery.properties.headers, config.crashLoopLimit)) return LATE_GIVE_BACK;
+    return this.untried(delivery, origin, true);
   }
 
   private untriedVerdict(delivery: Delivery, outOfTime: boolean): Verdict {

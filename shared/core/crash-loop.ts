@@ -97,6 +97,30 @@ function checkCrashLoop(
   return { kind: 'park', deliveries, reason: `crash loop: delivered ${deliveries} times` };
 }
 
+/**
+ * Whether one more give-back (a requeueing nack, which raises `x-delivery-count` before 4.3) would bring
+ * the delivery to where the guard parks it (`CRASH_LOOP_LIMIT`), or to where 4.x drops it
+ * (`LAST_DELIVERY_COUNT`). Such a delivery, when it arrives after the take loop stopped, is deferred
+ * instead: a message given back untried in several invocations in a row (each stopping before it
+ * arrived) would otherwise be parked as a crash loop although no handler ever saw it.
+ *
+ * | `x-delivery-count` | limit | verdict |
+ * |--------------------|-------|---------|
+ * | absent             | 2     | false   |
+ * | 0                  | 2     | false   |
+ * | 1                  | 2     | true    |
+ * | 9                  | 10    | true    |
+ * | 8                  | 10    | false   |
+ * | 18                 | 0     | false   |
+ * | 19                 | 0     | true (4.x drops it at the next return) |
+ * @example givenBackReachesLimit({ 'x-delivery-count': 1 }, 2) // true
+ */
+function givenBackReachesLimit(headers: Readonly<Record<string, unknown>> | undefined, limit: number): boolean {
+  const counted = readBrokerCount(headers, BrokerHeader.deliveryCount) ?? 0;
+  const bound = limit > 0 ? Math.min(limit, LAST_DELIVERY_COUNT) : LAST_DELIVERY_COUNT;
+  return counted + 1 >= bound;
+}
+
 /** The error a crash-loop park records. */
 function crashLoopError(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, limit: number): ErrorFacts {
   return {
@@ -107,4 +131,4 @@ function crashLoopError(verdict: Extract<CrashLoopVerdict, { kind: 'park' }>, li
   };
 }
 
-export { checkCrashLoop, crashLoopError };
+export { checkCrashLoop, crashLoopError, givenBackReachesLimit };

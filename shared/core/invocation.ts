@@ -8,7 +8,8 @@
  * each message taken a verdict; the transport's `settle` carries it out through its one fallback chain
  * (a copy that fails is given back, say); and the end sequence below gives a verdict to what was taken
  * but never tried (deferred when the queue is paused or the breaker opened, given back when time ran out)
- * and gives back, untouched, what arrived after the take loop stopped.
+ * and gives back, untouched, what arrived after the take loop stopped (unless, where a give-back
+ * counts, one more would bring it to the crash-loop limit: then it is deferred).
  */
 import type { Config } from '../config/config.js';
 import type { IdempotencyGuard } from '../idempotency/guard.js';
@@ -242,9 +243,19 @@ async function takeAndSettle(
   for (const [delivery, verdict, origin] of lifecycle.cutOffRunning()) settle({ delivery, origin }, verdict);
   await allFinishedBy(settling, deadlines.settleBy, lost);
   if (!lost.aborted) {
-    // Arrived while the work in hand settled, never handed to a handler: back to the queue untouched.
-    for (const taken of await transport.stopTaking()) giveBack.push([taken, NOT_TAKEN]);
+    // Arrived while the work in hand settled, never handed to a handler: back to the queue untouched,
+    // but for a delivery that one more counted give-back would bring to the crash-loop limit: deferred
+    // (lateArrival). Those that came before the cancel are settled before it, so their acks are not held.
+    const late = (taken: Taken): void => {
+      const verdict = stoppedBecause === 'publish-failed' ? NOT_TAKEN : lifecycle.lateArrival(taken.delivery, taken.origin);
+      if (verdict.kind === 'give-back') giveBack.push([taken, verdict]);
+      else settle(taken, verdict);
+    };
+    for (const taken of transport.takeBuffered()) late(taken);
+    await allFinishedBy(settling, deadlines.settleBy, lost);
+    for (const taken of await transport.stopTaking()) late(taken);
     for (const [taken, verdict] of giveBack) settle(taken, verdict);
+    await allFinishedBy(settling, deadlines.settleBy, lost);
   }
   // A handler still running when the loop stopped for another reason may have opened it.
   tally.breakerOpened(lifecycle.breakerOpened);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Handler } from '../../shared/message/message.js';
 import { runPull } from '../../shared/pull/pull.js';
 import { tierQueueName } from '../../shared/topology/tiers.js';
-import type { TestBroker } from '../helpers/broker.js';
+import { sleep, type TestBroker } from '../helpers/broker.js';
 import { pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
 import { recordingLogger, silentLogger } from '../helpers/fakes.js';
 import { useTestBroker } from '../helpers/topology.js';
@@ -148,6 +148,46 @@ describe('messages near the broker size limit', () => {
     // Assess
     expect(total(summaries).parked).toBe(0);
     expect(new Set(handled).size).toBe(6);
+    expect(await broker.messageCount(config.parkingQueue)).toBe(0);
+  });
+
+  it('defers, never gives back, a delivery arriving after the stop that one more counted give-back would bring to CRASH_LOOP_LIMIT', async () => {
+    // Prepare: "late" is held on another channel (basic.get) while the invocation takes "first" and
+    // stops (MAX_MESSAGES=1); the handler of "first" gives "late" back, so that it reaches the
+    // invocation after its take loop stopped, returned once already (x-delivery-count 1 before 4.3).
+    const broker = testBroker();
+    const config = testConfig({ MAX_MESSAGES: '1', BATCH_SIZE: '10', CRASH_LOOP_LIMIT: '2' });
+    await setUpTopology(broker, config);
+    broker.channel.sendToQueue(config.workQueue, Buffer.from('late'), { persistent: true, messageId: 'late' });
+    await broker.holds(config.workQueue, 1);
+    const holder = await broker.connection.createChannel();
+    const late = await holder.get(config.workQueue, { noAck: false });
+    if (late === false) throw new Error('"late" was not in the work queue');
+    broker.channel.sendToQueue(config.workQueue, Buffer.from('first'), { persistent: true, messageId: 'first' });
+    await broker.holds(config.workQueue, 1);
+    const handled: string[] = [];
+    // Act: the handler waits until the given-back "late" is in the invocation's hands
+    const first = await pullOnce(config, async (message) => {
+      handled.push(String(message.properties.messageId));
+      holder.nack(late, false, true);
+      // Back in the queue (seen, or 500 ms), then taken by the invocation's consumer (or 2 s)
+      for (let waited = 0; waited < 500 && (await broker.messageCount(config.workQueue)) === 0; waited += 20) await sleep(20);
+      for (let waited = 0; waited < 2000 && (await broker.messageCount(config.workQueue)) > 0; waited += 20) await sleep(20);
+    });
+    await holder.close();
+    const rest = await pullUntil(
+      config,
+      (message) => {
+        handled.push(String(message.properties.messageId));
+      },
+      () => handled.includes('late'),
+    );
+    // Assess: before 4.3 a give-back would have made it 2, a crash loop for the guard; 4.3 counts no give-back
+    expect(first).toMatchObject(
+      broker.giveBackCounts ? { received: 2, acked: 1, deferred: 1, requeued: 0 } : { received: 2, acked: 1, deferred: 0, requeued: 1 },
+    );
+    expect(total(rest).parked).toBe(0);
+    expect(handled).toEqual(['first', 'late']);
     expect(await broker.messageCount(config.parkingQueue)).toBe(0);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCrashLoop, crashLoopError } from '../../shared/core/crash-loop.js';
+import { checkCrashLoop, crashLoopError, givenBackReachesLimit } from '../../shared/core/crash-loop.js';
 
 describe('checkCrashLoop', () => {
   it.each([
@@ -81,5 +81,27 @@ describe('crashLoopError', () => {
     expect(error).toMatchObject({ name: 'CrashLoopError', retryable: false });
     expect(error.message).toContain('handed out 11 times');
     expect(error.message).toContain('CRASH_LOOP_LIMIT=10');
+  });
+});
+
+describe('givenBackReachesLimit', () => {
+  it.each([
+    { headers: undefined, limit: 2, expected: false },
+    { headers: {}, limit: 2, expected: false },
+    { headers: { 'x-delivery-count': 0 }, limit: 2, expected: false },
+    { headers: { 'x-delivery-count': 1 }, limit: 2, expected: true },
+    { headers: { 'x-delivery-count': 1 }, limit: 1, expected: true },
+    { headers: { 'x-delivery-count': 0 }, limit: 1, expected: true },
+    { headers: { 'x-delivery-count': 8 }, limit: 10, expected: false },
+    { headers: { 'x-delivery-count': 9 }, limit: 10, expected: true },
+    { headers: { 'x-delivery-count': 'nine' }, limit: 10, expected: false },
+    // The guard off: 4.x's own limit still drops a message returned past 20.
+    { headers: { 'x-delivery-count': 18 }, limit: 0, expected: false },
+    { headers: { 'x-delivery-count': 19 }, limit: 0, expected: true },
+  ])('x-delivery-count in $headers, CRASH_LOOP_LIMIT $limit: $expected', ({ headers, limit, expected }) => {
+    // Act
+    const reaches = givenBackReachesLimit(headers, limit);
+    // Assess
+    expect(reaches).toBe(expected);
   });
 });

@@ -49,6 +49,7 @@ describe('runInvocation: the end sequence', () => {
       'takeBuffered',
       'settle m-1 defer',
       'settle m-2 defer',
+      'takeBuffered',
       'stopTaking',
       'finish',
       'close',
@@ -104,6 +105,26 @@ describe('runInvocation: the end sequence', () => {
     expect(summary).toMatchObject({ received: 4, acked: 2, requeued: 2, stoppedBecause: 'idle' });
     expect(warnings).toContain('messages not settled in time went back to their queue as they were');
   });
+
+  it.each([
+    { mode: 'pull', giveBackCounts: true, atRisk: 'defer' },
+    { mode: 'pull', giveBackCounts: false, atRisk: 'give-back' },
+    { mode: 'native', giveBackCounts: false, atRisk: 'give-back' },
+  ] as const)(
+    '$mode (give-back counts: $giveBackCounts): a late arrival one more give-back would bring to CRASH_LOOP_LIMIT is $atRisk',
+    async ({ mode, giveBackCounts, atRisk }) => {
+      // Prepare: "at-risk" was returned once already; with a limit of 2 a second return would park it untried
+      const transport = new MemoryTransport({ mode, giveBackCounts, config: engineConfig({ CRASH_LOOP_LIMIT: '2' }), messages: deliveries(1) });
+      transport.arriveWhileStopping(delivery('at-risk', { 'x-delivery-count': 1 }), delivery('fresh'));
+      // Act
+      const { summary } = await invoke(transport, byId([]));
+      // Assess
+      expect(transport.settled()).toEqual(['m-0 ack', `at-risk ${atRisk}`, 'fresh give-back']);
+      if (atRisk === 'defer') expect(transport.verdictOf('at-risk')).toMatchObject({ retryNo: 0, delayMs: 0, why: { name: 'OutOfTime' } });
+      expect(summary).toMatchObject({ received: 3, acked: 1, deferred: atRisk === 'defer' ? 1 : 0, requeued: atRisk === 'defer' ? 1 : 2 });
+      expect(balanced(summary)).toBe(true);
+    },
+  );
 
   it.each(MODES)('%s: a handler that ignores its signal is cut off at the hard stop: its attempt counts, once', async (mode) => {
     // Prepare
