@@ -1,7 +1,7 @@
 // One timed throughput run, in a fresh plain-node process (no loader, no source maps: as Lambda runs
 // the bundle). argv[2] is a JSON object:
 //   { who: 'boomerang' | 'raw' | 'rhea' | 'rascal', mode: 'success' | 'retry' | 'io', url, queue, messages, prefetch,
-//     delayQueue, delayQueueArguments, delayMs, module }
+//     concurrency, delayQueue, delayQueueArguments, delayMs, module }
 // Boomerang is the pull function from `module` (dist/bench/boomerang/index.mjs: createPullFunction of the
 // public entry point, bundled like the Lambda bundles), configured from the environment
 // as the deployed function is; the others are the anchors, written as a careful engineer would write
@@ -112,6 +112,102 @@ async function raw() {
   });
   await closeAfterAcks(connection, channel, consumerTag);
   return { ms: performance.now() - startedAt, detail: { settled } };
+}
+
+// The raw anchor of the idempotency section's I/O contest: a hand-written consumer (prefetch, at most
+// `concurrency` handlers at once) that, with IDEMPOTENCY_STORE set as for Boomerang, claims each
+// message's id before its handler (Redis SET NX EX; DynamoDB PutItem if the id is absent), marks it
+// completed after (SET EX; UpdateItem), then acks: what the store itself costs a careful engineer.
+async function rawIo() {
+  const startedAt = performance.now();
+  // Opened in the timed run, as Boomerang opens its store at its first invocation.
+  const store = openRawStore(process.env.IDEMPOTENCY_STORE);
+  const connection = await amqp.connect(run.url, { noDelay: true });
+  const channel = await connection.createChannel();
+  await channel.prefetch(run.prefetch);
+  let settled = 0;
+  let running = 0;
+  const waiting = [];
+  let consumerTag = '';
+  await new Promise((resolve, reject) => {
+    channel.on('error', reject);
+    const start = (message) => {
+      running++;
+      const id = String(message.properties.messageId);
+      (async () => {
+        if (store === undefined || (await store.claim(id))) {
+          await handler(message);
+          await store?.complete(id);
+        }
+        channel.ack(message);
+      })().then(() => {
+        running--;
+        if (++settled === run.messages) return resolve();
+        const next = waiting.shift();
+        if (next !== undefined) start(next);
+      }, reject);
+    };
+    const onMessage = (message) => {
+      if (message === null) return reject(new Error('consumer cancelled'));
+      if (running < run.concurrency) start(message);
+      else waiting.push(message);
+    };
+    channel.consume(run.queue, onMessage).then((ok) => (consumerTag = ok.consumerTag), reject);
+  });
+  await closeAfterAcks(connection, channel, consumerTag);
+  await store?.close();
+  return { ms: performance.now() - startedAt, detail: { settled } };
+}
+
+/** The raw anchor's store, from IDEMPOTENCY_STORE as Boomerang reads it (a redis:// URL, or dynamodb:<table>); undefined: off. */
+function openRawStore(spec) {
+  const ttl = Number(process.env.IDEMPOTENCY_TTL_SECONDS ?? 600);
+  if (spec === undefined || spec === '') return undefined;
+  if (spec.startsWith('redis')) {
+    const { Redis } = require('ioredis');
+    const redis = new Redis(spec);
+    return {
+      claim: async (id) => (await redis.set(`raw#${id}`, '{"status":"INPROGRESS"}', 'EX', ttl, 'NX')) !== null,
+      complete: async (id) => {
+        await redis.set(`raw#${id}`, '{"status":"COMPLETED"}', 'EX', ttl);
+      },
+      close: async () => redis.disconnect(),
+    };
+  }
+  const table = spec.replace(/^dynamodb:/, '');
+  const { DynamoDBClient, PutItemCommand, UpdateItemCommand } = require('@aws-sdk/client-dynamodb');
+  // The endpoint (AWS_ENDPOINT_URL_DYNAMODB), region and credentials come from the environment, as for Boomerang.
+  const client = new DynamoDBClient({});
+  const expiration = () => ({ N: String(Math.floor(Date.now() / 1000) + ttl) });
+  return {
+    claim: async (id) => {
+      try {
+        await client.send(
+          new PutItemCommand({
+            TableName: table,
+            Item: { id: { S: `raw#${id}` }, expiration: expiration(), status: { S: 'INPROGRESS' } },
+            ConditionExpression: 'attribute_not_exists(id)',
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error.name === 'ConditionalCheckFailedException') return false;
+        throw error;
+      }
+    },
+    complete: async (id) => {
+      await client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: { id: { S: `raw#${id}` } },
+          UpdateExpression: 'SET #status = :completed, expiration = :expiration',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':completed': { S: 'COMPLETED' }, ':expiration': expiration() },
+        }),
+      );
+    },
+    close: async () => client.destroy(),
+  };
 }
 
 async function rascal() {
@@ -244,7 +340,7 @@ async function rheaAnchor() {
   return { ms: performance.now() - startedAt, detail: { settled } };
 }
 
-const contestants = { boomerang, raw, rhea: rheaAnchor, rascal };
+const contestants = { boomerang, raw: run.mode === 'io' ? rawIo : raw, rhea: rheaAnchor, rascal };
 try {
   // CPU used by this client process over the run (connect included): per message, it is far less
   // noisy than the wall clock on a shared machine, and it is what the client leaves to the broker.

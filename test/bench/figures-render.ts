@@ -218,10 +218,11 @@ function renderIdempotencyFaultsAcross(brokers: readonly BrokerFaults[]): string
 
 /** The bench's idempotency rows (rate with idempotency on, as a share of off), one column per broker. */
 function renderIdempotencyCostAcross(brokers: readonly BrokerBench[]): string {
-  const rowsOf = (b: BrokerBench) => b.report.rows.filter((r) => r.section.startsWith('idempotency,'));
+  const store = (metric: string) => /idempotency on \((.+?)\),/.exec(metric)?.[1];
+  // Boomerang with it on against off; the anchors' rows (a hand-written consumer with the store) have a table of their own.
+  const rowsOf = (b: BrokerBench) => b.report.rows.filter((r) => r.section.startsWith('idempotency,') && store(r.metric) !== undefined);
   const withRows = brokers.filter((b) => rowsOf(b).length > 0);
   if (withRows.length === 0) return NO_BENCH_RESULTS;
-  const store = (metric: string) => /idempotency on \((.+?)\),/.exec(metric)?.[1] ?? metric;
   const keys = [...new Set(withRows.flatMap((b) => rowsOf(b).map((r) => `${r.section}|${store(r.metric)}`)))];
   const lines = [
     `Messages per second with idempotency on, as a share of the same path with it off in the same rounds (\`npm run bench\`, section idempotency, of ${withRows
@@ -241,6 +242,34 @@ function renderIdempotencyCostAcross(brokers: readonly BrokerBench[]): string {
       return row === undefined ? '-' : `${row.ratio} (${row.boomerang.split(' (')[0]} msg/s against ${row.anchor.split(' (')[0]})`;
     });
     lines.push(`| ${[section.replace('idempotency, ', ''), storeName, ...ratios].map(cell).join(' | ')} |`);
+  }
+  return [lines.join('\n'), renderStoreCeiling(brokers)].filter((part) => part !== '').join('\n\n');
+}
+
+/**
+ * The I/O contest's anchors: a hand-written consumer claiming and completing each id in the same store,
+ * on against off (the ceiling the store leaves on this machine), and Boomerang on against it.
+ */
+function renderStoreCeiling(brokers: readonly BrokerBench[]): string {
+  const ownCost = (metric: string) => /completing each id in (.+?) \(the store's own cost\)/.exec(metric)?.[1];
+  const against = (metric: string) => /^msg\/s with idempotency on \((.+?)\) against the hand-written consumer/.exec(metric)?.[1];
+  const rowsOf = (b: BrokerBench) => b.report.rows.filter((r) => r.section.startsWith('idempotency,'));
+  const withRows = brokers.filter((b) => rowsOf(b).some((r) => ownCost(r.metric) !== undefined));
+  if (withRows.length === 0) return '';
+  const stores = [...new Set(withRows.flatMap((b) => rowsOf(b).flatMap((r) => ownCost(r.metric) ?? [])))];
+  const figure = (b: BrokerBench, pick: (metric: string) => string | undefined, name: string): string => {
+    const row = rowsOf(b).find((r) => pick(r.metric) === name);
+    return row === undefined ? '-' : `${row.ratio} (${row.boomerang.split(' (')[0]} msg/s against ${row.anchor.split(' (')[0]})`;
+  };
+  const lines = [
+    'The same I/O contest, with a hand-written consumer (prefetch and concurrency alike) that claims each id in the store before its handler and marks it completed after, as the anchor: what the store itself costs on this machine, and Boomerang against that consumer with the same store:',
+    '',
+    `| store | hand-written consumer, store against none | ${withRows.map((b) => `${b.rabbitmq}: Boomerang against it`).join(' | ')} |`,
+    `|---|---|${withRows.map(() => '---|').join('')}`,
+  ];
+  for (const name of stores) {
+    const ceiling = withRows.map((b) => `${b.rabbitmq}: ${figure(b, ownCost, name)}`).join('; ');
+    lines.push(`| ${[name, ceiling, ...withRows.map((b) => figure(b, against, name))].map(cell).join(' | ')} |`);
   }
   return lines.join('\n');
 }

@@ -111,6 +111,7 @@ function childArgs(run: Pick<ChildRun, 'who' | 'mode' | 'setup'>, url: string, m
     queue: setup.config.workQueue,
     messages,
     prefetch: setup.config.batchSize,
+    concurrency: setup.config.concurrency,
     delayQueue: setup.delayQueue,
     delayQueueArguments: setup.delayArguments,
     delayMs: PARKED_DELAY_MS,
