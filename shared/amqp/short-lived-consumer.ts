@@ -1,4 +1,5 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
+import { TimedWait } from './timed-wait.js';
 
 /** Options of {@link ShortLivedConsumer.start}. */
 type ConsumerOptions = {
@@ -15,16 +16,8 @@ type ConsumerOptions = {
  */
 class ShortLivedConsumer {
   private readonly buffer: ConsumeMessage[] = [];
-  private waiter: ((message: ConsumeMessage | undefined) => void) | undefined;
-  /** When the current `take` gives up (`Date.now()` time). */
-  private waitDeadline = 0;
-  /**
-   * One timer for every wait, left armed when a delivery ends a wait early (a timer armed and
-   * cleared per `take` showed in the pull loop's CPU profile). It fires at `timerDue` and checks
-   * the deadline.
-   */
-  private timer: NodeJS.Timeout | undefined;
-  private timerDue = 0;
+  /** The waiting `take`, if any: one timer for every wait (see TimedWait). */
+  private readonly next = new TimedWait<ConsumeMessage>();
   private consumerTag: string | undefined;
   /** A `narrow` under way: `stop` waits for it, so that no consumer it starts outlives the stop. */
   private narrowing: Promise<void> | undefined;
@@ -74,11 +67,7 @@ class ShortLivedConsumer {
     if (this.aborted) return Promise.resolve(undefined);
     const next = this.buffer.shift();
     if (next || this.cancelledByBroker || this.consumerTag === undefined) return Promise.resolve(next);
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-      this.waitDeadline = Date.now() + Math.max(0, timeoutMs);
-      if (this.timer === undefined || this.waitDeadline < this.timerDue) this.armTimer(this.waitDeadline);
-    });
+    return this.next.wait(timeoutMs);
   }
 
   /**
@@ -120,39 +109,12 @@ class ShortLivedConsumer {
       this.endWait();
       return;
     }
-    if (!this.handOver(message)) this.buffer.push(message);
-  }
-
-  /** Ends the waiting `take` (if any) with `message`; false when none was waiting. */
-  private handOver(message: ConsumeMessage | undefined): boolean {
-    const waiter = this.waiter;
-    if (waiter === undefined) return false;
-    this.waiter = undefined;
-    waiter(message);
-    return true;
+    if (!this.next.hand(message)) this.buffer.push(message);
   }
 
   /** Ends a waiting `take` with undefined and drops the timer. */
   private endWait(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.handOver(undefined);
-  }
-
-  private armTimer(due: number): void {
-    clearTimeout(this.timer);
-    this.timerDue = due;
-    this.timer = setTimeout(() => this.onTimer(), Math.max(0, due - Date.now()));
-  }
-
-  private onTimer(): void {
-    this.timer = undefined;
-    if (this.waiter === undefined) return;
-    if (Date.now() < this.waitDeadline) {
-      this.armTimer(this.waitDeadline);
-      return;
-    }
-    this.handOver(undefined);
+    this.next.end();
   }
 }
 

@@ -6,6 +6,7 @@
  * here, by hand, as the caller reports settlements.
  */
 import type { Connection, Delivery as RheaDelivery, EventContext, Message, Receiver } from 'rhea';
+import { TimedWait } from '../amqp/timed-wait.js';
 import { BrokerConnectionError } from '../errors.js';
 
 type Received = { readonly message: Message; readonly delivery: RheaDelivery };
@@ -15,7 +16,8 @@ const TOP_UP_SHARE = 4;
 
 class NativeReceiver {
   private readonly buffer: Received[] = [];
-  private waiter: ((received: Received | undefined) => void) | undefined;
+  /** The waiting `take`, if any: one timer for every wait, not one armed and cleared per message. */
+  private readonly next = new TimedWait<Received>();
   private unsettled = 0;
   /** Credit granted that no delivery has used yet (counted here: rhea's typings do not expose it). */
   private credit = 0;
@@ -30,13 +32,7 @@ class NativeReceiver {
       this.unsettled++;
       this.credit--;
       const received = { message: context.message as Message, delivery: context.delivery as RheaDelivery };
-      const wake = this.waiter;
-      if (wake !== undefined) {
-        this.waiter = undefined;
-        wake(received);
-      } else {
-        this.buffer.push(received);
-      }
+      if (!this.next.hand(received)) this.buffer.push(received);
     });
     receiver.on('receiver_close', () => {
       this.detached = true;
@@ -88,13 +84,7 @@ class NativeReceiver {
   public take(waitMs: number): Promise<Received | undefined> {
     const next = this.buffer.shift();
     if (next !== undefined || this.detached) return Promise.resolve(next);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => this.wake(), waitMs);
-      this.waiter = (received) => {
-        clearTimeout(timer);
-        resolve(received);
-      };
-    });
+    return this.next.wait(waitMs);
   }
 
   /** What arrived and was not taken yet, removed from the buffer. */
@@ -117,6 +107,7 @@ class NativeReceiver {
   public async stop(waitMs = 1000): Promise<void> {
     if (this.stopping || this.detached) return;
     this.stopping = true;
+    this.next.end();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, waitMs);
       this.receiver.once('receiver_drained', () => {
@@ -130,6 +121,8 @@ class NativeReceiver {
 
   /** Detaches the link; what is still unsettled goes back to the queue with it. */
   public close(): void {
+    // The wait's timer may still be armed: it must not keep the process alive.
+    this.next.end();
     this.stopping = true;
     if (!this.detached) this.receiver.close();
     this.detached = true;
@@ -141,9 +134,7 @@ class NativeReceiver {
   }
 
   private wake(): void {
-    const wake = this.waiter;
-    this.waiter = undefined;
-    wake?.(undefined);
+    this.next.end();
   }
 }
 
