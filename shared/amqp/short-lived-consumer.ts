@@ -45,7 +45,7 @@ class ShortLivedConsumer {
     const consumer = new ShortLivedConsumer(channel, queue, exclusive);
     const abort = (): void => {
       consumer.aborted = true;
-      consumer.endWait();
+      consumer.next.end();
     };
     if (stopOn?.aborted) abort();
     else if (stopOn !== undefined) {
@@ -95,7 +95,7 @@ class ShortLivedConsumer {
     this.consumerTag = undefined;
     this.unlisten();
     if (tag !== undefined && !this.cancelledByBroker) await this.channel.cancel(tag);
-    this.endWait();
+    this.next.end();
   }
 
   /** Removes and returns what is buffered and was never handed out. */
@@ -106,15 +106,10 @@ class ShortLivedConsumer {
   private onMessage(message: ConsumeMessage | null): void {
     if (message === null) {
       this.cancelledByBroker = true;
-      this.endWait();
+      this.next.end();
       return;
     }
     if (!this.next.hand(message)) this.buffer.push(message);
-  }
-
-  /** Ends a waiting `take` with undefined and drops the timer. */
-  private endWait(): void {
-    this.next.end();
   }
 }
 

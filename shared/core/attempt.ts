@@ -26,13 +26,12 @@ import type { LifecycleOptions, Origin } from './lifecycle-options.js';
 import type { Pacer } from './pacer.js';
 import { Pause } from './pause.js';
 import { cutOff, NOT_TRIED, RECORDED_FAILURE, OUT_OF_TIME, queuePaused, STORE_DOWN } from './recorded-failures.js';
-import { ACK, ACK_UNKEYED, DUPLICATE, type Verdict } from './verdict.js';
+import { ACK, ACK_UNKEYED, DUPLICATE, OUT_OF_TIME_GIVE_BACK, type Verdict } from './verdict.js';
 
 /** Why no more messages should go to the handler in this invocation (or, `paused`, for now), if any. */
 type Stop = 'breaker-open' | 'idempotency-store-down' | 'paused';
 
 const PAUSED_GIVE_BACK: Verdict = Object.freeze({ kind: 'give-back', why: 'paused' });
-const LATE_GIVE_BACK: Verdict = Object.freeze({ kind: 'give-back', why: 'out-of-time' });
 
 type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
 
@@ -193,7 +192,7 @@ class Lifecycle<O extends Origin = Origin> {
    */
   public lateArrival(delivery: Delivery, origin: O): Verdict {
     const { settings, config } = this.options;
-    if (!settings.giveBackCounts || !givenBackReachesLimit(delivery.properties.headers, config.crashLoopLimit)) return LATE_GIVE_BACK;
+    if (!settings.giveBackCounts || !givenBackReachesLimit(delivery.properties.headers, config.crashLoopLimit)) return OUT_OF_TIME_GIVE_BACK;
     return this.untried(delivery, origin, true);
   }
 
@@ -214,9 +213,9 @@ class Lifecycle<O extends Origin = Origin> {
     }
     // Where a give-back raises `x-delivery-count`, it would count toward the crash-loop limit although
     // no handler saw the message: it waits the shortest delay instead, its count and its own `x-delivery-count` kept out of it.
-    if (!this.options.settings.giveBackCounts) return { kind: 'give-back', why: 'out-of-time' };
+    if (!this.options.settings.giveBackCounts) return OUT_OF_TIME_GIVE_BACK;
     const verdict = this.deferred(delivery, OUT_OF_TIME, 0);
-    return verdict.kind === 'defer' ? verdict : { kind: 'give-back', why: 'out-of-time' };
+    return verdict.kind === 'defer' ? verdict : OUT_OF_TIME_GIVE_BACK;
   }
 
   /**

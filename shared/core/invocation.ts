@@ -27,7 +27,7 @@ import type { ModeSettings } from './mode-settings.js';
 import type { Pacer } from './pacer.js';
 import { Pause } from './pause.js';
 import { type FailureReason, Tally } from './tally.js';
-import type { Verdict } from './verdict.js';
+import { OUT_OF_TIME_GIVE_BACK, type Verdict } from './verdict.js';
 
 /** What every invocation is given, in every mode. */
 type InvocationOptions = {
@@ -119,9 +119,6 @@ type Opened =
 type OpenTransport = (context: { readonly tally: Tally; readonly deadlines: Deadlines; readonly startedAt: number }) => Promise<Opened>;
 
 const NEVER = new AbortController().signal;
-
-/** The verdict of a message that arrived after the take loop stopped, or raced its stop: no handler saw it. */
-const NOT_TAKEN: Verdict = Object.freeze({ kind: 'give-back', why: 'out-of-time' });
 
 /**
  * The moments of a budget. The safety margin is kept inside the budget even when a caller passes a
@@ -228,7 +225,7 @@ async function takeAndSettle(
     const outOfTime = lifecycle.stop === undefined;
     for (const taken of transport.takeBuffered()) {
       // After a copy failed no other is tried: what no handler saw goes back untouched.
-      const verdict = stoppedBecause === 'publish-failed' ? NOT_TAKEN : lifecycle.untried(taken.delivery, taken.origin, outOfTime);
+      const verdict = stoppedBecause === 'publish-failed' ? OUT_OF_TIME_GIVE_BACK : lifecycle.untried(taken.delivery, taken.origin, outOfTime);
       if (verdict.kind === 'give-back') giveBack.push([taken, verdict]);
       else settle(taken, verdict);
     }
@@ -247,7 +244,7 @@ async function takeAndSettle(
     // but for a delivery that one more counted give-back would bring to the crash-loop limit: deferred
     // (lateArrival). Those that came before the cancel are settled before it, so their acks are not held.
     const late = (taken: Taken): void => {
-      const verdict = stoppedBecause === 'publish-failed' ? NOT_TAKEN : lifecycle.lateArrival(taken.delivery, taken.origin);
+      const verdict = stoppedBecause === 'publish-failed' ? OUT_OF_TIME_GIVE_BACK : lifecycle.lateArrival(taken.delivery, taken.origin);
       if (verdict.kind === 'give-back') giveBack.push([taken, verdict]);
       else settle(taken, verdict);
     };
@@ -311,7 +308,7 @@ async function takeUntilStop(
     // A message that raced the transport's own stop (a copy failed meanwhile) is given back untried.
     const racing = transport.ended();
     if (racing !== undefined) {
-      parts.giveBack.push([taken, NOT_TAKEN]);
+      parts.giveBack.push([taken, OUT_OF_TIME_GIVE_BACK]);
       return racing;
     }
     handling.add(parts.attempt(taken));

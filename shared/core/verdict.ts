@@ -59,8 +59,10 @@ type GiveBackReason = 'out-of-time' | 'paused' | 'breaker-open' | 'idempotency-s
 type ParkVerdict = Extract<Verdict, { kind: 'park' }>;
 
 const ACK: Verdict = Object.freeze({ kind: 'ack', unkeyed: false });
+/** An untried message back to its queue as it is because there was no time for it (or it arrived after the take loop stopped). */
+const OUT_OF_TIME_GIVE_BACK: Verdict = Object.freeze({ kind: 'give-back', why: 'out-of-time' });
 const ACK_UNKEYED: Verdict = Object.freeze({ kind: 'ack', unkeyed: true });
 const DUPLICATE: Verdict = Object.freeze({ kind: 'duplicate' });
 
-export { ACK, ACK_UNKEYED, DUPLICATE };
+export { ACK, ACK_UNKEYED, DUPLICATE, OUT_OF_TIME_GIVE_BACK };
 export type { ParkVerdict, Verdict };

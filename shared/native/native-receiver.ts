@@ -36,7 +36,7 @@ class NativeReceiver {
     });
     receiver.on('receiver_close', () => {
       this.detached = true;
-      this.wake();
+      this.next.end();
     });
   }
 
@@ -131,10 +131,6 @@ class NativeReceiver {
   private grant(credit: number): void {
     this.credit += credit;
     this.receiver.add_credit(credit);
-  }
-
-  private wake(): void {
-    this.next.end();
   }
 }
 
