@@ -123,6 +123,24 @@ class UnrecoverableError extends Error {
   }
 }
 
+/**
+ * An attempt outlasted its time limit (`attemptTimeoutMs`, ATTEMPT_TIMEOUT_MS): its `signal` aborted,
+ * it counts as a failed attempt (retried by the policy, a failure of the partner for the circuit
+ * breaker), and whatever the handler does or returns later is ignored.
+ */
+class HandlerTimeoutError extends BoomerangError {
+  /** The limit the attempt outlasted, in ms. */
+  public readonly timeoutMs: number;
+
+  public constructor(timeoutMs: number) {
+    super(`the handler did not finish within ${timeoutMs} ms (attemptTimeoutMs, ATTEMPT_TIMEOUT_MS): its signal was aborted and its attempt counts as failed`, {
+      retryable: true,
+    });
+    this.name = 'HandlerTimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 /** The input is not an `aws:rmq` event at all: nothing in it can be parked, so the invocation fails. */
 class EventShapeError extends BoomerangError {
   public constructor(message: string) {
@@ -246,6 +264,7 @@ export {
   BrokerConnectionError,
   ConfigError,
   EventShapeError,
+  HandlerTimeoutError,
   IdempotencyInProgressError,
   IdempotencyStoreError,
   isNamedError,

@@ -17,6 +17,7 @@ export {
   BrokerConnectionError,
   ConfigError,
   EventShapeError,
+  HandlerTimeoutError,
   isNamedError,
   PublishError,
   RetryableError,

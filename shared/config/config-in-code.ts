@@ -4,7 +4,7 @@ import type { RetryRule } from '../retry/retry-rules.js';
 import type { DelayMode, QueueType } from '../topology/types.js';
 import type { IdempotencyInCode } from '../idempotency/in-code.js';
 import type { RateLimitInCode } from './rate-limit.js';
-import { envOption, envQueueName, type Env } from './env.js';
+import { envOption, envQueueName, envString, type Env } from './env.js';
 import { describeRange, inRange } from './option-range.js';
 import type { AckOrder, OptionSpec, OptionValue, Tracing } from './option-table.js';
 
@@ -37,6 +37,8 @@ type AdvancedOptions = {
   readonly maxMessageBytes?: number;
   /** @default IDLE_TIMEOUT_MS, else 500 */
   readonly idleTimeoutMs?: number;
+  /** The longest one attempt may take (see `OPTIONS.attemptTimeoutMs`). @default ATTEMPT_TIMEOUT_MS, else 30000 but at most half the time an invocation takes messages */
+  readonly attemptTimeoutMs?: number;
   /** @default SAFETY_MARGIN_MS, else 3000 */
   readonly safetyMarginMs?: number;
   /** Local invocations only. @default BUDGET_MS, else 60000 */
@@ -92,8 +94,8 @@ type TopLevelOption = OptionSpec & { readonly code: string; readonly default: nu
 
 /** Reads one setting from code when given there (its error names `<option> in <source>`), else from its variable. */
 function layered(env: Env, code: ConfigInCode) {
-  const given = (option: TopLevelOption): unknown => code[pathInCode(option.code)[0] as keyof ConfigInCode];
-  return {
+  const given = (option: OptionSpec & { readonly code: string }): unknown => code[pathInCode(option.code)[0] as keyof ConfigInCode];
+  const read = {
     option: <S extends TopLevelOption>(option: S): OptionValue<S> => {
       const value = given(option);
       if (value === undefined) return envOption(env, option);
@@ -107,6 +109,12 @@ function layered(env: Env, code: ConfigInCode) {
       }
       return value as OptionValue<S>;
     },
+    /** Like `option`, for an option with no default value: undefined when neither code nor the environment gives it. */
+    optional: <S extends OptionSpec & { readonly code: string }>(option: S): OptionValue<S> | undefined => {
+      if (given(option) === undefined && envString(env, option.variable) === undefined) return undefined;
+      // One of the two gives it, so the default is never read.
+      return read.option({ ...option, default: Number.NaN }) as OptionValue<S>;
+    },
     /** How errors name the source the option was read from: its place in code, else its variable. */
     where: (option: TopLevelOption): string => (given(option) === undefined ? option.variable : `${option.code} in ${code.source}`),
     queueName: (key: 'workQueue' | 'parkingQueue', variable: string, fallback: string): string => {
@@ -116,6 +124,7 @@ function layered(env: Env, code: ConfigInCode) {
       return envQueueName({ [`${key} in ${code.source}`]: value }, `${key} in ${code.source}`, fallback);
     },
   };
+  return read;
 }
 
 export { layered, pathInCode, retryPolicy };

@@ -34,6 +34,8 @@ type Config = {
   readonly batchSize: number;
   readonly maxMessages: number;
   readonly concurrency: number;
+  /** The longest one attempt may take (`attemptTimeoutMs`); undefined: not set, the invocation derives it from its budget (core/attempt-deadlines.ts). */
+  readonly attemptTimeoutMs: number | undefined;
   readonly connectTimeoutMs: number;
   readonly publishTimeoutMs: number;
   /** The largest body a copy may have; a bigger message stays in the work queue (see `DEFAULTS.maxMessageBytes`). */
@@ -62,7 +64,7 @@ type Config = {
  * docs/configuration.md's tables mirror them (test/unit/option-table.test.ts checks it).
  * Variables: AMQP_URL, WORK_QUEUE, PARKING_QUEUE (default `<WORK_QUEUE>.parked`), DELAY_MODE, DELAY_RESOLUTION_MS, EXACT_DELAY_PREFIX,
  * QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER, BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER,
- * BATCH_SIZE, MAX_MESSAGES, CONCURRENCY, CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, MAX_MESSAGE_BYTES, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS,
+ * BATCH_SIZE, MAX_MESSAGES, CONCURRENCY, ATTEMPT_TIMEOUT_MS, CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, MAX_MESSAGE_BYTES, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS,
  * BUDGET_MS, FUNCTION_NAME, BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, TRACING, IDEMPOTENCY_STORE, IDEMPOTENCY_TTL_SECONDS, IDEMPOTENCY_STORE_SECRET_ID,
  * RATE_LIMIT_PER_SECOND, RATE_LIMIT_SHARES, RATE_LIMIT_STORE, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
  */
@@ -137,6 +139,7 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     batchSize: read.option(OPTIONS.batchSize),
     maxMessages: read.option(OPTIONS.maxMessages),
     concurrency: read.option(OPTIONS.concurrency),
+    attemptTimeoutMs: read.optional(OPTIONS.attemptTimeoutMs),
     connectTimeoutMs: read.option(OPTIONS.connectTimeoutMs),
     publishTimeoutMs: read.option(OPTIONS.publishTimeoutMs),
     maxMessageBytes: read.option(OPTIONS.maxMessageBytes),

@@ -40,6 +40,9 @@ type AckOrder = (typeof ACK_ORDERS)[number];
 const TRACINGS = ['off', 'opentelemetry', 'xray'] as const;
 type Tracing = (typeof TRACINGS)[number];
 
+/** The time limit of an attempt when `attemptTimeoutMs` is not set: 30 s, as many HTTP clients' and API Gateway's. */
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
+
 /** RabbitMQ's `x-message-ttl` is a 32-bit signed integer of milliseconds. */
 const MAX_TTL_MS = 2 ** 31 - 1;
 
@@ -204,6 +207,17 @@ const OPTIONS = {
       "one span per attempt (its handler run, then its settlement), in the message's own trace: the OpenTelemetry API (to the tracer provider the team registers) " +
       'or AWS X-Ray through Powertools Tracer (needs active tracing). Off, nothing is loaded and nothing is done per message ([traces](operations.md#traces))',
   },
+  // Lambda's longest timeout is 15 minutes. No default value: unset, the limit depends on the budget (core/attempt-deadlines.ts).
+  attemptTimeoutMs: {
+    variable: 'ATTEMPT_TIMEOUT_MS',
+    code: 'advanced.attemptTimeoutMs',
+    tier: 'advanced',
+    range: { type: 'integer', min: 10, max: 900_000 },
+    defaultDoc: `\`${DEFAULT_ATTEMPT_TIMEOUT_MS}\`, at most half the time an invocation takes messages`,
+    doc:
+      'the longest one attempt may take: then its `signal` aborts and it fails with `HandlerTimeoutError` (retried by the policy; a failure of the partner for the circuit breaker), and what the handler does later is ignored. ' +
+      "Unset, one hung call still leaves an invocation half its time for the others; set, it is kept as given (an attempt still running at the invocation's stop is cut off by the budget) ([time limits](handlers.md#time-limits))",
+  },
   connectTimeoutMs: {
     variable: 'CONNECT_TIMEOUT_MS',
     code: 'advanced.connectTimeoutMs',
@@ -317,5 +331,5 @@ type OptionValue<S extends OptionSpec> = S['range'] extends { readonly type: 'ch
     ? string
     : number;
 
-export { OPTIONS };
+export { DEFAULT_ATTEMPT_TIMEOUT_MS, OPTIONS };
 export type { AckOrder, OptionSpec, OptionTier, OptionValue, Tracing };

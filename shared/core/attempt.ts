@@ -19,6 +19,7 @@ import type { BoomerangMessage, HandlerContext } from '../message/message.js';
 import { NO_SPAN } from '../observability/attempt-tracer.js';
 import { backoffDelayMs } from '../retry/backoff.js';
 import { decideRetry, type ErrorFacts, errorFacts, type RetryDecision } from '../retry/decide-retry.js';
+import { AttemptDeadlines, effectiveLimitMs } from './attempt-deadlines.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { checkCrashLoop, crashLoopError, givenBackReachesLimit } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
@@ -56,24 +57,37 @@ class Lifecycle<O extends Origin = Origin> {
   /** Aborted at the budget's stop or when the lifecycle stops for good: the waits for a turn or a pause's end leave the line. */
   private readonly leaveLine: AbortSignal;
   private readonly abortTimer: NodeJS.Timeout;
-  /** One context for every call: AbortController#signal is a checked getter, too slow to read per message. */
-  private readonly context: HandlerContext;
+  /** Read once: AbortController#signal is a checked getter, too slow to read per message. */
+  private readonly budgetSignal: AbortSignal;
+  /** Each attempt's time limit; its context (the handler's signal) comes with its deadline. */
+  private readonly deadlines: AttemptDeadlines;
   private readonly spans: AttemptSpans;
 
   public constructor(private readonly options: LifecycleOptions) {
     this.spans = options.tally.spans;
     this.breaker = startBreaker(options.config.breakerThreshold);
     this.pause = options.pause ?? new Pause({ log: options.log, tally: options.tally });
-    this.context = Object.freeze({ signal: this.abort.signal, functionName: options.config.functionName });
+    this.budgetSignal = this.abort.signal;
+    const { attemptTimeoutMs, functionName } = options.config;
+    this.deadlines = new AttemptDeadlines(
+      effectiveLimitMs(attemptTimeoutMs, options.stopAt - (options.startedAt ?? Date.now())),
+      this.budgetSignal,
+      functionName,
+    );
     this.abortTimer = setTimeout(() => this.abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
     // Paced: the summary says so (pacedMs), even when no start had to wait.
     if (options.pacer !== undefined) options.tally.paced(0);
     this.leaveLine = AbortSignal.any([this.abort.signal, this.stopping.signal]);
   }
 
-  /** Aborted at the budget's stop: the handlers' own signal. */
+  /** Aborted at the budget's stop (each handler's own signal also aborts at its attempt's deadline). */
   public get signal(): AbortSignal {
-    return this.context.signal;
+    return this.budgetSignal;
+  }
+
+  /** The time limit each attempt of this invocation has (`attemptTimeoutMs`, bounded by the budget). */
+  public get attemptLimitMs(): number {
+    return this.deadlines.limitMs;
   }
 
   /**
@@ -136,7 +150,11 @@ class Lifecycle<O extends Origin = Origin> {
     const { guard, handler } = this.options;
     try {
       // Tracing on: the handler runs inside its span (a closure per message, so only then). No guard: the plain call.
-      const outcome = traced ? await span.run(() => this.call(message)) : guard === undefined ? await handler(message, this.context) : await this.call(message);
+      // Either way it is bound by its deadline: a call that never settles fails with HandlerTimeoutError.
+      const window = this.deadlines.current();
+      const outcome = traced
+        ? await span.run(() => this.deadlines.bound(this.call(message, window.context), window))
+        : await this.deadlines.bound(guard === undefined ? handler(message, window.context) : this.call(message, window.context), window);
       if (!this.running.delete(delivery)) return undefined;
       let unkeyed = false;
       if (outcome !== undefined) {
@@ -239,6 +257,7 @@ class Lifecycle<O extends Origin = Origin> {
   /** Clears the budget's timer and aborts the signal of any handler still running; says so once if a handler's answer paused the queue. */
   public end(): void {
     clearTimeout(this.abortTimer);
+    this.deadlines.end();
     this.abort.abort(new Error('invocation over'));
     this.pause.report();
   }
@@ -253,13 +272,13 @@ class Lifecycle<O extends Origin = Origin> {
 
   /** The handler's call; with a guard, at most once per idempotency key. */
   // biome-ignore lint/suspicious/noConfusingVoidType: what a Handler returns (void or a promise), passed on as it is so that a sync handler costs no promise.
-  private call(message: BoomerangMessage): Promise<IdempotencyOutcome | void> | void {
+  private call(message: BoomerangMessage, context: HandlerContext): Promise<IdempotencyOutcome | void> | void {
     const { guard, handler } = this.options;
-    if (guard === undefined) return handler(message, this.context);
+    if (guard === undefined) return handler(message, context);
     return guard.run(
       message,
       async () => {
-        await handler(message, this.context);
+        await handler(message, context);
       },
       this.options.hardStopAt - Date.now(),
     );

@@ -164,6 +164,7 @@ async function runInvocation(open: OpenTransport, options: InvocationOptions): P
     random: options.random ?? Math.random,
     tally,
     stopAt: deadlines.stopTakingAt,
+    startedAt,
     hardStopAt: deadlines.hardStopAt,
     pacer: options.pacer,
     pause,

@@ -18,7 +18,10 @@ type Origin = {
 };
 
 type LifecycleOptions = {
-  readonly config: Pick<Config, 'retryHeader' | 'policy' | 'rules' | 'crashLoopLimit' | 'breakerThreshold' | 'concurrency' | 'functionName'>;
+  readonly config: Pick<
+    Config,
+    'retryHeader' | 'policy' | 'rules' | 'crashLoopLimit' | 'breakerThreshold' | 'concurrency' | 'attemptTimeoutMs' | 'functionName'
+  >;
   readonly handler: Handler;
   /** Runs each handler call at most once per idempotency key. @default none */
   readonly guard?: IdempotencyGuard;
@@ -31,6 +34,8 @@ type LifecycleOptions = {
   readonly tally: Tally;
   /** Epoch ms: the handlers' signal aborts, and no handler starts after it. */
   readonly stopAt: number;
+  /** Epoch ms: when the invocation started; the unset attempt limit is half of `stopAt` minus this. @default the lifecycle's creation */
+  readonly startedAt?: number;
   /** Epoch ms: what the guard keeps a key in progress for. */
   readonly hardStopAt: number;
   /** The queue's rate limit: each handler start waits for its turn. @default none: no limit, no wait */

@@ -203,7 +203,8 @@ describe('Lifecycle#attempt', () => {
   it('counts an attempt the budget cut off, naming HandlerCutOffError', async () => {
     // Prepare
     const handler: Handler = (_message, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
-    const { lifecycle: made } = lifecycle(handler, { stopAt: Date.now() + 10 });
+    // A limit past the stop: the budget cuts it off first.
+    const { lifecycle: made } = lifecycle(handler, { stopAt: Date.now() + 10, config: { ...CONFIG, attemptTimeoutMs: 900_000 } });
     // Act
     const verdict = await made.attempt(delivery(), ORIGIN);
     made.end();
@@ -253,6 +254,19 @@ describe('Lifecycle: the breaker', () => {
     expect(made.concurrency).toBe(0);
     expect(made.breakerOpened).toBe(true);
     expect(warnings()).toContain('circuit breaker opened: no more handler calls in this invocation; untried messages go back with their retry count');
+    made.end();
+  });
+
+  it('counts attempts that outlast their time limit as failures of the partner: retried with HandlerTimeoutError, and the breaker opens', async () => {
+    // Prepare: every call hangs, ignoring its signal; a 20 ms limit
+    const { lifecycle: made } = lifecycle(() => new Promise<void>(() => undefined), { config: { ...CONFIG, attemptTimeoutMs: 20 } });
+    // Act
+    const first = await made.attempt(delivery(), ORIGIN);
+    const second = await made.attempt(delivery(), ORIGIN);
+    // Assess
+    expect(first).toMatchObject({ kind: 'retry', nextRetryNo: 1, error: { name: 'HandlerTimeoutError', retryable: true } });
+    expect(second).toMatchObject({ kind: 'retry', error: { name: 'HandlerTimeoutError' } });
+    expect(made.stop).toBe('breaker-open');
     made.end();
   });
 

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       batchSize: 100,
       maxMessages: 10_000,
       concurrency: 8,
+      attemptTimeoutMs: undefined,
       connectTimeoutMs: 5000,
       publishTimeoutMs: 10_000,
       maxMessageBytes: 16_777_216,

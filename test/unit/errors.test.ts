@@ -42,6 +42,7 @@ describe('the public entry point', () => {
       'ConfigError',
       'EventBatchError',
       'EventShapeError',
+      'HandlerTimeoutError',
       'PublishError',
       'PullAbortedError',
       'RetryFunctionError',

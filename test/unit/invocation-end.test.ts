@@ -18,6 +18,9 @@ import {
 
 useFakeClock();
 
+/** An attempt time limit past the invocation's stop: the budget, not the limit, cuts these handlers off. */
+const PAST_THE_STOP = '900000';
+
 /** A handler that ignores its signal and returns only when the test says; `calls` counts its runs. */
 function stubborn() {
   const finishers: Array<() => void> = [];
@@ -64,7 +67,7 @@ describe('runInvocation: the end sequence', () => {
     { mode: 'native', giveBackCounts: false, kind: 'give-back', afterStop: true },
   ] as const)('$mode (give-back counts: $giveBackCounts): out of time, what no handler saw is $kind', async ({ mode, giveBackCounts, kind, afterStop }) => {
     // Prepare: one handler at a time, each till its signal aborts: the first holds the whole budget.
-    const config = engineConfig({ CONCURRENCY: '1', BREAKER_THRESHOLD: '0' });
+    const config = engineConfig({ CONCURRENCY: '1', BREAKER_THRESHOLD: '0', ATTEMPT_TIMEOUT_MS: PAST_THE_STOP });
     const transport = new MemoryTransport({ mode, giveBackCounts, config, messages: deliveries(3) });
     // Act
     const { summary } = await invoke(
@@ -129,7 +132,11 @@ describe('runInvocation: the end sequence', () => {
   it.each(MODES)('%s: a handler that ignores its signal is cut off at the hard stop: its attempt counts, once', async (mode) => {
     // Prepare
     const { handler, finishAll, calls } = stubborn();
-    const transport = new MemoryTransport({ mode, config: engineConfig(), messages: [delivery('stuck', { 'x-retry-no': 1, [NativeAnnotation.retryNo]: 1 })] });
+    const transport = new MemoryTransport({
+      mode,
+      config: engineConfig({ ATTEMPT_TIMEOUT_MS: PAST_THE_STOP }),
+      messages: [delivery('stuck', { 'x-retry-no': 1, [NativeAnnotation.retryNo]: 1 })],
+    });
     // Act
     const { summary } = await invoke(transport, handler);
     finishAll();
@@ -233,7 +240,7 @@ describe('runInvocation: an event batch (the cases of the former settleBatch)', 
 
   it('when the budget runs out, aborts the running handler and counts its attempt; the untried records go back as they were', async () => {
     // Prepare
-    const config = engineConfig({ CONCURRENCY: '1' });
+    const config = engineConfig({ CONCURRENCY: '1', ATTEMPT_TIMEOUT_MS: PAST_THE_STOP });
     const transport = new MemoryTransport({ mode: 'event', config, messages: [delivery('slow'), delivery('never-1'), delivery('never-2')] });
     // Act
     const { summary } = await invoke(
@@ -249,7 +256,11 @@ describe('runInvocation: an event batch (the cases of the former settleBatch)', 
   it('parks an attempt cut off by the budget once its retries are used up, naming HandlerCutOffError', async () => {
     // Prepare
     const aborted = (): Error => Object.assign(new Error('request aborted'), { name: 'AbortError' });
-    const transport = new MemoryTransport({ mode: 'event', config: engineConfig(), messages: [delivery('last', { 'x-retry-no': 3 })] });
+    const transport = new MemoryTransport({
+      mode: 'event',
+      config: engineConfig({ ATTEMPT_TIMEOUT_MS: PAST_THE_STOP }),
+      messages: [delivery('last', { 'x-retry-no': 3 })],
+    });
     // Act
     const { summary } = await invoke(transport, abortable(aborted));
     // Assess
