@@ -106,6 +106,7 @@ function planCopy(ctx: CopyContext, failure: Failure, leanNote?: string): Target
     errorName: error.name,
     errorMessage: error.message,
     errorStack: failure.stack,
+    errorFields: error.fields,
     sourceQueue: ctx.queue,
     functionName: ctx.functionName,
     withoutUserHeaders: leanNote !== undefined,

@@ -19,6 +19,7 @@ import type { BoomerangMessage, HandlerContext } from '../message/message.js';
 import { NO_SPAN } from '../observability/attempt-tracer.js';
 import { backoffDelayMs } from '../retry/backoff.js';
 import { decideRetry, type ErrorFacts, errorFacts, type RetryDecision } from '../retry/decide-retry.js';
+import { errorFields } from '../retry/error-fields.js';
 import { AttemptDeadlines, effectiveLimitMs } from './attempt-deadlines.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { checkCrashLoop, crashLoopError, givenBackReachesLimit } from './crash-loop.js';
@@ -316,7 +317,14 @@ class Lifecycle<O extends Origin = Origin> {
     if (decision.kind === 'retry' && this.copyable(delivery))
       return { kind: 'retry', retryNo, nextRetryNo: decision.retryNo, delayMs: decision.delayMs, error };
     const reason = decision.kind === 'park' ? decision.reason : `${this.tooLargeReason(delivery)}: parked instead of retried`;
-    return this.park(delivery, retryNo, error, reason, handlerError instanceof Error ? handlerError.stack : undefined);
+    const fields = errorFields(handlerError);
+    return this.park(
+      delivery,
+      retryNo,
+      fields === undefined ? error : { ...error, fields },
+      reason,
+      handlerError instanceof Error ? handlerError.stack : undefined,
+    );
   }
 
   private park(delivery: Delivery, retryNo: number, error: ErrorFacts, reason: string, stack: string | undefined): Verdict {

@@ -20,6 +20,8 @@ type ParkInput = CopyInput & {
   readonly errorName: string;
   readonly errorMessage: string;
   readonly errorStack: string | undefined;
+  /** The JSON of the thrown value's other fields (retry/error-fields.ts), already bounded. @default none */
+  readonly errorFields?: string;
   readonly sourceQueue: string;
   readonly functionName: string;
   /** Drop the team's own headers (they did not fit in a frame); keep Boomerang's. */
@@ -58,6 +60,7 @@ function buildParkedCopy(delivery: Delivery, input: ParkInput): Copy {
   headers[BoomerangHeader.errorName] = input.errorName;
   headers[BoomerangHeader.errorMessage] = cutUtf8(input.errorMessage, ERROR_MESSAGE_MAX_BYTES);
   if (input.errorStack) headers[BoomerangHeader.errorStack] = cutUtf8(input.errorStack, ERROR_STACK_MAX_BYTES);
+  if (input.errorFields !== undefined) headers[BoomerangHeader.errorFields] = input.errorFields;
   // Attempts made = retries before this one + this one.
   headers[BoomerangHeader.attempts] = input.retryNo + 1;
   headers[BoomerangHeader.sourceQueue] = input.sourceQueue;

@@ -21,6 +21,8 @@ const BoomerangHeader = {
   errorName: 'boomerang-error-name',
   errorMessage: 'boomerang-error-message',
   errorStack: 'boomerang-error-stack',
+  /** The JSON of the thrown value's other fields (`{ status, detail }`, a `cause`), bounded and redacted. */
+  errorFields: 'boomerang-error-fields',
   attempts: 'boomerang-attempts',
   parkReason: 'boomerang-park-reason',
   parkedAt: 'boomerang-parked-at',

@@ -25,6 +25,7 @@ const NativeAnnotation = {
   errorName: `x-opt-${BoomerangHeader.errorName}`,
   errorMessage: `x-opt-${BoomerangHeader.errorMessage}`,
   errorStack: `x-opt-${BoomerangHeader.errorStack}`,
+  errorFields: `x-opt-${BoomerangHeader.errorFields}`,
   attempts: `x-opt-${BoomerangHeader.attempts}`,
   parkReason: `x-opt-${BoomerangHeader.parkReason}`,
   parkedAt: `x-opt-${BoomerangHeader.parkedAt}`,
@@ -93,6 +94,7 @@ function amqp10Outcome(verdict: Verdict, delivery: Delivery, context: Amqp10Outc
         [NativeAnnotation.functionName]: context.functionName,
       };
       if (verdict.stack !== undefined) annotations[NativeAnnotation.errorStack] = cutUtf8(verdict.stack, ERROR_STACK_MAX_BYTES);
+      if (verdict.error.fields !== undefined) annotations[NativeAnnotation.errorFields] = verdict.error.fields;
       return { kind: 'modified', deliveryFailed: true, undeliverableHere: true, annotations };
     }
   }

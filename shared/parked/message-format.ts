@@ -57,6 +57,7 @@ function parkSummary(message: Parked): Record<string, string | number | null> {
   return {
     error: view.errorName ?? null,
     errorMessage: view.errorMessage ?? null,
+    errorFields: view.errorFields ?? null,
     reason: view.parkReason ?? null,
     sourceQueue: view.sourceQueue ?? null,
     parkedAt: view.parkedAt?.toISOString() ?? null,

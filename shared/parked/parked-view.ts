@@ -12,6 +12,8 @@ type ParkedView = {
   /** The handler's error name; for a message the broker dead-lettered without Boomerang, the reason in brackets. */
   readonly errorName: string | undefined;
   readonly errorMessage: string | undefined;
+  /** The JSON of the thrown value's other fields (`{"status":503}`), when it had any. */
+  readonly errorFields: string | undefined;
   /** Why it was parked: Boomerang's header, else the broker's last dead-lettering in words. */
   readonly parkReason: string | undefined;
   /** The queue it failed on last, as its headers say (Boomerang's header first; shown by `list` and `show`). */
@@ -42,6 +44,7 @@ function toParkedView(message: Parked): ParkedView {
     attempts: count(parkField(headers, 'attempts')),
     errorName: text(parkField(headers, 'errorName')) ?? (death.reason === undefined ? undefined : `(${death.reason})`),
     errorMessage: text(parkField(headers, 'errorMessage')),
+    errorFields: text(parkField(headers, 'errorFields')),
     parkReason: text(parkField(headers, 'parkReason')) ?? deathInWords(death),
     sourceQueue: text(headers[BoomerangHeader.sourceQueue]) ?? death.queue,
     brokerSourceQueue: death.queue,

@@ -1,4 +1,5 @@
 import { backoffDelayMs } from './backoff.js';
+import { messageOfObject } from './error-fields.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { findRule, type ResolvedRetryRule } from './retry-rules.js';
 
@@ -30,6 +31,8 @@ type ErrorFacts = {
   readonly retryAfterMs: number | undefined;
   /** The error asks to pause the whole queue (`pauseQueue === true`). Absent: it does not. */
   readonly pauseQueue?: boolean;
+  /** The JSON of its other fields (error-fields.ts), set only on a park: a retry copy records no error. */
+  readonly fields?: string;
 };
 
 /**
@@ -70,12 +73,14 @@ function decideFate(input: DecideRetryInput, error: ErrorFacts, rule: ResolvedRe
 /** Reads name, message, `retryable`, `retryAfterMs` and `pauseQueue` off anything a handler may throw. */
 function errorFacts(thrown: unknown): ErrorFacts {
   if (typeof thrown !== 'object' || thrown === null) {
-    return { name: typeof thrown, message: String(thrown), retryable: true, retryAfterMs: undefined };
+    // `null` names itself: typeof would say "object".
+    return { name: thrown === null ? 'null' : typeof thrown, message: String(thrown), retryable: true, retryAfterMs: undefined };
   }
   const { name, message, retryable, retryAfterMs, pauseQueue } = thrown as Record<string, unknown>;
   const facts = {
     name: typeof name === 'string' && name !== '' ? name : 'Error',
-    message: typeof message === 'string' ? message : '',
+    // A thrown object without a message (an HTTP client's `{ status, detail }`) says what it was.
+    message: typeof message === 'string' ? message : messageOfObject(thrown),
     retryable: retryable !== false,
     retryAfterMs: typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? retryAfterMs : undefined,
   };

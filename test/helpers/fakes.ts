@@ -115,6 +115,7 @@ function fakeParkedView(nowMs: number, overrides: Partial<ParkedView> = {}): Par
     attempts: 6,
     errorName: 'PartnerDown',
     errorMessage: 'HTTP 503',
+    errorFields: undefined,
     parkReason: 'retries exhausted: 5 of 5 made',
     sourceQueue: 'orders',
     brokerSourceQueue: undefined,

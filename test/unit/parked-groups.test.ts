@@ -9,6 +9,7 @@ function view(overrides: Partial<ParkedView>): ParkedView {
     attempts: 1,
     errorName: 'PartnerDown',
     errorMessage: 'HTTP 503',
+    errorFields: undefined,
     parkReason: undefined,
     sourceQueue: 'orders',
     brokerSourceQueue: undefined,

@@ -62,6 +62,7 @@ describe('formatShow', () => {
     expect(entry.parked).toEqual({
       error: '(rejected)',
       errorMessage: null,
+      errorFields: null,
       reason: 'dead-lettered by the broker from orders (rejected)',
       sourceQueue: 'orders',
       parkedAt: null,

@@ -1,0 +1,111 @@
+/**
+ * Errors kept whole (issue 33, item 2): whatever a handler throws is parked with its name, its
+ * message and its own fields, the same way in pull, event and (on 4.3) native mode, and
+ * `parked show` prints them. Runs on 3.10, 4.0 and 4.3.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Config } from '../../shared/config/config.js';
+import { runEvent } from '../../shared/event/run-event.js';
+import type { Handler } from '../../shared/message/message.js';
+import { parkField } from '../../shared/parked/park-fields.js';
+import { showParked } from '../../shared/parked/show.js';
+import { uniqueName } from '../helpers/broker.js';
+import { NATIVE_BROKER } from '../helpers/broker-version.js';
+import { pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
+import { silentLogger } from '../helpers/fakes.js';
+import { runParkedCommand } from '../helpers/parked-command.js';
+import { useTestBroker } from '../helpers/topology.js';
+import { eventFor, rmqMessage } from '../fixtures/events.js';
+
+const testBroker = useTestBroker();
+
+/** What HTTP clients commonly throw: a plain object, no name, no message. */
+const PLAIN = { status: 503, detail: 'upstream timeout', url: 'amqp://app:s3cret@mq.example.com/orders' };
+const PLAIN_JSON = '{"status":503,"detail":"upstream timeout","url":"amqp://app:***@mq.example.com/orders"}';
+
+/** Throws, for each message, what its body names. */
+const throwsWhatTheBodySays: Handler = (message) => {
+  const kind = message.body.toString();
+  if (kind === 'plain') throw PLAIN;
+  if (kind === 'string') throw 'partner down';
+  if (kind === 'number') throw 42;
+  if (kind === 'null') throw null;
+  throw Object.assign(new Error('partner answered 503', { cause: new Error('socket hang up') }), { name: 'PartnerError', code: 'E503' });
+};
+
+const KINDS = ['plain', 'string', 'number', 'null', 'subclass'] as const;
+
+/** What each kind is parked with: name, message, fields. */
+const EXPECTED: Record<(typeof KINDS)[number], { name: string; message: string; fields: string | undefined }> = {
+  plain: { name: 'Error', message: PLAIN_JSON, fields: PLAIN_JSON },
+  string: { name: 'string', message: 'partner down', fields: undefined },
+  number: { name: 'number', message: '42', fields: undefined },
+  null: { name: 'null', message: 'null', fields: undefined },
+  subclass: { name: 'PartnerError', message: 'partner answered 503', fields: '{"code":"E503","cause":{"name":"Error","message":"socket hang up"}}' },
+};
+
+/** Reads every parked message's recorded error, by message id. */
+async function parkedErrors(config: Config, count: number): Promise<Record<string, { name: unknown; message: unknown; fields: unknown }>> {
+  const parked = await testBroker().drain(config.parkingQueue, count);
+  return Object.fromEntries(
+    parked.map((m) => {
+      const headers = m.properties.headers ?? {};
+      const text = (v: unknown) => (Buffer.isBuffer(v) ? v.toString() : v);
+      return [
+        m.properties.messageId as string,
+        { name: text(parkField(headers, 'errorName')), message: text(parkField(headers, 'errorMessage')), fields: text(parkField(headers, 'errorFields')) },
+      ];
+    }),
+  );
+}
+
+function expectedById(): Record<string, { name: string; message: string; fields: string | undefined }> {
+  return Object.fromEntries(KINDS.map((kind) => [kind, EXPECTED[kind]]));
+}
+
+async function prepare(env: Record<string, string>): Promise<Config> {
+  const config = testConfig({ MAX_RETRIES: '0', ...env });
+  await setUpTopology(testBroker(), config);
+  return config;
+}
+
+describe('errors kept whole', () => {
+  it('pull: parks whatever a handler throws with its name, message and fields, and parked show prints them', async () => {
+    // Prepare
+    const config = await prepare({});
+    for (const kind of KINDS) testBroker().channel.sendToQueue(config.workQueue, Buffer.from(kind), { persistent: true, messageId: kind });
+    // Act
+    const summaries = await pullUntil(config, throwsWhatTheBodySays, (so) => total(so).parked === KINDS.length, 15_000);
+    const { printed } = await runParkedCommand(testBroker(), config.parkingQueue, (ctx) => showParked(ctx, { messageId: 'plain', json: false }));
+    // Assess
+    expect(total(summaries)).toMatchObject({ parked: KINDS.length });
+    const shown = printed.join('\n');
+    expect(shown).toMatch(/^ {2}error +Error$/m);
+    expect(shown.split('\n')).toContain(`  errorMessage  ${PLAIN_JSON}`);
+    expect(shown.split('\n')).toContain(`  errorFields   ${PLAIN_JSON}`);
+    expect(shown).not.toContain('s3cret');
+    expect(await parkedErrors(config, KINDS.length)).toEqual(expectedById());
+  });
+
+  it('event: the same record', async () => {
+    // Prepare
+    const config = await prepare({ FUNCTION_NAME: 'boomerang-event' });
+    const event = eventFor({ [config.workQueue]: KINDS.map((kind) => rmqMessage(kind, { messageId: kind })) });
+    // Act
+    const summary = await runEvent({ config, handler: throwsWhatTheBodySays, event, budgetMs: 5000, log: silentLogger });
+    // Assess
+    expect(summary).toMatchObject({ parked: KINDS.length });
+    expect(await parkedErrors(config, KINDS.length)).toEqual(expectedById());
+  });
+
+  it.runIf(NATIVE_BROKER)('native: the same record, as annotations the broker keeps', async () => {
+    // Prepare
+    const config = await prepare({ DELAY_MODE: 'native', WORK_QUEUE: uniqueName('native-errors') });
+    for (const kind of KINDS) testBroker().channel.sendToQueue(config.workQueue, Buffer.from(kind), { persistent: true, messageId: kind });
+    // Act
+    const summaries = await pullUntil(config, throwsWhatTheBodySays, (so) => total(so).parked === KINDS.length, 15_000);
+    // Assess
+    expect(total(summaries)).toMatchObject({ parked: KINDS.length });
+    expect(await parkedErrors(config, KINDS.length)).toEqual(expectedById());
+  });
+});
