@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isNamedError, UsageError } from '../errors.js';
 import { GuardedOutput } from '../observability/guarded-output.js';
+import { didYouMean } from './did-you-mean.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -22,8 +23,22 @@ function parseCli<T extends Options>(argv: string[], options: T, renamed: Readon
     };
     return parseArgs(config);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(usageMessage(error as Error & { code?: string }, Object.keys(options)));
   }
+}
+
+/**
+ * Node's parser's error in the CLI's words: an unknown option is named, with the closest known one
+ * (`unknown option --functon; did you mean --function?`), else the list; other errors as Node says them.
+ */
+function usageMessage(error: Error & { code?: string }, known: readonly string[]): string {
+  if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return error.message;
+  const typed = /'(-[^']*)'/.exec(error.message)?.[1];
+  if (typed === undefined) return error.message;
+  const name = typed.replace(/^-+/, '');
+  const flags = [...known, 'help'];
+  const hint = didYouMean(name, flags, (flag) => `--${flag}`);
+  return `unknown option ${typed}${hint || `; the options are ${flags.map((flag) => `--${flag}`).join(', ')}`}`;
 }
 
 /** `argv` with each old flag of `renamed` spelled by its new name (`--old v`, `--old=v`), saying so once on stderr. */
@@ -63,8 +78,18 @@ async function asUsage<T>(step: () => T | Promise<T>): Promise<T> {
 }
 
 /**
- * Runs a CLI's main function: usage errors exit 2 with the usage text, other errors exit 1 with
- * their name and message (never a stack trace for an expected failure).
+ * The usage's synopsis: its first paragraph (the `Usage:` lines), and where the rest is.
+ * @example synopsis('Usage: boomerang invoke pull\n\nRuns one invocation…') // 'Usage: boomerang invoke pull\n(--help shows every option)'
+ */
+function synopsis(usage: string): string {
+  const [first = usage] = usage.split(/\n\s*\n/);
+  return first === usage ? usage : `${first}\n(--help shows every option)`;
+}
+
+/**
+ * Runs a CLI's main function: usage errors exit 2 with the error and the usage's synopsis (the full
+ * text is `--help`'s), other errors exit 1 with their name and message (never a stack trace for an
+ * expected failure).
  */
 async function runCli(usage: string, main: () => Promise<number>): Promise<void> {
   try {
@@ -72,7 +97,7 @@ async function runCli(usage: string, main: () => Promise<number>): Promise<void>
   } catch (error) {
     const e = error as Error;
     if (isNamedError(error, 'UsageError')) {
-      GuardedOutput.of(process.stderr).write(`error: ${e.message}\n\n${usage}\n`);
+      GuardedOutput.of(process.stderr).write(`error: ${e.message}\n\n${synopsis(usage)}\n`);
       process.exitCode = 2;
       return;
     }
@@ -88,4 +113,4 @@ function asEnvInt(name: string, value: string | undefined): number | undefined {
   return Number(value);
 }
 
-export { asEnvInt, asUsage, intFlag, parseCli, runCli };
+export { asEnvInt, asUsage, intFlag, parseCli, runCli, synopsis };

@@ -8,7 +8,7 @@ import { createPullFunction } from '../pull/pull-function.js';
 import { DEFAULTS } from '../config/config.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { overrideNote, singleTarget } from './queue-flags.js';
-import type { Summary } from '../observability/summary.js';
+import { summaryOf } from '../core/lambda-function.js';
 import { asUsage, intFlag, parseCli } from './args.js';
 import { type CliCommand, sameInThisRepository } from './command.js';
 import type { Handler } from '../message/message.js';
@@ -86,7 +86,8 @@ async function main(argv: string[]): Promise<number> {
   process.stderr.write(overrideNote([target]));
   const handler = target.handler as NonNullable<typeof target.handler>;
   const event = mode === 'event' ? await asUsage(() => readEvent(values.event as string)) : undefined;
-  const deadline = Date.now() + (budgetFlag ?? config.budgetMs);
+  const startedAt = Date.now();
+  const deadline = startedAt + (budgetFlag ?? config.budgetMs);
   const context = { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() };
   try {
     const summary =
@@ -94,10 +95,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   } catch (error) {
-    const { summary } = error as { summary?: Summary };
-    if (summary === undefined) throw error;
-    process.stderr.write(`${(error as Error).name}: ${(error as Error).message}\n`);
-    process.stdout.write(`${JSON.stringify({ ...summary, error: (error as Error).message })}\n`);
+    // Failed before any message (the broker unreachable, the delay path missing): still a summary
+    // line, saying why, as the last line on stdout.
+    const summary = summaryOf(error, Date.now() - startedAt);
+    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+    process.stderr.write(`${name}: ${message}\n`);
+    process.stdout.write(`${JSON.stringify({ ...summary, error: message, errorName: name })}\n`);
     return 1;
   }
 }

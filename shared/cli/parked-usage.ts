@@ -4,9 +4,9 @@ import { sameInThisRepository } from './command.js';
 
 /** The flags that pick the parking lot, common to every command. */
 const QUEUE_USAGE = `  --function <name>       the parking lot of this queue declared in functions/ (as its file and the
-                          environment configure it)
-  --parking-queue <name>  the parking queue (default: PARKING_QUEUE, else <WORK_QUEUE>.parked; the
-                          old name --queue still works)
+                          environment configure it); optional when one queue is declared
+  --parking-queue <name>  a parking queue by its name (without --function: PARKING_QUEUE, else
+                          <WORK_QUEUE>.parked, when either is set)
   --remote <function>     run the command through the operator function of this name or ARN (in the
                           broker's network), with your AWS credentials; --function then picks among
                           the queues it serves (docs/operations.md)`;
@@ -15,7 +15,8 @@ const USAGE = `Usage: boomerang parked list|groups|show|replay|purge [options] [
 
 The parking lot of a work queue, on the broker in AMQP_URL: see what failed and why, put it back.
 --function <name> picks a queue declared in functions/ (the folder is --functions-dir, else
-BOOMERANG_FUNCTIONS_DIR when set); without it, the environment names the queue.
+BOOMERANG_FUNCTIONS_DIR when set); without it, the only declared queue, unless WORK_QUEUE or
+PARKING_QUEUE names another (with several declared, say which).
 With --remote <function>, the operator function the CDK construct deploys runs it in the broker's
 network (same output). Reading never changes a message: each one read is held, unacked, and given back in its place when
 the read ends (nothing is re-published); see docs/operations.md for what the broker counts.

@@ -25,9 +25,11 @@ const say = (line: string): void => stdout.write(`${line}\n`);
 const note = (line: string): void => stderr.write(`${line}\n`);
 
 /**
- * The lot a command acts on: the declared queue `--function` names (its file's options, then the
- * environment), else the environment's; `--parking-queue` names the parking queue. With `--remote`, the
- * operator function of that name or ARN resolves them and runs the command in the broker's network.
+ * The lot a command acts on, as the other commands choose their queue: the declared queue `--function`
+ * names (its file's options, then the environment); without it, the only declared queue, unless
+ * WORK_QUEUE or PARKING_QUEUE says otherwise (several declared: the error names them and the flag);
+ * `--parking-queue` names a parking queue itself. With `--remote`, the operator function of that name
+ * or ARN resolves them and runs the command in the broker's network.
  */
 async function setUp(values: { function?: string; 'parking-queue'?: string; remote?: string }, positionals: string[], allowed = 0): Promise<ParkedLot> {
   if (positionals.length > allowed) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[allowed])}`);
@@ -50,10 +52,15 @@ async function setUp(values: { function?: string; 'parking-queue'?: string; remo
       },
     );
   }
-  const config =
-    name === undefined
-      ? await asUsage(() => loadConfig())
-      : await asUsage(async () => pickQueue(await loadDeclaredQueues(), name).loadConfig(process.env, 'pull'));
+  const config = await asUsage(async () => {
+    if (name !== undefined) return pickQueue(await loadDeclaredQueues(), name).loadConfig(process.env, 'pull');
+    const fromEnv = values['parking-queue'] !== undefined || process.env.WORK_QUEUE !== undefined || process.env.PARKING_QUEUE !== undefined;
+    const declared = fromEnv ? [] : await loadDeclaredQueues();
+    const [only] = declared;
+    if (declared.length > 1)
+      throw new UsageError(`say which parking lot: --function <name>; the declared queues are ${declared.map((q) => q.name).join(', ')}`);
+    return only === undefined ? loadConfig() : only.loadConfig(process.env, 'pull');
+  });
   return directLot(config, values['parking-queue'] ?? config.parkingQueue);
 }
 

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { didYouMean } from './did-you-mean.js';
 
 /** A command as routing sees it: its name (the dispatcher loads the command itself only once it is chosen). */
 type Named = { readonly name: string };
@@ -60,10 +61,11 @@ function routeOf<C extends Named>(argv: readonly string[], commands: readonly C[
   } = takeFunctionsDir(argv);
   const named = (name: string): C => {
     const command = commands.find((c) => c.name === name);
-    if (command === undefined)
-      throw new UsageError(
-        `unknown ${name.startsWith('-') ? 'option' : 'command'} ${JSON.stringify(name)}; the commands are ${commands.map((c) => c.name).join(', ')}`,
-      );
+    if (command === undefined) {
+      const names = commands.map((c) => c.name);
+      const hint = name.startsWith('-') ? '' : didYouMean(name, names);
+      throw new UsageError(`unknown ${name.startsWith('-') ? 'option' : 'command'} ${JSON.stringify(name)}${hint || `; the commands are ${names.join(', ')}`}`);
+    }
     return command;
   };
   if (first === undefined || first === '--help' || first === '-h') return { kind: 'overview' };
@@ -71,7 +73,8 @@ function routeOf<C extends Named>(argv: readonly string[], commands: readonly C[
   if (first === 'help') {
     const [name, extra] = rest;
     if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}: boomerang help <command>`);
-    return name === undefined ? { kind: 'overview' } : { kind: 'usage', command: named(name) };
+    // `help --help` asks for help's own usage: the command list.
+    return name === undefined || name === '--help' || name === '-h' ? { kind: 'overview' } : { kind: 'usage', command: named(name) };
   }
   return { kind: 'run', command: named(first), argv: rest, functionsDir };
 }

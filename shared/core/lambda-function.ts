@@ -227,5 +227,5 @@ function stopReasonOf(error: unknown): StopReason {
   return (typeof name === 'string' && Object.hasOwn(STOP_REASONS, name) && STOP_REASONS[name]) || 'failed';
 }
 
-export { createLambdaFunction };
+export { createLambdaFunction, summaryOf };
 export type { FunctionOptions, LambdaContext };

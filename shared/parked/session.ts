@@ -82,7 +82,10 @@ async function runOnChannel<T>(
   } catch (error) {
     // checkQueue on a missing queue closes the channel with 404 (NOT_FOUND).
     if (replyCodeOf(channelError ?? error) === 404) {
-      throw new ParkedCommandError(`there is no queue ${JSON.stringify(queue)} (PARKING_QUEUE, or --queue): check the name and the vhost`, { cause: error });
+      throw new ParkedCommandError(
+        `there is no queue ${JSON.stringify(queue)}: check the name and the vhost, or choose the lot with --function <name> or --parking-queue <name>`,
+        { cause: error },
+      );
     }
     throw error;
   } finally {

@@ -70,6 +70,34 @@ describe('boomerang', () => {
     expect(run.stdout).toBe('');
   });
 
+  it('answers a mistyped command with the closest one', async () => {
+    // Act
+    const run = await boomerang(['parkd', 'list']);
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('error: unknown command "parkd"; did you mean parked?');
+  });
+
+  it('prints the command list for help --help (exit 0)', async () => {
+    // Act
+    const [asked, plain] = await Promise.all([boomerang(['help', '--help']), boomerang(['help'])]);
+    // Assess
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toBe(plain.stdout);
+  });
+
+  it('answers a mistyped option with the closest one and the usage lines only (exit 2)', async () => {
+    // Act
+    const run = await boomerang(['invoke', 'pull', '--functon', 'orders']);
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('error: unknown option --functon; did you mean --function?');
+    expect(run.stderr).toContain('Usage: boomerang invoke');
+    expect(run.stderr).toContain('(--help shows every option)');
+    expect(run.stderr).not.toContain('Logs go to stderr');
+    expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(6);
+  });
+
   it.each(COMMANDS)('prints the usage of %s for <command> --help and help <command> (exit 0)', { timeout: TIMEOUT_MS }, async (command) => {
     // Act
     const [own, asked] = await Promise.all([boomerang([command, '--help']), boomerang(['help', command])]);
@@ -102,6 +130,17 @@ describe('boomerang --functions-dir', () => {
     // Assess
     expect(run.code, run.stderr).toBe(0);
     expect(workQueues(run)).toEqual([workQueue]);
+  });
+
+  it('prints the summary line, with the error, on stdout when invoke fails before taking anything (exit 1)', async () => {
+    // Act: nothing listens on port 1
+    const run = await boomerang(['invoke', 'pull', '--functions-dir', functions.dir, '--budget-ms', '2000'], { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1' });
+    // Assess
+    expect(run.code).toBe(1);
+    const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    expect(summary).toMatchObject({ received: 0, stoppedBecause: 'connect-failed', errorName: 'BrokerConnectionError' });
+    expect(String(summary.error)).toContain('nothing listens on 127.0.0.1:1');
+    expect(run.stderr).toContain('BrokerConnectionError: ');
   });
 
   it('leaves BOOMERANG_FUNCTIONS_DIR in force without the flag', async () => {

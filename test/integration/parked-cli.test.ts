@@ -5,6 +5,7 @@ import { readerLockQueue } from '../../shared/parked/reader-lock.js';
 import { AMQP_URL, type TestBroker, uniqueName } from '../helpers/broker.js';
 import { useTestBroker } from '../helpers/topology.js';
 import { answerOnTerminal, boomerangArgs, type CliRun, callBoomerang } from '../helpers/boomerang-cli.js';
+import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
 /**
  * Runs `boomerang parked <args>` in this process, stdin not a terminal, as a script would; the tests
@@ -55,7 +56,7 @@ describe('boomerang parked', () => {
   });
 
   it.each([
-    [['list', '--bogus'], "'--bogus'"],
+    [['list', '--bogus'], 'unknown option --bogus'],
     [['list', '--older-than', 'soon'], '--older-than'],
     [['replay', '--rate', 'fast'], '--rate'],
     [['replay', '--limit', '0'], '--limit'],
@@ -68,6 +69,28 @@ describe('boomerang parked', () => {
     expect(code).toBe(2);
     expect(stderr).toContain(named);
     expect(stderr).toContain('Usage:');
+  });
+
+  it('reads the lot of the one declared queue without a flag, as invoke and topology pick their queue; with several, names them and the flag', async () => {
+    // Prepare: a functions folder with one queue, whose lot holds 2 messages
+    const { work } = await parkedMessages(broker(), 2);
+    const functions = tempFunctionsDir();
+    try {
+      writeQueueFile(functions.dir, { template: 'orders', name: 'orders', workQueue: work });
+      const env = { AMQP_URL, PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent' };
+      // Act
+      const one = await callBoomerang(['parked', 'list', '--functions-dir', functions.dir], { env });
+      writeQueueFile(functions.dir, { template: 'orders', name: 'invoices', workQueue: uniqueName('invoices') });
+      const two = await callBoomerang(['parked', 'list', '--functions-dir', functions.dir], { env });
+      // Assess
+      expect(one.code, one.stderr).toBe(0);
+      expect(one.stdout.split('\n').filter((l) => l.startsWith('m-'))).toHaveLength(2);
+      expect(two.code).toBe(2);
+      expect(two.stderr).toContain('error: say which parking lot: --function <name>; the declared queues are');
+      expect(two.stderr).not.toContain('--queue');
+    } finally {
+      functions.remove();
+    }
   });
 
   it('has --help on every command', async () => {
@@ -123,6 +146,7 @@ describe('boomerang parked', () => {
     // Assess
     expect(code).toBe(1);
     expect(stderr).toContain('there is no queue');
+    expect(stderr).toContain('--function <name> or --parking-queue <name>');
     expect(await broker().exists('queue', readerLockQueue(`${work}.parked`))).toBe(false);
   });
 

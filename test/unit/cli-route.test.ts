@@ -34,9 +34,12 @@ describe('takeFunctionsDir', () => {
 });
 
 describe('routeOf', () => {
-  it.each([[[]], [['--help']], [['-h']], [['help']], [['--functions-dir', 'x']]])('lists the commands for %j', (argv) => {
-    expect(routeOf(argv, COMMANDS)).toEqual({ kind: 'overview' });
-  });
+  it.each([[[]], [['--help']], [['-h']], [['help']], [['help', '--help']], [['help', '-h']], [['--functions-dir', 'x']]])(
+    'lists the commands for %j',
+    (argv) => {
+      expect(routeOf(argv, COMMANDS)).toEqual({ kind: 'overview' });
+    },
+  );
 
   it('asks for the version', () => {
     expect(routeOf(['--version'], COMMANDS)).toEqual({ kind: 'version' });
@@ -59,6 +62,9 @@ describe('routeOf', () => {
 
   it.each([
     [['nope'], 'unknown command "nope"; the commands are topology, parked'],
+    [['parkd'], 'unknown command "parkd"; did you mean parked?'],
+    [['topolgy', 'apply'], 'unknown command "topolgy"; did you mean topology?'],
+    [['help', 'topo'], 'unknown command "topo"; did you mean topology?'],
     [['help', 'nope'], 'unknown command "nope"; the commands are topology, parked'],
     [['--nope', 'topology'], 'unknown option "--nope"; the commands are topology, parked'],
     [['help', 'parked', 'list'], 'unexpected argument "list": boomerang help <command>'],
