@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { vhostOfUrl } from '../amqp/broker-endpoints.js';
 import { createEventFunction } from '../event/event-function.js';
+import { type SampleMessage, sampleEvent } from '../event/sample-event.js';
 import { createPullFunction } from '../pull/pull-function.js';
 import { DEFAULTS } from '../config/config.js';
 import { ConfigError, UsageError } from '../errors.js';
@@ -14,22 +16,24 @@ import { type CliCommand, sameInThisRepository } from './command.js';
 import type { Handler } from '../message/message.js';
 
 const USAGE = `Usage: boomerang invoke pull  --function <name> [--budget-ms <n>] [--functions-dir <dir>]
-       boomerang invoke event --function <name> --event <file.json> [--budget-ms <n>] [--functions-dir <dir>]
-       boomerang invoke pull|event --handler <module> [--work-queue <name>] [--event <file.json>] [--budget-ms <n>]
+       boomerang invoke event --function <name> (--event <file.json> | --sample [--body <text>] [--count <n>]) [--budget-ms <n>]
+       boomerang invoke pull|event --handler <module> [--work-queue <name>] [--event <file.json> | --sample] [--budget-ms <n>]
 
 Runs one invocation of a function locally, as the cloud would run it, against the broker in AMQP_URL
 (default ${DEFAULTS.amqpUrl.replace(/:[^:@/]*@/, ':***@')}), or the one AMQP_SECRET_ID describes.
 
   pull                 the scheduled pull function: consumes the work queue until it is idle
   event                the Amazon MQ event source function, given an aws:rmq event from a file
-                       (a sample in Boomerang's repository: test/fixtures/rmq-event-local.json,
-                       for the queue boomerang.webhooks)
+                       (--event), or one made here for the queue's work queue (--sample)
 
   --function <name>    the declared queue to run (a functions/*.ts file exporting \`queue\` made by
                        defineQueue; the folder is --functions-dir, else BOOMERANG_FUNCTIONS_DIR when
                        set): its handler, and its options in code before the environment. Optional
                        when one queue is declared
   --event <file>       the aws:rmq event (JSON) for 'event'; its keys name the queues ("<queue>::<vhost>")
+  --sample             instead of --event: an event as Amazon MQ writes one, for the work queue
+  --body <text>        with --sample: each message's body (default {"sample":<n>}, as JSON)
+  --count <n>          with --sample: how many messages the event holds (default 1, at most 10000)
   --handler <module>   instead of --function: a module exporting handle(message, context) or a default
                        function, configured by the environment alone (WORK_QUEUE, MAX_RETRIES...)
   --work-queue <name>  with --handler: the work queue (default: WORK_QUEUE, else ${DEFAULTS.workQueue}); with
@@ -54,6 +58,9 @@ async function main(argv: string[]): Promise<number> {
       'work-queue': { type: 'string' },
       'budget-ms': { type: 'string' },
       event: { type: 'string' },
+      sample: { type: 'boolean' },
+      body: { type: 'string' },
+      count: { type: 'string' },
     },
     { queue: 'work-queue' },
   );
@@ -67,8 +74,12 @@ async function main(argv: string[]): Promise<number> {
       mode === undefined ? 'say which function to invoke: pull or event' : `unknown function ${JSON.stringify(mode)}; expected pull or event`,
     );
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
-  if (mode === 'event' && values.event === undefined) throw new UsageError('event needs --event <file.json>');
-  if (mode === 'pull' && values.event !== undefined) throw new UsageError('--event is for the event function only');
+  if (mode === 'event' && (values.event === undefined) === (values.sample === undefined))
+    throw new UsageError('event needs its event: --event <file.json>, or --sample for one made here');
+  if (mode === 'pull' && (values.event !== undefined || values.sample !== undefined))
+    throw new UsageError('--event and --sample are for the event function only');
+  if (values.sample === undefined && (values.body !== undefined || values.count !== undefined)) throw new UsageError('--body and --count go with --sample');
+  const sampleCount = intFlag('count', values.count, 1, 10_000) ?? 1;
   const budgetFlag = intFlag('budget-ms', values['budget-ms'], 100);
   if (values.handler !== undefined && values.function !== undefined)
     throw new UsageError('--handler and --function go separately: --function runs a declared queue with its own handler');
@@ -85,7 +96,12 @@ async function main(argv: string[]): Promise<number> {
   const { config } = target;
   process.stderr.write(overrideNote([target]));
   const handler = target.handler as NonNullable<typeof target.handler>;
-  const event = mode === 'event' ? await asUsage(() => readEvent(values.event as string)) : undefined;
+  const event =
+    mode !== 'event'
+      ? undefined
+      : values.sample
+        ? sampleEvent(config.workQueue, config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? ''), sampleMessages(values.body, sampleCount))
+        : await asUsage(() => readEvent(values.event as string));
   const startedAt = Date.now();
   const deadline = startedAt + (budgetFlag ?? config.budgetMs);
   const context = { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() };
@@ -103,6 +119,16 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify({ ...summary, error: message, errorName: name })}\n`);
     return 1;
   }
+}
+
+/** The messages of `--sample`: `count` of the body given (UTF-8), else `{"sample":<n>}`, with ids `sample-<run>-<n>`. */
+function sampleMessages(body: string | undefined, count: number): SampleMessage[] {
+  const run = randomUUID().slice(0, 8);
+  return Array.from({ length: count }, (_, n) => ({
+    body: Buffer.from(body ?? JSON.stringify({ sample: n }), 'utf8'),
+    messageId: `sample-${run}-${n}`,
+    contentType: body === undefined ? 'application/json' : undefined,
+  }));
 }
 
 async function readEvent(path: string): Promise<unknown> {

@@ -12,11 +12,12 @@ import { GuardedOutput } from '../observability/guarded-output.js';
 
 /**
  * The commands, each loaded only when it is run (or listed): a start loads one command's modules
- * (invoke's engine, or the console's server), not all five.
+ * (invoke's engine, or the console's server), not all six.
  */
 const COMMANDS = [
   { name: 'topology', load: async () => (await import('./topology.js')).topologyCommand },
   { name: 'invoke', load: async () => (await import('./invoke.js')).invokeCommand },
+  { name: 'publish', load: async () => (await import('./publish.js')).publishCommand },
   { name: 'parked', load: async () => (await import('./parked.js')).parkedCommand },
   { name: 'console', load: async () => (await import('./console.js')).consoleCommand },
   { name: 'local', load: async () => (await import('./local.js')).localCommand },

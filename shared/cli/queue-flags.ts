@@ -50,7 +50,7 @@ async function singleTarget(flags: QueueFlags, env: Env, mode: Mode): Promise<Qu
   const targets = await queueTargets(flags, env, mode);
   const [target] = targets;
   if (target === undefined || targets.length > 1) {
-    throw new UsageError(`say which queue to run: --function <name>; the declared queues are ${targets.map((t) => t.label).join(', ')}`);
+    throw new UsageError(`say which queue: --function <name>; the declared queues are ${targets.map((t) => t.label).join(', ')}`);
   }
   return { ...target, handler: target.queue?.handler };
 }

@@ -47,10 +47,10 @@ describe('boomerang invoke event', () => {
     const [missing, help] = await Promise.all([invoke(['event', '--function', 'webhooks']), invoke(['--help'])]);
     // Assess
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('error: event needs --event <file.json>');
+    expect(missing.stderr).toContain('error: event needs its event: --event <file.json>, or --sample for one made here');
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('boomerang invoke pull  --function <name>');
-    expect(help.stdout).toContain('boomerang invoke event --function <name> --event <file.json>');
+    expect(help.stdout).toContain('boomerang invoke event --function <name> (--event <file.json> | --sample');
   });
 });
 
@@ -67,7 +67,7 @@ describe('boomerang invoke: variables a queue file replaces', () => {
 describe('boomerang invoke: bad input', () => {
   it.each([
     ['a bad environment value', ['pull', '--function', 'webhooks'], { IDLE_TIMEOUT_MS: 'abc' }, 'IDLE_TIMEOUT_MS'],
-    ['no --function with two declared queues', ['pull'], {}, 'say which queue to run: --function <name>; the declared queues are partner-sync, webhooks'],
+    ['no --function with two declared queues', ['pull'], {}, 'say which queue: --function <name>; the declared queues are partner-sync, webhooks'],
     ['an unknown --function', ['pull', '--function', 'nope'], {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
     ['--work-queue without --handler', ['pull', '--function', 'webhooks', '--work-queue', 'orders'], {}, '--work-queue goes with --handler'],
     [

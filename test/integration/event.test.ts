@@ -168,7 +168,13 @@ describe('runEvent on the broker', () => {
   it('counts the attempt the budget cut off (a retry copy), and sends the untried message back to the tail of its queue, count unchanged', async () => {
     // Prepare: one 30 s tier, so the retry copy still waits there when the test looks.
     const broker = testBroker();
-    const config = eventConfig({ SAFETY_MARGIN_MS: '200', BACKOFF_INITIAL_MS: '30000', BACKOFF_MAX_MS: '30000', CONCURRENCY: '1' });
+    const config = eventConfig({
+      SAFETY_MARGIN_MS: '200',
+      BACKOFF_INITIAL_MS: '30000',
+      BACKOFF_MAX_MS: '30000',
+      CONCURRENCY: '1',
+      ATTEMPT_TIMEOUT_MS: '900000',
+    });
     await setUpTopology(broker, config);
     const waitForAbort: Handler = (_m, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('cut off'))));
     const event = eventFor({ [config.workQueue]: [rmqMessage('slow', { messageId: 'slow' }), rmqMessage('untried', { messageId: 'untried' })] });

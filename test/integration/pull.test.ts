@@ -8,6 +8,9 @@ import { tierQueueName } from '../../shared/topology/tiers.js';
 import { sleep, TestBroker, uniqueName } from '../helpers/broker.js';
 import { BROKER_EARLY_PER_HOP_MS, CLOCK_SLACK_MS, publishJson, pullOnce, pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
 
+/** An attempt time limit past the invocation's stop: the budget, not the limit, cuts these handlers off. */
+const PAST_THE_STOP = '900000';
+
 type Attempt = { readonly retryNo: number; readonly at: number; readonly message: BoomerangMessage };
 
 /** A handler that records every attempt and fails while `fail(attempt)` says so. */
@@ -237,7 +240,14 @@ describe('runPull on the broker', () => {
     // Prepare
     // Breaker disabled: it would start half-open, one handler at a time, and this test wants two in flight.
     // One 30 s tier: the retry copies are still waiting there when the test looks.
-    const config = testConfig({ SAFETY_MARGIN_MS: '800', CONCURRENCY: '2', BREAKER_THRESHOLD: '0', BACKOFF_INITIAL_MS: '30000', BACKOFF_MAX_MS: '30000' });
+    const config = testConfig({
+      SAFETY_MARGIN_MS: '800',
+      CONCURRENCY: '2',
+      BREAKER_THRESHOLD: '0',
+      BACKOFF_INITIAL_MS: '30000',
+      BACKOFF_MAX_MS: '30000',
+      ATTEMPT_TIMEOUT_MS: PAST_THE_STOP,
+    });
     await setUpTopology(broker, config);
     for (let i = 0; i < 5; i++) publishJson(broker, config.workQueue, { i }, { messageId: `m-${i}` });
     let aborted = 0;
@@ -306,7 +316,7 @@ describe('runPull on the broker', () => {
 
   it('parks an attempt the budget cut off once its retries are used up, naming HandlerCutOffError', async () => {
     // Prepare
-    const config = testConfig({ SAFETY_MARGIN_MS: '800', MAX_RETRIES: '3' });
+    const config = testConfig({ SAFETY_MARGIN_MS: '800', MAX_RETRIES: '3', ATTEMPT_TIMEOUT_MS: PAST_THE_STOP });
     await setUpTopology(broker, config);
     publishJson(broker, config.workQueue, { n: 1 }, { messageId: 'last-try', headers: { 'x-retry-no': 3 } });
     const handler: Handler = (_m, { signal }) =>
@@ -328,7 +338,7 @@ describe('runPull on the broker', () => {
 
   it('ends at the hard stop although a handler never settles: the two good messages behind it are acked next time', async () => {
     // Prepare: the breaker starts half-open, so the stuck probe is the only handler running.
-    const config = testConfig({ SAFETY_MARGIN_MS: '800' });
+    const config = testConfig({ SAFETY_MARGIN_MS: '800', ATTEMPT_TIMEOUT_MS: PAST_THE_STOP });
     await setUpTopology(broker, config);
     for (const id of ['stuck', 'good-1', 'good-2']) publishJson(broker, config.workQueue, { id }, { messageId: id });
     let releaseStuck: () => void = () => undefined;
