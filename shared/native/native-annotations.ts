@@ -54,7 +54,7 @@ type Amqp10OutcomeContext = {
  * | `give-back` | `released` (4.3 does not count it)                  | none                                              |
  * | `retry`     | `modified`, failed, delivery time = now + delay     | retry count + 1, failed settlements + 1, error, failure times |
  * | `defer`     | `modified`, not failed (`x-delivery-count` stays), delivery time = now + delay | none           |
- * | `park`      | `modified`, undeliverable here: dead-lettered       | error, stack, reason, attempts, time, function    |
+ * | `park`      | `modified`, undeliverable here: dead-lettered       | error, stack, reason, attempts, failure times, time, function |
  * @example amqp10Outcome({ kind: 'ack', unkeyed: false }, delivery, context) // { kind: 'accepted' }
  */
 function amqp10Outcome(verdict: Verdict, delivery: Delivery, context: Amqp10OutcomeContext): Amqp10Outcome {
@@ -85,12 +85,16 @@ function amqp10Outcome(verdict: Verdict, delivery: Delivery, context: Amqp10Outc
         annotations: { [NativeAnnotation.deliveryTime]: context.now + verdict.delayMs },
       };
     case 'park': {
+      const at = isoTime(new Date(context.now));
+      // The failure times as a parked copy records them: the park is the last failure (the first is the first retry's).
       const annotations: Record<string, unknown> = {
+        [NativeAnnotation.firstFailureAt]: stringAnnotation(delivery, NativeAnnotation.firstFailureAt) ?? at,
+        [NativeAnnotation.lastFailureAt]: at,
         [NativeAnnotation.errorName]: verdict.error.name,
         [NativeAnnotation.errorMessage]: cutUtf8(verdict.error.message, ERROR_MESSAGE_MAX_BYTES),
         [NativeAnnotation.parkReason]: verdict.reason,
         [NativeAnnotation.attempts]: verdict.retryNo + 1,
-        [NativeAnnotation.parkedAt]: isoTime(new Date(context.now)),
+        [NativeAnnotation.parkedAt]: at,
         [NativeAnnotation.functionName]: context.functionName,
       };
       if (verdict.stack !== undefined) annotations[NativeAnnotation.errorStack] = cutUtf8(verdict.stack, ERROR_STACK_MAX_BYTES);

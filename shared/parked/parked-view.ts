@@ -20,7 +20,10 @@ type ParkedView = {
   readonly sourceQueue: string | undefined;
   /** The queue the broker's own record (`x-last-death-queue`, `x-death`) says it was dead-lettered from; a producer cannot forge it on a dead-lettered message. */
   readonly brokerSourceQueue: string | undefined;
-  /** The routing key it was first published with. */
+  /**
+   * The routing key it was first published with: Boomerang's header on a copy, else the broker's
+   * record of the dead-lettering (a native park, or one the broker made), never the parking lot's own key.
+   */
   readonly routingKey: string;
   readonly headers: Readonly<Record<string, unknown>>;
   readonly body: Buffer;
@@ -48,7 +51,7 @@ function toParkedView(message: Parked): ParkedView {
     parkReason: text(parkField(headers, 'parkReason')) ?? deathInWords(death),
     sourceQueue: text(headers[BoomerangHeader.sourceQueue]) ?? death.queue,
     brokerSourceQueue: death.queue,
-    routingKey: text(headers[BoomerangHeader.originalRoutingKey]) ?? message.fields.routingKey,
+    routingKey: text(headers[BoomerangHeader.originalRoutingKey]) ?? death.routingKey ?? message.fields.routingKey,
     headers,
     body: message.content,
   };
@@ -78,7 +81,7 @@ function amqpTime(value: unknown): Date | undefined {
 }
 
 /** The broker's most recent dead-lettering of a message. */
-type Death = { readonly queue?: string; readonly reason?: string; readonly time?: Date };
+type Death = { readonly queue?: string; readonly reason?: string; readonly time?: Date; readonly routingKey?: string };
 
 /**
  * The most recent death: `x-last-death-*` (3.13+), else `x-death[0]` (newest first on every
@@ -93,6 +96,8 @@ function lastDeath(headers: Record<string, unknown>): Death {
     queue: text(headers['x-last-death-queue']) ?? text(entry.queue) ?? text(headers['x-first-death-queue']),
     reason: text(headers['x-last-death-reason']) ?? text(entry.reason) ?? text(headers['x-first-death-reason']),
     time: amqpTime(entry.time),
+    // The routing keys the message had before this dead-lettering: the one it was published with.
+    routingKey: Array.isArray(entry['routing-keys']) ? text(entry['routing-keys'][0]) : undefined,
   };
 }
 

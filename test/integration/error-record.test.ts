@@ -8,6 +8,7 @@ import type { Config } from '../../shared/config/config.js';
 import { runEvent } from '../../shared/event/run-event.js';
 import type { Handler } from '../../shared/message/message.js';
 import { parkField } from '../../shared/parked/park-fields.js';
+import { toParkedView } from '../../shared/parked/parked-view.js';
 import { showParked } from '../../shared/parked/show.js';
 import { uniqueName } from '../helpers/broker.js';
 import { NATIVE_BROKER } from '../helpers/broker-version.js';
@@ -107,5 +108,26 @@ describe('errors kept whole', () => {
     // Assess
     expect(total(summaries)).toMatchObject({ parked: KINDS.length });
     expect(await parkedErrors(config, KINDS.length)).toEqual(expectedById());
+  });
+
+  it.runIf(NATIVE_BROKER)('native: a park reads like a parked copy: the routing key it was published with, the park as the last failure', async () => {
+    // Prepare: published through an exchange with a routing key of its own; one retry, then parked
+    const config = await prepare({ DELAY_MODE: 'native', MAX_RETRIES: '1', BACKOFF_INITIAL_MS: '300', WORK_QUEUE: uniqueName('native-reads') });
+    const exchange = uniqueName('orders-x');
+    testBroker().trackExchange(exchange);
+    await testBroker().channel.assertExchange(exchange, 'topic', { durable: false, autoDelete: false });
+    await testBroker().channel.bindQueue(config.workQueue, exchange, 'orders.#');
+    testBroker().channel.publish(exchange, 'orders.created', Buffer.from('subclass'), { persistent: true, messageId: 'routed' });
+    // Act
+    const summaries = await pullUntil(config, throwsWhatTheBodySays, (so) => total(so).parked === 1, 15_000);
+    // Assess
+    expect(total(summaries)).toMatchObject({ retried: 1, parked: 1 });
+    const [parked] = await testBroker().drain(config.parkingQueue, 1);
+    const view = toParkedView(parked as NonNullable<typeof parked>);
+    expect(view.routingKey).toBe('orders.created');
+    const headers = parked?.properties.headers ?? {};
+    const text = (v: unknown) => (Buffer.isBuffer(v) ? v.toString() : v);
+    expect(text(parkField(headers, 'lastFailureAt'))).toBe(text(parkField(headers, 'parkedAt')));
+    expect(Date.parse(String(text(parkField(headers, 'firstFailureAt'))))).toBeLessThan(Date.parse(String(text(parkField(headers, 'lastFailureAt')))));
   });
 });

@@ -60,14 +60,20 @@ describe('amqp10Outcome', () => {
       { kind: 'modified', deliveryFailed: false, undeliverableHere: false, annotations: { [NativeAnnotation.deliveryTime]: NOW + 1000 } },
     ],
     [
-      'a park is dead-lettered with its error, reason, attempts, time and function',
+      'a park is dead-lettered with its error, reason, attempts, failure times (the park is the last failure), time and function',
       { kind: 'park', retryNo: 5, reason: 'retries exhausted (5)', error: ERROR, stack: 'PartnerDown: HTTP 503\n    at handler', copyable: true },
-      { [NativeAnnotation.retryNo]: 5 },
+      {
+        [NativeAnnotation.retryNo]: 5,
+        [NativeAnnotation.firstFailureAt]: '2026-01-01T00:00:00.000Z',
+        [NativeAnnotation.lastFailureAt]: '2026-01-01T00:05:00.000Z',
+      },
       {
         kind: 'modified',
         deliveryFailed: true,
         undeliverableHere: true,
         annotations: {
+          [NativeAnnotation.firstFailureAt]: '2026-01-01T00:00:00.000Z',
+          [NativeAnnotation.lastFailureAt]: AT,
           [NativeAnnotation.errorName]: 'PartnerDown',
           [NativeAnnotation.errorMessage]: 'HTTP 503',
           [NativeAnnotation.errorStack]: 'PartnerDown: HTTP 503\n    at handler',

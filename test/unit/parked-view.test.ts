@@ -146,6 +146,18 @@ describe('toParkedView', () => {
       });
     });
 
+    it("gives the routing key the message was published with, from x-death, not the parking lot's own", () => {
+      // Prepare: published to orders.created; the broker dead-lettered it with the lot's key
+      const headers = {
+        ...nativeParkHeaders(),
+        'x-death': [{ queue: 'orders', reason: 'rejected', count: 1, exchange: '', 'routing-keys': ['orders.created'] }],
+      };
+      // Act
+      const view = toParkedView(fakeDelivery({ routingKey: 'orders.parked', headers }));
+      // Assess
+      expect(view.routingKey).toBe('orders.created');
+    });
+
     const { 'x-last-death-queue': _q, 'x-last-death-reason': _r, 'x-last-death-exchange': _x, ...withoutLastDeath } = nativeParkHeaders();
     it.each([
       ['x-death and x-last-death-*', nativeParkHeaders(), 'orders'],
