@@ -12,12 +12,13 @@ import { GuardedOutput } from '../observability/guarded-output.js';
 
 /**
  * The commands, each loaded only when it is run (or listed): a start loads one command's modules
- * (invoke's engine, or the console's server), not all six.
+ * (invoke's engine, or the console's server), not all seven.
  */
 const COMMANDS = [
   { name: 'topology', load: async () => (await import('./topology.js')).topologyCommand },
   { name: 'invoke', load: async () => (await import('./invoke.js')).invokeCommand },
   { name: 'publish', load: async () => (await import('./publish.js')).publishCommand },
+  { name: 'policy', load: async () => (await import('./policy.js')).policyCommand },
   { name: 'parked', load: async () => (await import('./parked.js')).parkedCommand },
   { name: 'console', load: async () => (await import('./console.js')).consoleCommand },
   { name: 'local', load: async () => (await import('./local.js')).localCommand },

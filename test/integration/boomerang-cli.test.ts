@@ -12,7 +12,7 @@ import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
 /** TEST-NET-1 (RFC 5737): nothing answers there, so a run that tried to connect would fail. */
 const NOWHERE = 'amqp://guest:guest@192.0.2.1:5672';
-const COMMANDS = ['topology', 'invoke', 'publish', 'parked', 'console', 'local'];
+const COMMANDS = ['topology', 'invoke', 'publish', 'policy', 'parked', 'console', 'local'];
 /** Several processes at once on a loaded 2-core machine: a limit, not a measurement. */
 const TIMEOUT_MS = 90_000;
 
