@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import { pauseMarkerQueue } from '../amqp/pause-marker.js';
 import { asUsage, intFlag } from './args.js';
 import { UsageError } from '../errors.js';
@@ -75,6 +76,8 @@ type DemoOptions = {
    * vouches for the queues just deleted; exact mode's level exchanges are shared, so kept.
    */
   readonly ownExchanges: readonly string[];
+  /** The work queue is one of the demo's own names (`boomerang.demo.…`): reset without asking. */
+  readonly demoOwned: boolean;
 };
 
 /**
@@ -86,12 +89,7 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   const messages = intFlag('messages', flags.messages, 1, 100_000) ?? 300;
   const intervalMs = intFlag('interval-ms', flags['interval-ms'], 100, 60_000) ?? 2000;
   const failureRate = fractionFlag('failure-rate', flags['failure-rate'], 1 - PERMANENT_FAILURE_RATE) ?? 0.4;
-  const queue = flags.queue ?? DEMO_QUEUE;
-  if (!queue.startsWith(DEMO_QUEUE)) {
-    throw new UsageError(
-      `--work-queue must start with "${DEMO_QUEUE}": the demo deletes and recreates its queues, so it only touches its own; got ${JSON.stringify(queue)}`,
-    );
-  }
+  const queue = flags.queue ?? defaultDemoQueue(env);
   const asked = flags.function ?? DEFAULT_DEMO_FUNCTION;
   const { queue: chosen, notice } =
     queues === undefined
@@ -137,7 +135,52 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
     pauseMarkerQueue(queue),
   ];
   const ownExchanges = plan.marker === undefined ? [] : [plan.marker];
-  return { messages, failureRate, intervalMs, name: chosen.name, notice, handler: chosen.handler, feed, config, plan, ownQueues, ownExchanges };
+  return {
+    messages,
+    failureRate,
+    intervalMs,
+    name: chosen.name,
+    notice,
+    handler: chosen.handler,
+    feed,
+    config,
+    plan,
+    ownQueues,
+    ownExchanges,
+    demoOwned: queue === DEMO_QUEUE || queue.startsWith(`${DEMO_QUEUE}.`),
+  };
+}
+
+/**
+ * The demo's work queue when `--work-queue` is not given: `boomerang.demo.<user>-<host>`, a name of
+ * this user on this machine, so that two people's demos on one broker never reset each other's queues,
+ * and the same on every run, so that each run resets the last one's. Lower-case letters, digits and
+ * hyphens; at most 40 characters after the prefix.
+ * @example demoQueueName('Alice', 'laptop-7.corp.example') // 'boomerang.demo.alice-laptop-7'
+ */
+function demoQueueName(user: string, host: string): string {
+  const clean = (text: string) =>
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '');
+  const owner =
+    [clean(user), clean(host.split('.')[0] ?? '')]
+      .filter((part) => part !== '')
+      .join('-')
+      .slice(0, 40) || 'me';
+  return `${DEMO_QUEUE}.${owner}`;
+}
+
+/** `demoQueueName` of whoever runs the demo, where. */
+function defaultDemoQueue(env: NodeJS.ProcessEnv): string {
+  let user = env.USER ?? env.USERNAME ?? '';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (a container with an arbitrary uid): the variables, else just the host.
+  }
+  return demoQueueName(user, hostname());
 }
 
 /** A number flag within [0, max], such as `0.4`. */
@@ -148,5 +191,5 @@ function fractionFlag(name: string, value: string | undefined, max: number): num
   return parsed;
 }
 
-export { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, PARTNER_RATE_LIMIT, PERMANENT_FAILURE_RATE };
+export { DEFAULT_DEMO_FUNCTION, DEMO_QUEUE, demoOptions, demoQueueName, PARTNER_RATE_LIMIT, PERMANENT_FAILURE_RATE };
 export type { DemoFlags };

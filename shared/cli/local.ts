@@ -18,6 +18,7 @@ import { buildTopologyPlan } from '../topology/plan.js';
 import { parseCli } from './args.js';
 import { type CliCommand, sameInThisRepository } from './command.js';
 import { UsageError } from '../errors.js';
+import { askYes } from '../parked/session.js';
 
 const USAGE = `Usage: boomerang local [--function <name>] [--messages <n>] [--failure-rate <0..0.98>] [--interval-ms <n>] [--work-queue <name>]
        [--functions-dir <dir>]
@@ -40,8 +41,10 @@ function every couple of seconds as a scheduler would, until everything settled.
   --failure-rate <r>    fraction of provider answers that fail transiently (default 0.4; 2 % more
                         fail for good, so at most 0.98)
   --interval-ms <n>     time between invocations, 100 to 60000 (default 2000)
-  --work-queue <name>   the demo's work queue; it must start with ${DEMO_QUEUE} (default ${DEMO_QUEUE};
-                        the old name --queue still works)
+  --work-queue <name>   the demo's work queue (default ${DEMO_QUEUE}.<user>-<host>, yours alone on a
+                        shared broker). The demo deletes and recreates it, its parking lot and its
+                        delay queues: a name outside ${DEMO_QUEUE}.* is reset only once you say yes
+  --yes                 say yes to that without being asked (a script, no terminal)
   -h, --help            this text
 
 Any variable the queue's file leaves to the environment applies too (MAX_RETRIES, BACKOFF_INITIAL_MS,
@@ -57,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
       'failure-rate': { type: 'string' },
       'interval-ms': { type: 'string' },
       'work-queue': { type: 'string' },
+      yes: { type: 'boolean' },
     },
     { queue: 'work-queue' },
   );
@@ -65,11 +69,21 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { messages, failureRate, intervalMs, name, notice, handler, feed, config, plan, ownQueues, ownExchanges } = await demoOptions(
+  const { messages, failureRate, intervalMs, name, notice, handler, feed, config, plan, ownQueues, ownExchanges, demoOwned } = await demoOptions(
     { ...values, queue: values['work-queue'] },
     process.env,
   );
   if (notice !== undefined) process.stderr.write(`${notice}\n`);
+  if (!demoOwned && values.yes !== true) {
+    // Not one of the demo's names: it may be somebody's queue. Say what goes, and go on only on a yes.
+    const what = `the demo deletes and recreates ${ownQueues.join(', ')} (with whatever they hold)`;
+    if (!process.stdin.isTTY)
+      throw new UsageError(`--work-queue ${config.workQueue} is not one of the demo's own names (${DEMO_QUEUE}.*): ${what}. Pass --yes to let it`);
+    if (!(await askYes(`${what[0]?.toUpperCase()}${what.slice(1)}. Go on? [y/N] `))) {
+      process.stderr.write('nothing deleted\n');
+      return 1;
+    }
+  }
   const demoQueue = config.workQueue;
   const say = (line: string): void => void process.stdout.write(`${line}\n`);
   const log = createLogger({ level: logLevelFrom(process.env.LOG_LEVEL ?? 'error') });

@@ -32,7 +32,11 @@ describe('boomerang local', () => {
 
   it.each([
     [['--failure-rate', 'abc'], {}, '--failure-rate must be a number'],
-    [['--work-queue', 'orders'], {}, '--work-queue must start with "boomerang.demo"'],
+    [
+      ['--work-queue', 'orders'],
+      {},
+      "--work-queue orders is not one of the demo's own names (boomerang.demo.*): the demo deletes and recreates orders.parked, orders, orders.delay.1000ms",
+    ],
     [['now'], {}, 'unexpected argument "now"'],
     [[], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
   ])('exits 2 with the usage on %j, before connecting', async (args, env, named) => {

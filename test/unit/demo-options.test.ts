@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../shared/errors.js';
-import { type DemoFlags, demoOptions } from '../../shared/cli/demo-options.js';
+import { type DemoFlags, demoOptions, demoQueueName } from '../../shared/cli/demo-options.js';
 import { PACKAGE_EXAMPLES_DIR } from '../../shared/cli/demo-queue.js';
 import { defineQueue } from '../../shared/queues/define-queue.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
@@ -13,14 +14,15 @@ describe('demoOptions', () => {
   it('has the documented defaults, and resets only the demo queue, its parking lot, its delay queues and its pause marker', async () => {
     // Act
     const options = await demoOptions({}, ENV);
-    // Assess
-    expect(options).toMatchObject({ messages: 300, failureRate: 0.4, intervalMs: 2000 });
-    expect(options.config).toMatchObject({ workQueue: 'boomerang.demo', parkingQueue: 'boomerang.demo.parked' });
-    const delayQueues = options.ownQueues.filter((name) => /^boomerang\.demo\.delay\.\d+ms$/.test(name));
+    // Assess: a name of this user on this machine
+    const own = demoQueueName(userInfo().username, hostname());
+    expect(options).toMatchObject({ messages: 300, failureRate: 0.4, intervalMs: 2000, demoOwned: true });
+    expect(options.config).toMatchObject({ workQueue: own, parkingQueue: `${own}.parked` });
+    const delayQueues = options.ownQueues.filter((name) => name.startsWith(`${own}.delay.`));
     expect(delayQueues.length).toBeGreaterThan(0);
-    expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', 'boomerang.demo.pause', ...delayQueues].sort());
+    expect([...options.ownQueues].sort()).toEqual([own, `${own}.parked`, `${own}.pause`, ...delayQueues].sort());
     expect(options.ownExchanges).toEqual([options.plan.marker]);
-    expect(options.ownExchanges[0]).toMatch(/^boomerang\.demo\.delay-path\.[0-9a-f]{16}$/);
+    expect(options.ownExchanges[0]).toMatch(new RegExp(`^${own.replaceAll('.', '\\.')}\\.delay-path\\.[0-9a-f]{16}$`));
   });
 
   it('takes the work queue from --work-queue and never a parking lot from the environment', async () => {
@@ -31,11 +33,29 @@ describe('demoOptions', () => {
     expect(options.ownQueues.every((name) => name.startsWith('boomerang.demo.alice'))).toBe(true);
   });
 
+  it("takes any work queue, saying it is not one of the demo's own names", async () => {
+    // Act
+    const [foreign, old] = await Promise.all([demoOptions({ queue: 'orders' }, ENV), demoOptions({ queue: 'boomerang.demo' }, ENV)]);
+    // Assess
+    expect(foreign).toMatchObject({ demoOwned: false, config: { workQueue: 'orders', parkingQueue: 'orders.parked' } });
+    expect(old.demoOwned).toBe(true);
+  });
+
+  it.each([
+    ['alice', 'laptop-7.corp.example', 'boomerang.demo.alice-laptop-7'],
+    ['Bob Smith', 'CI_Runner', 'boomerang.demo.bob-smith-ci-runner'],
+    ['', 'node-svc', 'boomerang.demo.node-svc'],
+    ['', '', 'boomerang.demo.me'],
+    ['a'.repeat(60), 'h', `boomerang.demo.${'a'.repeat(40)}`],
+  ])('names the demo queue of %j on %j %s', (user, host, name) => {
+    expect(demoQueueName(user, host)).toBe(name);
+  });
+
   it("keeps exact mode's shared level queues", async () => {
     // Prepare: a declared queue in exact mode
     const { queue } = defineQueue({ name: 'webhooks', handler: async () => undefined, workQueue: 'orders', advanced: { delayMode: 'exact' } });
     // Act
-    const options = await demoOptions({}, ENV, [{ ...queue, file: 'functions/webhooks.ts' }]);
+    const options = await demoOptions({ queue: 'boomerang.demo' }, ENV, [{ ...queue, file: 'functions/webhooks.ts' }]);
     // Assess
     expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', 'boomerang.demo.pause']);
     expect(options.ownExchanges).toEqual([options.plan.marker]);
@@ -44,7 +64,7 @@ describe('demoOptions', () => {
 
   it('runs the declared queue --function names, with its handler and options, on the demo queues with demo-sized retries', async () => {
     // Act
-    const [webhooks, partner] = await Promise.all([demoOptions({}, ENV), demoOptions({ function: 'partner-sync' }, ENV)]);
+    const [webhooks, partner] = await Promise.all([demoOptions({}, ENV), demoOptions({ function: 'partner-sync', queue: 'boomerang.demo' }, ENV)]);
     // Assess
     expect([webhooks.name, partner.name]).toEqual(['webhooks', 'partner-sync']);
     expect(partner.config).toMatchObject({ workQueue: 'boomerang.demo', batchSize: 50, concurrency: 4, policy: { maxRetries: 4, initialDelayMs: 1000 } });
@@ -67,7 +87,6 @@ describe('demoOptions', () => {
     ['a negative failure rate', { 'failure-rate': '-0.1' }, {}, '--failure-rate'],
     ['zero messages', { messages: '0' }, {}, '--messages must be a whole number from 1 to 100000'],
     ['an interval too short', { 'interval-ms': '10' }, {}, '--interval-ms'],
-    ["a queue that is not the demo's", { queue: 'orders' }, {}, '--work-queue must start with "boomerang.demo"'],
     ['a bad environment value', {}, { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
     ['an unknown queue', { function: 'nope' }, {}, '--function nope: no such queue; the declared queues are partner-sync, webhooks'],
   ])('refuses %s with a usage error that names it', async (_what, flags, env, message) => {
@@ -106,7 +125,7 @@ describe("demoOptions in a team's project", () => {
 
   it("runs the package's own example when the team's folder declares no webhooks queue, and says so", async () => {
     // Act
-    const options = await demoOptions({}, { ...ENV, BOOMERANG_FUNCTIONS_DIR: team.dir });
+    const options = await demoOptions({ queue: 'boomerang.demo' }, { ...ENV, BOOMERANG_FUNCTIONS_DIR: team.dir });
     // Assess
     expect(options.name).toBe('webhooks');
     expect(options.config.workQueue).toBe('boomerang.demo');
@@ -135,7 +154,7 @@ describe("demoOptions in a team's project", () => {
 
   it('keeps running a webhooks queue the team declares, without a note', async () => {
     // Act
-    const options = await demoOptions({}, { ...ENV, BOOMERANG_FUNCTIONS_DIR: webhooksTeam.dir });
+    const options = await demoOptions({ queue: 'boomerang.demo' }, { ...ENV, BOOMERANG_FUNCTIONS_DIR: webhooksTeam.dir });
     // Assess: the team's file (orders.ts.template: 2 retries from 200 ms, batch of 20), on the demo's queues
     expect(options.notice).toBeUndefined();
     expect(options.config).toMatchObject({ workQueue: 'boomerang.demo', batchSize: 20 });

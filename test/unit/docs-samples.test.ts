@@ -1,26 +1,37 @@
 /**
- * The `defineQueue` examples of the README and docs/configuration.md, type-checked against the package's
- * source as a team's file is (`boomerang-rabbitmq` is shared/index.ts through tsconfig's paths): an
- * option renamed or moved under `advanced` fails here before a reader copies the old one.
+ * Every TypeScript sample of the README and docs/ (each ```ts block), type-checked against the package's
+ * source as a team's file is (`boomerang-rabbitmq` is shared/index.ts, `boomerang-rabbitmq/cdk`
+ * shared/cdk/index.ts, through tsconfig's paths): an option renamed or moved under `advanced`, or an
+ * import from a name the package no longer has, fails here before a reader copies it.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 
-const FILES = ['README.md', 'docs/configuration.md'];
+const FILES = [
+  'README.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
-/** Each ```ts block that calls defineQueue, with what a fragment leaves out: the import and a handler. */
+/** Each ```ts block, with what a defineQueue fragment leaves out: the import and a handler. */
 function samples(): { name: string; text: string }[] {
   return FILES.flatMap((file) =>
     [...readFileSync(join(REPO_ROOT, file), 'utf8').matchAll(/```ts\n([\s\S]+?)```/g)]
       .map((match) => match[1] ?? '')
-      .filter((block) => block.includes('defineQueue('))
       .map((block, i) => {
-        const imports = block.includes("from 'boomerang-rabbitmq'") ? '' : "import { defineQueue, type Handler } from 'boomerang-rabbitmq';\n";
-        const handler = /\bhandler,/.test(block) ? 'declare const handler: Handler;\n' : '';
-        return { name: join(REPO_ROOT, 'test', `docs-sample-${file.replace(/\W/g, '-')}-${i}.ts`), text: `${imports}${handler}${block}` };
+        // An option fragment (`rules: [...],`) is checked where it goes: inside a defineQueue call.
+        const option = /^[a-zA-Z]+: /.test(block);
+        const code = option ? `export const { queue } = defineQueue({ name: 'sample', workQueue: 'sample', handler,\n${block}});\n` : block;
+        const imports =
+          !code.includes('defineQueue(') || code.includes("from 'boomerang-rabbitmq'")
+            ? ''
+            : "import { defineQueue, type Handler } from 'boomerang-rabbitmq';\n";
+        const handler = /\bhandler,/.test(code) && !/\bconst handler\b/.test(code) ? 'declare const handler: Handler;\n' : '';
+        return { name: join(REPO_ROOT, 'test', `docs-sample-${file.replace(/\W/g, '-')}-${i}.ts`), text: `${imports}${handler}${code}` };
       }),
   );
 }
@@ -49,24 +60,35 @@ function diagnostics(files: readonly { name: string; text: string }[]): string[]
 /** A limit, not a measurement: one program over shared/ took 25 to 75 s while the unit suite ran beside it on the loaded 2-core machine. */
 const COMPILE_TIMEOUT_MS = 180_000;
 
-describe('the defineQueue examples of the README and docs/configuration.md', () => {
+describe('the TypeScript samples of the README and docs/', () => {
   const found = samples();
   // A copy of the first with a misspelt key and an advanced option at the top level: proof that the check can fail.
   const broken = {
     name: found[0]!.name.replace('.ts', '-broken.ts'),
     text: found[0]!.text.replace('defineQueue({', 'defineQueue({ crashLoopLimit: 3, retries: 2,'),
   };
+  // A sample importing the package by its old name, as docs/handlers.md once did.
+  const oldName = {
+    name: found[0]!.name.replace('.ts', '-old-name.ts'),
+    text: `import { RetryableError } from 'boomerang';\nexport const e = new RetryableError('x');\n`,
+  };
+  // Packages a sample has the team install that this repository does not: typed as `any`, the rest is checked.
+  const ambient = { name: join(REPO_ROOT, 'test', 'docs-samples-ambient.d.ts'), text: "declare module '@opentelemetry/exporter-trace-otlp-http';\n" };
   let errors: string[] = [];
   beforeAll(() => {
-    errors = diagnostics([...found, broken]);
+    errors = diagnostics([...found, broken, oldName, ambient]);
   }, COMPILE_TIMEOUT_MS);
 
   it('type-check against the package', () => {
-    expect(found.length).toBeGreaterThanOrEqual(3);
-    expect(errors.filter((error) => !error.startsWith(broken.name))).toEqual([]);
+    expect(found.length).toBeGreaterThanOrEqual(14);
+    expect(errors.filter((error) => !error.startsWith(broken.name) && !error.startsWith(oldName.name))).toEqual([]);
   });
 
   it('fail to type-check with a misspelt or moved option, so that the check can fail', () => {
     expect(errors.filter((error) => error.startsWith(broken.name)).join('\n')).toMatch(/crashLoopLimit|retries/);
+  });
+
+  it("fail to type-check when they import the package by a name it does not have ('boomerang')", () => {
+    expect(errors.filter((error) => error.startsWith(oldName.name)).join('\n')).toMatch(/Cannot find module 'boomerang'/);
   });
 });
