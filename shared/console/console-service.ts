@@ -55,11 +55,15 @@ class ConsoleService {
     return { broker: this.options.broker.endpoint, queues };
   }
 
-  /** The failure groups of a queue's parking lot: the last walk's, unless `refresh` (or none yet, or an action ran since). */
+  /**
+   * The failure groups of a queue's parking lot: the last walk's while the lot holds as many messages
+   * as it did then, else (or with `refresh`, or none yet, or an action ran since) a new walk: a park or
+   * a deletion since is never hidden behind an old read.
+   */
   public async groups(queueName: string, refresh: boolean): Promise<CachedGroups> {
     const queue = this.queue(queueName);
     const cached = this.groupCache.get(queue.parkingQueue);
-    if (cached !== undefined && !refresh) return cached;
+    if (cached !== undefined && !refresh && (await this.options.broker.depths([queue.parkingQueue])).get(queue.parkingQueue) === cached.parked) return cached;
     const result = await this.walk(queue, { kind: 'groups', nowMs: Date.now() });
     const report = { ...groupsReport(queue.parkingQueue, result), readAt: new Date().toISOString() };
     this.groupCache.set(queue.parkingQueue, report);

@@ -17,7 +17,15 @@ type FailureGroup = {
   readonly lastSeen: string | null;
   /** The first message of the group in queue order, as it was. */
   readonly sample: { readonly messageId: string | null; readonly errorMessage: string | null };
+  /**
+   * Parks per hour over the last 24 hours before the walk, oldest first (the last is the hour before
+   * it): is the failure still happening? A park older than that, or in the future, is not counted here.
+   */
+  readonly lastDayByHour: readonly number[];
 };
+
+/** The hours `lastDayByHour` covers. */
+const HOURS = 24;
 
 /** Distinct groups held at most; past it, further causes are counted in one overflow group, so memory stays bounded. */
 const MAX_GROUPS = 1000;
@@ -31,6 +39,9 @@ type Tally = { -readonly [K in keyof FailureGroup]: FailureGroup[K] };
  */
 class GroupTally {
   private readonly groups = new Map<string, Tally>();
+
+  /** `nowMs`: the end of the last hour `lastDayByHour` counts. */
+  public constructor(private readonly nowMs: number = Date.now()) {}
 
   public add(view: ParkedView): void {
     let key = groupKeyOf(view);
@@ -47,13 +58,25 @@ class GroupTally {
         firstSeen: parkedAt,
         lastSeen: parkedAt,
         sample: { messageId: view.messageId ?? null, errorMessage: view.errorMessage ?? null },
+        lastDayByHour: this.countedHour(
+          Array.from({ length: HOURS }, () => 0),
+          view.parkedAt,
+        ),
       });
       return;
     }
     group.count++;
+    this.countedHour(group.lastDayByHour as number[], view.parkedAt);
     // ISO times in UTC compare as text.
     if (parkedAt !== null && (group.firstSeen === null || parkedAt < group.firstSeen)) group.firstSeen = parkedAt;
     if (parkedAt !== null && (group.lastSeen === null || parkedAt > group.lastSeen)) group.lastSeen = parkedAt;
+  }
+
+  private countedHour(hours: number[], parkedAt: Date | undefined): number[] {
+    if (parkedAt === undefined) return hours;
+    const hoursAgo = Math.floor((this.nowMs - parkedAt.getTime()) / 3_600_000);
+    if (hoursAgo >= 0 && hoursAgo < HOURS) hours[HOURS - 1 - hoursAgo] = (hours[HOURS - 1 - hoursAgo] as number) + 1;
+    return hours;
   }
 
   /** The groups, largest first (ties by key, so the order is stable). */
@@ -74,8 +97,9 @@ type GroupsResult = WalkResult & { readonly groups: readonly FailureGroup[] };
  * groups[0]; // { key: 'PartnerDown|HTTP <n>|orders', count: 120, firstSeen: '2026-11-24T00:01:00.000Z', ... }
  */
 async function groupParked(ctx: CommandContext, filter: ParkedFilter = EVERYTHING): Promise<GroupsResult> {
-  const tally = new GroupTally();
-  const matching = new Selection(filter, Number.POSITIVE_INFINITY, (ctx.now ?? Date.now)());
+  const nowMs = (ctx.now ?? Date.now)();
+  const tally = new GroupTally(nowMs);
+  const matching = new Selection(filter, Number.POSITIVE_INFINITY, nowMs);
   const progress = ctx.progress('groups', () => `${matching.selected} grouped`);
   const result = await walkReported(ctx, progress, {
     readOnly: true,

@@ -99,6 +99,13 @@ describe('console in Chromium', () => {
     await page.getByRole('heading', { name: work }).waitFor();
     expect(await page.locator(`[data-parked="${work}"]`).innerText()).toBe('9');
     expect(await page.content()).not.toContain('guest:guest');
+    // The parking lot first, then the work queue; the empty delay queues folded into one line.
+    const rows = page.locator(`section[aria-labelledby="q-${work}"] tbody > tr`);
+    expect(await rows.nth(0).getAttribute('class')).toBe('parking');
+    expect(await rows.nth(1).innerText()).toContain('work queue');
+    expect(await page.locator(`[data-empty-delays="${work}"] summary`).innerText()).toMatch(/^\d+ empty delay queues?$/);
+    expect(await rows.count()).toBe(3);
+    expect(await page.getByRole('checkbox', { name: /read again every 5 s/ }).isChecked()).toBe(true);
     await page.screenshot({ path: `${IMAGES}console-overview.png`, fullPage: true });
   });
 
@@ -254,6 +261,48 @@ describe('console in Chromium', () => {
     } finally {
       attacker.close();
     }
+  });
+
+  it('shows a failure parked since, and its hour in the last-day chart, without Read again', async () => {
+    // Prepare: the groups view, as it reads the lot now (the last test left the console's tab)
+    await page.goto(`${server.origin}/#/q/${encodeURIComponent(work)}`);
+    await expect.poll(groupRows, { timeout: 30_000 }).toEqual([['TimeoutError', 1]]);
+    // Act: a new failure parks while the view is open
+    await broker.channel.sendToQueue(parked, Buffer.from('{"kind":"LateError"}'), {
+      persistent: true,
+      messageId: 'LateError-0',
+      headers: {
+        [BoomerangHeader.errorName]: 'LateError',
+        [BoomerangHeader.errorMessage]: 'partner gone',
+        [BoomerangHeader.parkedAt]: new Date().toISOString(),
+      },
+    });
+    // Assess: the automatic read (every 10 s) shows it, and its chart has one park in the last hour
+    await expect.poll(groupRows, { timeout: 40_000, interval: 1000 }).toEqual([
+      ['LateError', 1],
+      ['TimeoutError', 1],
+    ]);
+    const chart = await page.locator('tr', { hasText: 'LateError' }).locator('svg.last-day').getAttribute('aria-label');
+    expect(chart).toMatch(/, 1$/);
+    await page.screenshot({ path: `${IMAGES}console-groups-live.png`, fullPage: true });
+  });
+
+  it('deletes one message after a confirmation, and only that one', async () => {
+    // Prepare
+    await page.goto(`${server.origin}/#/q/${encodeURIComponent(work)}/m/LateError-0`);
+    await page.getByRole('heading', { name: 'Message LateError-0' }).waitFor();
+    await page.getByRole('heading', { name: 'Attempt history' }).waitFor();
+    // Act
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('alertdialog');
+    expect(await dialog.innerText()).toContain('Delete parked message LateError-0? This cannot be undone.');
+    await dialog.getByRole('button', { name: 'Delete 1' }).click();
+    // Assess
+    const deleted = await jobEnds('purge');
+    expect(deleted).toContain('Deleted 1 parked message.');
+    const left = await broker.drain(parked, 1);
+    expect(left.map((m) => m.properties.messageId)).toEqual(['TimeoutError-1']);
+    expect(left[0]?.content.toString()).toBe(JSON.stringify({ kind: 'TimeoutError', i: 1 }));
   });
 });
 

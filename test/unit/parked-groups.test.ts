@@ -21,9 +21,21 @@ function view(overrides: Partial<ParkedView>): ParkedView {
 }
 
 describe('GroupTally', () => {
-  it('counts messages per cause, with first and last seen and the first message as the sample', () => {
+  it('counts the parks of the last 24 hours by hour, the last hour last, and leaves out older and future ones', () => {
     // Prepare
-    const tally = new GroupTally();
+    const now = Date.parse('2026-11-24T12:00:00Z');
+    const tally = new GroupTally(now);
+    // Act
+    for (const minutesAgo of [1, 59, 61, 23 * 60 + 59, 24 * 60 + 1, -5]) tally.add(view({ parkedAt: new Date(now - minutesAgo * 60_000) }));
+    // Assess
+    const [group] = tally.result();
+    expect(group?.count).toBe(6);
+    expect(group?.lastDayByHour).toEqual([1, ...Array.from({ length: 21 }, () => 0), 1, 2]);
+  });
+
+  it('counts messages per cause, with first and last seen, parks per hour over the last day and the first message as the sample', () => {
+    // Prepare: the walk at 01:30, all four parked between one and two hours before it
+    const tally = new GroupTally(Date.parse('2026-11-24T01:30:00Z'));
     // Act
     tally.add(view({ messageId: 'a', errorMessage: 'HTTP 503', parkedAt: new Date('2026-11-24T00:05:00Z') }));
     tally.add(view({ messageId: 'b', errorMessage: 'HTTP 502', parkedAt: new Date('2026-11-24T00:01:00Z') }));
@@ -40,6 +52,7 @@ describe('GroupTally', () => {
         firstSeen: '2026-11-24T00:01:00.000Z',
         lastSeen: '2026-11-24T00:05:00.000Z',
         sample: { messageId: 'a', errorMessage: 'HTTP 503' },
+        lastDayByHour: [...Array.from({ length: 22 }, () => 0), 3, 0],
       },
       {
         key: 'Invalid|field <n> missing|orders',
@@ -50,6 +63,7 @@ describe('GroupTally', () => {
         firstSeen: '2026-11-24T00:09:00.000Z',
         lastSeen: '2026-11-24T00:09:00.000Z',
         sample: { messageId: 'c', errorMessage: 'field 3 missing' },
+        lastDayByHour: [...Array.from({ length: 22 }, () => 0), 1, 0],
       },
     ]);
   });

@@ -59,6 +59,8 @@ type Group = {
   firstSeen: string | null;
   lastSeen: string | null;
   sample: { messageId: string | null; errorMessage: string | null };
+  /** Parks per hour over the 24 hours before the read, oldest first. */
+  lastDayByHour: number[];
 };
 type GroupsReport = { queue: string; parked: number; grouped: number; groups: Group[]; readAt: string };
 type Depth = { name: string; depth: number | null };

@@ -1,16 +1,49 @@
 import { useState } from 'preact/hooks';
 import { api, type Group, type Job } from './api.js';
-import { Confirm, href, JobProgress, Loading, Name, Page, Time, useLoad } from './shared.js';
+import { AutoRefresh, Confirm, href, JobProgress, Loading, Name, Page, Time, useLoad } from './shared.js';
 
 type Pending = { kind: 'replay' | 'purge'; group: Group };
 
 /** A group as a confirmation names it: its error name and its message, since several groups can share a name. */
 const groupName = (g: Group): string => `${g.errorName ?? 'no error name'}${g.message === '' ? '' : ` ("${g.message}")`}`;
 
-/** The parking lot grouped by cause, with replay and purge per group. */
+/** How often the groups are asked for again while the switch is on (the server walks the lot only when its count changed). */
+const REFRESH_MS = 10_000;
+
+/**
+ * Parks per hour over the last day, as bars: is the failure still happening? The last bar is the
+ * hour before the read; its title and label say the counts.
+ */
+function LastDay({ hours }: { hours: readonly number[] }) {
+  const most = Math.max(1, ...hours);
+  const width = 3;
+  const label = `parks per hour over the last 24 hours, oldest first: ${hours.join(', ')}`;
+  return (
+    <svg class="last-day" role="img" aria-label={label} width={hours.length * width} height={16} viewBox={`0 0 ${hours.length * width} 16`}>
+      <title>{label}</title>
+      {hours.map((count, i) => {
+        // An hour without a park is a faint line, so the chart reads as 24 hours even when one bar stands alone.
+        const height = count === 0 ? 1 : Math.max(2, Math.round((count / most) * 16));
+        return <rect key={i} class={count === 0 ? 'none' : undefined} x={i * width} y={16 - height} width={width - 1} height={height} />;
+      })}
+    </svg>
+  );
+}
+
+/** The parking lot grouped by cause, with replay and purge per group; read when opened, and again while auto-refresh is on. */
 function GroupsView({ queue }: { queue: string }) {
   const [refresh, setRefresh] = useState(0);
-  const { data, error } = useLoad(() => api.groups(queue, refresh > 0), [queue, refresh]);
+  // A fresh read when the view opens and on "Read again"; the automatic ones reuse the last walk while the lot's count is unchanged.
+  const [forced, setForced] = useState(1);
+  const { data, error, reload } = useLoad(() => api.groups(queue, forced > 0), [queue, refresh]);
+  const readAgain = (): void => {
+    setForced(1);
+    setRefresh((r) => r + 1);
+  };
+  const autoRead = (): void => {
+    setForced(0);
+    reload();
+  };
   const [pending, setPending] = useState<Pending | undefined>();
   const [jobs, setJobs] = useState<Job[]>([]);
   const [failure, setFailure] = useState<string | undefined>();
@@ -26,7 +59,7 @@ function GroupsView({ queue }: { queue: string }) {
   return (
     <Page title={title} crumbs={[[queue, href('q', queue)]]}>
       {jobs.map((job) => (
-        <JobProgress key={job.id} job={job} onDone={() => setRefresh((r) => r + 1)} />
+        <JobProgress key={job.id} job={job} onDone={readAgain} />
       ))}
       {failure !== undefined && (
         <p role="alert" class="error">
@@ -52,9 +85,10 @@ function GroupsView({ queue }: { queue: string }) {
         <>
           <p class="muted">
             {data.grouped} of {data.parked} parked message(s) in {data.groups.length} group(s), read <Time iso={data.readAt} /> ·{' '}
-            <button type="button" onClick={() => setRefresh((r) => r + 1)}>
+            <button type="button" onClick={readAgain}>
               Read again
-            </button>
+            </button>{' '}
+            · <AutoRefresh everyMs={REFRESH_MS} reload={autoRead} />
           </p>
           {data.groups.length === 0 ? (
             <p>The parking lot is empty.</p>
@@ -70,6 +104,7 @@ function GroupsView({ queue }: { queue: string }) {
                   <th scope="col">Source</th>
                   <th scope="col">First seen</th>
                   <th scope="col">Last seen</th>
+                  <th scope="col">Last 24 h</th>
                   <th scope="col">Sample</th>
                   <th scope="col">Actions</th>
                 </tr>
@@ -90,6 +125,9 @@ function GroupsView({ queue }: { queue: string }) {
                     </td>
                     <td>
                       <Time iso={g.lastSeen} />
+                    </td>
+                    <td>
+                      <LastDay hours={g.lastDayByHour} />
                     </td>
                     <td>
                       {g.sample.messageId === null ? (

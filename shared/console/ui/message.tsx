@@ -75,8 +75,8 @@ function EditForm({ message, onSubmit, onCancel }: { message: MessageDetail; onS
 type MessagePick = { id: string } | { position: number; bodySha256: string };
 
 /**
- * One parked message: why it is parked, properties, headers, body, stack and history; replay it, or
- * edit and replay it. One without an id is shown, not acted on here: the actions pick by id.
+ * One parked message: why it is parked, properties, headers, body, stack and history; replay it,
+ * edit and replay it, or delete it. One without an id is shown, not acted on here: the actions pick by id.
  */
 function MessageView({ queue, pick }: { queue: string; pick: MessagePick }) {
   const id = 'id' in pick ? pick.id : undefined;
@@ -84,7 +84,7 @@ function MessageView({ queue, pick }: { queue: string; pick: MessagePick }) {
     () => ('id' in pick ? api.message(queue, pick.id) : api.messageAt(queue, pick.position, pick.bodySha256)),
     [queue, JSON.stringify(pick)],
   );
-  const [mode, setMode] = useState<'view' | 'confirm' | 'edit'>('view');
+  const [mode, setMode] = useState<'view' | 'confirm' | 'edit' | 'delete'>('view');
   const [jobs, setJobs] = useState<Job[]>([]);
   const [failure, setFailure] = useState<string | undefined>();
   const started = (job: Job): void => {
@@ -118,6 +118,9 @@ function MessageView({ queue, pick }: { queue: string; pick: MessagePick }) {
               </button>{' '}
               <button type="button" onClick={() => setMode('edit')}>
                 Edit and replay
+              </button>{' '}
+              <button type="button" onClick={() => setMode('delete')}>
+                Delete
               </button>
             </p>
           )}
@@ -131,6 +134,16 @@ function MessageView({ queue, pick }: { queue: string; pick: MessagePick }) {
               question={`Replay message ${id} to ${String(data.parked.sourceQueue ?? 'its source queue')}?`}
               action="Replay 1"
               onConfirm={() => api.replay(queue, { 'message-id': id, expectedCount: 1 }).then(started, failed)}
+              onCancel={() => setMode('view')}
+            />
+          )}
+          {id !== undefined && mode === 'delete' && (
+            // The same job as a group's purge, narrowed to this id and to one message: a copy parked since under the same id stays.
+            <Confirm
+              question={`Delete parked message ${id}? This cannot be undone.`}
+              action="Delete 1"
+              danger
+              onConfirm={() => api.purge(queue, { 'message-id': id, expectedCount: 1 }).then(started, failed)}
               onCancel={() => setMode('view')}
             />
           )}

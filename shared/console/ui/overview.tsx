@@ -1,11 +1,33 @@
 import { api } from './api.js';
-import { href, Loading, Name, Page, Time, useLoad } from './shared.js';
+import { AutoRefresh, href, Loading, Name, Page, Time, useLoad } from './shared.js';
 
 const n = (depth: number | null): string => (depth === null ? 'missing' : String(depth));
 
+/** One queue's line: its name, its role and how many messages it holds; the parking lot's is marked for the tests and the eye. */
+function DepthRow({ name, kind, depth, parkedOf }: { name: string; kind: string; depth: number | null; parkedOf?: string }) {
+  return (
+    <tr class={parkedOf === undefined ? undefined : 'parking'}>
+      <td>
+        <code>
+          <Name text={name} />
+        </code>
+      </td>
+      <td>{kind}</td>
+      <td class="num" data-parked={parkedOf}>
+        {n(depth)}
+      </td>
+    </tr>
+  );
+}
+
+/** How often the overview reads the depths again while its switch is on. */
+const REFRESH_MS = 5000;
+
 /**
- * Each queue: work-queue depth, each delay queue, parked count and the oldest parked message; a queue
- * without topology says which of its queues are missing and the command that declares them.
+ * Each queue: the parking lot first (what an operator comes for), the work queue, the delay queues
+ * that hold something, and the empty ones folded into one line; parked count and the oldest parked
+ * message. A queue without topology says which of its queues are missing and the command that
+ * declares them. Read again every few seconds until that is turned off.
  */
 function OverviewView() {
   const { data, error, reload } = useLoad(() => api.overview(), []);
@@ -21,89 +43,87 @@ function OverviewView() {
         Broker: <code>{data.broker}</code> ·{' '}
         <button type="button" onClick={reload}>
           Refresh
-        </button>
+        </button>{' '}
+        · <AutoRefresh everyMs={REFRESH_MS} reload={reload} />
       </p>
-      {data.queues.map((q) => (
-        <section key={q.name} aria-labelledby={`q-${q.name}`}>
-          <h2 id={`q-${q.name}`}>{q.name}</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Queue</th>
-                <th scope="col">Role</th>
-                <th scope="col" class="num">
-                  Messages
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <td>
-                  <code>
-                    <Name text={q.work.name} />
-                  </code>
-                </td>
-                <td>work queue</td>
-                <td class="num">{n(q.work.depth)}</td>
-              </tr>
-              {q.delays.map((d) => (
-                <tr key={d.name}>
-                  <td>
-                    <code>
-                      <Name text={d.name} />
-                    </code>
-                  </td>
-                  <td>delay</td>
-                  <td class="num">{n(d.depth)}</td>
+      {data.queues.map((q) => {
+        const held = q.delays.filter((d) => d.depth !== 0);
+        const empty = q.delays.filter((d) => d.depth === 0);
+        return (
+          <section key={q.name} aria-labelledby={`q-${q.name}`}>
+            <h2 id={`q-${q.name}`}>{q.name}</h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Queue</th>
+                  <th scope="col">Role</th>
+                  <th scope="col" class="num">
+                    Messages
+                  </th>
                 </tr>
-              ))}
-              <tr class="parking">
-                <td>
-                  <code>
-                    <Name text={q.parking.name} />
-                  </code>
-                </td>
-                <td>parking lot</td>
-                <td class="num" data-parked={q.name}>
-                  {n(q.parking.depth)}
-                </td>
-              </tr>
-            </tbody>
-          </table>
-          {q.applyCommand !== null && (
-            <p class="note" data-missing={q.name}>
-              {q.missing.length === q.delays.length + 2 ? (
-                'None of its queues exists yet (each is marked missing above).'
-              ) : (
-                <>
-                  Not declared yet:{' '}
-                  {q.missing.map((name, i) => (
-                    <span key={name}>
-                      {i > 0 && ', '}
-                      <code>
-                        <Name text={name} />
-                      </code>
-                    </span>
-                  ))}
-                  .
-                </>
-              )}{' '}
-              Declare its topology with <code class="command">{q.applyCommand}</code>
-            </p>
-          )}
-          {q.problem !== null && (
-            <p role="alert" class="error">
-              The parking lot could not be read: {q.problem}
-            </p>
-          )}
-          {q.parking.depth !== null && q.problem === null && (
-            <p>
-              Oldest parked: <Time iso={q.parking.oldestParkedAt} /> · {q.parking.groups} failure group(s) ·{' '}
-              <a href={href('q', q.name)}>Failure groups of {q.name}</a>
-            </p>
-          )}
-        </section>
-      ))}
+              </thead>
+              <tbody>
+                <DepthRow name={q.parking.name} kind="parking lot" depth={q.parking.depth} parkedOf={q.name} />
+                <DepthRow name={q.work.name} kind="work queue" depth={q.work.depth} />
+                {held.map((d) => (
+                  <DepthRow key={d.name} name={d.name} kind="delay" depth={d.depth} />
+                ))}
+                {empty.length > 0 && (
+                  <tr class="folded" data-empty-delays={q.name}>
+                    <td colSpan={2}>
+                      <details>
+                        <summary>
+                          {empty.length} empty delay queue{empty.length === 1 ? '' : 's'}
+                        </summary>
+                        {empty.map((d) => (
+                          <div key={d.name}>
+                            <code>
+                              <Name text={d.name} />
+                            </code>
+                          </div>
+                        ))}
+                      </details>
+                    </td>
+                    <td class="num">0</td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+            {q.applyCommand !== null && (
+              <p class="note" data-missing={q.name}>
+                {q.missing.length === q.delays.length + 2 ? (
+                  'None of its queues exists yet (each is marked missing above).'
+                ) : (
+                  <>
+                    Not declared yet:{' '}
+                    {q.missing.map((name, i) => (
+                      <span key={name}>
+                        {i > 0 && ', '}
+                        <code>
+                          <Name text={name} />
+                        </code>
+                      </span>
+                    ))}
+                    .
+                  </>
+                )}{' '}
+                Declare its topology with <code class="command">{q.applyCommand}</code>
+              </p>
+            )}
+            {q.problem !== null && (
+              <p role="alert" class="error">
+                The parking lot could not be read: {q.problem}
+              </p>
+            )}
+            {q.parking.depth !== null && q.problem === null && (
+              <p>
+                Oldest parked: <Time iso={q.parking.oldestParkedAt} /> · {q.parking.groups} failure group(s) ·{' '}
+                <a href={href('q', q.name)}>Failure groups of {q.name}</a>
+              </p>
+            )}
+          </section>
+        );
+      })}
     </Page>
   );
 }

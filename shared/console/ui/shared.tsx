@@ -34,13 +34,19 @@ function Name({ text }: { text: string }) {
   );
 }
 
-/** Loads data, showing loading and errors in words; `reload` runs it again. */
+/**
+ * Loads data, showing loading and errors in words; `reload` runs it again, keeping what is shown until
+ * the new data is in (no flicker for an automatic refresh). New `deps` start from nothing.
+ */
 function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | undefined; reload: () => void } {
   const [state, setState] = useState<{ data?: T; error?: string }>({});
   const [round, setRound] = useState(0);
+  const shownFor = useRef<string | undefined>(undefined);
   useEffect(() => {
     let live = true;
-    setState({});
+    const key = JSON.stringify(deps);
+    if (shownFor.current !== key) setState({});
+    shownFor.current = key;
     load().then(
       (data) => live && setState({ data }),
       (error: Error) => live && setState({ error: error.message }),
@@ -148,4 +154,25 @@ function Page({ title, crumbs, children }: { title: string; crumbs?: [string, st
   );
 }
 
-export { Confirm, href, JobProgress, Loading, Name, Page, Time, useLoad };
+/**
+ * A switch for reading a view again every `everyMs` (on until it is turned off; the choice is kept for
+ * the browser tab), and the calls to `reload` it makes while on.
+ */
+function AutoRefresh({ everyMs, reload }: { everyMs: number; reload: () => void }) {
+  const [on, setOn] = useState(() => sessionStorage.getItem('boomerang-auto-refresh') !== 'off');
+  const latest = useRef(reload);
+  latest.current = reload;
+  useEffect(() => {
+    sessionStorage.setItem('boomerang-auto-refresh', on ? 'on' : 'off');
+    if (!on) return undefined;
+    const timer = setInterval(() => latest.current(), everyMs);
+    return () => clearInterval(timer);
+  }, [on, everyMs]);
+  return (
+    <label class="auto-refresh">
+      <input type="checkbox" checked={on} onChange={(e) => setOn((e.target as HTMLInputElement).checked)} /> read again every {everyMs / 1000} s
+    </label>
+  );
+}
+
+export { AutoRefresh, Confirm, href, JobProgress, Loading, Name, Page, Time, useLoad };
