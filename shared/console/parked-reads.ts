@@ -4,6 +4,7 @@ import { Selection, walkReported, type CommandContext, type WalkResult } from '.
 import type { ParkedFilter } from '../parked/filters.js';
 import { showEntry, valueText } from '../parked/message-format.js';
 import { NATIVE_RETRY_NO, parkField, type BoomerangField } from '../parked/park-fields.js';
+import { failureEntries } from '../message/failure-history.js';
 import { toParkedView } from '../parked/parked-view.js';
 import { listEntry } from '../parked/table.js';
 import { editStart } from './message-edit.js';
@@ -62,12 +63,24 @@ function attemptHistory(headers: Readonly<Record<string, unknown>>, retryHeader:
   const field = (name: BoomerangField): unknown => parkField(headers, name);
   const at = (name: BoomerangField): string | null => (field(name) === undefined ? null : valueText(field(name)));
   const steps: HistoryStep[] = [];
-  if (field('firstFailureAt') !== undefined) steps.push({ at: at('firstFailureAt'), event: 'first failure' });
   const retries = headers[retryHeader];
   const nativeRetries = headers[NATIVE_RETRY_NO];
-  if (retries !== undefined) steps.push({ at: null, event: `retried ${valueText(retries)} time(s) through the delay path` });
-  else if (nativeRetries !== undefined) steps.push({ at: null, event: `retried ${valueText(nativeRetries)} time(s) by the broker (native delayed retry)` });
-  if (field('lastFailureAt') !== undefined) steps.push({ at: at('lastFailureAt'), event: 'last failure' });
+  const retried =
+    retries !== undefined
+      ? `retried ${valueText(retries)} time(s) through the delay path`
+      : nativeRetries !== undefined
+        ? `retried ${valueText(nativeRetries)} time(s) by the broker (native delayed retry)`
+        : undefined;
+  // Each failed attempt, as the message carries them (the last 10); else what older copies carry: the first and last.
+  const failures = failureEntries(field('failureHistory'));
+  if (failures.length > 0) {
+    for (const failure of failures) steps.push({ at: failure.at === '' ? null : failure.at, event: `failed: ${failure.name}: ${failure.message}` });
+    if (retried !== undefined) steps.push({ at: null, event: retried });
+  } else {
+    if (field('firstFailureAt') !== undefined) steps.push({ at: at('firstFailureAt'), event: 'first failure' });
+    if (retried !== undefined) steps.push({ at: null, event: retried });
+    if (field('lastFailureAt') !== undefined) steps.push({ at: at('lastFailureAt'), event: 'last failure' });
+  }
   const deaths = Array.isArray(headers['x-death']) ? (headers['x-death'] as Record<string, unknown>[]) : [];
   for (const death of [...deaths].reverse()) {
     const time = death.time as { value?: unknown } | undefined;

@@ -94,7 +94,8 @@ function planCopy(ctx: CopyContext, failure: Failure, leanNote?: string): Target
   const now = ctx.now();
   if (decision.kind === 'retry') {
     const route = ctx.delayRoute(decision.delayMs);
-    const copy = buildRetryCopy(delivery, { retryHeader: ctx.retryHeader, retryNo: decision.retryNo, now });
+    const failed = failure.deferred ? undefined : { name: error.name, message: error.message };
+    const copy = buildRetryCopy(delivery, { retryHeader: ctx.retryHeader, retryNo: decision.retryNo, now, failure: failed });
     if (failure.deferred) keepFailureTimes(copy, delivery);
     return { exchange: route.exchange, routingKey: route.routingKey, copy, outcome: failure.deferred ? 'deferred' : 'retried', delayMs: route.delayMs };
   }

@@ -1,5 +1,7 @@
 import type { MessageFields, MessageProperties, Options } from 'amqplib';
 import { BoomerangHeader, STRIPPED_HEADERS } from './headers.js';
+import { withFailure } from './failure-history.js';
+import { cutUtf8 } from './utf8.js';
 
 /** The parts of a delivery a copy is built from (amqplib's `ConsumeMessage` fits). */
 type Delivery = {
@@ -13,6 +15,8 @@ type CopyInput = {
   /** The count the copy carries. */
   readonly retryNo: number;
   readonly now: Date;
+  /** The failed attempt the copy follows, added to its failure history; none for a copy of an untried message (deferred). */
+  readonly failure?: { readonly name: string; readonly message: string };
 };
 
 type ParkInput = CopyInput & {
@@ -45,6 +49,8 @@ function buildRetryCopy(delivery: Delivery, input: CopyInput): Copy {
   headers[input.retryHeader] = input.retryNo;
   headers[BoomerangHeader.firstFailureAt] ??= now;
   headers[BoomerangHeader.lastFailureAt] = now;
+  if (input.failure !== undefined)
+    headers[BoomerangHeader.failureHistory] = withFailure(headers[BoomerangHeader.failureHistory], { at: now, ...input.failure });
   return { content: delivery.content, options: copyProperties(delivery.properties, headers) };
 }
 
@@ -57,6 +63,11 @@ function buildParkedCopy(delivery: Delivery, input: ParkInput): Copy {
   headers[BoomerangHeader.lastFailureAt] = now;
   headers[BoomerangHeader.parkedAt] = now;
   headers[BoomerangHeader.parkReason] = input.reason;
+  headers[BoomerangHeader.failureHistory] = withFailure(headers[BoomerangHeader.failureHistory], {
+    at: now,
+    name: input.errorName,
+    message: input.errorMessage,
+  });
   headers[BoomerangHeader.errorName] = input.errorName;
   headers[BoomerangHeader.errorMessage] = cutUtf8(input.errorMessage, ERROR_MESSAGE_MAX_BYTES);
   if (input.errorStack) headers[BoomerangHeader.errorStack] = cutUtf8(input.errorStack, ERROR_STACK_MAX_BYTES);
@@ -105,17 +116,6 @@ function copyProperties(p: MessageProperties, headers: Record<string, unknown>):
   if (p.priority !== undefined) options.priority = p.priority;
   if (p.replyTo !== undefined) options.replyTo = p.replyTo;
   return options;
-}
-
-/** Cuts a string to at most `maxBytes` of UTF-8 without splitting a character; marks the cut. */
-function cutUtf8(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  const marker = '…[cut]';
-  const budget = maxBytes - Buffer.byteLength(marker);
-  let out = Buffer.from(text).subarray(0, budget).toString('utf8');
-  // A split multi-byte character decodes as U+FFFD at the end: drop it.
-  if (out.endsWith('\uFFFD')) out = out.slice(0, -1);
-  return out + marker;
 }
 
 /** The routing key a message was first published with: from our header once it has been retried. */

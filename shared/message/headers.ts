@@ -23,6 +23,8 @@ const BoomerangHeader = {
   errorStack: 'boomerang-error-stack',
   /** The JSON of the thrown value's other fields (`{ status, detail }`, a `cause`), bounded and redacted. */
   errorFields: 'boomerang-error-fields',
+  /** One line per failed attempt, `<time> <error name>: <message>`, the last 10 (failure-history.ts). */
+  failureHistory: 'boomerang-failure-history',
   attempts: 'boomerang-attempts',
   parkReason: 'boomerang-park-reason',
   parkedAt: 'boomerang-parked-at',

@@ -6,6 +6,7 @@
  */
 import type { Verdict } from '../core/verdict.js';
 import { cutUtf8, type Delivery, isoTime } from '../message/copy-message.js';
+import { withFailure } from '../message/failure-history.js';
 import { BoomerangHeader, readBrokerCount } from '../message/headers.js';
 import type { Amqp10Outcome } from './settlement-writer.js';
 
@@ -26,6 +27,7 @@ const NativeAnnotation = {
   errorMessage: `x-opt-${BoomerangHeader.errorMessage}`,
   errorStack: `x-opt-${BoomerangHeader.errorStack}`,
   errorFields: `x-opt-${BoomerangHeader.errorFields}`,
+  failureHistory: `x-opt-${BoomerangHeader.failureHistory}`,
   attempts: `x-opt-${BoomerangHeader.attempts}`,
   parkReason: `x-opt-${BoomerangHeader.parkReason}`,
   parkedAt: `x-opt-${BoomerangHeader.parkedAt}`,
@@ -73,6 +75,7 @@ function amqp10Outcome(verdict: Verdict, delivery: Delivery, context: Amqp10Outc
         [NativeAnnotation.errorMessage]: cutUtf8(verdict.error.message, ERROR_MESSAGE_MAX_BYTES),
         [NativeAnnotation.firstFailureAt]: stringAnnotation(delivery, NativeAnnotation.firstFailureAt) ?? at,
         [NativeAnnotation.lastFailureAt]: at,
+        [NativeAnnotation.failureHistory]: historyWith(delivery, at, verdict.error),
       });
     }
     case 'defer':
@@ -90,6 +93,7 @@ function amqp10Outcome(verdict: Verdict, delivery: Delivery, context: Amqp10Outc
       const annotations: Record<string, unknown> = {
         [NativeAnnotation.firstFailureAt]: stringAnnotation(delivery, NativeAnnotation.firstFailureAt) ?? at,
         [NativeAnnotation.lastFailureAt]: at,
+        [NativeAnnotation.failureHistory]: historyWith(delivery, at, verdict.error),
         [NativeAnnotation.errorName]: verdict.error.name,
         [NativeAnnotation.errorMessage]: cutUtf8(verdict.error.message, ERROR_MESSAGE_MAX_BYTES),
         [NativeAnnotation.parkReason]: verdict.reason,
@@ -106,6 +110,11 @@ function amqp10Outcome(verdict: Verdict, delivery: Delivery, context: Amqp10Outc
 
 function failed(deliveryTime: number, annotations: Record<string, unknown>): Amqp10Outcome {
   return { kind: 'modified', deliveryFailed: true, undeliverableHere: false, annotations: { [NativeAnnotation.deliveryTime]: deliveryTime, ...annotations } };
+}
+
+/** The message's failure history (its annotation) with this failure at its end. */
+function historyWith(delivery: Delivery, at: string, error: { readonly name: string; readonly message: string }): string {
+  return withFailure(delivery.properties.headers?.[NativeAnnotation.failureHistory], { at, name: error.name, message: error.message });
 }
 
 /** The failed settlements Boomerang made on this message so far (0 when it never made one). */

@@ -17,9 +17,11 @@ const KEPT_ON_REPLAY: ReadonlySet<string> = new Set([BoomerangHeader.originalExc
 const KEPT_WITH_COUNT: ReadonlySet<string> = new Set([
   BoomerangHeader.firstFailureAt,
   BoomerangHeader.lastFailureAt,
+  BoomerangHeader.failureHistory,
   NATIVE_RETRY_NO,
   annotationOf(BoomerangHeader.firstFailureAt),
   annotationOf(BoomerangHeader.lastFailureAt),
+  annotationOf(BoomerangHeader.failureHistory),
 ]);
 
 /** How {@link replayCopy} treats the retry count. */

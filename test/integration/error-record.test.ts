@@ -9,6 +9,7 @@ import { runEvent } from '../../shared/event/run-event.js';
 import type { Handler } from '../../shared/message/message.js';
 import { parkField } from '../../shared/parked/park-fields.js';
 import { toParkedView } from '../../shared/parked/parked-view.js';
+import { failureEntries } from '../../shared/message/failure-history.js';
 import { showParked } from '../../shared/parked/show.js';
 import { uniqueName } from '../helpers/broker.js';
 import { NATIVE_BROKER } from '../helpers/broker-version.js';
@@ -129,5 +130,31 @@ describe('errors kept whole', () => {
     const text = (v: unknown) => (Buffer.isBuffer(v) ? v.toString() : v);
     expect(text(parkField(headers, 'lastFailureAt'))).toBe(text(parkField(headers, 'parkedAt')));
     expect(Date.parse(String(text(parkField(headers, 'firstFailureAt'))))).toBeLessThan(Date.parse(String(text(parkField(headers, 'lastFailureAt')))));
+  });
+
+  // Native mode needs RabbitMQ 4.3: on the others only the copy modes run.
+  it.each<{ mode: string; env: Record<string, string> }>([
+    { mode: 'pull, copies', env: {} },
+    ...(NATIVE_BROKER ? [{ mode: 'native', env: { DELAY_MODE: 'native' } }] : []),
+  ])('$mode: the parked message carries each attempt, its time and its error, oldest first', async ({ env }) => {
+    // Prepare: two retries, each attempt failing with its own message
+    const config = await prepare({ ...env, MAX_RETRIES: '2', BACKOFF_INITIAL_MS: '200', WORK_QUEUE: uniqueName('history') });
+    testBroker().channel.sendToQueue(config.workQueue, Buffer.from('{}'), { persistent: true, messageId: 'thrice' });
+    const failing: Handler = (message) => {
+      throw Object.assign(new Error(`attempt ${message.retryNo + 1} failed`), { name: 'PartnerDown' });
+    };
+    // Act
+    const summaries = await pullUntil(config, failing, (so) => total(so).parked === 1, 15_000);
+    // Assess
+    expect(total(summaries)).toMatchObject({ retried: 2, parked: 1 });
+    const [parked] = await testBroker().drain(config.parkingQueue, 1);
+    const entries = failureEntries(parkField(parked?.properties.headers ?? {}, 'failureHistory'));
+    expect(entries.map((e) => `${e.name}: ${e.message}`)).toEqual([
+      'PartnerDown: attempt 1 failed',
+      'PartnerDown: attempt 2 failed',
+      'PartnerDown: attempt 3 failed',
+    ]);
+    const times = entries.map((e) => Date.parse(e.at));
+    expect(times.every((t, i) => i === 0 || t >= (times[i - 1] as number) + 150)).toBe(true);
   });
 });

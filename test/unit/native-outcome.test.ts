@@ -18,7 +18,7 @@ describe('amqp10Outcome', () => {
     ['a duplicate is accepted', { kind: 'duplicate' }, {}, { kind: 'accepted' }],
     ['a give-back is released', { kind: 'give-back', why: 'out-of-time' }, {}, { kind: 'released' }],
     [
-      'a first retry is modified, failed, with its delivery time, count and error',
+      'a first retry is modified, failed, with its delivery time, count, error and failure history',
       { kind: 'retry', retryNo: 0, nextRetryNo: 1, delayMs: 3000, error: ERROR },
       {},
       {
@@ -33,6 +33,7 @@ describe('amqp10Outcome', () => {
           [NativeAnnotation.errorMessage]: 'HTTP 503',
           [NativeAnnotation.firstFailureAt]: AT,
           [NativeAnnotation.lastFailureAt]: AT,
+          [NativeAnnotation.failureHistory]: `${AT} PartnerDown: HTTP 503`,
         },
       },
     ],
@@ -66,6 +67,7 @@ describe('amqp10Outcome', () => {
         [NativeAnnotation.retryNo]: 5,
         [NativeAnnotation.firstFailureAt]: '2026-01-01T00:00:00.000Z',
         [NativeAnnotation.lastFailureAt]: '2026-01-01T00:05:00.000Z',
+        [NativeAnnotation.failureHistory]: '2026-01-01T00:05:00.000Z PartnerDown: HTTP 502',
       },
       {
         kind: 'modified',
@@ -74,6 +76,7 @@ describe('amqp10Outcome', () => {
         annotations: {
           [NativeAnnotation.firstFailureAt]: '2026-01-01T00:00:00.000Z',
           [NativeAnnotation.lastFailureAt]: AT,
+          [NativeAnnotation.failureHistory]: `2026-01-01T00:05:00.000Z PartnerDown: HTTP 502\n${AT} PartnerDown: HTTP 503`,
           [NativeAnnotation.errorName]: 'PartnerDown',
           [NativeAnnotation.errorMessage]: 'HTTP 503',
           [NativeAnnotation.errorStack]: 'PartnerDown: HTTP 503\n    at handler',
