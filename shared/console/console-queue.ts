@@ -3,6 +3,7 @@ import type { Env } from '../config/env.js';
 import { ConfigError } from '../errors.js';
 import type { QueueDefinition } from '../queues/define-queue.js';
 import { buildTopologyPlan } from '../topology/plan.js';
+import { type RetryTimeline, retryTimeline } from '../topology/retry-timeline.js';
 
 /** One queue as the console shows it: its work queue, parking lot and delay path. */
 type ConsoleQueue = {
@@ -14,17 +15,24 @@ type ConsoleQueue = {
   readonly delayQueues: readonly string[];
   /** The command that declares its topology, for the console to show when a queue of it is missing. */
   readonly applyCommand: string;
+  /** Its retry policy in time (`boomerang policy`), with its pull schedule when it deploys the pull function. */
+  readonly timeline: RetryTimeline;
+  /** That schedule, in ms; undefined when not known (a queue from the environment) or not deployed. */
+  readonly pullEveryMs: number | undefined;
 };
 
 /** The console's view of one work queue, from its config through the topology plan (the one source of truth for the names). */
-function consoleQueueOf(name: string, config: Config, applyCommand: string): ConsoleQueue {
-  const plan = buildTopologyPlan(topologyOptionsFromConfig(config));
+function consoleQueueOf(name: string, config: Config, applyCommand: string, pullEveryMs?: number): ConsoleQueue {
+  const topology = topologyOptionsFromConfig(config);
+  const plan = buildTopologyPlan(topology);
   return {
     name,
     workQueue: config.workQueue,
     parkingQueue: config.parkingQueue,
     delayQueues: plan.queues.filter((q) => q.role === 'delay').map((q) => q.name),
     applyCommand,
+    timeline: retryTimeline(config.policy, topology, pullEveryMs),
+    pullEveryMs,
   };
 }
 
@@ -39,8 +47,18 @@ function shellWord(word: string): string {
  * pull function sees them. A value the config refuses is a `ConfigError` naming it.
  * @example consoleQueuesFromDeclared(await loadDeclaredQueues(), process.env).map((q) => q.name) // ['partner-sync', 'webhooks']
  */
-function consoleQueuesFromDeclared(queues: readonly Pick<QueueDefinition, 'name' | 'loadConfig'>[], env: Env): ConsoleQueue[] {
-  return queues.map((queue) => consoleQueueOf(queue.name, queue.loadConfig(env, 'pull'), `boomerang topology apply --function ${shellWord(queue.name)}`));
+function consoleQueuesFromDeclared(
+  queues: readonly (Pick<QueueDefinition, 'name' | 'loadConfig'> & Partial<Pick<QueueDefinition, 'deploy'>>)[],
+  env: Env,
+): ConsoleQueue[] {
+  return queues.map((queue) =>
+    consoleQueueOf(
+      queue.name,
+      queue.loadConfig(env, 'pull'),
+      `boomerang topology apply --function ${shellWord(queue.name)}`,
+      queue.deploy?.modes.includes('pull') ? queue.deploy.pull.rateMinutes * 60_000 : undefined,
+    ),
+  );
 }
 
 /**

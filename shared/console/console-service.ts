@@ -2,6 +2,7 @@ import type { WalkCounts } from '../parked/walk.js';
 import { groupsReport, type GroupsReport } from '../parked/groups.js';
 import { describeFilter, EVERYTHING } from '../parked/filters.js';
 import { redactText } from '../observability/redact.js';
+import { formatDuration } from '../topology/retry-timeline.js';
 import type { ConsoleBroker } from './console-broker.js';
 import { type ConsoleCommand, type ConsoleResult, filterFields } from './console-command.js';
 import type { ConsoleQueue } from './console-queue.js';
@@ -29,6 +30,27 @@ type CachedGroups = GroupsReport & { readonly readAt: string };
 
 /** The highest rate a request may ask for: the walk confirms one message at a time anyway. */
 const MAX_RATE_PER_SECOND = 10_000;
+
+/**
+ * A queue's retry policy as the overview draws it (`boomerang policy` prints the same): each attempt
+ * after the first, when it comes due and, with a pull schedule, when a run takes it, in ms and in words.
+ */
+function policyView(q: ConsoleQueue): Record<string, unknown> {
+  const { timeline, pullEveryMs } = q;
+  return {
+    pullEvery: pullEveryMs === undefined ? null : formatDuration(pullEveryMs),
+    attempts: timeline.attempts.map((a) => ({
+      attempt: a.attempt,
+      atMs: a.atMs,
+      pullAtMs: a.pullAtMs ?? null,
+      due: formatDuration(a.atMs),
+      pull: a.pullAtMs === undefined ? null : formatDuration(a.pullAtMs),
+      via: a.via,
+    })),
+    parkedAfter: formatDuration(timeline.parkedAtMs),
+    parkedAfterPull: timeline.parkedPullAtMs === undefined ? null : formatDuration(timeline.parkedPullAtMs),
+  };
+}
 
 /**
  * What the console's API does, without HTTP: reads (overview, groups, messages, one message) and
@@ -183,6 +205,7 @@ class ConsoleService {
       missing,
       applyCommand: missing.length > 0 ? q.applyCommand : null,
       problem,
+      policy: policyView(q),
     };
   }
 

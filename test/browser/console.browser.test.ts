@@ -106,6 +106,9 @@ describe('console in Chromium', () => {
     expect(await page.locator(`[data-empty-delays="${work}"] summary`).innerText()).toMatch(/^\d+ empty delay queues?$/);
     expect(await rows.count()).toBe(3);
     expect(await page.getByRole('checkbox', { name: /read again every 5 s/ }).isChecked()).toBe(true);
+    // A queue configured by the environment alone has no schedule: only when each attempt comes due.
+    expect(await page.locator(`[data-policy="${work}"] svg`).getAttribute('aria-label')).toMatch(/attempt 2: due \d+ (ms|s); attempt 3/);
+    expect(await page.locator(`[data-policy="${work}"] circle.pull`).count()).toBe(0);
     await page.screenshot({ path: `${IMAGES}console-overview.png`, fullPage: true });
   });
 
@@ -470,6 +473,11 @@ describe('A declared queue without topology', () => {
       expect(missing).toContain('boomerang topology apply --function partner-sync');
       expect(missing).toContain('None of its queues exists yet');
       expect(await page.locator('[data-parked="partner-sync"]').innerText()).toBe('missing');
+      // The retry timing as boomerang policy prints it: the template retries after 200 and 400 ms, on a pull every 5 min.
+      const timing = await page.locator('[data-policy="invoices"] svg').getAttribute('aria-label');
+      expect(timing).toContain('attempt 2: due 200 ms, a pull run takes it at 5 min; attempt 3: due 600 ms, a pull run takes it at 10 min');
+      expect(await page.locator('[data-policy="invoices"] circle.pull').count()).toBe(3);
+      await page.screenshot({ path: `${IMAGES}console-overview-declared.png`, fullPage: true });
     } finally {
       await own?.close();
       functions.remove();

@@ -75,7 +75,15 @@ type Overview = {
     missing: string[];
     applyCommand: string | null;
     problem: string | null;
+    policy: Policy;
   }[];
+};
+/** A queue's retry policy in time (`boomerang policy`): when each attempt comes due, and when its pull schedule takes it. */
+type Policy = {
+  pullEvery: string | null;
+  attempts: { attempt: number; atMs: number; pullAtMs: number | null; due: string; pull: string | null; via: string }[];
+  parkedAfter: string;
+  parkedAfterPull: string | null;
 };
 /** One listed message; `position` (0 = the head of the lot) and `bodySha256` open one that has no `messageId`. */
 type ListEntry = {
@@ -118,4 +126,4 @@ const api = {
 };
 
 export { api, keepToken };
-export type { Group, Job, MessageDetail };
+export type { Group, Job, MessageDetail, Policy };

@@ -1,4 +1,4 @@
-import { api } from './api.js';
+import { api, type Policy } from './api.js';
 import { AutoRefresh, href, Loading, Name, Page, Time, useLoad } from './shared.js';
 
 const n = (depth: number | null): string => (depth === null ? 'missing' : String(depth));
@@ -17,6 +17,43 @@ function DepthRow({ name, kind, depth, parkedOf }: { name: string; kind: string;
         {n(depth)}
       </td>
     </tr>
+  );
+}
+
+/**
+ * The retry policy as a plot: a dot where each attempt comes due after the first failure (top row),
+ * and, with a pull schedule, where a scheduled run takes it (bottom row), on one time axis from the
+ * first attempt to the park. The same figures as `boomerang policy`, in its words as the label.
+ */
+function PolicyPlot({ name, policy }: { name: string; policy: Policy }) {
+  const width = 560;
+  const pad = 8;
+  const last = policy.attempts[policy.attempts.length - 1];
+  const end = Math.max(1, last?.pullAtMs ?? 0, last?.atMs ?? 0);
+  const x = (ms: number): number => pad + (ms / end) * (width - 2 * pad);
+  const pull = policy.pullEvery !== null;
+  const words = policy.attempts.map((a) => `attempt ${a.attempt}: due ${a.due}${a.pull === null ? '' : `, a pull run takes it at ${a.pull}`}`).join('; ');
+  const label = `Retry timing of ${name}: ${words}; parked when the last fails, ${policy.parkedAfter} after the first attempt${policy.parkedAfterPull === null ? '' : ` (${policy.parkedAfterPull} on the pull schedule, every ${policy.pullEvery})`}`;
+  return (
+    <figure class="policy" data-policy={name}>
+      <svg role="img" aria-label={label} width={width} height={pull ? 44 : 24} viewBox={`0 0 ${width} ${pull ? 44 : 24}`}>
+        <title>{label}</title>
+        <line class="axis" x1={pad} x2={width - pad} y1={12} y2={12} />
+        {pull && <line class="axis" x1={pad} x2={width - pad} y1={32} y2={32} />}
+        {policy.attempts.map((a) => (
+          <g key={a.attempt}>
+            {pull && a.pullAtMs !== null && <line class="wait" x1={x(a.atMs)} y1={12} x2={x(a.pullAtMs)} y2={32} />}
+            <circle class="due" cx={x(a.atMs)} cy={12} r={3} />
+            {pull && a.pullAtMs !== null && <circle class="pull" cx={x(a.pullAtMs)} cy={32} r={3} />}
+          </g>
+        ))}
+      </svg>
+      <figcaption>
+        {policy.attempts.length} attempt(s), parked {policy.parkedAfter} after the first
+        {policy.parkedAfterPull === null ? '' : `; on its pull schedule (every ${policy.pullEvery}), ${policy.parkedAfterPull}`} (top: when each comes due;
+        bottom: when a scheduled pull takes it). <code>boomerang policy --function {name}</code> prints it.
+      </figcaption>
+    </figure>
   );
 }
 
@@ -115,6 +152,7 @@ function OverviewView() {
                 The parking lot could not be read: {q.problem}
               </p>
             )}
+            <PolicyPlot name={q.name} policy={q.policy} />
             {q.parking.depth !== null && q.problem === null && (
               <p>
                 Oldest parked: <Time iso={q.parking.oldestParkedAt} /> · {q.parking.groups} failure group(s) ·{' '}
