@@ -118,7 +118,12 @@ function functionEnvironment(values: StackValues, extra: Readonly<Record<string,
 }
 
 /** What the checks after the parse need from the functions' view of their environment. */
-type FunctionTimings = { readonly httpTimeoutMs: number; readonly safetyMarginMs: number };
+type FunctionTimings = {
+  readonly httpTimeoutMs: number;
+  readonly safetyMarginMs: number;
+  /** `attemptTimeoutMs` when the queue's file or functionEnvironment sets it; undefined: the default, derived from the budget. */
+  readonly attemptTimeoutMs?: number;
+};
 
 /** What the stack needs from the functions' view of their environment. */
 type FunctionReading = {
@@ -171,7 +176,7 @@ function checkFunctionEnvironment(queue: Pick<QueueDefinition, 'name' | 'loadCon
     const store = config.idempotency?.store;
     const limit = config.rateLimit;
     reading = {
-      timings: { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs },
+      timings: { httpTimeoutMs: httpTimeoutMsFromEnv(env), safetyMarginMs: config.safetyMarginMs, attemptTimeoutMs: config.attemptTimeoutMs },
       storeSecretArn: store?.kind === 'redis' ? store.secretId : undefined,
       tracing: config.tracing,
       rateLimit: limit === undefined ? undefined : { perSecond: limit.perSecond, store: limit.store !== undefined },

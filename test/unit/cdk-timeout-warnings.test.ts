@@ -4,7 +4,10 @@ import { timeoutWarnings } from '../../shared/cdk/timeout-warnings.js';
 import { type DeployOptions, resolveDeploy } from '../../shared/queues/deploy-options.js';
 
 /** One queue as the stack sees it, with `deploy` and the functions' timings. */
-function queue(deploy: DeployOptions, timings = { httpTimeoutMs: 10_000, safetyMarginMs: 3000 }): Pick<DeployedQueue, 'name' | 'file' | 'deploy' | 'timings'> {
+function queue(
+  deploy: DeployOptions,
+  timings: { httpTimeoutMs: number; safetyMarginMs: number; attemptTimeoutMs?: number } = { httpTimeoutMs: 10_000, safetyMarginMs: 3000 },
+): Pick<DeployedQueue, 'name' | 'file' | 'deploy' | 'timings'> {
   return { name: 'orders', file: 'functions/orders.ts', deploy: resolveDeploy(deploy, "defineQueue('orders')"), timings };
 }
 
@@ -24,6 +27,18 @@ describe('timeoutWarnings', () => {
     const warnings = timeoutWarnings(queue(deploy, timings));
     // Assess
     expect(warnings.map((w) => w.mode)).toEqual(modes);
+  });
+
+  it.each([
+    { attemptTimeoutMs: undefined, timeoutSeconds: 60, warned: false },
+    { attemptTimeoutMs: 57_000, timeoutSeconds: 60, warned: false },
+    { attemptTimeoutMs: 57_001, timeoutSeconds: 60, warned: true },
+    { attemptTimeoutMs: 120_000, timeoutSeconds: 120, warned: true },
+  ])('an attemptTimeoutMs of $attemptTimeoutMs in a $timeoutSeconds s function: warned $warned', ({ attemptTimeoutMs, timeoutSeconds, warned }) => {
+    // Act
+    const warnings = timeoutWarnings(queue({ pull: { timeoutSeconds } }, { httpTimeoutMs: 10_000, safetyMarginMs: 3000, attemptTimeoutMs }));
+    // Assess
+    expect(warnings.some((w) => w.message.includes('attemptTimeoutMs'))).toBe(warned);
   });
 
   it('says what the timeout cuts and what to change, and where', () => {
