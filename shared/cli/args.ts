@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isNamedError, UsageError } from '../errors.js';
 import { GuardedOutput } from '../observability/guarded-output.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../config/did-you-mean.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { didYouMean } from './did-you-mean.js';
+import { didYouMean } from '../config/did-you-mean.js';
 
 /** A command as routing sees it: its name (the dispatcher loads the command itself only once it is chosen). */
 type Named = { readonly name: string };

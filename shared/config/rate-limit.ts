@@ -3,6 +3,7 @@
  * runs on the queue. Read from `rateLimit` in code, else RATE_LIMIT_PER_SECOND; RATE_LIMIT_SHARES and
  * RATE_LIMIT_STORE say how the invocations split it (docs/handlers.md, "Pacing a queue").
  */
+import { closestHint } from './did-you-mean.js';
 import { ConfigError } from '../errors.js';
 import { describeUrl, type IdempotencyStoreSpec, redisUrlHasPassword, type ResolvedIdempotencyOptions } from '../idempotency/options.js';
 import { type Env, envOption, envString, envValue } from './env.js';
@@ -80,7 +81,9 @@ function perSecondInCode(given: RateLimitInCode, source: string): number {
     throw new ConfigError(`${at} must be { perSecond, store? }; got ${JSON.stringify(given)}`);
   const unknown = Object.keys(given).find((key) => !KEYS.includes(key));
   if (unknown !== undefined)
-    throw new ConfigError(`Unknown option ${unknown} in ${at}; expected perSecond or store (RATE_LIMIT_SHARES is derived by the stack)`);
+    throw new ConfigError(
+      `Unknown option ${unknown} in ${at}${closestHint(unknown, ['perSecond', 'store'])}; expected perSecond or store (RATE_LIMIT_SHARES is derived by the stack)`,
+    );
   const { range } = OPTIONS.rateLimitPerSecond;
   const { perSecond } = given;
   if (typeof perSecond !== 'number') throw new ConfigError(`rateLimit.perSecond in ${source} must be a number; got ${JSON.stringify(perSecond)}`);

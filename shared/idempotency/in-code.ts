@@ -1,3 +1,4 @@
+import { closestHint } from '../config/did-you-mean.js';
 import { type Env, envOption, envString } from '../config/env.js';
 import { OPTIONS } from '../config/option-table.js';
 import { ConfigError, isNamedError } from '../errors.js';
@@ -54,7 +55,7 @@ function checkIdempotencyInCode(given: IdempotencyInCode, source: string): Check
     throw new ConfigError(`${at} must be true or { store?, storeSecretId?, ttlSeconds?, key?, keyPrefix? }; got ${JSON.stringify(given)}`);
   const options = given === true ? {} : given;
   const unknown = Object.keys(options).find((key) => !KEYS.includes(key));
-  if (unknown !== undefined) throw new ConfigError(`Unknown option ${unknown} in ${at}; expected one of ${KEYS.join(', ')}`);
+  if (unknown !== undefined) throw new ConfigError(`Unknown option ${unknown} in ${at}${closestHint(unknown, KEYS)}; expected one of ${KEYS.join(', ')}`);
   const stackTable = options.store === 'dynamodb';
   const store = options.store === undefined || stackTable ? undefined : storeOf(options.store, at);
   const { storeSecretId } = options;

@@ -1,3 +1,4 @@
+import { closestHint } from '../config/did-you-mean.js';
 import { ConfigError } from '../errors.js';
 import { parseDurationMs } from '../config/duration.js';
 
@@ -206,7 +207,8 @@ function refuseUnknown(value: object, known: readonly string[], path: string, so
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new ConfigError(`${path} in ${source} must be an object; got ${JSON.stringify(value)}`);
   const unknown = Object.keys(value).find((key) => !known.includes(key));
-  if (unknown !== undefined) throw new ConfigError(`Unknown option ${path}.${unknown} in ${source}; expected one of ${known.join(', ')}`);
+  if (unknown !== undefined)
+    throw new ConfigError(`Unknown option ${path}.${unknown} in ${source}${closestHint(unknown, known)}; expected one of ${known.join(', ')}`);
 }
 
 export { resolveDeploy };

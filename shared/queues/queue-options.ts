@@ -3,6 +3,7 @@
  * the rest under `advanced`. An advanced option given at the top level, where it was before, is still
  * read for one release, with a warning naming its new place.
  */
+import { closestHint } from '../config/did-you-mean.js';
 import type { AdvancedOptions, ConfigInCode } from '../config/config-in-code.js';
 import { OPTIONS, type OptionSpec } from '../config/option-table.js';
 import { ConfigError } from '../errors.js';
@@ -89,13 +90,15 @@ function splitOptions(options: QueueOptions, source: string): SplitOptions {
   for (const key of Object.keys(given)) {
     if (EVERYDAY_KEYS.includes(key) || key === 'advanced' || MOVED.has(key)) continue;
     if (ADVANCED_KEYS.includes(key)) throw new ConfigError(`${key} in ${source} is an advanced option: write it as advanced: { ${key}: ... }`);
-    throw new ConfigError(`Unknown option ${key} in ${source}; expected one of ${[...EVERYDAY_KEYS, 'advanced'].join(', ')}`);
+    const known = [...EVERYDAY_KEYS, 'advanced'];
+    throw new ConfigError(`Unknown option ${key} in ${source}${closestHint(key, known)}; expected one of ${known.join(', ')}`);
   }
   const advanced = given.advanced ?? {};
   if (typeof advanced !== 'object' || advanced === null || Array.isArray(advanced))
     throw new ConfigError(`advanced in ${source} must be an object; got ${JSON.stringify(advanced)}`);
   const unknown = Object.keys(advanced).find((key) => !ADVANCED_KEYS.includes(key));
-  if (unknown !== undefined) throw new ConfigError(`Unknown option advanced.${unknown} in ${source}; expected one of ${ADVANCED_KEYS.join(', ')}`);
+  if (unknown !== undefined)
+    throw new ConfigError(`Unknown option advanced.${unknown} in ${source}${closestHint(unknown, ADVANCED_KEYS)}; expected one of ${ADVANCED_KEYS.join(', ')}`);
   const deprecations = [...MOVED].flatMap(([old, now]) => {
     if (given[old] === undefined) return [];
     if ((advanced as Record<string, unknown>)[old] !== undefined)

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseCli, synopsis } from '../../shared/cli/args.js';
-import { closestWord, editDistance } from '../../shared/cli/did-you-mean.js';
+import { closestWord, editDistance } from '../../shared/config/did-you-mean.js';
 import { UsageError } from '../../shared/errors.js';
 
 const OPTIONS = { 'parking-queue': { type: 'string' }, json: { type: 'boolean' } } as const;

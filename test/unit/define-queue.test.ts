@@ -80,6 +80,14 @@ describe('defineQueue', () => {
   it.each<[string, Record<string, unknown>, string]>([
     ['a bad name', { name: 'Orders_1' }, 'name in defineQueue("Orders_1") must be lower-case letters, digits and hyphens'],
     ['an unknown option', { retries: 3 }, 'Unknown option retries in defineQueue("orders")'],
+    ['a misspelt option', { concurency: 3 }, 'Unknown option concurency in defineQueue("orders") (did you mean concurrency?); expected one of name, handler'],
+    [
+      'a misspelt advanced option',
+      { advanced: { crashLoopLimt: 3 } },
+      'Unknown option advanced.crashLoopLimt in defineQueue("orders") (did you mean crashLoopLimit?)',
+    ],
+    ['a misspelt deploy option', { deploy: { pull: { rate: 1 } } }, 'Unknown option deploy.pull.rate in defineQueue("orders") (did you mean rateMinutes?)'],
+    ['an unknown option nothing is close to', { zebra: 1 }, 'Unknown option zebra in defineQueue("orders"); expected one of'],
     ['no handler', { handler: undefined }, 'handler in defineQueue("orders") must be a function'],
     ['no work queue', { workQueue: undefined }, 'workQueue in defineQueue("orders") is required'],
     [

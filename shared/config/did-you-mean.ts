@@ -1,6 +1,6 @@
 /**
- * "Did you mean": the known word closest to a mistyped one (pure), for the CLI's errors about an
- * unknown command or option. Close means at most a third of the word's letters to change, insert,
+ * "Did you mean": the known word closest to a mistyped one (pure), for the errors about an unknown
+ * command or flag of the CLI and an unknown option in code (`defineQueue`). Close means at most a third of the word's letters to change, insert,
  * delete or swap (one at least), or the one known word that starts with it.
  */
 
@@ -44,4 +44,10 @@ function didYouMean(typed: string, known: readonly string[], spell: (word: strin
   return closest === undefined ? '' : `; did you mean ${spell(closest)}?`;
 }
 
-export { closestWord, didYouMean, editDistance };
+/** ` (did you mean X?)`, or '' when nothing is close: for an error that goes on after it. */
+function closestHint(typed: string, known: readonly string[]): string {
+  const closest = closestWord(typed, known);
+  return closest === undefined ? '' : ` (did you mean ${closest}?)`;
+}
+
+export { closestHint, closestWord, didYouMean, editDistance };
