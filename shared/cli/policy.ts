@@ -1,5 +1,6 @@
 import { topologyOptionsFromConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
+import { pullScheduleMs } from '../queues/deploy-options.js';
 import { formatDuration, type RetryTimeline, retryTimeline } from '../topology/retry-timeline.js';
 import { parseCli } from './args.js';
 import { type CliCommand, sameInThisRepository } from './command.js';
@@ -30,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
   if (targets.length === 0) throw new UsageError('no queue to show: declare one in functions/, or pass --work-queue <name>');
   process.stderr.write(overrideNote(targets));
   for (const target of targets) {
-    const pullEveryMs = pullScheduleMs(target);
+    const pullEveryMs = target.queue === undefined ? undefined : pullScheduleMs(target.queue.deploy);
     const timeline = retryTimeline(target.config.policy, topologyOptionsFromConfig(target.config), pullEveryMs);
     process.stdout.write(
       values.json
@@ -39,12 +40,6 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   return 0;
-}
-
-/** The pull function's schedule of a declared queue that deploys it, in ms; undefined otherwise. */
-function pullScheduleMs(target: QueueTarget): number | undefined {
-  const deploy = target.queue?.deploy;
-  return deploy?.modes.includes('pull') ? deploy.pull.rateMinutes * 60_000 : undefined;
 }
 
 /** The timeline as a table, with a header line saying what it is of. */

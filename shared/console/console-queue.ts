@@ -2,6 +2,7 @@ import { topologyOptionsFromConfig, type Config } from '../config/config.js';
 import type { Env } from '../config/env.js';
 import { ConfigError } from '../errors.js';
 import type { QueueDefinition } from '../queues/define-queue.js';
+import { pullScheduleMs } from '../queues/deploy-options.js';
 import { buildTopologyPlan } from '../topology/plan.js';
 import { type RetryTimeline, retryTimeline } from '../topology/retry-timeline.js';
 
@@ -56,7 +57,7 @@ function consoleQueuesFromDeclared(
       queue.name,
       queue.loadConfig(env, 'pull'),
       `boomerang topology apply --function ${shellWord(queue.name)}`,
-      queue.deploy?.modes.includes('pull') ? queue.deploy.pull.rateMinutes * 60_000 : undefined,
+      queue.deploy === undefined ? undefined : pullScheduleMs(queue.deploy),
     ),
   );
 }

@@ -211,5 +211,13 @@ function refuseUnknown(value: object, known: readonly string[], path: string, so
     throw new ConfigError(`Unknown option ${path}.${unknown} in ${source}${closestHint(unknown, known)}; expected one of ${known.join(', ')}`);
 }
 
-export { resolveDeploy };
+/**
+ * How often the stack runs a queue's pull function, in ms; undefined when it does not deploy one.
+ * @example pullScheduleMs(resolveDeploy({}, 'orders')) // 60000
+ */
+function pullScheduleMs(deploy: Pick<ResolvedDeploy, 'modes' | 'pull'>): number | undefined {
+  return deploy.modes.includes('pull') ? deploy.pull.rateMinutes * 60_000 : undefined;
+}
+
+export { pullScheduleMs, resolveDeploy };
 export type { DeployOptions, FunctionSizing, Mode, ResolvedDeploy, ResolvedRetention };
