@@ -80,12 +80,16 @@ class ConsoleService {
   /**
    * The failure groups of a queue's parking lot: the last walk's while the lot holds as many messages
    * as it did then, else (or with `refresh`, or none yet, or an action ran since) a new walk: a park or
-   * a deletion since is never hidden behind an old read.
+   * a deletion since is never hidden behind an old read. `depth` is the lot's count when the caller
+   * has just read it (the overview reads every queue's at once), else it is read here.
    */
-  public async groups(queueName: string, refresh: boolean): Promise<CachedGroups> {
+  public async groups(queueName: string, refresh: boolean, depth?: number | null): Promise<CachedGroups> {
     const queue = this.queue(queueName);
     const cached = this.groupCache.get(queue.parkingQueue);
-    if (cached !== undefined && !refresh && (await this.options.broker.depths([queue.parkingQueue])).get(queue.parkingQueue) === cached.parked) return cached;
+    if (cached !== undefined && !refresh) {
+      const now = depth !== undefined ? depth : (await this.options.broker.depths([queue.parkingQueue])).get(queue.parkingQueue);
+      if (now === cached.parked) return cached;
+    }
     const result = await this.walk(queue, { kind: 'groups', nowMs: Date.now() });
     const report = { ...groupsReport(queue.parkingQueue, result), readAt: new Date().toISOString() };
     this.groupCache.set(queue.parkingQueue, report);
@@ -180,7 +184,7 @@ class ConsoleService {
     let problem: string | null = null;
     if (depth(q.parkingQueue) !== null) {
       try {
-        groups = await this.groups(q.name, false);
+        groups = await this.groups(q.name, false, depth(q.parkingQueue));
       } catch (error) {
         const e = error as Error;
         problem = redactText(`${e.name}: ${e.message}`);
