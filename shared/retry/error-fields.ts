@@ -4,6 +4,7 @@
  * `code` and `response`, the name and message of its `cause`. Written as JSON, bounded, with AMQP
  * passwords redacted as in the logs. Computed only when a message is parked: a retry copy records no error.
  */
+import { cutUtf8 } from '../message/utf8.js';
 import { redactText } from '../observability/redact.js';
 
 /** At most this many bytes of JSON are kept (a header, or a native annotation, per parked message). */
@@ -21,8 +22,7 @@ const RECORDED_APART = new Set(['name', 'message', 'stack']);
  */
 function errorFields(thrown: unknown): string | undefined {
   if (typeof thrown !== 'object' || thrown === null) return undefined;
-  const own: Record<string, unknown> = {};
-  for (const key of Object.keys(thrown)) if (!RECORDED_APART.has(key)) own[key] = (thrown as Record<string, unknown>)[key];
+  const own = ownFieldsOf(thrown);
   // `cause` is not enumerable when set by the Error constructor.
   const { cause } = thrown as { cause?: unknown };
   if (cause !== undefined && !Object.hasOwn(own, 'cause')) own.cause = cause;
@@ -56,19 +56,16 @@ function jsonFields(_key: string, value: unknown): unknown {
   return value;
 }
 
-function ownFieldsOf(error: Error): Record<string, unknown> {
+/** A value's own enumerable fields but those `name`, `message` and `stack` record. */
+function ownFieldsOf(value: object): Record<string, unknown> {
   const own: Record<string, unknown> = {};
-  for (const key of Object.keys(error)) if (!RECORDED_APART.has(key)) own[key] = (error as unknown as Record<string, unknown>)[key];
+  for (const key of Object.keys(value)) if (!RECORDED_APART.has(key)) own[key] = (value as Record<string, unknown>)[key];
   return own;
 }
 
+/** Cut to `ERROR_FIELDS_MAX_BYTES` on a character, marked with a bare `…`. */
 function cut(json: string): string {
-  if (Buffer.byteLength(json) <= ERROR_FIELDS_MAX_BYTES) return json;
-  // Cut on a character, never inside one.
-  let end = ERROR_FIELDS_MAX_BYTES - 3;
-  const bytes = Buffer.from(json);
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return `${bytes.subarray(0, end).toString()}…`;
+  return cutUtf8(json, ERROR_FIELDS_MAX_BYTES, '…');
 }
 
 export { ERROR_FIELDS_MAX_BYTES, errorFields, messageOfObject };
