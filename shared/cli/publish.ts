@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { buffer } from 'node:stream/consumers';
 import type { ConfirmChannel } from 'amqplib';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { DEFAULTS } from '../config/config.js';
@@ -114,16 +115,10 @@ async function publishAll(channel: ConfirmChannel, queue: string, plan: PublishP
 
 async function readBody(file: string): Promise<Buffer> {
   try {
-    return file === '-' ? await readStdin() : await readFile(file);
+    return file === '-' ? await buffer(process.stdin) : await readFile(file);
   } catch (error) {
     throw new ConfigError(`--body-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-}
-
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 const publishCommand: CliCommand = {

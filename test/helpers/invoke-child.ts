@@ -63,6 +63,7 @@ function spawnInvoke(options: InvokeOptions): ChildInvocation {
   return { child, exited, firstLog };
 }
 
+/** The last line of `text` as a JSON object (a CLI's summary line), or undefined when it is none. */
 function lastJsonLine(text: string): Record<string, unknown> | undefined {
   const line = text.trim().split('\n').pop();
   if (!line) return undefined;
@@ -73,5 +74,5 @@ function lastJsonLine(text: string): Record<string, unknown> | undefined {
   }
 }
 
-export { REPO_ROOT, spawnInvoke };
+export { lastJsonLine, REPO_ROOT, spawnInvoke };
 export type { InvokeResult };

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, callBoomerang, runBoomerang } from '../helpers/boomerang-cli.js';
+import { lastJsonLine } from '../helpers/invoke-child.js';
 import { uniqueName } from '../helpers/broker.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 
@@ -137,7 +138,7 @@ describe('boomerang --functions-dir', () => {
     const run = await boomerang(['invoke', 'pull', '--functions-dir', functions.dir, '--budget-ms', '2000'], { AMQP_URL: 'amqp://guest:guest@127.0.0.1:1' });
     // Assess
     expect(run.code).toBe(1);
-    const summary = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    const summary = lastJsonLine(run.stdout) ?? {};
     expect(summary).toMatchObject({ received: 0, stoppedBecause: 'connect-failed', errorName: 'BrokerConnectionError' });
     expect(String(summary.error)).toContain('nothing listens on 127.0.0.1:1');
     expect(run.stderr).toContain('BrokerConnectionError: ');

@@ -10,6 +10,7 @@ import { topologyOptionsFromConfig } from '../../shared/config/config.js';
 import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { buildTopologyPlan } from '../../shared/topology/plan.js';
 import { type CliRun, callBoomerang } from '../helpers/boomerang-cli.js';
+import { lastJsonLine } from '../helpers/invoke-child.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
 import { trackPlan, useTestBroker } from '../helpers/topology.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
@@ -21,10 +22,6 @@ let functions: ReturnType<typeof tempFunctionsDir>;
 
 function boomerang(args: string[]): Promise<CliRun> {
   return callBoomerang([...args, '--functions-dir', functions.dir], { env: { PATH: process.env.PATH, AMQP_URL, LOG_LEVEL: 'silent' } });
-}
-
-function lastJson(run: CliRun): Record<string, unknown> {
-  return JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
 }
 
 beforeAll(() => {
@@ -63,10 +60,10 @@ describe('boomerang publish', () => {
     ]);
     // Assess
     expect(run.code, run.stderr).toBe(0);
-    const summary = lastJson(run);
+    const summary = lastJsonLine(run.stdout);
     expect(summary).toMatchObject({ queue: workQueue, confirmed: 3, returned: 0, refused: 0 });
     const messages = await testBroker().drain(workQueue, 3);
-    expect(messages.map((m) => m.properties.messageId)).toEqual(summary.messageIds);
+    expect(messages.map((m) => m.properties.messageId)).toEqual(summary?.messageIds);
     for (const m of messages) {
       expect(m.content.equals(body)).toBe(true);
       expect(m.properties).toMatchObject({ type: 'order', priority: 3, deliveryMode: 2, headers: { tenant: 'acme' } });
@@ -91,7 +88,7 @@ describe('boomerang publish', () => {
     });
     // Assess
     expect(run.code).toBe(1);
-    expect(lastJson(run)).toMatchObject({ confirmed: 0, returned: 1 });
+    expect(lastJsonLine(run.stdout)).toMatchObject({ confirmed: 0, returned: 1 });
     expect(run.stderr).toContain('came back unroutable');
   });
 });
@@ -103,9 +100,9 @@ describe('boomerang invoke event --sample', () => {
     const invalid = await boomerang(['invoke', 'event', '--sample', '--body', '{"id":"s","outcome":"invalid"}', '--budget-ms', '5000']);
     // Assess
     expect(ok.code, ok.stderr).toBe(0);
-    expect(lastJson(ok)).toMatchObject({ received: 2, acked: 2 });
+    expect(lastJsonLine(ok.stdout)).toMatchObject({ received: 2, acked: 2 });
     expect(invalid.code, invalid.stderr).toBe(0);
-    expect(lastJson(invalid)).toMatchObject({ received: 1, parked: 1 });
+    expect(lastJsonLine(invalid.stdout)).toMatchObject({ received: 1, parked: 1 });
     const [parked] = await testBroker().drain(`${workQueue}.parked`, 1);
     expect(parked?.content.toString()).toBe('{"id":"s","outcome":"invalid"}');
   });
