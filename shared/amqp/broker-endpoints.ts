@@ -2,7 +2,7 @@
  * Broker URLs from a Secrets Manager secret. Pure: no fetch, no connection. Errors name the secret
  * and the problem, never a value from it.
  */
-import type { AmqpSecretConfig } from '../config/config.js';
+import type { AmqpSecretConfig, Config } from '../config/config.js';
 import { ConfigError } from '../errors.js';
 
 /** What a broker secret may hold: a URL (or comma-separated URLs), or the event source's shape. */
@@ -87,4 +87,12 @@ function vhostOfUrl(url: string): string {
   }
 }
 
-export { brokerUrls, encodeCredential, parseBrokerSecret, vhostOfUrl };
+/**
+ * The vhost a config connects to: its broker secret's (AMQP_VHOST), else its first URL's.
+ * @example vhostOfConfig(loadConfig({ AMQP_URL: 'amqp://guest:guest@localhost/prod' })) // 'prod'
+ */
+function vhostOfConfig(config: Pick<Config, 'amqpSecret' | 'amqpUrls'>): string {
+  return config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? '');
+}
+
+export { brokerUrls, encodeCredential, parseBrokerSecret, vhostOfConfig, vhostOfUrl };

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { vhostOfUrl } from '../amqp/broker-endpoints.js';
+import { vhostOfConfig } from '../amqp/broker-endpoints.js';
 import { createEventFunction } from '../event/event-function.js';
 import { type SampleMessage, sampleEvent } from '../event/sample-event.js';
 import { createPullFunction } from '../pull/pull-function.js';
@@ -100,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
     mode !== 'event'
       ? undefined
       : values.sample
-        ? sampleEvent(config.workQueue, config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? ''), sampleMessages(values.body, sampleCount))
+        ? sampleEvent(config.workQueue, vhostOfConfig(config), sampleMessages(values.body, sampleCount))
         : await asUsage(() => readEvent(values.event as string));
   const startedAt = Date.now();
   const deadline = startedAt + (budgetFlag ?? config.budgetMs);

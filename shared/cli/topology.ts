@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { ChannelModel } from 'amqplib';
-import { vhostOfUrl } from '../amqp/broker-endpoints.js';
+import { vhostOfConfig } from '../amqp/broker-endpoints.js';
 import { connectFromConfig } from '../amqp/connect-from-config.js';
 import { type Config, topologyOptionsFromConfig } from '../config/config.js';
 import { createLogger, logLevelFrom } from '../observability/logger.js';
@@ -118,7 +118,7 @@ async function main(argv: string[]): Promise<number> {
   // One connection for all: the queues share the broker settings, which are environment-only.
   const broker = await connectFromConfig(first.config, { connectionName: 'boomerang-topology', log });
   const brokerVersion = brokerVersionOf(broker.connection);
-  const vhost = first.config.amqpSecret?.vhost ?? vhostOfUrl(first.config.amqpUrls[0] ?? '');
+  const vhost = vhostOfConfig(first.config);
   if (command === 'prune') {
     try {
       return await pruneTargets(broker.connection, targets, { names: values.name ?? [], ctl, yes: values.yes === true, vhost });
@@ -179,9 +179,7 @@ async function exportDefinitions(
   out: string | undefined,
   vhost: string | undefined,
 ): Promise<number> {
-  const definitions = mergeDefinitions(
-    plans.map(({ config, plan }) => topologyDefinitions(plan, vhost ?? config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? ''))),
-  );
+  const definitions = mergeDefinitions(plans.map(({ config, plan }) => topologyDefinitions(plan, vhost ?? vhostOfConfig(config))));
   const json = `${JSON.stringify(definitions, null, 2)}\n`;
   if (out === undefined) {
     process.stdout.write(json);

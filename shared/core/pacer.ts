@@ -4,7 +4,7 @@
  * shares`); with one, every invocation on the queue takes its starts from one bucket in Redis, and a
  * store that fails makes the invocation fall back to its share: a limit never stops the queue.
  */
-import { vhostOfUrl } from '../amqp/broker-endpoints.js';
+import { vhostOfConfig } from '../amqp/broker-endpoints.js';
 import type { Config } from '../config/config.js';
 import type { ResolvedRateLimit } from '../config/rate-limit.js';
 import { describeStore } from '../idempotency/options.js';
@@ -102,7 +102,7 @@ function containerPacing(open: (spec: NonNullable<ResolvedRateLimit['store']>, l
       });
       store = opening;
     }
-    const vhost = config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? '');
+    const vhost = vhostOfConfig(config);
     return createPacer(limit, { store: limit.store === undefined ? undefined : store, key: rateKey(vhost, config.workQueue), log });
   };
 }
