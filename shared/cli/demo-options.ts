@@ -131,7 +131,9 @@ async function demoOptions(flags: DemoFlags, env: NodeJS.ProcessEnv, queues?: re
   // Exact mode's level and unroutable queues are shared by every work queue of the vhost: kept.
   // Its pause marker too: a pause an earlier run left would hold this one back.
   const ownQueues = [
-    ...plan.queues.filter((q) => q.role === 'work' || q.role === 'parking' || (q.role === 'delay' && config.delayMode === 'tiers')).map((q) => q.name),
+    ...plan.queues
+      .filter((q) => q.role === 'work' || q.role === 'parking' || q.role === 'notes' || (q.role === 'delay' && config.delayMode === 'tiers'))
+      .map((q) => q.name),
     pauseMarkerQueue(queue),
   ];
   const ownExchanges = plan.marker === undefined ? [] : [plan.marker];

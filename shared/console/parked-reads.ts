@@ -5,7 +5,7 @@ import type { ParkedFilter } from '../parked/filters.js';
 import { showEntry, valueText } from '../parked/message-format.js';
 import { NATIVE_RETRY_NO, parkField, type BoomerangField } from '../parked/park-fields.js';
 import { failureEntries } from '../message/failure-history.js';
-import { toParkedView } from '../parked/parked-view.js';
+import { parkedViewOf } from '../parked/park-notes.js';
 import { listEntry } from '../parked/table.js';
 import { editStart } from './message-edit.js';
 
@@ -40,8 +40,8 @@ async function readMessageList(
     ctx.progress('list', () => `${matching.selected} matched`),
     {
       readOnly: true,
-      visit: (message) => {
-        const view = toParkedView(message);
+      visit: async (message) => {
+        const view = await parkedViewOf(ctx.parkNotes, message);
         if (matching.take(view) && messages.length < limit) messages.push({ ...listEntry(view, nowMs), position, bodySha256: sha256(message.content) });
         position++;
         return KEEP;
@@ -130,12 +130,14 @@ async function readMessageDetail(
     },
   );
   if (found === undefined) return { ...result, message: null };
-  const headers = found.properties.headers ?? {};
+  const view = await parkedViewOf(ctx.parkNotes, found);
+  // A message the broker parked reads its failure from its park note; the broker's own record stays its.
+  const headers = { ...view.parkNote, ...found.properties.headers };
   const stack = parkField(headers, 'errorStack');
   return {
     ...result,
     message: {
-      ...showEntry(found, DETAIL_BODY_CHARS),
+      ...showEntry(found, DETAIL_BODY_CHARS, view),
       stack: stack === undefined ? null : valueText(stack),
       history: attemptHistory(headers, retryHeader),
       edit: editStart(found, retryHeader),

@@ -7,7 +7,7 @@
  */
 import type { Publisher } from '../amqp/confirm-publisher.js';
 import { isNamedError, type PublishError } from '../errors.js';
-import { buildParkedCopy, buildRetryCopy, type Copy, type Delivery } from '../message/copy-message.js';
+import { buildParkedCopy, buildRetryCopy, type Copy, type Delivery, type ParkInput } from '../message/copy-message.js';
 import { BoomerangHeader } from '../message/headers.js';
 import type { LogFields, Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
@@ -90,7 +90,7 @@ const LEAN_LAST_RESORT = 'user headers dropped: last resort after the full copy 
 
 /** The copy `failure` needs; `leanNote` (why) makes it a lean park without the team's headers. */
 function planCopy(ctx: CopyContext, failure: Failure, leanNote?: string): Target {
-  const { delivery, decision, error, retryNo } = failure;
+  const { delivery, decision, error } = failure;
   const now = ctx.now();
   if (decision.kind === 'retry') {
     const route = ctx.delayRoute(decision.delayMs);
@@ -99,20 +99,30 @@ function planCopy(ctx: CopyContext, failure: Failure, leanNote?: string): Target
     if (failure.deferred) keepFailureTimes(copy, delivery);
     return { exchange: route.exchange, routingKey: route.routingKey, copy, outcome: failure.deferred ? 'deferred' : 'retried', delayMs: route.delayMs };
   }
+  const input = parkInput(ctx, failure, decision.reason, now);
   const copy = buildParkedCopy(delivery, {
+    ...input,
+    reason: leanNote ? `${input.reason}; ${leanNote}` : input.reason,
+    withoutUserHeaders: leanNote !== undefined,
+  });
+  return { exchange: '', routingKey: ctx.parkingQueue, copy, outcome: 'parked' };
+}
+
+/** What a parked copy or a park note records of a failure parked for `reason`. */
+function parkInput(ctx: CopyContext, failure: Failure, reason: string, now: Date): Omit<ParkInput, 'withoutUserHeaders'> {
+  const { error } = failure;
+  return {
     retryHeader: ctx.retryHeader,
-    retryNo,
+    retryNo: failure.retryNo,
     now,
-    reason: leanNote ? `${decision.reason}; ${leanNote}` : decision.reason,
+    reason,
     errorName: error.name,
     errorMessage: error.message,
     errorStack: failure.stack,
     errorFields: error.fields,
     sourceQueue: ctx.queue,
     functionName: ctx.functionName,
-    withoutUserHeaders: leanNote !== undefined,
-  });
-  return { exchange: '', routingKey: ctx.parkingQueue, copy, outcome: 'parked' };
+  };
 }
 
 /** The failure re-decided as a park (keeping a park decision's own reason unless one is given). */
@@ -237,6 +247,7 @@ export {
   keepFailureTimes,
   LEAN_LAST_RESORT,
   logCopyOutcome,
+  parkInput,
   planCopy,
   publishCopy,
   publishFailureCopy,

@@ -131,4 +131,4 @@ function originalExchange(delivery: Delivery): string {
 }
 
 export { buildParkedCopy, buildRetryCopy, cutUtf8, isoTime, originalExchange, originalRoutingKey };
-export type { Copy, Delivery };
+export type { Copy, Delivery, ParkInput };

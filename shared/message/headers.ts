@@ -30,6 +30,8 @@ const BoomerangHeader = {
   parkedAt: 'boomerang-parked-at',
   sourceQueue: 'boomerang-source-queue',
   functionName: 'boomerang-function',
+  /** On a park note (park-note.ts): the SHA-256 of the body of the message the broker parked, which the note stands beside. */
+  noteOfBodySha256: 'boomerang-note-of-body-sha256',
 } as const;
 
 /**

@@ -1,5 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
 import { matchesFilter, type ParkedFilter } from './filters.js';
+import type { ParkNotes } from './park-notes.js';
 import type { ParkedView } from './parked-view.js';
 import type { Progress } from './progress.js';
 import { walkParkingLot, type WalkCounts, type WalkEnding, type WalkOptions } from './walk.js';
@@ -24,6 +25,8 @@ type CommandContext = {
    * slice carries on. @default never
    */
   readonly sliceOver?: () => boolean;
+  /** The lot's park notes (park-notes.ts), read through `parkedViewOf`. @default none: each message is read alone */
+  readonly parkNotes?: ParkNotes;
 };
 
 /** A finished walk: its counts and how it ended. */

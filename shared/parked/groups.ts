@@ -1,7 +1,8 @@
 import { Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
 import { EVERYTHING, type ParkedFilter } from './filters.js';
 import { groupKeyOf, normaliseErrorMessage } from './normalise.js';
-import { toParkedView, type ParkedView } from './parked-view.js';
+import { parkedViewOf } from './park-notes.js';
+import type { ParkedView } from './parked-view.js';
 
 /** Parked messages with one cause: error name, normalised error message and source queue. */
 type FailureGroup = {
@@ -103,8 +104,8 @@ async function groupParked(ctx: CommandContext, filter: ParkedFilter = EVERYTHIN
   const progress = ctx.progress('groups', () => `${matching.selected} grouped`);
   const result = await walkReported(ctx, progress, {
     readOnly: true,
-    visit: (message) => {
-      const view = toParkedView(message);
+    visit: async (message) => {
+      const view = await parkedViewOf(ctx.parkNotes, message);
       if (matching.take(view)) tally.add(view);
       return KEEP;
     },

@@ -1,6 +1,6 @@
 import type { ParkedFilter } from './filters.js';
 import { Selection, walkReported, type CommandContext, type WalkResult } from './context.js';
-import { toParkedView } from './parked-view.js';
+import { parkedViewOf } from './park-notes.js';
 import { listEntry, tableHeader, tableRow } from './table.js';
 
 /** Options of {@link listParked}. */
@@ -24,8 +24,8 @@ async function listParked(ctx: CommandContext, options: ListOptions): Promise<Wa
   const progress = ctx.progress('list', () => `${matching.selected} matched`);
   const result = await walkReported(ctx, progress, {
     readOnly: true,
-    visit: (message) => {
-      const view = toParkedView(message);
+    visit: async (message) => {
+      const view = await parkedViewOf(ctx.parkNotes, message);
       if (!matching.take(view) || matching.selected > limit) return KEEP;
       if (options.json) progress.print(JSON.stringify(listEntry(view, nowMs)));
       else progress.print(`${matching.selected === 1 ? `${tableHeader()}\n` : ''}${tableRow(view, nowMs)}`);

@@ -1,5 +1,5 @@
 import type { MessageProperties } from 'amqplib';
-import { toParkedView, type Parked } from './parked-view.js';
+import { type Parked, type ParkedView, toParkedView } from './parked-view.js';
 import { prettyJson } from './pretty-json.js';
 
 /** How `show` renders a body: pretty JSON, text, or base64 for bytes that are not UTF-8 text. */
@@ -52,8 +52,7 @@ function section(title: string, entries: [string, unknown][]): string[] {
  * from the headers like `list` does: the raw
  * `x-first-death-*` headers below name the first dead-lettering, which is not always the one that parked it.
  */
-function parkSummary(message: Parked): Record<string, string | number | null> {
-  const view = toParkedView(message);
+function parkSummary(view: ParkedView): Record<string, string | number | null> {
   return {
     error: view.errorName ?? null,
     errorMessage: view.errorMessage ?? null,
@@ -62,13 +61,15 @@ function parkSummary(message: Parked): Record<string, string | number | null> {
     sourceQueue: view.sourceQueue ?? null,
     parkedAt: view.parkedAt?.toISOString() ?? null,
     attempts: view.attempts ?? null,
+    // The broker parked it: no Boomerang header could go with it, so the fields above are its note's.
+    recordedIn: view.parkNote === undefined ? null : 'its park note (the broker parked the message as it was)',
   };
 }
 
-/** `show` for a human: why it is parked, properties, headers (sorted), then the body preview. */
-function formatShow(message: Parked, maxBodyChars: number): string {
+/** `show` for a human: why it is parked (`view`: with its park note), properties, headers (sorted), then the body preview. */
+function formatShow(message: Parked, maxBodyChars: number, view: ParkedView = toParkedView(message)): string {
   const { headers, ...props } = message.properties as MessageProperties;
-  const parked = Object.entries(parkSummary(message)).filter(([, value]) => value !== null);
+  const parked = Object.entries(parkSummary(view)).filter(([, value]) => value !== null);
   const definedProps = Object.entries(props).filter(([, value]) => value !== undefined);
   const sortedHeaders = Object.entries(headers ?? {}).sort(([a], [b]) => a.localeCompare(b));
   const body = previewBody(message.content, maxBodyChars);
@@ -83,10 +84,10 @@ function formatShow(message: Parked, maxBodyChars: number): string {
 }
 
 /** `show --json`: why it is parked, properties, headers and the body (JSON, text or base64) as one object. */
-function showEntry(message: Parked, maxBodyChars: number): Record<string, unknown> {
+function showEntry(message: Parked, maxBodyChars: number, view: ParkedView = toParkedView(message)): Record<string, unknown> {
   const { headers, ...props } = message.properties as MessageProperties;
   const body = previewBody(message.content, maxBodyChars);
-  return JSON.parse(JSON.stringify({ parked: parkSummary(message), properties: props, headers: headers ?? {}, body }, jsonSafe)) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify({ parked: parkSummary(view), properties: props, headers: headers ?? {}, body }, jsonSafe)) as Record<string, unknown>;
 }
 
 /**

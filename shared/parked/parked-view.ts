@@ -1,6 +1,6 @@
 import type { Message } from 'amqplib';
 import { BoomerangHeader } from '../message/headers.js';
-import { parkField } from './park-fields.js';
+import { type BoomerangField, parkField } from './park-fields.js';
 
 /** What the parking-lot commands read of one parked message (pure, from its headers). */
 type ParkedView = {
@@ -26,6 +26,11 @@ type ParkedView = {
    */
   readonly routingKey: string;
   readonly headers: Readonly<Record<string, unknown>>;
+  /**
+   * The headers of its park note when its failure fields came from one: the broker parked it, and no
+   * Boomerang header could go with it (park-notes.ts). Undefined otherwise.
+   */
+  readonly parkNote?: Readonly<Record<string, unknown>>;
   readonly body: Buffer;
 };
 
@@ -36,25 +41,39 @@ type Parked = Pick<Message, 'content' | 'fields' | 'properties'>;
  * Reads a parked message: Boomerang's fields when Boomerang parked it (`boomerang-*` headers on a
  * parked copy, `x-opt-boomerang-*` annotations on a native park: see `parkField`), else the broker's
  * record of its last dead-lettering (the work queue's safety net). The source queue comes from that
- * record whenever Boomerang did not write one, as on every native park.
+ * record whenever Boomerang did not write one, as on every native park. With `note` (its park note,
+ * park-notes.ts), a field the message lacks is read from the note.
  */
-function toParkedView(message: Parked): ParkedView {
+function toParkedView(message: Parked, note?: Parked): ParkedView {
   const headers: Record<string, unknown> = message.properties.headers ?? {};
+  const noteHeaders = note?.properties.headers;
+  const field = (name: BoomerangField): unknown => parkField(headers, name) ?? (noteHeaders === undefined ? undefined : parkField(noteHeaders, name));
   const death = lastDeath(headers);
   return {
     messageId: text(message.properties.messageId),
-    parkedAt: isoDate(parkField(headers, 'parkedAt')) ?? death.time,
-    attempts: count(parkField(headers, 'attempts')),
-    errorName: text(parkField(headers, 'errorName')) ?? (death.reason === undefined ? undefined : `(${death.reason})`),
-    errorMessage: text(parkField(headers, 'errorMessage')),
-    errorFields: text(parkField(headers, 'errorFields')),
-    parkReason: text(parkField(headers, 'parkReason')) ?? deathInWords(death),
-    sourceQueue: text(headers[BoomerangHeader.sourceQueue]) ?? death.queue,
+    parkedAt: isoDate(field('parkedAt')) ?? death.time,
+    attempts: count(field('attempts')),
+    errorName: text(field('errorName')) ?? (death.reason === undefined ? undefined : `(${death.reason})`),
+    errorMessage: text(field('errorMessage')),
+    errorFields: text(field('errorFields')),
+    parkReason: text(field('parkReason')) ?? deathInWords(death),
+    sourceQueue: text(field('sourceQueue')) ?? death.queue,
     brokerSourceQueue: death.queue,
     routingKey: text(headers[BoomerangHeader.originalRoutingKey]) ?? death.routingKey ?? message.fields.routingKey,
     headers,
+    parkNote: noteHeaders,
     body: message.content,
   };
+}
+
+/**
+ * Whether a parked message may have a park note: the broker rejected it into the lot (its last
+ * death is `rejected`), and it carries no failure of Boomerang's. Only such a message is looked up,
+ * so a lot of copies never reads the notes queue.
+ */
+function mayHaveParkNote(message: Parked): boolean {
+  const headers: Record<string, unknown> = message.properties.headers ?? {};
+  return parkField(headers, 'errorName') === undefined && lastDeath(headers).reason === 'rejected';
 }
 
 /** Text of a header value (amqplib gives strings, or Buffers for byte arrays); undefined otherwise. */
@@ -106,5 +125,5 @@ function deathInWords(death: Death): string | undefined {
   return `dead-lettered by the broker from ${death.queue ?? 'an unknown queue'} (${death.reason})`;
 }
 
-export { toParkedView };
+export { mayHaveParkNote, toParkedView };
 export type { Parked, ParkedView };

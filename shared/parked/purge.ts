@@ -4,7 +4,7 @@
  */
 import { type CommandContext, Selection, walkReported, type WalkResult } from './context.js';
 import { EVERYTHING, type ParkedFilter } from './filters.js';
-import { toParkedView } from './parked-view.js';
+import { parkedViewOf } from './park-notes.js';
 
 /** Options of {@link purgeParked}. */
 type PurgeOptions = {
@@ -26,7 +26,7 @@ async function purgeParked(ctx: CommandContext, options: PurgeOptions): Promise<
   const result = await walkReported(ctx, progress, {
     readOnly: options.dryRun,
     stopEarly: () => selection.full,
-    visit: (message) => (selection.take(toParkedView(message)) && !options.dryRun ? { kind: 'delete' } : { kind: 'keep' }),
+    visit: async (message) => (selection.take(await parkedViewOf(ctx.parkNotes, message)) && !options.dryRun ? { kind: 'delete' } : { kind: 'keep' }),
   });
   return { ...result, selected: selection.selected };
 }

@@ -3,7 +3,8 @@ import { Selection, walkReported, type CommandContext, type WalkResult } from '.
 import { replayCopy } from './copies.js';
 import type { ParkedFilter } from './filters.js';
 import { BoomerangHeader } from '../message/headers.js';
-import { toParkedView, type ParkedView } from './parked-view.js';
+import { parkedViewOf } from './park-notes.js';
+import type { ParkedView } from './parked-view.js';
 import { TokenBucket } from './token-bucket.js';
 import type { Verdict } from './walk.js';
 
@@ -103,7 +104,7 @@ async function replayParked(ctx: CommandContext, options: ReplayOptions, tally: 
       }
     },
     visit: async (message) => {
-      const view = toParkedView(message);
+      const view = await parkedViewOf(ctx.parkNotes, message);
       if (!selection.take(view)) return KEEP;
       tally.selected++;
       const target = replayDestination(view, options);

@@ -6,6 +6,7 @@ import { GuardedOutput } from '../observability/guarded-output.js';
 import type { Config } from '../config/config.js';
 import type { CommandContext } from './context.js';
 import { ParkedCommandError } from '../errors.js';
+import { createParkNotes } from './park-notes.js';
 import { createProgress } from './progress.js';
 
 /** Options of {@link withParkingLot}. */
@@ -76,6 +77,7 @@ async function runOnChannel<T>(
     prefetch: config.batchSize,
     signal,
     progress: (label, details) => createProgress({ label, details }),
+    parkNotes: createParkNotes(connection, queue),
   };
   try {
     return await run(ctx);

@@ -1,6 +1,7 @@
 import type { Message } from 'amqplib';
 import { walkReported, type CommandContext, type WalkResult } from './context.js';
 import { formatShow, showEntry } from './message-format.js';
+import { parkedViewOf } from './park-notes.js';
 
 /** Options of {@link showParked}. */
 type ShowOptions = {
@@ -66,12 +67,12 @@ async function showParked(
   });
   const maxBodyChars = options.maxBodyChars ?? 4000;
   const readCounts = found.map(readCountsOf);
-  found
-    .map((message, i) => withReadCounts(message, options.readCounts?.[i]))
-    .forEach((message, i) => {
-      if (options.json) progress.print(JSON.stringify(showEntry(message, maxBodyChars)));
-      else progress.print(`${i > 0 ? '\n' : ''}Message ${options.messageId} (${i + 1} of ${count} parked with this id)\n${formatShow(message, maxBodyChars)}`);
-    });
+  for (const [i, shown] of found.map((message, i) => withReadCounts(message, options.readCounts?.[i])).entries()) {
+    const view = await parkedViewOf(ctx.parkNotes, shown);
+    if (options.json) progress.print(JSON.stringify(showEntry(shown, maxBodyChars, view)));
+    else
+      progress.print(`${i > 0 ? '\n' : ''}Message ${options.messageId} (${i + 1} of ${count} parked with this id)\n${formatShow(shown, maxBodyChars, view)}`);
+  }
   if (count > MAX_SHOWN && !options.json) progress.print(`\n… ${count - MAX_SHOWN} more with this id not shown`);
   return { ...result, found: count, readCounts };
 }

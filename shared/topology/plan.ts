@@ -5,6 +5,7 @@
 import { brokerMajor } from './delivery-limit.js';
 import { exactLevelCount } from './exact-names.js';
 import { ConfigError } from '../errors.js';
+import { parkNotesQueue } from '../message/park-note.js';
 import { assertQueueName, DEFAULT_EXCHANGE, deadLetterArguments, type QueueArguments, queueTypeArguments } from './queues.js';
 import { exactRouter, exactSharedTopology, exactWorkBinding } from './exact.js';
 import { nativeWorkQueue } from './native-queue.js';
@@ -30,6 +31,25 @@ function parkingQueue(options: TopologyOptions): QueueSpec {
     role: 'parking',
     onlyIfMissing: false,
     arguments: { ...queueTypeArguments(options.queueType), ...unlimited },
+  };
+}
+
+/** The most park notes a lot keeps: past it the oldest is dropped (at about 2 to 8 KiB a note, 20 to 80 MB). */
+const PARK_NOTES_MAX = 10_000;
+
+/**
+ * The park notes of a lot (message/park-note.ts): why the broker parked a message no copy could carry,
+ * read by the parking-lot tools. Copy modes only: native mode annotates the message itself. Typed like
+ * the lot (so unlimited deliveries on a 4.x quorum queue, since every read returns the notes), and
+ * bounded: a note outlives its message, and the oldest goes first.
+ */
+function parkNotesQueueSpec(options: TopologyOptions): QueueSpec {
+  return {
+    name: parkNotesQueue(options.parkingQueue),
+    role: 'notes',
+    onlyIfMissing: false,
+    // Past the length the oldest is dropped: drop-head, the default overflow of classic and quorum queues.
+    arguments: { ...parkingQueue(options).arguments, 'x-max-length': PARK_NOTES_MAX },
   };
 }
 
@@ -119,19 +139,21 @@ function allExchanges(plan: Pick<TopologyPlan, 'exchanges' | 'marker'>): Exchang
 
 /**
  * Everything one work queue needs, in declaration order: exchanges (exact mode only), queues
- * (parking lot, work queue, delay queues), then bindings, and last the delay-path marker. Native mode:
- * the parking lot and the work queue only. Throws a `ConfigError` on unusable names.
+ * (parking lot, its park notes, work queue, delay queues), then bindings, and last the delay-path
+ * marker. Native mode: the parking lot and the work queue only. Throws a `ConfigError` on unusable names.
  * @example
  * const plan = buildTopologyPlan({ workQueue: 'orders', parkingQueue: 'orders.parking', delayMode: 'tiers',
  *   queueType: 'quorum', tierDelaysMs: [1000, 5000], delayResolutionMs: 1000, maxDelayMs: 5000 });
- * plan.queues.map((q) => q.name); // ['orders.parking', 'orders', 'orders.delay.1000ms', 'orders.delay.5000ms']
+ * plan.queues.map((q) => q.name); // ['orders.parking', 'orders.parking.notes', 'orders', 'orders.delay.1000ms', 'orders.delay.5000ms']
  */
 function buildTopologyPlan(options: TopologyOptions): TopologyPlan {
   assertQueueName(options.workQueue, '`workQueue`');
   assertQueueName(options.parkingQueue, '`parkingQueue`');
-  const own = [parkingQueue(options), workQueueSpec(options)];
+  if (options.delayMode === 'native') return { exchanges: [], queues: [parkingQueue(options), workQueueSpec(options)], bindings: [] };
+  const notes = parkNotesQueueSpec(options);
+  assertQueueName(notes.name, 'the park notes queue (`parkingQueue` + ".notes")');
+  const own = [parkingQueue(options), notes, workQueueSpec(options)];
   const marker = delayPathMarker(options);
-  if (options.delayMode === 'native') return { exchanges: [], queues: own, bindings: [] };
   if (options.delayMode === 'tiers') {
     return { exchanges: [], queues: [...own, ...tierDelayQueues(options)], bindings: [], marker };
   }

@@ -53,7 +53,7 @@ type NativeRetryOptions = {
   readonly minDelayMs: number;
 };
 
-type QueueRole = 'work' | 'parking' | 'delay' | 'unroutable';
+type QueueRole = 'work' | 'parking' | 'notes' | 'delay' | 'unroutable';
 
 type QueueSpec = {
   readonly name: string;

@@ -34,7 +34,9 @@ function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /** The work queues of an exported definitions file (no parking lot or delay queue). */
 function workQueues(run: CliRun): string[] {
-  return (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues.map((q) => q.name).filter((name) => !/\.(parked|delay\.\d+ms)$/.test(name));
+  return (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues
+    .map((q) => q.name)
+    .filter((name) => !/\.(parked|parked\.notes|delay\.\d+ms)$/.test(name));
 }
 
 describe('boomerang', () => {

@@ -11,6 +11,11 @@ import { parkField } from '../../shared/parked/park-fields.js';
 import { toParkedView } from '../../shared/parked/parked-view.js';
 import { failureEntries } from '../../shared/message/failure-history.js';
 import { showParked } from '../../shared/parked/show.js';
+import { listParked } from '../../shared/parked/list.js';
+import { EVERYTHING } from '../../shared/parked/filters.js';
+import { readMessageDetail } from '../../shared/console/parked-reads.js';
+import { parkNotesQueue } from '../../shared/message/park-note.js';
+import { createHash } from 'node:crypto';
 import { uniqueName } from '../helpers/broker.js';
 import { NATIVE_BROKER } from '../helpers/broker-version.js';
 import { pullUntil, setUpTopology, testConfig, total } from '../helpers/engine.js';
@@ -87,6 +92,77 @@ describe('errors kept whole', () => {
     expect(shown.split('\n')).toContain(`  errorFields   ${PLAIN_JSON}`);
     expect(shown).not.toContain('s3cret');
     expect(await parkedErrors(config, KINDS.length)).toEqual(expectedById());
+  });
+
+  it('pull: a message too large to copy, parked by the broker as it was, is shown with its error from its park note', async () => {
+    // Prepare: a body over MAX_MESSAGE_BYTES, with headers of its own, that the handler fails with a plain object
+    const config = await prepare({ MAX_RETRIES: '3', MAX_MESSAGE_BYTES: '1000' });
+    const big = Buffer.alloc(2000, 7);
+    const own = { tenant: 'acme', count: 5 };
+    testBroker().channel.sendToQueue(config.workQueue, big, { persistent: true, messageId: 'big', headers: own });
+    const handler: Handler = () => {
+      throw PLAIN;
+    };
+    // Act
+    const summaries = await pullUntil(config, handler, (so) => total(so).parked === 1, 15_000);
+    const shown = await runParkedCommand(testBroker(), config.parkingQueue, (ctx) => showParked(ctx, { messageId: 'big', json: false }));
+    const listed = await runParkedCommand(testBroker(), config.parkingQueue, (ctx) => listParked(ctx, { filter: EVERYTHING, json: true }));
+    const detail = await runParkedCommand(testBroker(), config.parkingQueue, (ctx) => readMessageDetail(ctx, { messageId: 'big' }, config.retryHeader));
+    // Assess: parked by the broker, byte for byte, with nothing of Boomerang's on it
+    expect(total(summaries)).toMatchObject({ parked: 1, retried: 0, requeued: 0 });
+    const text = shown.printed.join('\n');
+    expect(text).toMatch(/^ {2}error +Error$/m);
+    expect(text.split('\n')).toContain(`  errorMessage  ${PLAIN_JSON}`);
+    expect(text.split('\n')).toContain(`  errorFields   ${PLAIN_JSON}`);
+    expect(text).toMatch(/^ {2}reason +too large to copy: the body is 2000 bytes, over MAX_MESSAGE_BYTES \(1000\): parked instead of retried$/m);
+    expect(text).toMatch(/^ {2}recordedIn +its park note/m);
+    expect(text).not.toContain('s3cret');
+    expect(JSON.parse(listed.printed[0] ?? '{}')).toMatchObject({
+      messageId: 'big',
+      errorName: 'Error',
+      errorMessage: PLAIN_JSON,
+      sourceQueue: config.workQueue,
+    });
+    expect(detail.result.message).toMatchObject({
+      stack: null,
+      history: expect.arrayContaining([expect.objectContaining({ event: `failed: Error: ${PLAIN_JSON}` })]),
+    });
+    // The reads left the lot and the notes as they were
+    const notesQueue = parkNotesQueue(config.parkingQueue);
+    expect(await testBroker().messageCount(notesQueue)).toBe(1);
+    const [parked] = await testBroker().drain(config.parkingQueue, 1);
+    expect(parked?.content.equals(big)).toBe(true);
+    expect(parked?.properties.headers).toMatchObject(own);
+    expect(Object.keys(parked?.properties.headers ?? {}).filter((name) => name.startsWith('boomerang-'))).toEqual([]);
+    // The note: no body, none of the team's headers, the body's digest
+    const [note] = await testBroker().drain(notesQueue, 1);
+    expect(note?.content.length).toBe(0);
+    expect(note?.properties).toMatchObject({ messageId: 'big', type: 'boomerang.park-note' });
+    expect(note?.properties.headers).not.toHaveProperty('tenant');
+    expect(note?.properties.headers?.['boomerang-note-of-body-sha256']).toBe(createHash('sha256').update(big).digest('hex'));
+  });
+
+  it('pull: without a notes queue, a message too large to copy is parked as a copy that carries its error', async () => {
+    // Prepare: the topology of an earlier version, without the notes queue
+    const config = await prepare({ MAX_RETRIES: '3', MAX_MESSAGE_BYTES: '1000' });
+    await testBroker().channel.deleteQueue(parkNotesQueue(config.parkingQueue));
+    const big = Buffer.alloc(2000, 8);
+    testBroker().channel.sendToQueue(config.workQueue, big, { persistent: true, messageId: 'big', headers: { tenant: 'acme' } });
+    const handler: Handler = () => {
+      throw PLAIN;
+    };
+    // Act
+    const summaries = await pullUntil(config, handler, (so) => total(so).parked === 1, 15_000);
+    // Assess
+    expect(total(summaries)).toMatchObject({ parked: 1, requeued: 0 });
+    const [parked] = await testBroker().drain(config.parkingQueue, 1);
+    expect(parked?.content.equals(big)).toBe(true);
+    expect(parked?.properties.headers).toMatchObject({
+      tenant: 'acme',
+      'boomerang-error-name': 'Error',
+      'boomerang-park-reason': expect.stringMatching(/^too large to copy: /),
+    });
+    expect(parked?.properties.headers).not.toHaveProperty('x-death');
   });
 
   it('event: the same record', async () => {

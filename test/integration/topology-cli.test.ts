@@ -59,7 +59,9 @@ describe('boomerang topology', () => {
     // Assess
     expect(all.code, all.stderr).toBe(0);
     const workQueues = (run: CliRun): string[] =>
-      (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues.map((q) => q.name).filter((name) => !/\.(parked|delay\.\d+ms)$/.test(name));
+      (JSON.parse(run.stdout) as { queues: { name: string }[] }).queues
+        .map((q) => q.name)
+        .filter((name) => !/\.(parked|parked\.notes|delay\.\d+ms)$/.test(name));
     expect(workQueues(all)).toEqual(['boomerang.partner-sync', 'boomerang.webhooks']);
     expect(workQueues(one)).toEqual(['boomerang.partner-sync']);
   });

@@ -80,7 +80,7 @@ describe('createTopologyResource, with CloudFormation requests', () => {
       LogicalResourceId: event.LogicalResourceId,
       NoEcho: false,
     });
-    expect(body.Reason).toMatch(/^Topology of orders applied on RabbitMQ \d+\.\d+\.\d+: 5 created, 0 already in place, 0 bindings\.$/);
+    expect(body.Reason).toMatch(/^Topology of orders applied on RabbitMQ \d+\.\d+\.\d+: 6 created, 0 already in place, 0 bindings\.$/);
     for (const entity of properties.Entities) {
       const [kind, name] = entity.split(' ') as ['queue' | 'exchange', string];
       expect(await testBroker().exists(kind, name), entity).toBe(true);

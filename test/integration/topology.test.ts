@@ -55,7 +55,7 @@ describe('applyTopology', () => {
     // The delay-path marker last, once everything else matched.
     expect(statuses(first)).toEqual([...Array(entities).fill('created'), ...plan.bindings.map(() => 'bound'), 'created']);
     expect(first.items.at(-1)).toMatchObject({ kind: 'exchange', name: plan.marker });
-    expect(second.items.find((item) => item.name === plan.queues[1]?.name)?.status).toBe('exists');
+    expect(second.items.find((item) => item.name === plan.queues.find((q) => q.role === 'work')?.name)?.status).toBe('exists');
     expect(statuses(second).filter((status) => status === 'created' || status === 'mismatch')).toEqual([]);
     expect((await verifyTopology(broker.connection, plan)).ok).toBe(true);
   });
@@ -71,7 +71,7 @@ describe('applyTopology', () => {
     // Act
     const report = await applyTopology(broker.connection, plan);
     // Assess
-    expect(report.items[1]).toMatchObject({ kind: 'queue', name: options.workQueue, status: 'exists' });
+    expect(report.items.find((item) => item.name === options.workQueue)).toMatchObject({ kind: 'queue', name: options.workQueue, status: 'exists' });
     // Redeclaring with the team's own arguments only succeeds if they are unchanged.
     await expect(broker.channel.assertQueue(options.workQueue, { durable: true, arguments: teamArguments })).resolves.toBeDefined();
   });
@@ -144,8 +144,8 @@ describe('verifyTopology', () => {
     const report = await verifyTopology(broker.connection, plan);
     // Assess
     expect(report.ok).toBe(true);
-    // Parking lot, work queue, two tiers, and the delay-path marker
-    expect(report.items.map((item) => item.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    // Parking lot, its park notes, work queue, two tiers, and the delay-path marker
+    expect(report.items.map((item) => item.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
   });
 
   it('reports a different argument with both values', async () => {

@@ -17,6 +17,7 @@ describe('topologyDefinitions', () => {
     expect(definitions.bindings).toEqual([]);
     expect(definitions.queues).toEqual([
       { name: 'orders.parking', vhost: '/', durable: true, auto_delete: false, arguments: { 'x-queue-type': 'quorum' } },
+      { name: 'orders.parking.notes', vhost: '/', durable: true, auto_delete: false, arguments: { 'x-queue-type': 'quorum', 'x-max-length': 10_000 } },
       {
         name: 'orders',
         vhost: '/',

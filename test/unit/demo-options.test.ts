@@ -11,7 +11,7 @@ import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 const ENV = { AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672' };
 
 describe('demoOptions', () => {
-  it('has the documented defaults, and resets only the demo queue, its parking lot, its delay queues and its pause marker', async () => {
+  it('has the documented defaults, and resets only the demo queue, its parking lot and park notes, its delay queues and its pause marker', async () => {
     // Act
     const options = await demoOptions({}, ENV);
     // Assess: a name of this user on this machine
@@ -20,7 +20,7 @@ describe('demoOptions', () => {
     expect(options.config).toMatchObject({ workQueue: own, parkingQueue: `${own}.parked` });
     const delayQueues = options.ownQueues.filter((name) => name.startsWith(`${own}.delay.`));
     expect(delayQueues.length).toBeGreaterThan(0);
-    expect([...options.ownQueues].sort()).toEqual([own, `${own}.parked`, `${own}.pause`, ...delayQueues].sort());
+    expect([...options.ownQueues].sort()).toEqual([own, `${own}.parked`, `${own}.parked.notes`, `${own}.pause`, ...delayQueues].sort());
     expect(options.ownExchanges).toEqual([options.plan.marker]);
     expect(options.ownExchanges[0]).toMatch(new RegExp(`^${own.replaceAll('.', '\\.')}\\.delay-path\\.[0-9a-f]{16}$`));
   });
@@ -57,7 +57,7 @@ describe('demoOptions', () => {
     // Act
     const options = await demoOptions({ queue: 'boomerang.demo' }, ENV, [{ ...queue, file: 'functions/webhooks.ts' }]);
     // Assess
-    expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', 'boomerang.demo.pause']);
+    expect([...options.ownQueues].sort()).toEqual(['boomerang.demo', 'boomerang.demo.parked', 'boomerang.demo.parked.notes', 'boomerang.demo.pause']);
     expect(options.ownExchanges).toEqual([options.plan.marker]);
     expect(options.plan.exchanges.length).toBeGreaterThan(0);
   });

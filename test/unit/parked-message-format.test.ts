@@ -67,6 +67,7 @@ describe('formatShow', () => {
       sourceQueue: 'orders',
       parkedAt: null,
       attempts: null,
+      recordedIn: null,
     });
   });
 

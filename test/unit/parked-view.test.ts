@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BoomerangHeader } from '../../shared/message/headers.js';
-import { toParkedView } from '../../shared/parked/parked-view.js';
+import { mayHaveParkNote, toParkedView } from '../../shared/parked/parked-view.js';
 import { fakeDelivery } from '../helpers/fakes.js';
 import { nativeParkHeaders } from '../helpers/native-park.js';
 
@@ -187,5 +187,52 @@ describe('toParkedView', () => {
     ])('copes with %s', (_what, headers, expected) => {
       expect(toParkedView(fakeDelivery({ headers: { ...nativeParkHeaders(), ...headers } }))).toMatchObject(expected);
     });
+  });
+});
+
+describe('a message the broker parked, with its park note', () => {
+  const rejected = { 'x-death': [{ queue: 'orders', reason: 'rejected', count: 1 }], tenant: 'acme' };
+  const note = fakeDelivery({
+    body: '',
+    headers: {
+      [BoomerangHeader.errorName]: 'PartnerDown',
+      [BoomerangHeader.errorMessage]: 'HTTP 413',
+      [BoomerangHeader.parkReason]: 'too large to copy: …',
+      [BoomerangHeader.attempts]: 1,
+      [BoomerangHeader.sourceQueue]: 'orders',
+      [BoomerangHeader.parkedAt]: '2026-11-30T04:00:00.000Z',
+    },
+  });
+
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ['rejected into the lot, with nothing of Boomerang', rejected, true],
+    ['expired into the lot', { 'x-death': [{ queue: 'orders.delay.1000ms', reason: 'expired', count: 1 }] }, false],
+    ['a parked copy', { ...rejected, [BoomerangHeader.errorName]: 'Error' }, false],
+    ['a native park', { ...rejected, 'x-opt-boomerang-error-name': 'Error' }, false],
+    ['no dead-lettering at all', {}, false],
+  ])('is looked up only when it may have a note: %s', (_what, headers, expected) => {
+    expect(mayHaveParkNote(fakeDelivery({ headers }))).toBe(expected);
+  });
+
+  it("reads its failure from the note, and the rest (headers, body, the broker's record) from the message", () => {
+    // Act
+    const view = toParkedView(fakeDelivery({ body: 'big', headers: rejected }), note);
+    // Assess
+    expect(view).toMatchObject({
+      errorName: 'PartnerDown',
+      errorMessage: 'HTTP 413',
+      parkReason: 'too large to copy: …',
+      attempts: 1,
+      sourceQueue: 'orders',
+      brokerSourceQueue: 'orders',
+      parkedAt: new Date('2026-11-30T04:00:00.000Z'),
+      headers: rejected,
+    });
+    expect(view.body.toString()).toBe('big');
+    expect(view.parkNote).toBe(note.properties.headers);
+  });
+
+  it('reads as the broker parked it without a note', () => {
+    expect(toParkedView(fakeDelivery({ headers: rejected }))).toMatchObject({ errorName: '(rejected)', parkNote: undefined });
   });
 });

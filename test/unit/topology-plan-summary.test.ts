@@ -8,9 +8,15 @@ describe('planSummary', () => {
     // Act
     const summary = planSummary(buildTopologyPlan(topologyOptions({ tierDelaysMs: [1000, 5000] })));
     // Assess
-    expect(summary.entities.slice(0, 4)).toEqual(['queue orders.parking', 'queue orders', 'queue orders.delay.1000ms', 'queue orders.delay.5000ms']);
-    expect(summary.entities).toHaveLength(5);
-    expect(summary.entities[4]).toMatch(/^exchange orders\.delay-path\.[0-9a-f]{16}$/);
+    expect(summary.entities.slice(0, 5)).toEqual([
+      'queue orders.parking',
+      'queue orders.parking.notes',
+      'queue orders',
+      'queue orders.delay.1000ms',
+      'queue orders.delay.5000ms',
+    ]);
+    expect(summary.entities).toHaveLength(6);
+    expect(summary.entities[5]).toMatch(/^exchange orders\.delay-path\.[0-9a-f]{16}$/);
     expect(summary.digest).toMatch(/^[0-9a-f]{16}$/);
   });
 

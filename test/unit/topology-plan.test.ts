@@ -9,7 +9,7 @@ const tiers = topologyOptions({ tierDelaysMs: [1000, 5000] });
 const exact = topologyOptions({ delayMode: 'exact', delayResolutionMs: 1000, maxDelayMs: 3000 });
 
 describe('buildTopologyPlan', () => {
-  it('plans the parking lot, the work queue and one delay queue per tier in tiers mode', () => {
+  it('plans the parking lot, its park notes, the work queue and one delay queue per tier in tiers mode', () => {
     // Act
     const plan = buildTopologyPlan(tiers);
     // Assess
@@ -17,6 +17,7 @@ describe('buildTopologyPlan', () => {
     expect(plan.bindings).toEqual([]);
     expect(plan.queues.map((q) => [q.name, q.role])).toEqual([
       ['orders.parking', 'parking'],
+      ['orders.parking.notes', 'notes'],
       ['orders', 'work'],
       ['orders.delay.1000ms', 'delay'],
       ['orders.delay.5000ms', 'delay'],
@@ -35,6 +36,7 @@ describe('buildTopologyPlan', () => {
     ]);
     expect(plan.queues.map((q) => [q.name, q.role])).toEqual([
       ['orders.parking', 'parking'],
+      ['orders.parking.notes', 'notes'],
       ['orders', 'work'],
       ['boomerang.delay.1000ms.L2.level-01', 'delay'],
       ['boomerang.delay.1000ms.L2.level-00', 'delay'],
@@ -53,9 +55,15 @@ describe('buildTopologyPlan', () => {
     ['classic', {}],
   ])('declares a missing %s work queue that dead-letters to the parking lot', (queueType, safety) => {
     // Act
-    const [parking, work] = buildTopologyPlan({ ...tiers, queueType }).queues;
+    const [parking, notes, work] = buildTopologyPlan({ ...tiers, queueType }).queues;
     // Assess
     expect(parking).toEqual({ name: 'orders.parking', role: 'parking', onlyIfMissing: false, arguments: { 'x-queue-type': queueType } });
+    expect(notes).toEqual({
+      name: 'orders.parking.notes',
+      role: 'notes',
+      onlyIfMissing: false,
+      arguments: { 'x-queue-type': queueType, 'x-max-length': 10_000 },
+    });
     expect(work).toEqual({
       name: 'orders',
       role: 'work',
@@ -95,6 +103,7 @@ describe('buildTopologyPlan', () => {
   it.each([
     ['an empty work queue name', { workQueue: '' }],
     ['a parking queue name over 255 bytes', { parkingQueue: 'p'.repeat(256) }],
+    ['a parking queue name that leaves no room for its notes queue', { parkingQueue: 'p'.repeat(250) }],
   ])('rejects %s', (_, overrides) => {
     expect(() => buildTopologyPlan({ ...tiers, ...overrides })).toThrow(ConfigError);
   });
