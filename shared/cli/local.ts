@@ -25,7 +25,7 @@ const USAGE = `Usage: boomerang local [--function <name>] [--messages <n>] [--fa
 
 The whole job end to end on this machine: makes sure RabbitMQ runs (starts a local rabbitmq-server
 if it is installed), resets the demo's queues (deletes and recreates the work queue, its parking lot
-<queue>.parked and, in tiers mode, its delay queues, with whatever they hold, and its delay-path
+<queue>.parked and its park notes <queue>.parked.notes and, in tiers mode, its delay queues, with whatever they hold, and its delay-path
 marker exchange; it names them first),
 starts a flaky local HTTP provider (random failures, and 429 over ${PARTNER_RATE_LIMIT} requests a second, which
 pauses the queue), publishes messages for it, and invokes the declared queue's pull
@@ -42,8 +42,8 @@ function every couple of seconds as a scheduler would, until everything settled.
                         fail for good, so at most 0.98)
   --interval-ms <n>     time between invocations, 100 to 60000 (default 2000)
   --work-queue <name>   the demo's work queue (default ${DEMO_QUEUE}.<user>-<host>, yours alone on a
-                        shared broker). The demo deletes and recreates it, its parking lot and its
-                        delay queues: a name outside ${DEMO_QUEUE}.* is reset only once you say yes
+                        shared broker). The demo deletes and recreates it, its parking lot, its park
+                        notes and its delay queues: a name outside ${DEMO_QUEUE}.* is reset only once you say yes
   --yes                 say yes to that without being asked (a script, no terminal)
   -h, --help            this text
 

@@ -35,7 +35,7 @@ describe('boomerang local', () => {
     [
       ['--work-queue', 'orders'],
       {},
-      "--work-queue orders is not one of the demo's own names (boomerang.demo.*): the demo deletes and recreates orders.parked, orders, orders.delay.1000ms",
+      "--work-queue orders is not one of the demo's own names (boomerang.demo.*): the demo deletes and recreates orders.parked, orders.parked.notes, orders, orders.delay.1000ms",
     ],
     [['now'], {}, 'unexpected argument "now"'],
     [[], { MAX_RETRIES: 'abc' }, 'MAX_RETRIES'],
