@@ -1,5 +1,6 @@
 import { type ConsoleBroker, countsOf } from '../console/console-broker.js';
 import type { ConsoleCommand, ConsoleResult } from '../console/console-command.js';
+import type { NativeCounts } from '../console/native-counts.js';
 import type { ConsoleActionResponse, ConsoleReadResponse, DepthsResponse } from '../console/operator-console.js';
 import { DEFAULT_SLICE_MS, MAX_PAGE_BYTES } from '../parked/operator-function.js';
 import { addCounts, type TallyJson } from '../parked/operator-protocol.js';
@@ -78,6 +79,13 @@ function remoteConsoleBroker(invoke: Invoke, options: RemoteConsoleOptions): Con
     },
     async depths(queues) {
       return new Map(((await invoke({ op: 'depths', queues })) as DepthsResponse).depths);
+    },
+    // Its own invocation: the management API is reached from the function's network, and a slow one does not hold the depths.
+    async nativeCounts(queues) {
+      const { native } = (await invoke({ op: 'depths', queues: [], native: queues })) as DepthsResponse;
+      if (native !== undefined) return new Map(native);
+      const reason = `the operator function ${options.name} does not count them (it predates these counts): deploy it again`;
+      return new Map(queues.map((name) => [name, { kind: 'unknown', reason } satisfies NativeCounts]));
     },
   };
 }

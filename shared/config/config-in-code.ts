@@ -5,7 +5,7 @@ import type { DelayMode, QueueType } from '../topology/types.js';
 import type { IdempotencyInCode } from '../idempotency/in-code.js';
 import type { RateLimitInCode } from './rate-limit.js';
 import { envOption, envQueueName, envString, type Env } from './env.js';
-import { describeRange, inRange } from './option-range.js';
+import { describeRange, inRange, quoteValue } from './option-range.js';
 import type { AckOrder, OptionSpec, OptionValue, Tracing } from './option-table.js';
 
 /**
@@ -47,6 +47,11 @@ type AdvancedOptions = {
   readonly breakerThreshold?: number;
   /** Returns counted by the broker at which a delivery is parked untried; 0 disables the guard. @default CRASH_LOOP_LIMIT, else 10 */
   readonly crashLoopLimit?: number;
+  /**
+   * The broker's management HTTP API, where the console counts a native work queue's delayed messages.
+   * @default MANAGEMENT_URL, else derived from the broker's address (see `OPTIONS.managementUrl`)
+   */
+  readonly managementUrl?: string;
 };
 
 /**
@@ -100,11 +105,11 @@ function layered(env: Env, code: ConfigInCode) {
       const value = given(option);
       if (value === undefined) return envOption(env, option);
       const at = `${option.code} in ${code.source}`;
-      const kind = option.range.type === 'choice' || option.range.type === 'text' ? 'string' : 'number';
+      const kind = ['choice', 'text', 'http-url'].includes(option.range.type) ? 'string' : 'number';
       if (typeof value !== kind) throw new ConfigError(`${at} must be a ${kind}; got ${JSON.stringify(value)}`);
       if (!inRange(option.range, value)) {
         // A number given in code is shown as written (0, not the "0" of a variable).
-        const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
+        const shown = typeof value === 'number' ? String(value) : quoteValue(option.range, value as string);
         throw new ConfigError(`${at} must be ${describeRange(option.range)}; got ${shown}${option.why === undefined ? '' : ` (${option.why})`}`);
       }
       return value as OptionValue<S>;

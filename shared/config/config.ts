@@ -57,6 +57,8 @@ type Config = {
   readonly idempotency?: ResolvedIdempotencyOptions;
   /** Handler starts per second at most, for the queue (`rateLimit` in code, else RATE_LIMIT_*); undefined: no limit. */
   readonly rateLimit?: ResolvedRateLimit;
+  /** The broker's management HTTP API (`managementUrl` in code, else MANAGEMENT_URL); undefined: the console derives it from the broker's address. */
+  readonly managementUrl?: string;
 };
 
 /**
@@ -66,7 +68,7 @@ type Config = {
  * QUEUE_TYPE, RETRY_HEADER, MAX_RETRIES, BACKOFF_INITIAL_MS, BACKOFF_MULTIPLIER, BACKOFF_MAX_MS, BACKOFF_JITTER, RETRY_RULES, ACK_ORDER,
  * BATCH_SIZE, MAX_MESSAGES, CONCURRENCY, ATTEMPT_TIMEOUT_MS, CONNECT_TIMEOUT_MS, PUBLISH_TIMEOUT_MS, MAX_MESSAGE_BYTES, IDLE_TIMEOUT_MS, SAFETY_MARGIN_MS,
  * BUDGET_MS, FUNCTION_NAME, BREAKER_THRESHOLD, CRASH_LOOP_LIMIT, TRACING, IDEMPOTENCY_STORE, IDEMPOTENCY_TTL_SECONDS, IDEMPOTENCY_STORE_SECRET_ID,
- * RATE_LIMIT_PER_SECOND, RATE_LIMIT_SHARES, RATE_LIMIT_STORE, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
+ * RATE_LIMIT_PER_SECOND, RATE_LIMIT_SHARES, RATE_LIMIT_STORE, MANAGEMENT_URL, AMQP_SECRET_ID, AMQP_HOST, AMQP_PORT, AMQP_VHOST, AMQP_TLS, SECRET_CACHE_SECONDS.
  */
 const DEFAULTS = {
   amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
@@ -152,6 +154,7 @@ function loadConfig(env: Env = process.env, defaultFunctionName: string = DEFAUL
     tracing: read.option(OPTIONS.tracing),
     idempotency,
     rateLimit: resolveRateLimit(env, code.rateLimit, code.source, idempotency),
+    managementUrl: read.optional(OPTIONS.managementUrl),
   };
   if (config.parkingQueue === config.workQueue) {
     const names =

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { describeRange, inRange, type OptionRange, parseRaw } from './option-range.js';
+import { describeRange, inRange, type OptionRange, parseRaw, quoteValue } from './option-range.js';
 import type { OptionSpec, OptionValue } from './option-table.js';
 
 /** Environment variables as read; a plain record so tests pass their own. */
@@ -20,7 +20,7 @@ function envValue(env: Env, name: string, range: OptionRange, fallback: number |
   if (raw === undefined) return fallback;
   const value = parseRaw(range, raw);
   if (!inRange(range, value)) {
-    throw new ConfigError(`${name} must be ${describeRange(range)}; got ${JSON.stringify(raw)}${why === undefined ? '' : ` (${why})`}`);
+    throw new ConfigError(`${name} must be ${describeRange(range)}; got ${quoteValue(range, raw)}${why === undefined ? '' : ` (${why})`}`);
   }
   return value;
 }

@@ -1,3 +1,5 @@
+import { redactUrl } from '../observability/redact.js';
+
 /**
  * What values one option takes: the single check behind the environment reader (`env.ts`), the options
  * given in code (`config-in-code.ts`), the retry policy and the idempotency options. Each range says
@@ -13,7 +15,9 @@ type OptionRange =
   /** One of a fixed set of words. */
   | { readonly type: 'choice'; readonly choices: readonly string[] }
   /** A name (a queue prefix, a header): any text that is not blank; what else a name needs, its reader checks. */
-  | { readonly type: 'text' };
+  | { readonly type: 'text' }
+  /** An address an HTTP client calls: the credentials come from elsewhere (the broker's), so a URL holding some is refused. */
+  | { readonly type: 'http-url' };
 
 /** The range in words, as errors give it: "an integer from 0 to 1000", "one of tiers, exact". */
 function describeRange(range: OptionRange): string {
@@ -29,6 +33,8 @@ function describeRange(range: OptionRange): string {
       return `one of ${range.choices.join(', ')}`;
     case 'text':
       return 'a text that is not blank';
+    case 'http-url':
+      return 'an http:// or https:// URL without a user, password, query or fragment';
   }
 }
 
@@ -45,6 +51,8 @@ function inRange(range: OptionRange, value: unknown): boolean {
       return typeof value === 'string' && range.choices.includes(value);
     case 'text':
       return typeof value === 'string' && value.trim() !== '';
+    case 'http-url':
+      return typeof value === 'string' && isPlainHttpUrl(value);
   }
 }
 
@@ -61,9 +69,24 @@ function parseRaw(range: OptionRange, raw: string): number | string {
       return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
     case 'choice':
     case 'text':
+    case 'http-url':
       return raw;
   }
 }
 
-export { describeRange, inRange, parseRaw };
+function isPlainHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return ['http:', 'https:'].includes(url.protocol) && url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+  } catch {
+    return false;
+  }
+}
+
+/** A refused value as an error quotes it: a URL without its password. */
+function quoteValue(range: OptionRange, value: string): string {
+  return JSON.stringify(range.type === 'http-url' ? redactUrl(value) : value);
+}
+
+export { describeRange, inRange, parseRaw, quoteValue };
 export type { OptionRange };

@@ -291,6 +291,19 @@ const OPTIONS = {
       'a delivery whose `x-delivery-count` reaches this is parked as a crash loop, untried (native mode leaves its own retries out of the count; event mode counts `x-acquired-count` too; ' +
       'a classic work queue sets no `x-delivery-count`, so the guard cannot work there); `0` disables it; at most 20: 4.x drops a message past 20 returns ([crash loops](operations.md#crash-loops-crash_loop_limit))',
   },
+  // The console and the operator function read it; the functions that take messages never do.
+  managementUrl: {
+    variable: 'MANAGEMENT_URL',
+    code: 'advanced.managementUrl',
+    tier: 'advanced',
+    range: { type: 'http-url' },
+    defaultDoc:
+      "derived from the broker's address: `https://<host>` for Amazon MQ (its web console), else `http://<host>:<AMQP port + 10000>` " +
+      '(`https://` with `amqps://`): 15672 beside 5672',
+    doc:
+      "RabbitMQ's management HTTP API, which the console asks how many messages of a `delayMode: 'native'` work queue wait for their delay " +
+      "(AMQP counts only the ready ones). It logs in as the broker's user, who needs the `management`, `monitoring` or `administrator` tag ([console](console.md#what-it-shows))",
+  },
   amqpPort: {
     variable: 'AMQP_PORT',
     tier: 'connection',
@@ -327,7 +340,7 @@ const OPTIONS = {
 /** The value an option's range stands for: its words for a choice, a string for a text, else a number. */
 type OptionValue<S extends OptionSpec> = S['range'] extends { readonly type: 'choice'; readonly choices: readonly (infer C)[] }
   ? C
-  : S['range'] extends { readonly type: 'text' }
+  : S['range'] extends { readonly type: 'text' | 'http-url' }
     ? string
     : number;
 

@@ -1,4 +1,5 @@
-import { connectFromConfig } from '../amqp/connect-from-config.js';
+import { vhostOfUrl } from '../amqp/broker-endpoints.js';
+import { brokerUrlsFromConfig, connectFromConfig } from '../amqp/connect-from-config.js';
 import type { Config } from '../config/config.js';
 import { redactUrl } from '../observability/redact.js';
 import type { Progress } from '../parked/progress.js';
@@ -6,6 +7,7 @@ import { withParkingLot } from '../parked/session.js';
 import type { WalkCounts } from '../parked/walk.js';
 import { type ConsoleCommand, type ConsoleResult, runConsoleCommand } from './console-command.js';
 import type { ConsoleQueue } from './console-queue.js';
+import { managementApiOf, type NativeCounts, readNativeCounts } from './native-counts.js';
 
 /** The lot a walk runs on: its parking lot, and the work queue a replay goes to when the message names none. */
 type ConsoleLot = Pick<ConsoleQueue, 'parkingQueue' | 'workQueue'>;
@@ -23,6 +25,11 @@ interface ConsoleBroker {
   check(): Promise<void>;
   /** Messages ready in each queue; null for a queue that does not exist. */
   depths(queues: readonly string[]): Promise<ReadonlyMap<string, number | null>>;
+  /**
+   * The messages of each native work queue of `queues` apart (ready, waiting for their delay, unacked),
+   * which `depths` cannot tell: from the broker's management API, or why not for each.
+   */
+  nativeCounts(queues: readonly string[]): Promise<ReadonlyMap<string, NativeCounts>>;
 }
 
 const COUNTS = ['total', 'visited', 'kept', 'moved', 'deleted', 'notMoved'] as const;
@@ -51,6 +58,7 @@ function configBroker(config: Config): ConsoleBroker {
       ),
     check: () => checkBroker(config, 'boomerang-console'),
     depths: (queues) => queueDepths(config, queues, 'boomerang-console'),
+    nativeCounts: (queues) => nativeQueueCounts(config, queues),
   };
 }
 
@@ -83,5 +91,17 @@ async function queueDepths(config: Config, queues: readonly string[], connection
   }
 }
 
-export { checkBroker, configBroker, countsOf, queueDepths };
+/**
+ * The messages of each of `queues` apart, from the management API of the broker of `config`: its
+ * `managementUrl`, else the one derived from its (first) broker URL, with that URL's login.
+ */
+async function nativeQueueCounts(config: Config, queues: readonly string[]): Promise<Map<string, NativeCounts>> {
+  if (queues.length === 0) return new Map();
+  // The secret's URL holds the vhost and the login, whichever shape the secret has.
+  const [url] = await brokerUrlsFromConfig(config);
+  if (url === undefined) return readNativeCounts(undefined, '/', queues);
+  return readNativeCounts(managementApiOf(url, config.managementUrl), vhostOfUrl(url), queues);
+}
+
+export { checkBroker, configBroker, countsOf, nativeQueueCounts, queueDepths };
 export type { ConsoleBroker };

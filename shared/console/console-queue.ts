@@ -14,6 +14,8 @@ type ConsoleQueue = {
   readonly parkingQueue: string;
   /** The delay tiers (tiers mode) or levels (exact mode) its retries wait in. */
   readonly delayQueues: readonly string[];
+  /** `delayMode: 'native'`: its retries wait in the work queue itself, which the console then counts apart. */
+  readonly native: boolean;
   /** The command that declares its topology, for the console to show when a queue of it is missing. */
   readonly applyCommand: string;
   /** Its retry policy in time (`boomerang policy`), with its pull schedule when it deploys the pull function. */
@@ -31,6 +33,7 @@ function consoleQueueOf(name: string, config: Config, applyCommand: string, pull
     workQueue: config.workQueue,
     parkingQueue: config.parkingQueue,
     delayQueues: plan.queues.filter((q) => q.role === 'delay').map((q) => q.name),
+    native: config.delayMode === 'native',
     applyCommand,
     timeline: retryTimeline(config.policy, topology, pullEveryMs),
     pullEveryMs,

@@ -8,6 +8,7 @@ import { type ConsoleCommand, type ConsoleResult, filterFields } from './console
 import type { ConsoleQueue } from './console-queue.js';
 import { ConsoleInputError, QueueNotDeclaredError } from './errors.js';
 import { JobRegistry, type Job } from './jobs.js';
+import { type NativeCounts, nativeCountsView } from './native-counts.js';
 import { parseMessageEdit } from './message-edit.js';
 import type { MessagePick } from './parked-reads.js';
 import { QueueLock } from './queue-lock.js';
@@ -66,14 +67,16 @@ class ConsoleService {
 
   /**
    * Depth of each work queue, delay queue and parking lot, and the oldest parked message (from the
-   * last grouping walk). Each queue on its own: one without topology yet, or whose lot cannot be
-   * read, is shown as such (`missing` and `applyCommand`, or `problem`) next to the queues that work.
+   * last grouping walk); a native work queue's messages apart (`work.native`). Each queue on its own:
+   * one without topology yet, or whose lot cannot be read, is shown as such (`missing` and
+   * `applyCommand`, or `problem`) next to the queues that work.
    */
   public async overview(): Promise<Record<string, unknown>> {
     const names = this.options.queues.flatMap((q) => [q.workQueue, ...q.delayQueues, q.parkingQueue]);
-    const depths = await this.options.broker.depths(names);
+    const native = this.options.queues.filter((q) => q.native).map((q) => q.workQueue);
+    const [depths, counts] = await Promise.all([this.options.broker.depths(names), this.nativeCounts(native)]);
     const queues = [];
-    for (const q of this.options.queues) queues.push(await this.queueOverview(q, depths));
+    for (const q of this.options.queues) queues.push(await this.queueOverview(q, depths, counts));
     return { broker: this.options.broker.endpoint, queues };
   }
 
@@ -177,7 +180,20 @@ class ConsoleService {
     );
   }
 
-  private async queueOverview(q: ConsoleQueue, depths: ReadonlyMap<string, number | null>): Promise<Record<string, unknown>> {
+  /** The native work queues' messages apart; when the broker cannot tell them (a secret not read...), why, and the overview shows the rest. */
+  private async nativeCounts(queues: readonly string[]): Promise<ReadonlyMap<string, NativeCounts>> {
+    if (queues.length === 0) return new Map();
+    return this.options.broker.nativeCounts(queues).catch((error: unknown) => {
+      const reason = redactText(`${(error as Error).name}: ${(error as Error).message}`);
+      return new Map(queues.map((name) => [name, { kind: 'unknown', reason } as const]));
+    });
+  }
+
+  private async queueOverview(
+    q: ConsoleQueue,
+    depths: ReadonlyMap<string, number | null>,
+    counts: ReadonlyMap<string, NativeCounts>,
+  ): Promise<Record<string, unknown>> {
     const depth = (name: string): number | null => depths.get(name) ?? null;
     const missing = [q.workQueue, ...q.delayQueues, q.parkingQueue].filter((name) => depth(name) === null);
     let groups: CachedGroups | undefined;
@@ -197,7 +213,11 @@ class ConsoleService {
         .sort()[0] ?? null;
     return {
       name: q.name,
-      work: { name: q.workQueue, depth: depth(q.workQueue) },
+      work: {
+        name: q.workQueue,
+        depth: depth(q.workQueue),
+        native: q.native ? nativeCountsView(counts.get(q.workQueue), depth(q.workQueue), Date.now()) : null,
+      },
       delays: q.delayQueues.map((name) => ({ name, depth: depth(name) })),
       parking: {
         name: q.parkingQueue,

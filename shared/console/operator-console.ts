@@ -1,7 +1,8 @@
 /**
  * The operator function with the console's operations: `boomerang console --remote <function>`
  * (shared/cli/remote-console-broker.ts) runs each console walk here as a {@link ConsoleCommand}, asks
- * the depths of the construct's queues and checks the broker, with the operator's own AWS credentials;
+ * the depths of the construct's queues (and, from inside the VPC, the management API's counts of its
+ * native work queues) and checks the broker, with the operator's own AWS credentials;
  * every other op is the parking-lot CLI's (parked/operator-function.ts). Reads answer pages of their
  * JSON (a message in full may be larger than one Lambda response); replay and purge run in slices.
  */
@@ -21,9 +22,10 @@ import { type LotTarget, type OperatorRequest, type PageRequest, type TallyJson,
 import type { OutputPage } from '../parked/output-window.js';
 import type { Progress } from '../parked/progress.js';
 import { newTally } from '../parked/replay.js';
-import { checkBroker, queueDepths } from './console-broker.js';
+import { checkBroker, nativeQueueCounts, queueDepths } from './console-broker.js';
 import { type ConsoleCommand, runConsoleCommand } from './console-command.js';
 import { consoleQueuesFromDeclared } from './console-queue.js';
+import type { NativeCounts } from './native-counts.js';
 
 /** The console's requests; `parkingQueue` names the lot a command walks. */
 type ConsoleRequest = LotTarget &
@@ -40,7 +42,12 @@ type ConsoleRequest = LotTarget &
         /** A replay's or purge's slice time. */
         readonly sliceMs?: number;
       }
-    | { readonly op: 'depths'; readonly queues: readonly string[] }
+    | {
+        readonly op: 'depths';
+        readonly queues: readonly string[];
+        /** Native work queues to count apart through the management API; a function older than this field ignores it. */
+        readonly native?: readonly string[];
+      }
     | { readonly op: 'check' }
   );
 
@@ -48,7 +55,11 @@ type ConsoleRequest = LotTarget &
 type ConsoleReadResponse = { readonly page: OutputPage; readonly readCounts: Readonly<Record<string, unknown>> };
 /** An action's (one slice's) answer: its result (a replay's counts all the slices so far), and whether there may be more. */
 type ConsoleActionResponse = { readonly result: Record<string, unknown>; readonly more: boolean; readonly tally?: TallyJson };
-type DepthsResponse = { readonly depths: readonly (readonly [string, number | null])[] };
+/** `native`: the counts of the native work queues asked, absent when none was asked (or the function predates them). */
+type DepthsResponse = {
+  readonly depths: readonly (readonly [string, number | null])[];
+  readonly native?: readonly (readonly [string, NativeCounts])[];
+};
 
 const READS = new Set<ConsoleCommand['kind']>(['groups', 'messages', 'message']);
 const READ_COUNT_HEADERS = ['x-delivery-count', 'x-acquired-count'];
@@ -77,11 +88,15 @@ function createOperatorConsoleFunction(
 ): (event: ConsoleRequest | OperatorRequest, context?: OperatorContext) => Promise<unknown> {
   const parked = createOperatorFunction(queues, options);
   const env: Env = options.env ?? process.env;
-  const served = (): { config: ReturnType<OperatorQueue['loadConfig']>; names: string[] }[] =>
+  const served = (): { config: ReturnType<OperatorQueue['loadConfig']>; names: string[]; native: string[] }[] =>
     queues.map((q) => {
       const config = q.loadConfig(env, 'pull');
       const [shown] = consoleQueuesFromDeclared([{ name: q.name, loadConfig: () => config }], env);
-      return { config, names: shown === undefined ? [] : [shown.workQueue, ...shown.delayQueues, shown.parkingQueue] };
+      return {
+        config,
+        names: shown === undefined ? [] : [shown.workQueue, ...shown.delayQueues, shown.parkingQueue],
+        native: shown?.native === true ? [shown.workQueue] : [],
+      };
     });
   return async (event, context) => {
     switch (event.op) {
@@ -90,17 +105,33 @@ function createOperatorConsoleFunction(
         return { ok: true };
       case 'depths': {
         const all = served();
+        const native = event.native ?? [];
         const stray = event.queues.find((name) => !all.some((q) => q.names.includes(name)));
         if (stray !== undefined)
           throw new ConfigError(
             `${JSON.stringify(stray)}: the operator function reports the depths of its construct's queues only (${all.flatMap((q) => q.names).join(', ')})`,
           );
+        const notNative = native.find((name) => !all.some((q) => q.native.includes(name)));
+        if (notNative !== undefined)
+          throw new ConfigError(
+            `${JSON.stringify(notNative)}: the operator function counts apart its construct's native work queues only (${all.flatMap((q) => q.native).join(', ') || 'none'})`,
+          );
         const depths = new Map<string, number | null>();
+        const counts = new Map<string, NativeCounts>();
         for (const q of all) {
           const asked = event.queues.filter((name) => q.names.includes(name) && !depths.has(name));
-          if (asked.length > 0) for (const [name, depth] of await queueDepths(q.config, asked, 'boomerang-operator')) depths.set(name, depth);
+          const apart = native.filter((name) => q.native.includes(name) && !counts.has(name));
+          const [read, apartRead] = await Promise.all([
+            asked.length > 0 ? queueDepths(q.config, asked, 'boomerang-operator') : new Map<string, number | null>(),
+            nativeQueueCounts(q.config, apart),
+          ]);
+          for (const [name, depth] of read) depths.set(name, depth);
+          for (const [name, count] of apartRead) counts.set(name, count);
         }
-        return { depths: event.queues.map((name) => [name, depths.get(name) ?? null] as const) } satisfies DepthsResponse;
+        return {
+          depths: event.queues.map((name) => [name, depths.get(name) ?? null] as const),
+          ...(event.native === undefined ? {} : { native: native.map((name) => [name, counts.get(name) as NativeCounts] as const) }),
+        } satisfies DepthsResponse;
       }
       case 'console':
         return consoleOp(event, lotOf(queues, event, env), context);

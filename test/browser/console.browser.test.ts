@@ -6,12 +6,18 @@ import { gzipSync } from 'node:zlib';
 import type { Options } from 'amqplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsoleServer } from '../../shared/console/server.js';
+import { loadConfig } from '../../shared/config/config.js';
+import { buildConsoleAssets } from '../../shared/console/assets.js';
+import { configBroker } from '../../shared/console/console-broker.js';
+import { consoleQueuesFromConfig } from '../../shared/console/console-queue.js';
+import { ConsoleService } from '../../shared/console/console-service.js';
+import { type ConsoleServer, startConsoleServer } from '../../shared/console/server.js';
 import { BoomerangHeader } from '../../shared/message/headers.js';
 import { tempFunctionsDir } from '../fixtures/queue-files.js';
-import { TestBroker, uniqueName } from '../helpers/broker.js';
+import { AMQP_URL, TestBroker, uniqueName } from '../helpers/broker.js';
+import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { consoleTestConfig, declareOneOfTwo, parkThreeKinds, startDeclaredConsole, startTestConsole } from '../helpers/console-fixture.js';
-import { pullUntil } from '../helpers/engine.js';
+import { pullOnce, pullUntil, setUpTopology } from '../helpers/engine.js';
 import { launchChromium } from './chromium.js';
 
 const IMAGES = fileURLToPath(new URL('../../docs/images/', import.meta.url));
@@ -529,6 +535,89 @@ describe('A parked message without a messageId', () => {
       expect(await page.locator('#no-id').innerText()).toContain('no message id');
       expect(await broker.messageCount(lot)).toBe(1);
     } finally {
+      await own.close();
+    }
+  });
+});
+
+describe.runIf(NATIVE_BROKER)(`A native queue, on RabbitMQ ${BROKER_VERSION}`, () => {
+  it('shows its ready messages, those waiting for their delay and those being handled apart; without the management API, the ready ones and why', async () => {
+    // Prepare: 3 failures retried natively in 2 minutes, then 3 new messages, 1 of them held unacked by a consumer.
+    // Its own connection, whose close deletes exactly its queues (the lot's reader lock and the pause marker too).
+    const own = await TestBroker.open();
+    const work = uniqueName('console-native');
+    const config = loadConfig({
+      AMQP_URL,
+      WORK_QUEUE: work,
+      DELAY_MODE: 'native',
+      BACKOFF_INITIAL_MS: '120000',
+      BACKOFF_MAX_MS: '240000',
+      BACKOFF_JITTER: '0',
+    });
+    await setUpTopology(own, config);
+    const publish = async (bodies: string[]): Promise<void> => {
+      const channel = await own.connection.createConfirmChannel();
+      for (const body of bodies) channel.sendToQueue(work, Buffer.from(body), { persistent: true, messageId: body });
+      await channel.waitForConfirms();
+      await channel.close();
+    };
+    await publish(['fail-1', 'fail-2', 'fail-3']);
+    expect(
+      await pullOnce(config, () => {
+        throw new Error('partner down');
+      }),
+    ).toMatchObject({ retried: 3 });
+    await publish(['new-1', 'new-2', 'new-3']);
+    const holder = await own.connection.createChannel();
+    await holder.prefetch(1);
+    await holder.consume(work, () => undefined);
+    const start = async (managementUrl?: string): Promise<ConsoleServer> =>
+      startConsoleServer({
+        service: new ConsoleService({
+          queues: consoleQueuesFromConfig(config),
+          broker: configBroker({ ...config, managementUrl }),
+          retryHeader: config.retryHeader,
+        }),
+        assets: await buildConsoleAssets(),
+      });
+    const shown = await start();
+    const blind = await start('http://127.0.0.1:1');
+    try {
+      // Act: the overview reads again every 5 s; the management API samples a new queue within about as long.
+      await page.goto(shown.url);
+      const section = page.locator(`section[aria-labelledby="q-${work}"]`);
+      await expect
+        .poll(
+          () =>
+            page
+              .locator(`[data-delayed="${work}"]`)
+              .innerText()
+              .catch(() => ''),
+          { timeout: 30_000 },
+        )
+        .toBe('3');
+      await expect.poll(() => page.locator(`[data-unacked="${work}"]`).innerText(), { timeout: 15_000 }).toBe('1');
+      await page.screenshot({ path: `${IMAGES}console-overview-native.png`, fullPage: true });
+      const rows = await section.locator('tbody > tr').allInnerTexts();
+      await page.goto(blind.url);
+      const note = page.locator(`[data-delayed-unknown="${work}"]`);
+      await note.waitFor();
+      // Assess
+      expect(rows.map((row) => row.replace(/\s+/g, ' ').trim())).toEqual([
+        `${config.parkingQueue} parking lot 0`,
+        `${work} work queue: ready to take 2`,
+        expect.stringMatching(/^same queue waiting for their delay \(retries the broker holds; the next is due in (1 min( \d+ s)?|\d+(\.\d)? s)\) 3$/),
+        'same queue being handled (taken, not settled yet) 1',
+      ]);
+      expect(await page.locator(`section[aria-labelledby="q-${work}"] tbody > tr`).count()).toBe(2);
+      expect(await note.innerText()).toMatch(
+        /comes from RabbitMQ's management API, which could not say: http:\/\/127\.0\.0\.1:1 did not answer .*advanced\.managementUrl in the queue's file \(or MANAGEMENT_URL\)/,
+      );
+      expect(await page.content()).not.toContain('guest:guest');
+    } finally {
+      await shown.close();
+      await blind.close();
+      await holder.close();
       await own.close();
     }
   });

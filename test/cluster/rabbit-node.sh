@@ -26,6 +26,9 @@
 # RABBIT_TLS_PORT=<port> RABBIT_TLS_DIR=<dir> at start adds a TLS listener on 127.0.0.1:<port>
 # serving <dir>/server.pem and <dir>/server-key.pem under <dir>/ca.pem (copied into the node's folder,
 # so a flavour-4 or 4.0 node inside its chroot reads them too). Clients are not asked for certificates.
+#
+# RABBIT_MANAGEMENT_PORT=<port> at start enables the management plugin (shipped with every flavour's
+# rabbitmq-server: nothing is downloaded) and its HTTP API on 127.0.0.1:<port>.
 set -euo pipefail
 
 FLAVOUR="${RABBIT_FLAVOUR:-system}"
@@ -54,7 +57,7 @@ COOKIE="BOOMERANGPRIVATENODESCOOKIE"
 BOOT_TIMEOUT_S="${BOOT_TIMEOUT_S:-120}"
 
 die() { echo "rabbit-node: $*" >&2; exit 1; }
-usage() { sed -n '2,28p' "$0"; }
+usage() { sed -n '2,31p' "$0"; }
 
 node_env() {
   local name="$1" dir="$BASE_SEEN/$1"
@@ -154,7 +157,16 @@ log.console = false
 log.file.level = info
 disk_free_limit.absolute = 50MB
 EOF
-  printf '[].\n' >"$dir/enabled_plugins"
+  if [[ -n "${RABBIT_MANAGEMENT_PORT:-}" ]]; then
+    # The HTTP API, for the console's count of a native queue's delayed messages (AMQP and the AMQP 1.0 management count only the ready ones).
+    printf '[rabbitmq_management].\n' >"$dir/enabled_plugins"
+    cat >>"$dir/rabbitmq.conf" <<EOF
+management.tcp.ip = 127.0.0.1
+management.tcp.port = $RABBIT_MANAGEMENT_PORT
+EOF
+  else
+    printf '[].\n' >"$dir/enabled_plugins"
+  fi
   printf '[].\n' >"$dir/advanced.config"
   if [[ -n "${RABBIT_TLS_PORT:-}" ]]; then
     install_tls "$name" "${RABBIT_TLS_DIR:?RABBIT_TLS_DIR is required with RABBIT_TLS_PORT}"
@@ -192,6 +204,10 @@ start() {
   [[ "$name" != rabbit ]] || die "refusing to touch rabbit@localhost"
   if running "$name"; then
     echo "$name@localhost already running on 127.0.0.1:$port"
+    # Its plugins and listeners are those of its last start.
+    if [[ -n "${RABBIT_MANAGEMENT_PORT:-}" ]] && ! port_open "$RABBIT_MANAGEMENT_PORT"; then
+      echo "rabbit-node: $name@localhost was started without the management API on 127.0.0.1:$RABBIT_MANAGEMENT_PORT; stop and start it to have it" >&2
+    fi
     return 0
   fi
   local started=$SECONDS server=""
@@ -202,6 +218,7 @@ start() {
   else
     port_open "$port" && die "port $port is taken by something else"
     [[ -z "${RABBIT_TLS_PORT:-}" ]] || ! port_open "$RABBIT_TLS_PORT" || die "port $RABBIT_TLS_PORT is taken by something else"
+    [[ -z "${RABBIT_MANAGEMENT_PORT:-}" ]] || ! port_open "$RABBIT_MANAGEMENT_PORT" || die "port $RABBIT_MANAGEMENT_PORT is taken by something else"
     [[ "$FLAVOUR" == system ]] || bash "$ROOTFS_SCRIPT" ready
     prepare "$name" "$port"
     # The server process (chroot execs it): when it exits before the node answers, the boot failed.
@@ -219,7 +236,7 @@ start() {
   fi
   # A deadline, not a count of tries: one try may take many seconds on a busy machine.
   while ((SECONDS - started < BOOT_TIMEOUT_S)); do
-    if running "$name" && port_open "$port"; then
+    if running "$name" && port_open "$port" && { [[ -z "${RABBIT_MANAGEMENT_PORT:-}" ]] || port_open "$RABBIT_MANAGEMENT_PORT"; }; then
       echo "$name@localhost up on 127.0.0.1:$port in $((SECONDS - started)) s"
       return 0
     fi

@@ -26,6 +26,8 @@ function valuesDoc(range: OptionRange): string {
       return range.choices.map((word) => `\`${word}\``).join(', ');
     case 'text':
       return 'a name';
+    case 'http-url':
+      return 'an `http://` or `https://` URL';
   }
 }
 

@@ -106,4 +106,18 @@ describe('remoteConsoleBroker', () => {
     );
     expect(broker.endpoint).toBe('the broker behind the operator function orders-operator');
   });
+
+  it("asks a native work queue's counts apart in an invocation of their own, and says so when the function predates them", async () => {
+    // Prepare
+    const counted = { kind: 'counted', ready: 2, delayed: 4, unacked: 1, nextDueAtMs: null } as const;
+    const current = fake(() => ({ depths: [], native: [['orders', counted]] }));
+    const older = fake(() => ({ depths: [] }));
+    // Act
+    const counts = await remoteConsoleBroker(current.invoke, { name: 'orders-operator' }).nativeCounts(['orders']);
+    const unknown = await remoteConsoleBroker(older.invoke, { name: 'orders-operator' }).nativeCounts(['orders']);
+    // Assess
+    expect(current.requests).toEqual([{ op: 'depths', queues: [], native: ['orders'] }]);
+    expect(counts).toEqual(new Map([['orders', counted]]));
+    expect(unknown.get('orders')).toEqual({ kind: 'unknown', reason: expect.stringContaining('operator function orders-operator does not count them') });
+  });
 });

@@ -224,6 +224,12 @@ describe('loadConfig', () => {
     [{ AMQP_URL: 'amqp://guest:pw@[::1]:70000' }, ['AMQP_URL', 'port "70000"', '[::1]']],
     [{ AMQP_URL: 'amqps://app:pw@mq-1:5671, amqps://app:pw@mq-2:port' }, ['AMQP_URL', 'port "port"', '"amqps://app:***@mq-2:port"']],
     [{ AMQP_URL: 'amqp://app:pw@mq host:5672' }, ['AMQP_URL', '"amqp://app:***@mq host:5672"', 'not a valid URL']],
+    [
+      { MANAGEMENT_URL: 'amqps://b-1.mq.eu-west-1.amazonaws.com:5671' },
+      ['MANAGEMENT_URL', 'an http:// or https:// URL', '"amqps://b-1.mq.eu-west-1.amazonaws.com:5671"'],
+    ],
+    // The API logs in as the broker's user: a URL holding credentials is refused, without its password.
+    [{ MANAGEMENT_URL: 'https://admin:s3cret@mq.example.com' }, ['MANAGEMENT_URL', 'without a user, password', '"https://admin:***@mq.example.com"']],
     [{ RETRY_HEADER: 'x-death' }, ['RETRY_HEADER', '"x-death"', 'the broker owns that namespace']],
     [{ RETRY_HEADER: 'X-Delivery-Count' }, ['RETRY_HEADER', '"X-Delivery-Count"', 'the broker owns that namespace']],
     [{ RETRY_HEADER: 'x-my-count' }, ['RETRY_HEADER', '"x-my-count"', 'retry-no']],

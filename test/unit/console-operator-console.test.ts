@@ -16,6 +16,19 @@ describe('createOperatorConsoleFunction', () => {
     );
   });
 
+  it('counts apart only the work queues of its native queues, naming those it serves', async () => {
+    await expect(handler({ op: 'depths', queues: [], native: ['orders'] })).rejects.toThrow(
+      expect.objectContaining({
+        name: 'ConfigError',
+        message: expect.stringContaining('"orders": the operator function counts apart its construct\'s native work queues only (none)'),
+      }),
+    );
+  });
+
+  it('answers no counts apart when none is asked, as before them', async () => {
+    await expect(handler({ op: 'depths', queues: [] })).resolves.toEqual({ depths: [] });
+  });
+
   it('runs console commands on its parking lots only', async () => {
     await expect(handler({ op: 'console', parkingQueue: 'orders', command: { kind: 'purge', filter: { 'message-id': 'm-1' }, limit: 1 } })).rejects.toThrow(
       expect.objectContaining({

@@ -32,6 +32,11 @@ function boundaries(range: OptionRange): { accepted: (number | string)[]; refuse
     case 'text':
       // A blank variable means "unset", so the environment cannot give one: what else a name needs is its reader's check (config.test.ts).
       return { accepted: ['retry-count'], refused: [] };
+    case 'http-url':
+      return {
+        accepted: ['http://127.0.0.1:15672', 'https://b-1.mq.eu-west-1.amazonaws.com', 'https://mq.example.com/rabbitmq/'],
+        refused: ['amqps://b-1.mq.eu-west-1.amazonaws.com:5671', 'mq.example.com:15672', 'https://mq.example.com/?vhost=prod'],
+      };
   }
 }
 

@@ -64,12 +64,20 @@ type Group = {
 };
 type GroupsReport = { queue: string; parked: number; grouped: number; groups: Group[]; readAt: string };
 type Depth = { name: string; depth: number | null };
+/**
+ * A native work queue's messages apart: `ready` is AMQP's count (the work queue's depth), `delayed`
+ * and `unacked` the management API's; or why those are not known, and the option that sets its address.
+ */
+type NativeCounts =
+  | { kind: 'counted'; ready: number; delayed: number; unacked: number; nextDueIn: string | null }
+  | { kind: 'unknown'; reason: string; option: string; variable: string };
 /** Each queue on its own: `missing` names its queues that do not exist (and `applyCommand` declares them), `problem` why its lot could not be read. */
 type Overview = {
   broker: string;
   queues: {
     name: string;
-    work: Depth;
+    /** `native`: null for a queue whose retries wait in delay queues, or whose work queue is missing. */
+    work: Depth & { native: NativeCounts | null };
     delays: Depth[];
     parking: Depth & { oldestParkedAt: string | null; groups: number | null; readAt: string | null };
     missing: string[];
@@ -126,4 +134,4 @@ const api = {
 };
 
 export { api, keepToken };
-export type { Group, Job, MessageDetail, Policy };
+export type { Group, Job, MessageDetail, NativeCounts, Policy };

@@ -1,4 +1,4 @@
-import { api, type Policy } from './api.js';
+import { api, type NativeCounts, type Policy } from './api.js';
 import { AutoRefresh, href, Loading, Name, Page, Time, useLoad } from './shared.js';
 
 const n = (depth: number | null): string => (depth === null ? 'missing' : String(depth));
@@ -17,6 +17,38 @@ function DepthRow({ name, kind, depth, parkedOf }: { name: string; kind: string;
         {n(depth)}
       </td>
     </tr>
+  );
+}
+
+/**
+ * The rest of a native work queue's messages, each kind on its own line under its ready ones: those
+ * the broker holds until their retry is due, and those a function is handling. Nothing when the
+ * management API could not count them (the note under the table says why).
+ */
+function NativeRows({ of, work, counts }: { of: string; work: string; counts: NativeCounts }) {
+  if (counts.kind === 'unknown') return null;
+  const rows = [
+    {
+      kind: `waiting for their delay (retries the broker holds${counts.nextDueIn === null ? '' : `; the next is due in ${counts.nextDueIn}`})`,
+      n: counts.delayed,
+      attr: 'data-delayed',
+    },
+    { kind: 'being handled (taken, not settled yet)', n: counts.unacked, attr: 'data-unacked' },
+  ];
+  return (
+    <>
+      {rows.map((row) => (
+        <tr key={row.attr}>
+          <td class="muted" title={work}>
+            same queue
+          </td>
+          <td>{row.kind}</td>
+          <td class="num" {...{ [row.attr]: of }}>
+            {row.n}
+          </td>
+        </tr>
+      ))}
+    </>
   );
 }
 
@@ -63,8 +95,9 @@ const REFRESH_MS = 5000;
 /**
  * Each queue: the parking lot first (what an operator comes for), the work queue, the delay queues
  * that hold something, and the empty ones folded into one line; parked count and the oldest parked
- * message. A queue without topology says which of its queues are missing and the command that
- * declares them. Read again every few seconds until that is turned off.
+ * message. A native work queue holds its own retries: its ready, delayed and unacked messages apart.
+ * A queue without topology says which of its queues are missing and the command that declares them.
+ * Read again every few seconds until that is turned off.
  */
 function OverviewView() {
   const { data, error, reload } = useLoad(() => api.overview(), []);
@@ -101,7 +134,8 @@ function OverviewView() {
               </thead>
               <tbody>
                 <DepthRow name={q.parking.name} kind="parking lot" depth={q.parking.depth} parkedOf={q.name} />
-                <DepthRow name={q.work.name} kind="work queue" depth={q.work.depth} />
+                <DepthRow name={q.work.name} kind={q.work.native === null ? 'work queue' : 'work queue: ready to take'} depth={q.work.depth} />
+                {q.work.native !== null && <NativeRows of={q.name} work={q.work.name} counts={q.work.native} />}
                 {held.map((d) => (
                   <DepthRow key={d.name} name={d.name} kind="delay" depth={d.depth} />
                 ))}
@@ -145,6 +179,13 @@ function OverviewView() {
                   </>
                 )}{' '}
                 Declare its topology with <code class="command">{q.applyCommand}</code>
+              </p>
+            )}
+            {q.work.native?.kind === 'unknown' && (
+              <p class="note" data-delayed-unknown={q.name}>
+                How many of its messages wait for their delay, and how many are being handled, comes from RabbitMQ's management API, which could not say:{' '}
+                {q.work.native.reason}. Its address is <code>{q.work.native.option}</code> in the queue's file (or <code>{q.work.native.variable}</code>), by
+                default derived from the broker's.
               </p>
             )}
             {q.problem !== null && (
