@@ -82,8 +82,9 @@ function PolicyPlot({ name, policy }: { name: string; policy: Policy }) {
       </svg>
       <figcaption>
         {policy.attempts.length} attempt(s), parked {policy.parkedAfter} after the first
-        {policy.parkedAfterPull === null ? '' : `; on its pull schedule (every ${policy.pullEvery}), ${policy.parkedAfterPull}`} (top: when each comes due;
-        bottom: when a scheduled pull takes it). <code>boomerang policy --function {name}</code> prints it.
+        {policy.parkedAfterPull === null ? '' : `; on its pull schedule (every ${policy.pullEvery}), ${policy.parkedAfterPull}`}
+        {pull ? ' (top: when each comes due; bottom: when a scheduled pull takes it)' : ' (each dot: when an attempt comes due)'}.{' '}
+        <code>boomerang policy --function {name}</code> prints it.
       </figcaption>
     </figure>
   );
