@@ -54,7 +54,10 @@ the sections run replace their earlier figures and the others are kept.
                          between two runs
   --out <file>           where the JSON goes (default bench-results/latest.json); with --out,
                          no per-broker file is written
-  -h, --help             this text`;
+  -h, --help             this text
+
+With BENCH_CPU_PROF_DIR=<dir>, each throughput contestant's process (success, retry, native) writes a
+V8 CPU profile into <dir> (<who>-<mode>-<n>.cpuprofile), to see where its client CPU goes.`;
 
 function fail(message: string): never {
   process.stderr.write(`error: ${message}\n\n${USAGE}\n`);

@@ -119,12 +119,24 @@ function childArgs(run: Pick<ChildRun, 'who' | 'mode' | 'setup'>, url: string, m
   });
 }
 
+/** Contestant processes started with a CPU profile so far: numbers their files. */
+let profiled = 0;
+
+/**
+ * With BENCH_CPU_PROF_DIR set, each contestant process writes a V8 CPU profile there
+ * (`<who>-<mode>-<n>.cpuprofile`, for Chrome's DevTools): where a figure's client CPU goes.
+ */
+function cpuProfileArgs(label: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${label}-${++profiled}.cpuprofile`];
+}
+
 /** Runs one contestant in a fresh process (see contestant-child.mjs); resolves with its time in ms. */
 function runContestant({ who, mode, setup, options, env, module }: ChildRun): Promise<Timing> {
   // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
   const bundled = existsSync(LIBRARY_BUNDLE);
   const args = childArgs({ who, mode, setup }, options.broker.url, options.messages, module ?? (bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts')));
-  const node = bundled ? [] : ['--import', 'tsx'];
+  const node = [...(bundled ? [] : ['--import', 'tsx']), ...cpuProfileArgs(`${who}-${mode}`)];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...node, join(REPO_ROOT, 'test/bench/contestant-child.mjs'), args], {
       cwd: REPO_ROOT,
