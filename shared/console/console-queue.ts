@@ -4,7 +4,7 @@ import { ConfigError } from '../errors.js';
 import type { QueueDefinition } from '../queues/define-queue.js';
 import { pullScheduleMs } from '../queues/deploy-options.js';
 import { buildTopologyPlan } from '../topology/plan.js';
-import { type RetryTimeline, retryTimeline } from '../topology/retry-timeline.js';
+import { formatDuration, type RetryTimeline, retryTimeline } from '../topology/retry-timeline.js';
 
 /** One queue as the console shows it: its work queue, parking lot and delay path. */
 type ConsoleQueue = {
@@ -85,5 +85,26 @@ function consoleQueuesFromConfig(config: Config, workQueues: readonly string[] =
   });
 }
 
-export { consoleQueuesFromConfig, consoleQueuesFromDeclared, shellWord };
+/**
+ * A queue's retry policy as the overview draws it (`boomerang policy` prints the same): each attempt
+ * after the first, when it comes due and, with a pull schedule, when a run takes it, in ms and in words.
+ */
+function policyView(q: ConsoleQueue): Record<string, unknown> {
+  const { timeline, pullEveryMs } = q;
+  return {
+    pullEvery: pullEveryMs === undefined ? null : formatDuration(pullEveryMs),
+    attempts: timeline.attempts.map((a) => ({
+      attempt: a.attempt,
+      atMs: a.atMs,
+      pullAtMs: a.pullAtMs ?? null,
+      due: formatDuration(a.atMs),
+      pull: a.pullAtMs === undefined ? null : formatDuration(a.pullAtMs),
+      via: a.via,
+    })),
+    parkedAfter: formatDuration(timeline.parkedAtMs),
+    parkedAfterPull: timeline.parkedPullAtMs === undefined ? null : formatDuration(timeline.parkedPullAtMs),
+  };
+}
+
+export { consoleQueuesFromConfig, consoleQueuesFromDeclared, policyView, shellWord };
 export type { ConsoleQueue };

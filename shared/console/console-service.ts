@@ -2,17 +2,16 @@ import type { WalkCounts } from '../parked/walk.js';
 import { groupsReport, type GroupsReport } from '../parked/groups.js';
 import { describeFilter, EVERYTHING } from '../parked/filters.js';
 import { redactText } from '../observability/redact.js';
-import { formatDuration } from '../topology/retry-timeline.js';
 import type { ConsoleBroker } from './console-broker.js';
 import { type ConsoleCommand, type ConsoleResult, filterFields } from './console-command.js';
-import type { ConsoleQueue } from './console-queue.js';
+import { type ConsoleQueue, policyView } from './console-queue.js';
 import { ConsoleInputError, QueueNotDeclaredError } from './errors.js';
 import { JobRegistry, type Job } from './jobs.js';
-import { type NativeCounts, nativeCountsView } from './native-counts.js';
+import { type NativeCounts, nativeCountsOrWhy, nativeCountsView } from './native-counts.js';
 import { parseMessageEdit } from './message-edit.js';
 import type { MessagePick } from './parked-reads.js';
 import { QueueLock } from './queue-lock.js';
-import { filterFromRequest } from './request-filter.js';
+import { confirmedCount, filterFromRequest } from './request-filter.js';
 
 /** Options of {@link ConsoleService}. */
 type ConsoleServiceOptions = {
@@ -31,27 +30,6 @@ type CachedGroups = GroupsReport & { readonly readAt: string };
 
 /** The highest rate a request may ask for: the walk confirms one message at a time anyway. */
 const MAX_RATE_PER_SECOND = 10_000;
-
-/**
- * A queue's retry policy as the overview draws it (`boomerang policy` prints the same): each attempt
- * after the first, when it comes due and, with a pull schedule, when a run takes it, in ms and in words.
- */
-function policyView(q: ConsoleQueue): Record<string, unknown> {
-  const { timeline, pullEveryMs } = q;
-  return {
-    pullEvery: pullEveryMs === undefined ? null : formatDuration(pullEveryMs),
-    attempts: timeline.attempts.map((a) => ({
-      attempt: a.attempt,
-      atMs: a.atMs,
-      pullAtMs: a.pullAtMs ?? null,
-      due: formatDuration(a.atMs),
-      pull: a.pullAtMs === undefined ? null : formatDuration(a.pullAtMs),
-      via: a.via,
-    })),
-    parkedAfter: formatDuration(timeline.parkedAtMs),
-    parkedAfterPull: timeline.parkedPullAtMs === undefined ? null : formatDuration(timeline.parkedPullAtMs),
-  };
-}
 
 /**
  * What the console's API does, without HTTP: reads (overview, groups, messages, one message) and
@@ -74,7 +52,7 @@ class ConsoleService {
   public async overview(): Promise<Record<string, unknown>> {
     const names = this.options.queues.flatMap((q) => [q.workQueue, ...q.delayQueues, q.parkingQueue]);
     const native = this.options.queues.filter((q) => q.native).map((q) => q.workQueue);
-    const [depths, counts] = await Promise.all([this.options.broker.depths(names), this.nativeCounts(native)]);
+    const [depths, counts] = await Promise.all([this.options.broker.depths(names), nativeCountsOrWhy(this.options.broker, native)]);
     const queues = [];
     for (const q of this.options.queues) queues.push(await this.queueOverview(q, depths, counts));
     return { broker: this.options.broker.endpoint, queues };
@@ -180,15 +158,6 @@ class ConsoleService {
     );
   }
 
-  /** The native work queues' messages apart; when the broker cannot tell them (a secret not read...), why, and the overview shows the rest. */
-  private async nativeCounts(queues: readonly string[]): Promise<ReadonlyMap<string, NativeCounts>> {
-    if (queues.length === 0) return new Map();
-    return this.options.broker.nativeCounts(queues).catch((error: unknown) => {
-      const reason = redactText(`${(error as Error).name}: ${(error as Error).message}`);
-      return new Map(queues.map((name) => [name, { kind: 'unknown', reason } as const]));
-    });
-  }
-
   private async queueOverview(
     q: ConsoleQueue,
     depths: ReadonlyMap<string, number | null>,
@@ -267,17 +236,6 @@ class ConsoleService {
       throw new ConsoleInputError(`no queue ${JSON.stringify(name)} in this console; it shows ${this.options.queues.map((q) => q.name).join(', ')}`);
     return queue;
   }
-}
-
-/** The body's `expectedCount`: how many messages the operator saw and confirmed, the most an action may take. */
-function confirmedCount(body: Readonly<Record<string, unknown>>): number {
-  const expected = body.expectedCount;
-  if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) {
-    throw new ConsoleInputError(
-      `expectedCount must be the number of messages the operator confirmed (a whole number of at least 1); got ${JSON.stringify(expected)}`,
-    );
-  }
-  return expected;
 }
 
 export { ConsoleService };

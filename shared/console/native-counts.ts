@@ -7,6 +7,7 @@
  */
 
 import { OPTIONS } from '../config/option-table.js';
+import { redactText } from '../observability/redact.js';
 import { formatDuration } from '../topology/retry-timeline.js';
 
 /** A native work queue's messages apart, or why the management API could not say. */
@@ -162,5 +163,20 @@ function nativeCountsView(counts: NativeCounts | undefined, ready: number | null
   return { kind: 'counted', ready, delayed, unacked, nextDueIn: nextDueAtMs === null ? null : formatDuration(Math.max(0, nextDueAtMs - nowMs)) };
 }
 
-export { managementApiOf, managementUrlOf, nativeCountsOf, nativeCountsView, readNativeCounts };
+/**
+ * The native work queues' messages apart, from `broker`; when it cannot tell them (no API, a refused
+ * login), why, for each queue, so that the overview shows the rest.
+ */
+async function nativeCountsOrWhy(
+  broker: { nativeCounts(queues: readonly string[]): Promise<ReadonlyMap<string, NativeCounts>> },
+  queues: readonly string[],
+): Promise<ReadonlyMap<string, NativeCounts>> {
+  if (queues.length === 0) return new Map();
+  return broker.nativeCounts(queues).catch((error: unknown) => {
+    const reason = redactText(`${(error as Error).name}: ${(error as Error).message}`);
+    return new Map(queues.map((name) => [name, { kind: 'unknown', reason } as const]));
+  });
+}
+
+export { managementApiOf, managementUrlOf, nativeCountsOf, nativeCountsOrWhy, nativeCountsView, readNativeCounts };
 export type { NativeCounts };

@@ -36,4 +36,15 @@ function isFilterName(name: string): boolean {
   return REPEATABLE.has(name) || SINGLE.has(name);
 }
 
-export { filterFromRequest, isFilterName };
+/** The body's `expectedCount`: how many messages the operator saw and confirmed, the most an action may take. */
+function confirmedCount(body: Readonly<Record<string, unknown>>): number {
+  const expected = body.expectedCount;
+  if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) {
+    throw new ConsoleInputError(
+      `expectedCount must be the number of messages the operator confirmed (a whole number of at least 1); got ${JSON.stringify(expected)}`,
+    );
+  }
+  return expected;
+}
+
+export { confirmedCount, filterFromRequest, isFilterName };
