@@ -254,7 +254,7 @@ const OPTIONS = {
     tier: 'advanced',
     range: { type: 'integer', min: 10, max: 60_000 },
     default: 500,
-    doc: 'the queue counts as idle when no delivery came for this long',
+    doc: 'the queue counts as idle when no delivery came for this long. Raise it for bodies of several MB: one can take longer than this to arrive, and is then given back untried (a warning says so) at every invocation ([a large body](pull-and-event.md#a-large-body-and-the-idle-window))',
   },
   safetyMarginMs: {
     variable: 'SAFETY_MARGIN_MS',

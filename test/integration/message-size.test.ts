@@ -53,6 +53,29 @@ describe('messages near the broker size limit', () => {
     expect(copy?.content.length).toBe(SIXTEEN_MIB);
   });
 
+  it('warns, naming IDLE_TIMEOUT_MS, when a large message arrives just after the queue was called idle, and gives it back untouched', async () => {
+    // Prepare: an idle window far shorter than 16 MiB takes to arrive
+    const broker = testBroker();
+    const config = testConfig({ IDLE_TIMEOUT_MS: '10' });
+    await setUpTopology(broker, config);
+    await publishSixteenMib(broker, config.workQueue, { messageId: 'big' });
+    const { handler, calls } = failFirstAttempt();
+    const logger = recordingLogger('warn');
+    // Act
+    const summary = await runPull({ config, handler, budgetMs: 10_000, log: logger.log });
+    // Assess: never tried, back in the work queue, and the log says what to raise
+    expect(summary).toMatchObject({ stoppedBecause: 'idle', received: 1, requeued: 1, retried: 0, parked: 0 });
+    expect(calls).toEqual([]);
+    expect(logger.entries()).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: expect.stringContaining('raise IDLE_TIMEOUT_MS'), largestBodyBytes: SIXTEEN_MIB, idleTimeoutMs: 10 }),
+    );
+    // The give-back reaches the queue's count a moment after the invocation returns
+    await broker.holds(config.workQueue, 1);
+    const [back] = await broker.drain(config.workQueue, 1);
+    expect(back?.content.equals(Buffer.alloc(SIXTEEN_MIB, 1))).toBe(true);
+    expect(back?.properties.messageId).toBe('big');
+  });
+
   it("parks a failed message over MAX_MESSAGE_BYTES through the work queue's dead-lettering, byte for byte, and handles the 40 behind it in the same invocation", async () => {
     // Prepare: the work queue as topology apply creates it dead-letters to the parking lot
     const broker = testBroker();
