@@ -72,6 +72,17 @@ function encodeCredential(value: string): string {
 }
 
 /**
+ * The user and password an AMQP URL logs in with, read as amqplib reads them: decoded with the legacy
+ * `unescape` (which reads `%uXXXX`, the form `encodeCredential` writes for non-ASCII characters), and
+ * guest/guest when the URL names neither.
+ * @example loginOfUrl(new URL('amqps://app:p%u00E4ss@b-1.mq.eu-west-1.amazonaws.com/prod')) // { username: 'app', password: 'päss' }
+ */
+function loginOfUrl(url: URL): { readonly username: string; readonly password: string } {
+  if (url.username === '' && url.password === '') return { username: 'guest', password: 'guest' };
+  return { username: unescape(url.username), password: unescape(url.password) };
+}
+
+/**
  * The vhost an AMQP URL connects to, read as amqplib reads it: the path without its leading `/`,
  * percent-decoded; `/` when the path is empty.
  * @example vhostOfUrl('amqps://b-1.mq.eu-west-1.amazonaws.com:5671/%2F') // '/'
@@ -95,4 +106,4 @@ function vhostOfConfig(config: Pick<Config, 'amqpSecret' | 'amqpUrls'>): string 
   return config.amqpSecret?.vhost ?? vhostOfUrl(config.amqpUrls[0] ?? '');
 }
 
-export { brokerUrls, encodeCredential, parseBrokerSecret, vhostOfConfig, vhostOfUrl };
+export { brokerUrls, encodeCredential, loginOfUrl, parseBrokerSecret, vhostOfConfig, vhostOfUrl };

@@ -6,6 +6,7 @@
  * + `messages_delayed` 4 + `messages_unacknowledged` 1, where `checkQueue` said 2).
  */
 
+import { loginOfUrl } from '../amqp/broker-endpoints.js';
 import { OPTIONS } from '../config/option-table.js';
 import { redactText } from '../observability/redact.js';
 import { formatDuration } from '../topology/retry-timeline.js';
@@ -76,14 +77,14 @@ function managementUrlOf(amqpUrl: string): string | undefined {
 function managementApiOf(amqpUrl: string, configured?: string): ManagementApi | undefined {
   const url = configured ?? managementUrlOf(amqpUrl);
   if (url === undefined) return undefined;
-  let login: URL | undefined;
+  let login: { readonly username: string; readonly password: string };
   try {
-    login = new URL(amqpUrl);
+    // The broker's own login, as the AMQP connection uses it (guest/guest when the URL names none).
+    login = loginOfUrl(new URL(amqpUrl));
   } catch {
-    login = undefined;
+    login = { username: '', password: '' };
   }
-  // Decoded as amqplib decodes them (`unescape`): encodeCredential writes non-ASCII as %uXXXX.
-  return { url: url.replace(/\/+$/, ''), username: unescape(login?.username ?? ''), password: unescape(login?.password ?? '') };
+  return { url: url.replace(/\/+$/, ''), ...login };
 }
 
 /**

@@ -3,7 +3,7 @@
  * `amqp://` / `amqps://` URLs as the amqplib path, so one AMQP_URL (or one secret) serves both clients.
  */
 import { isIP } from 'node:net';
-import { vhostOfUrl } from '../amqp/broker-endpoints.js';
+import { loginOfUrl, vhostOfUrl } from '../amqp/broker-endpoints.js';
 
 /** How to reach one broker URL: the socket to dial, and the open frame to send on it. */
 type RheaConnectOptions = {
@@ -39,9 +39,8 @@ type RheaConnectOptions = {
 const IDLE_TIME_OUT_MS = 10_000;
 
 /**
- * The rhea options for `url`. User name and password are decoded as amqplib decodes them (the legacy
- * `unescape`, which reads `%uXXXX`, the form `encodeCredential` writes for non-ASCII characters);
- * no user in the URL means guest/guest, as with amqplib.
+ * The rhea options for `url`. User name and password are read as amqplib reads them (`loginOfUrl`:
+ * `%uXXXX` for non-ASCII characters; no user in the URL means guest/guest).
  * @example
  * rheaConnectOptions('amqps://app:p%u00E4ss@b-1.mq.eu-west-1.amazonaws.com/prod', 'orders-retry-4f2a')
  * // { dial: { host: 'b-1.mq...', port: 5671, tls: true, servername: 'b-1.mq...' },
@@ -51,14 +50,10 @@ function rheaConnectOptions(url: string, containerId: string, connectionName: st
   const parsed = new URL(url);
   const tls = parsed.protocol === 'amqps:';
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const credentials =
-    parsed.username === '' && parsed.password === ''
-      ? { username: 'guest', password: 'guest' }
-      : { username: unescape(parsed.username), password: unescape(parsed.password) };
   return {
     dial: { host, port: parsed.port === '' ? (tls ? 5671 : 5672) : Number(parsed.port), tls, servername: isIP(host) === 0 ? host : '' },
     open: {
-      ...credentials,
+      ...loginOfUrl(parsed),
       hostname: `vhost:${vhostOfUrl(url)}`,
       container_id: containerId,
       properties: { connection_name: connectionName },

@@ -45,6 +45,10 @@ describe('managementApiOf', () => {
     });
   });
 
+  it('logs in as guest/guest when the AMQP URL names no user, as the AMQP connection does', () => {
+    expect(managementApiOf('amqp://localhost')).toEqual({ url: 'http://localhost:15672', username: 'guest', password: 'guest' });
+  });
+
   it('takes the configured address instead, without its trailing slash', () => {
     expect(managementApiOf('amqp://ops:pw@10.0.0.7:5672', 'https://mq.example.com/rabbitmq/')).toEqual({
       url: 'https://mq.example.com/rabbitmq',
