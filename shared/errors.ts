@@ -141,6 +141,19 @@ class HandlerTimeoutError extends BoomerangError {
   }
 }
 
+/**
+ * With idempotency on, a message whose key was claimed but whose handler never started: the invocation
+ * stopped (the budget's stop, an open breaker, a store that is down) while the call waited for a
+ * handler slot (core/handler-slots.ts). The guard releases the key and the message goes back untried,
+ * as one not taken yet would; no caller ever sees this error.
+ */
+class HandlerNotStartedError extends BoomerangError {
+  public constructor() {
+    super('the invocation stopped before a handler slot was free: the message was not tried');
+    this.name = 'HandlerNotStartedError';
+  }
+}
+
 /** The input is not an `aws:rmq` event at all: nothing in it can be parked, so the invocation fails. */
 class EventShapeError extends BoomerangError {
   public constructor(message: string) {
@@ -264,6 +277,7 @@ export {
   BrokerConnectionError,
   ConfigError,
   EventShapeError,
+  HandlerNotStartedError,
   HandlerTimeoutError,
   IdempotencyInProgressError,
   IdempotencyStoreError,

@@ -10,13 +10,14 @@
  * crash-loop parks made, the store failures in a row) and the handlers still running, which the
  * hard stop cuts off: their attempts count, and whatever they return later settles nothing.
  */
-import type { IdempotencyOutcome } from '../idempotency/guard.js';
+import { HandlerNotStartedError, isNamedError } from '../errors.js';
+import type { IdempotencyGuard, IdempotencyOutcome } from '../idempotency/guard.js';
 import { type GuardRefusal, guardRefusalOf, refusalFields, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
 import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Delivery } from '../message/copy-message.js';
 import { readBrokerCount, readRetryNo } from '../message/headers.js';
-import type { BoomerangMessage, HandlerContext } from '../message/message.js';
-import { NO_SPAN } from '../observability/attempt-tracer.js';
+import type { BoomerangMessage } from '../message/message.js';
+import { type AttemptSpan, NO_SPAN } from '../observability/attempt-tracer.js';
 import { backoffDelayMs } from '../retry/backoff.js';
 import { decideRetry, type ErrorFacts, errorFacts, type RetryDecision } from '../retry/decide-retry.js';
 import { errorFields } from '../retry/error-fields.js';
@@ -24,6 +25,7 @@ import { AttemptDeadlines, effectiveLimitMs } from './attempt-deadlines.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { checkCrashLoop, crashLoopError, givenBackReachesLimit } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
+import { HandlerSlots } from './handler-slots.js';
 import type { LifecycleOptions, Origin } from './lifecycle-options.js';
 import type { Pacer } from './pacer.js';
 import { Pause } from './pause.js';
@@ -32,6 +34,9 @@ import { ACK, ACK_UNKEYED, DUPLICATE, OUT_OF_TIME_GIVE_BACK, type Verdict } from
 
 /** Why no more messages should go to the handler in this invocation (or, `paused`, for now), if any. */
 type Stop = 'breaker-open' | 'idempotency-store-down' | 'paused';
+
+/** Whether an attempt's call holds a handler slot (core/handler-slots.ts): with a guard, one per attempt. */
+type SlotHold = { held: boolean };
 
 const PAUSED_GIVE_BACK: Verdict = Object.freeze({ kind: 'give-back', why: 'paused' });
 
@@ -63,6 +68,8 @@ class Lifecycle<O extends Origin = Origin> {
   /** Each attempt's time limit; its context (the handler's signal) comes with its deadline. */
   private readonly deadlines: AttemptDeadlines;
   private readonly spans: AttemptSpans;
+  /** With a guard: the handler calls' slots, apart from the store's calls around them. */
+  private readonly slots: HandlerSlots | undefined;
 
   public constructor(private readonly options: LifecycleOptions) {
     this.spans = options.tally.spans;
@@ -79,6 +86,7 @@ class Lifecycle<O extends Origin = Origin> {
     // Paced: the summary says so (pacedMs), even when no start had to wait.
     if (options.pacer !== undefined) options.tally.paced(0);
     this.leaveLine = AbortSignal.any([this.abort.signal, this.stopping.signal]);
+    this.slots = options.guard === undefined ? undefined : new HandlerSlots(() => this.concurrency, this.leaveLine);
   }
 
   /** Aborted at the budget's stop (each handler's own signal also aborts at its attempt's deadline). */
@@ -105,6 +113,15 @@ class Lifecycle<O extends Origin = Origin> {
   /** How many handlers may run at once now: 1 while the breaker probes, none once it opened. */
   public get concurrency(): number {
     return allowedConcurrency(this.breaker, this.options.config.concurrency);
+  }
+
+  /**
+   * How many attempts the take loop keeps under way at once: the concurrency; with a guard, twice it,
+   * so that the store's calls of the next messages overlap the running handlers (core/handler-slots.ts),
+   * while the handler calls themselves still run at most `concurrency` at once.
+   */
+  public get attemptLimit(): number {
+    return this.slots === undefined ? this.concurrency : 2 * this.concurrency;
   }
 
   public get breakerOpened(): boolean {
@@ -149,13 +166,18 @@ class Lifecycle<O extends Origin = Origin> {
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
     this.running.set(delivery, { message, origin });
     const { guard, handler } = this.options;
+    const slot: SlotHold | undefined = guard === undefined ? undefined : { held: false };
     try {
-      // Tracing on: the handler runs inside its span (a closure per message, so only then). No guard: the plain call.
+      // Tracing on: the handler runs inside its span (a closure per message, so only then).
       // Either way it is bound by its deadline: a call that never settles fails with HandlerTimeoutError.
-      const window = this.deadlines.current();
-      const outcome = traced
-        ? await span.run(() => this.deadlines.bound(this.call(message, window.context), window))
-        : await this.deadlines.bound(guard === undefined ? handler(message, window.context) : this.call(message, window.context), window);
+      let outcome: IdempotencyOutcome | undefined;
+      if (guard !== undefined) outcome = await this.guarded(guard, message, span, traced, slot as SlotHold);
+      else {
+        const window = this.deadlines.current();
+        await (traced
+          ? span.run(() => this.deadlines.bound(handler(message, window.context), window))
+          : this.deadlines.bound(handler(message, window.context), window));
+      }
       if (!this.running.delete(delivery)) return undefined;
       let unkeyed = false;
       if (outcome !== undefined) {
@@ -168,27 +190,42 @@ class Lifecycle<O extends Origin = Origin> {
       if (traced) span.verdict(verdict, true);
       return verdict;
     } catch (thrown) {
-      if (!this.running.delete(delivery)) return undefined;
-      const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
-      if (refusal !== undefined) return recorded(span, false, this.refused(delivery, origin, retryNo, refusal, thrown));
-      span.handlerError(thrown);
-      // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
-      // would come back first in every invocation and stall the queue behind it.
-      if (this.abort.signal.aborted) return recorded(span, true, this.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown));
-      const error = errorFacts(thrown);
-      const decision = this.decide(delivery, message, thrown);
-      const wasOpen = this.breaker.state === 'open';
-      // A partner's "slow down" (the decision pauses the queue) says it is up: the pause answers it, not the breaker.
-      this.breaker = recordOutcome(this.breaker, error.retryable && decision.pauseMs === undefined ? 'retryable-failure' : 'other-failure');
-      if (!wasOpen && this.breaker.state === 'open') {
-        this.stopping.abort();
-        log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages go back with their retry count', {
-          failuresInARow: this.breaker.failuresInARow,
-          errorName: error.name,
-        });
+      const verdict = this.running.delete(delivery) ? this.threw(delivery, origin, message, span, thrown) : undefined;
+      // A failed call keeps its handler slot until its outcome counts (the breaker, a pause): freed
+      // sooner, the next handler would start before an open breaker or a pause could stop it.
+      if (slot?.held === true) {
+        slot.held = false;
+        (this.slots as HandlerSlots).leave();
       }
-      return recorded(span, true, this.verdictOf(delivery, message, decision, error, thrown));
+      return verdict;
     }
+  }
+
+  /** The verdict of an attempt whose call threw: not started, refused by the guard, cut off, or failed. */
+  private threw(delivery: Delivery, origin: O, message: BoomerangMessage, span: AttemptSpan, thrown: unknown): Verdict {
+    const { guard, log } = this.options;
+    const { retryNo } = message;
+    // Claimed, then the invocation stopped before a handler slot was free: the guard released the key.
+    if (isNamedError(thrown, 'HandlerNotStartedError')) return recorded(span, false, this.untriedVerdict(delivery, this.stop === undefined));
+    const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
+    if (refusal !== undefined) return recorded(span, false, this.refused(delivery, origin, retryNo, refusal, thrown));
+    span.handlerError(thrown);
+    // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
+    // would come back first in every invocation and stall the queue behind it.
+    if (this.abort.signal.aborted) return recorded(span, true, this.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown));
+    const error = errorFacts(thrown);
+    const decision = this.decide(delivery, message, thrown);
+    const wasOpen = this.breaker.state === 'open';
+    // A partner's "slow down" (the decision pauses the queue) says it is up: the pause answers it, not the breaker.
+    this.breaker = recordOutcome(this.breaker, error.retryable && decision.pauseMs === undefined ? 'retryable-failure' : 'other-failure');
+    if (!wasOpen && this.breaker.state === 'open') {
+      this.stopping.abort();
+      log.warn('circuit breaker opened: no more handler calls in this invocation; untried messages go back with their retry count', {
+        failuresInARow: this.breaker.failuresInARow,
+        errorName: error.name,
+      });
+    }
+    return recorded(span, true, this.verdictOf(delivery, message, decision, error, thrown));
   }
 
   /**
@@ -271,15 +308,27 @@ class Lifecycle<O extends Origin = Origin> {
     return undefined;
   }
 
-  /** The handler's call; with a guard, at most once per idempotency key. */
-  // biome-ignore lint/suspicious/noConfusingVoidType: what a Handler returns (void or a promise), passed on as it is so that a sync handler costs no promise.
-  private call(message: BoomerangMessage, context: HandlerContext): Promise<IdempotencyOutcome | void> | void {
-    const { guard, handler } = this.options;
-    if (guard === undefined) return handler(message, context);
+  /**
+   * The handler's call at most once per idempotency key. Only the call holds a handler slot and runs
+   * against its deadline; the store's claim before it and its completion after it do not (a store
+   * call is bounded by the store's own request timeout). A pause or a stop that came while the call
+   * waited for its slot keeps it from starting: it throws HandlerNotStartedError, and the guard releases the key.
+   */
+  private guarded(guard: IdempotencyGuard, message: BoomerangMessage, span: AttemptSpan, traced: boolean, slot: SlotHold): Promise<IdempotencyOutcome> {
+    const slots = this.slots as HandlerSlots;
     return guard.run(
       message,
       async () => {
-        await handler(message, context);
+        if (!(await slots.enter())) throw new HandlerNotStartedError();
+        slot.held = true;
+        if (this.stop !== undefined || (this.pause.holds() && !(await this.pause.waitOut(this.options.stopAt, this.leaveLine))))
+          throw new HandlerNotStartedError();
+        const window = this.deadlines.current();
+        const call = (): Promise<void> | void => this.deadlines.bound(this.options.handler(message, window.context), window);
+        await (traced ? span.run(call) : call());
+        // Done: the slot is free before the store marks the key completed. A throw keeps it (attempt's catch).
+        slot.held = false;
+        slots.leave();
       },
       this.options.hardStopAt - Date.now(),
     );

@@ -319,7 +319,7 @@ async function takeUntilStop(
     const untilStop = deadlines.stopTakingAt - now;
     if (untilStop <= 0 || lifecycle.signal.aborted) return 'budget';
     narrowing?.check(now, untilStop, parts.tally.received - handling.size);
-    if (handling.size >= lifecycle.concurrency) {
+    if (handling.size >= lifecycle.attemptLimit) {
       await unlessAborted(handling.oneFinished(), stopWaiting);
       continue;
     }

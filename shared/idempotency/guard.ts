@@ -66,6 +66,11 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
   // A store that cannot be loaded fails each run as a store failure; the promise itself is not news.
   opening.catch(() => undefined);
   const storeName = describeStore(resolved.store);
+  // The keyed runs of this guard under way: a second delivery of a message this process is running (a
+  // batch that holds it twice) waits for the first's outcome, then claims. Claimed at once, it would
+  // find the key in progress and go to the delay path as a copy, where after the wait it finds the key
+  // completed: a duplicate, acked. One process only: another process's run is what the store is for.
+  const underWay = new Map<string, Promise<IdempotencyOutcome>>();
 
   const run = async (message: BoomerangMessage, work: () => Promise<void>, remainingMs: number): Promise<IdempotencyOutcome> => {
     if (!Number.isFinite(remainingMs)) throw new RangeError(`Expected \`remainingMs\` to be a finite number of milliseconds, got ${remainingMs}`);
@@ -75,10 +80,24 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
       return 'no-key';
     }
     const key = String(raw);
+    const deadline = Date.now() + remainingMs;
+    const earlier = underWay.get(key);
+    const after = (): Promise<IdempotencyOutcome> => runKeyed(key, work, deadline);
+    const outcome = earlier === undefined ? runKeyed(key, work, deadline) : earlier.then(after, after);
+    underWay.set(key, outcome);
+    try {
+      return await outcome;
+    } finally {
+      if (underWay.get(key) === outcome) underWay.delete(key);
+    }
+  };
+
+  /** One keyed run: claim, work, complete (or release the key when the work throws). */
+  const runKeyed = async (key: string, work: () => Promise<void>, deadline: number): Promise<IdempotencyOutcome> => {
     let persistence: StoreHandle['persistence'];
     try {
       persistence = (store ?? (await opening)).persistence;
-      if ((await claimKey(persistence, key, Date.now() + remainingMs)) === 'completed') return 'duplicate';
+      if ((await claimKey(persistence, key, deadline)) === 'completed') return 'duplicate';
     } catch (error) {
       throw classifyGuardFailure(error, key, storeName);
     }

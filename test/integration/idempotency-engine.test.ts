@@ -140,6 +140,55 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       expect(String(warning?.reason)).toMatch(/The idempotency store .* failed/);
     });
 
+    it('runs at most CONCURRENCY handlers at once, while the store calls of the next messages overlap them', async () => {
+      // Prepare
+      const broker = testBroker();
+      const config = testConfig({ CONCURRENCY: '3' });
+      await setUpTopology(broker, config);
+      const ids = Array.from({ length: 12 }, (_, i) => `slot-${i}`);
+      for (const id of ids) publishJson(broker, config.workQueue, { id }, { messageId: id });
+      await broker.holds(config.workQueue, ids.length, 10_000);
+      let running = 0;
+      let most = 0;
+      const effects: string[] = [];
+      const handler: Handler = async (m) => {
+        running += 1;
+        most = Math.max(most, running);
+        await sleep(30);
+        effects.push(String(m.properties.messageId));
+        running -= 1;
+      };
+      // Act
+      const summary = await pull(config, handler, guard());
+      // Assess: the limit is reached and never passed; each message ran once and its key completed
+      expect(most).toBe(3);
+      expect(effects.slice().sort()).toEqual(ids.slice().sort());
+      expect(summary).toMatchObject({ received: 12, acked: 12, skippedDuplicates: 0 });
+      expect(await fixture().records()).toBe(12);
+    });
+
+    it('gives back untried, its key released, a claimed message whose handler slot never came before the breaker opened', async () => {
+      // Prepare: one slot; the first message's failure opens the breaker while the second waits for the slot
+      const broker = testBroker();
+      const config = testConfig({ CONCURRENCY: '1', BREAKER_THRESHOLD: '1' });
+      await setUpTopology(broker, config);
+      publishJson(broker, config.workQueue, { n: 1 }, { messageId: 'opens' });
+      publishJson(broker, config.workQueue, { n: 2 }, { messageId: 'waits' });
+      await broker.holds(config.workQueue, 2, 10_000);
+      const calls: string[] = [];
+      const handler: Handler = async (m) => {
+        calls.push(String(m.properties.messageId));
+        await sleep(50);
+        throw new Error('partner answered 503');
+      };
+      // Act
+      const summary = await pull(config, handler, guard());
+      // Assess: one attempt; the other is deferred with the count it came with, and no key stays held
+      expect(summary).toMatchObject({ received: 2, retried: 1, deferred: 1, parked: 0, lost: 0, breakerOpened: true });
+      expect(calls).toEqual(['opens']);
+      expect(await fixture().records()).toBe(0);
+    });
+
     it('acks a message without a messageId by running the handler unguarded, and counts it', async () => {
       // Prepare
       const broker = testBroker();
@@ -227,7 +276,7 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       expect([back?.properties.messageId, back?.properties.headers?.['x-retry-no']]).toEqual(['held-e', 2]);
     });
 
-    it('defers the batch while the store is down (the rest untried after 3 failures), and fails nothing', async () => {
+    it('defers the batch while the store is down (the rest untried after 3 failures, and the claim already under way), and fails nothing', async () => {
       // Prepare
       const broker = testBroker();
       const config = testConfig({ CONCURRENCY: '1' });
@@ -242,7 +291,11 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       expect(summary).toMatchObject({ received: 5, deferred: 5, parked: 0, acked: 0 });
       expect(recorder.calls).toEqual([]);
       expect(back.map((m) => m.properties.messageId).sort()).toEqual(ids);
-      expect(log.entries().filter((e) => e.message === 'idempotency: the store failed; message deferred' && ids.includes(String(e.messageId)))).toHaveLength(3);
+      // Three failures in a row stop the invocation; at CONCURRENCY 1 it keeps two attempts in hand
+      // (core/handler-slots.ts), so the fourth message's claim may be under way then, and fail too.
+      const failures = log.entries().filter((e) => e.message === 'idempotency: the store failed; message deferred' && ids.includes(String(e.messageId)));
+      expect(failures.length).toBeGreaterThanOrEqual(3);
+      expect(failures.length).toBeLessThanOrEqual(4);
     });
   });
 });

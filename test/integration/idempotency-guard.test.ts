@@ -36,20 +36,34 @@ describe.each([redisKind(), dynamoDbKind()])('createIdempotencyGuard on $name', 
     expect(work.runs).toBe(1);
   });
 
-  it('lets one of two runs of a key at once in the same container run; the other throws IdempotencyInProgressError', async () => {
+  it('runs a key once when two runs of it start at once in the same container: the second waits for the first and is a duplicate', async () => {
     // Prepare
     const work = countedWork(true);
     const g = guard();
     // Act
-    const runs = [g.run(message('order-2b'), work.run, REMAINING_MS), g.run(message('order-2b'), work.run, REMAINING_MS)];
-    // The run that lost settles while the winner's work still waits on its gate.
-    await Promise.race(runs.map((run) => run.catch(() => undefined)));
+    const first = g.run(message('order-2b'), work.run, REMAINING_MS);
+    const second = g.run(message('order-2b'), work.run, REMAINING_MS);
+    await work.running;
     work.release();
-    const settled = await Promise.allSettled(runs);
-    // Assess
-    const outcomes = settled.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).name)).sort();
-    expect(outcomes).toEqual(['IdempotencyInProgressError', 'ran']);
+    const outcomes = await Promise.allSettled([first, second]);
+    // Assess: the second neither ran nor met the first's in-progress record
+    expect(outcomes.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).name))).toEqual(['ran', 'duplicate']);
     expect(work.runs).toBe(1);
+  });
+
+  it("runs the second of two runs of a key at once in the same container when the first's work throws (the key was released)", async () => {
+    // Prepare
+    const g = guard();
+    let calls = 0;
+    const failsFirst = async (): Promise<void> => {
+      calls += 1;
+      if (calls === 1) throw new Error('partner down');
+    };
+    // Act
+    const outcomes = await Promise.allSettled([g.run(message('order-2c'), failsFirst, REMAINING_MS), g.run(message('order-2c'), failsFirst, REMAINING_MS)]);
+    // Assess
+    expect(outcomes.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['partner down', 'ran']);
+    expect(calls).toBe(2);
   });
 
   it('runs each of several keys started in the same turn once; their second runs are duplicates', async () => {

@@ -589,9 +589,37 @@ describe('Lifecycle: the store-failure streak', () => {
   });
 
   it('stays down for the invocation when a run already under way succeeds with the store afterwards', async () => {
+    // Prepare: the first run's handler is under way until released; the next three meet a failed store
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    const guard: IdempotencyGuard = {
+      run: async (_message, work) => {
+        if (++calls > 1) throw storeDown;
+        await work();
+        return 'ran';
+      },
+      close: async () => undefined,
+    };
+    const { lifecycle: made } = lifecycle(() => released, { guard });
+    const first = made.attempt(delivery(), ORIGIN);
+    for (let i = 0; i < 3; i++) await made.attempt(delivery(), ORIGIN);
+    // Act
+    release();
+    const verdict = await first;
+    // Assess
+    expect(verdict).toMatchObject({ kind: 'ack' });
+    expect(made.stop).toBe('idempotency-store-down');
+    made.end();
+  });
+
+  it('starts no handler of a run whose key was claimed before the store went down: it goes back untried, as the messages not taken yet', async () => {
     // Prepare: the first run holds its claim until released; the next three meet a failed store
     let release: () => void = () => undefined;
     let calls = 0;
+    let handled = 0;
     const guard: IdempotencyGuard = {
       run: async (_message, work) => {
         if (++calls > 1) throw storeDown;
@@ -603,15 +631,20 @@ describe('Lifecycle: the store-failure streak', () => {
       },
       close: async () => undefined,
     };
-    const { lifecycle: made } = lifecycle(ok, { guard });
+    const { lifecycle: made } = lifecycle(
+      () => {
+        handled += 1;
+      },
+      { guard },
+    );
     const first = made.attempt(delivery(), ORIGIN);
     for (let i = 0; i < 3; i++) await made.attempt(delivery(), ORIGIN);
     // Act
     release();
     const verdict = await first;
     // Assess
-    expect(verdict).toMatchObject({ kind: 'ack' });
-    expect(made.stop).toBe('idempotency-store-down');
+    expect(verdict).toEqual({ kind: 'give-back', why: 'idempotency-store-down' });
+    expect(handled).toBe(0);
     made.end();
   });
 });
