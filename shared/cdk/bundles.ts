@@ -10,12 +10,16 @@
  */
 import { join, resolve } from 'node:path';
 import { build, type BuildOptions, buildSync } from 'esbuild';
-import type { ResolvedDeploy } from '../queues/deploy-options.js';
+import type { Mode, ResolvedDeploy } from '../queues/deploy-options.js';
 import { type Bundle, describeBundle } from './bundle-report.js';
 import { ownModule } from './own-modules.js';
 
-/** One bundle to build: its folder name under the output folder, and the module text esbuild starts from. */
-type BundleEntry = { readonly name: string; readonly contents: string };
+/**
+ * One bundle to build: its folder name under the output folder, the module text esbuild starts from,
+ * and, for a queue's pull or event function, its mode: `defineQueue` then leaves the other mode's
+ * function (and its code) out.
+ */
+type BundleEntry = { readonly name: string; readonly contents: string; readonly mode?: Mode };
 
 /** A queue whose functions are bundled: its name, its definition file (absolute) and what it deploys. */
 type BundledQueue = { readonly name: string; readonly file: string; readonly deploy: Pick<ResolvedDeploy, 'modes' | 'retention'> };
@@ -56,6 +60,7 @@ function functionEntries(queues: readonly BundledQueue[]): BundleEntry[] {
     ...queue.deploy.modes.map((mode) => ({
       name: bundleName(queue.name, mode),
       contents: `export { ${mode} as handler } from ${JSON.stringify(queue.file)};\n`,
+      mode,
     })),
     ...(queue.deploy.retention === undefined
       ? []
@@ -103,6 +108,9 @@ function esbuildOptions(entry: BundleEntry, outdir: string, workingDir: string):
     legalComments: 'linked',
     metafile: true,
     logLevel: 'warning',
+    // The mode this bundle serves, read by defineQueue (shared/queues/define-queue.ts) and folded at
+    // build time: the event function's code is not in a pull bundle, nor the pull function's in an event one.
+    ...(entry.mode === undefined ? {} : { define: { 'process.env.BOOMERANG_BUNDLED_MODE': JSON.stringify(entry.mode) } }),
   };
 }
 

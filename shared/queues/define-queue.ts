@@ -82,11 +82,30 @@ function defineQueue(options: QueueOptions) {
   });
   return {
     queue,
+    // In a bundle for one mode, esbuild's `define` (shared/cdk/bundles.ts) writes that mode here at
+    // build time: the other mode's function is never made, so its code stays out of the bundle and
+    // out of each cold start. Anywhere else the variable is unset and both are made.
     /** The scheduled pull function of this queue (a Lambda handler). */
-    pull: createPullFunction(handler, { loadConfig: (env) => load(env, 'pull'), overrides, defaultName: `boomerang-${name}-pull` }),
+    pull:
+      process.env.BOOMERANG_BUNDLED_MODE === 'event'
+        ? leftOut<ReturnType<typeof createPullFunction>>(name, 'pull')
+        : createPullFunction(handler, { loadConfig: (env) => load(env, 'pull'), overrides, defaultName: `boomerang-${name}-pull` }),
     /** The Amazon MQ event source function of this queue (a Lambda handler). */
-    event: createEventFunction(handler, { loadConfig: (env) => load(env, 'event'), overrides, defaultName: `boomerang-${name}-event` }),
+    event:
+      process.env.BOOMERANG_BUNDLED_MODE === 'pull'
+        ? leftOut<ReturnType<typeof createEventFunction>>(name, 'event')
+        : createEventFunction(handler, { loadConfig: (env) => load(env, 'event'), overrides, defaultName: `boomerang-${name}-event` }),
   };
+}
+
+/** The function of a mode a bundle was not built for: each call fails, naming the bundle's own mode. */
+function leftOut<F extends (...args: never[]) => Promise<unknown>>(queue: string, mode: Mode): F {
+  const fails = async (): Promise<never> => {
+    throw new ConfigError(
+      `the ${mode} function of queue '${queue}' is not in this bundle, which was built for the ${mode === 'pull' ? 'event' : 'pull'} mode only: deploy the ${mode} bundle (${queue}-${mode}) for it`,
+    );
+  };
+  return fails as unknown as F;
 }
 
 /** Whether `value` is a definition made by `defineQueue`. */

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,32 @@ describe('the Lambda bundles', () => {
       'webhooks-event',
       'webhooks-pull',
     ]);
+  });
+
+  it("holds each mode's own engine only: no event code in a pull bundle, no pull or native code in an event bundle", async () => {
+    // Prepare: the modules each bundle was made from, in its source maps (index.mjs and every chunk)
+    const sourcesOf = async (name: string): Promise<string[]> => {
+      const dir = join(outdir, name);
+      const maps = [join(dir, 'index.mjs.map'), ...(await readdir(join(dir, 'chunks'))).filter((f) => f.endsWith('.map')).map((f) => join(dir, 'chunks', f))];
+      const sources = await Promise.all(maps.map(async (map) => (JSON.parse(await readFile(map, 'utf8')) as { sources: string[] }).sources));
+      return sources.flat();
+    };
+    // Act
+    const [pull, event] = await Promise.all([sourcesOf('webhooks-pull'), sourcesOf('webhooks-event')]);
+    // Assess
+    const has = (sources: string[], module: string): boolean => sources.some((s) => s.endsWith(`shared/${module}`));
+    expect([
+      has(pull, 'pull/pull-function.ts'),
+      has(pull, 'native/native-pull.ts'),
+      has(pull, 'event/event-function.ts'),
+      has(pull, 'event/run-event.ts'),
+    ]).toEqual([true, true, false, false]);
+    expect([
+      has(event, 'event/event-function.ts'),
+      has(event, 'pull/pull-function.ts'),
+      has(event, 'pull/pull.ts'),
+      has(event, 'native/native-pull.ts'),
+    ]).toEqual([true, false, false, false]);
   });
 
   it('partner-sync-retention deletes what was parked 14 days ago or more from its parking lot on the local broker, keeping the rest in order', async () => {
