@@ -184,7 +184,11 @@ describe.each([redisKind(), dynamoDbKind()])('the engine with idempotency on ($n
       // Act
       const summary = await pull(config, handler, guard());
       // Assess: one attempt; the other is deferred with the count it came with, and no key stays held
-      expect(summary).toMatchObject({ received: 2, retried: 1, deferred: 1, parked: 0, lost: 0, breakerOpened: true });
+      // Untried: deferred with its count where a give-back would count toward the crash-loop limit (before
+      // 4.3), else given back as it was (on 4.3 it may come back and be given back again before the stop).
+      expect(summary).toMatchObject({ retried: 1, parked: 0, lost: 0, breakerOpened: true });
+      expect(summary.deferred + summary.requeued).toBe(summary.received - 1);
+      expect(summary.deferred + summary.requeued).toBeGreaterThanOrEqual(1);
       expect(calls).toEqual(['opens']);
       expect(await fixture().records()).toBe(0);
     });
