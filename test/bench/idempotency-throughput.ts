@@ -22,6 +22,11 @@ const IO_CONCURRENCY = 20;
 const IO_MESSAGES = 5000;
 const IO_TARGET = 0.9;
 
+/** The name of the other checkout's Boomerang (`--baseline`) with `name`'s store. */
+function baselineName(name: string): string {
+  return `${name}, baseline`;
+}
+
 /** The name of the hand-written anchor with `name`'s store. */
 function rawName(name: string): string {
   return `raw consumer, ${name}`;
@@ -68,6 +73,15 @@ async function idempotencyPaths(options: ThroughputOptions): Promise<{ result: R
               run: () => runContestant({ who: 'raw', mode, setup, options: run, env: stores.find((s) => s.name === name)?.env }),
             })),
           );
+        // With --baseline, the other checkout's Boomerang with each store too: a change to the guard measured in the same rounds.
+        const { baseline } = options;
+        if (mode === 'io' && baseline !== undefined)
+          contestants.push(
+            ...stores.map((store) => ({
+              name: baselineName(store.name),
+              run: () => runContestant({ who: 'boomerang', mode, setup, options: run, env: store.env, module: baseline }),
+            })),
+          );
         const outcome = await contest(
           run,
           setup.config.workQueue,
@@ -95,6 +109,16 @@ async function idempotencyPaths(options: ThroughputOptions): Promise<{ result: R
             verdict: io ? (ratio >= IO_TARGET ? 'meets' : 'misses') : 'info',
           });
           if (!io) continue;
+          if (options.baseline !== undefined)
+            rows.push({
+              section: 'idempotency, a handler waiting 5 ms on I/O',
+              metric: `msg/s with idempotency on (${store.name}); this checkout against the baseline bundle (--baseline ${options.baseline})`,
+              boomerang: rateAndCpu(outcome, store.name),
+              anchor: `${rateAndCpu(outcome, baselineName(store.name))}: the baseline`,
+              ratio: pct(ratioOf(outcome, store.name, baselineName(store.name))),
+              target: 'comparison',
+              verdict: 'info',
+            });
           const rawRatio = ratioOf(outcome, rawName(store.name), rawName(OFF));
           rows.push({
             section: 'idempotency, a handler waiting 5 ms on I/O',

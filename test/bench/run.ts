@@ -48,7 +48,7 @@ the sections run replace their earlier figures and the others are kept.
   --cold-starts <n>      fresh processes per bundle for the cold start (default 5)
   --tracing              success and retry: also run Boomerang with TRACING=opentelemetry (a provider,
                          a batch span processor, an exporter that drops), beside tracing off
-  --baseline <dir>       success, retry and native: also run the Boomerang bundle of another checkout
+  --baseline <dir>       success, retry, native and idempotency's I/O contest: also run the Boomerang bundle of another checkout
                          (<dir>/dist/bench/boomerang/index.mjs, left there by its own npm run bench) in
                          the same rounds, with a row against it: a before-and-after without the drift
                          between two runs

@@ -34,7 +34,7 @@ type ThroughputOptions = {
   readonly tracing?: boolean;
   /**
    * A bench bundle of another commit (its `dist/bench/boomerang/index.mjs`), run as one more contestant
-   * in the success, retry and native contests: a before-and-after measured in the same rounds, where
+   * in the success, retry and native contests and the idempotency section's I/O contest: a before-and-after measured in the same rounds, where
    * two separate runs differ by more than most changes do. @default none
    */
   readonly baseline?: string;
