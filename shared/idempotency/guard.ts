@@ -82,14 +82,19 @@ function createIdempotencyGuard(options: IdempotencyOptions, deps: IdempotencyGu
     const key = String(raw);
     const deadline = Date.now() + remainingMs;
     const earlier = underWay.get(key);
-    const after = (): Promise<IdempotencyOutcome> => runKeyed(key, work, deadline);
-    const outcome = earlier === undefined ? runKeyed(key, work, deadline) : earlier.then(after, after);
+    const outcome = earlier === undefined ? runKeyed(key, work, deadline) : afterEarlier(earlier, key, work, deadline);
     underWay.set(key, outcome);
     try {
       return await outcome;
     } finally {
       if (underWay.get(key) === outcome) underWay.delete(key);
     }
+  };
+
+  /** A run of a key this guard is running already: it starts once the earlier run settled, whichever way. */
+  const afterEarlier = (earlier: Promise<IdempotencyOutcome>, key: string, work: () => Promise<void>, deadline: number): Promise<IdempotencyOutcome> => {
+    const next = (): Promise<IdempotencyOutcome> => runKeyed(key, work, deadline);
+    return earlier.then(next, next);
   };
 
   /** One keyed run: claim, work, complete (or release the key when the work throws). */
