@@ -131,8 +131,20 @@ class Lifecycle<O extends Origin = Origin> {
   /**
    * Everything that happens to one delivery, up to its verdict. Resolves with `undefined` when the
    * hard stop cut the handler off first (`cutOffRunning` gave its verdict then).
+   *
+   * Written without `async` on the path of a message that needs no wait (no pause, no rate limit, no
+   * guard): an async function's suspension copies its frame to the heap, and this one's was the
+   * largest allocation per message in the success path (about 0.8 kB, measured).
    */
-  public async attempt(delivery: Delivery, origin: O): Promise<Verdict | undefined> {
+  public attempt(delivery: Delivery, origin: O): Promise<Verdict | undefined> {
+    try {
+      return this.attemptFrom(delivery, origin);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private attemptFrom(delivery: Delivery, origin: O): Promise<Verdict | undefined> {
     const { config, log } = this.options;
     const reading = readRetryNo(delivery.properties.headers, config.retryHeader);
     if (reading.warning !== undefined) log.warn(reading.warning, { messageId: delivery.properties.messageId, queue: origin.queue });
@@ -144,15 +156,23 @@ class Lifecycle<O extends Origin = Origin> {
     const span = traced ? this.spans.start(delivery, origin.queue, retryNo) : NO_SPAN;
     if (origin.problem !== undefined) {
       const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
-      return recorded(span, false, this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined));
+      return Promise.resolve(recorded(span, false, this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined)));
     }
     const { ownReturnsHeader, countsAcquired } = this.options.settings;
     const ownReturns = ownReturnsHeader === undefined ? 0 : (readBrokerCount(delivery.properties.headers, ownReturnsHeader) ?? 0);
     const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked, { ownReturns, acquired: countsAcquired });
     if (crashLoop.kind === 'park') {
       this.crashLoopsParked++;
-      return recorded(span, false, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined));
+      return Promise.resolve(
+        recorded(span, false, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined)),
+      );
     }
+    if (this.stop === undefined && (this.pause.holds() || this.options.pacer !== undefined)) return this.afterWaits(delivery, origin, retryNo, span, traced);
+    return this.start(delivery, origin, retryNo, span, traced);
+  }
+
+  /** Waits out a pause that ends before the stop, then the rate limit's turn, then starts: unless the invocation stopped meanwhile. */
+  private async afterWaits(delivery: Delivery, origin: O, retryNo: number, span: AttemptSpan, traced: boolean): Promise<Verdict | undefined> {
     // A pause that ends before the stop is waited out, so that what the invocation holds is tried, not copied.
     if (this.pause.holds() && this.stop === undefined && !(await this.pause.waitOut(this.options.stopAt, this.leaveLine)))
       return recorded(span, false, this.untriedVerdict(delivery, this.stop === undefined));
@@ -161,44 +181,92 @@ class Lifecycle<O extends Origin = Origin> {
       const untried = await this.paced(delivery);
       if (untried !== undefined) return recorded(span, false, untried);
     }
+    // Awaited, not returned: a promise returned from an async function takes two more turns to
+    // resolve it, and the verdict that opened the breaker would settle after those it stopped.
+    const verdict = await this.start(delivery, origin, retryNo, span, traced);
+    return verdict;
+  }
+
+  /**
+   * Calls the handler (through the guard, when there is one), bound by its deadline: a call that never
+   * settles fails with HandlerTimeoutError. Tracing on: the call runs inside its span (a closure per
+   * message, so only then).
+   */
+  private start(delivery: Delivery, origin: O, retryNo: number, span: AttemptSpan, traced: boolean): Promise<Verdict | undefined> {
     // The queue was paused, the breaker opened, or the store went down, while this one waited for a turn.
-    if (this.stop !== undefined) return recorded(span, false, this.untriedVerdict(delivery, false));
+    if (this.stop !== undefined) return Promise.resolve(recorded(span, false, this.untriedVerdict(delivery, false)));
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
     this.running.set(delivery, { message, origin });
     const { guard, handler } = this.options;
-    const slot: SlotHold | undefined = guard === undefined ? undefined : { held: false };
+    if (guard !== undefined) return this.guardedAttempt(guard, delivery, origin, message, span, traced);
+    let called: Promise<void> | void;
     try {
-      // Tracing on: the handler runs inside its span (a closure per message, so only then).
-      // Either way it is bound by its deadline: a call that never settles fails with HandlerTimeoutError.
-      let outcome: IdempotencyOutcome | undefined;
-      if (guard !== undefined) outcome = await this.guarded(guard, message, span, traced, slot as SlotHold);
-      else {
-        const window = this.deadlines.current();
-        await (traced
-          ? span.run(() => this.deadlines.bound(handler(message, window.context), window))
-          : this.deadlines.bound(handler(message, window.context), window));
-      }
-      if (!this.running.delete(delivery)) return undefined;
-      let unkeyed = false;
-      if (outcome !== undefined) {
-        this.storeFailuresInARow = 0;
-        if (outcome === 'duplicate') return recorded(span, false, DUPLICATE);
-        unkeyed = outcome === 'no-key';
-      }
-      this.breaker = recordOutcome(this.breaker, 'success');
-      const verdict = unkeyed ? ACK_UNKEYED : ACK;
-      if (traced) span.verdict(verdict, true);
-      return verdict;
+      const window = this.deadlines.current();
+      called = traced
+        ? span.run(() => this.deadlines.bound(handler(message, window.context), window))
+        : this.deadlines.bound(handler(message, window.context), window);
     } catch (thrown) {
-      const verdict = this.running.delete(delivery) ? this.threw(delivery, origin, message, span, thrown) : undefined;
-      // A failed call keeps its handler slot until its outcome counts (the breaker, a pause): freed
-      // sooner, the next handler would start before an open breaker or a pause could stop it.
-      if (slot?.held === true) {
-        slot.held = false;
-        (this.slots as HandlerSlots).leave();
-      }
-      return verdict;
+      return Promise.resolve(this.caught(delivery, origin, message, span, thrown, undefined));
     }
+    // A handler that returned no promise is done: no turn of the event loop for it.
+    if (!isPromise(called)) return Promise.resolve(this.done(delivery, span, traced));
+    return called.then(
+      () => this.done(delivery, span, traced),
+      (thrown: unknown) => this.caught(delivery, origin, message, span, thrown, undefined),
+    );
+  }
+
+  /** The guard's run of the call (`guarded`): a duplicate is acked untried, a refusal deferred. */
+  private async guardedAttempt(
+    guard: IdempotencyGuard,
+    delivery: Delivery,
+    origin: O,
+    message: BoomerangMessage,
+    span: AttemptSpan,
+    traced: boolean,
+  ): Promise<Verdict | undefined> {
+    const slot: SlotHold = { held: false };
+    let outcome: IdempotencyOutcome;
+    try {
+      outcome = await this.guarded(guard, message, span, traced, slot);
+    } catch (thrown) {
+      return this.caught(delivery, origin, message, span, thrown, slot);
+    }
+    if (!this.running.delete(delivery)) return undefined;
+    this.storeFailuresInARow = 0;
+    if (outcome === 'duplicate') return recorded(span, false, DUPLICATE);
+    return this.acked(span, traced, outcome === 'no-key');
+  }
+
+  /** The call succeeded: acked, unless the hard stop cut it off first (undefined: `cutOffRunning` gave its verdict). */
+  private done(delivery: Delivery, span: AttemptSpan, traced: boolean): Verdict | undefined {
+    return this.running.delete(delivery) ? this.acked(span, traced, false) : undefined;
+  }
+
+  private acked(span: AttemptSpan, traced: boolean, unkeyed: boolean): Verdict {
+    this.breaker = recordOutcome(this.breaker, 'success');
+    const verdict = unkeyed ? ACK_UNKEYED : ACK;
+    if (traced) span.verdict(verdict, true);
+    return verdict;
+  }
+
+  /** The call threw: its verdict, unless the hard stop cut it off first. */
+  private caught(
+    delivery: Delivery,
+    origin: O,
+    message: BoomerangMessage,
+    span: AttemptSpan,
+    thrown: unknown,
+    slot: SlotHold | undefined,
+  ): Verdict | undefined {
+    const verdict = this.running.delete(delivery) ? this.threw(delivery, origin, message, span, thrown) : undefined;
+    // A failed call keeps its handler slot until its outcome counts (the breaker, a pause): freed
+    // sooner, the next handler would start before an open breaker or a pause could stop it.
+    if (slot?.held === true) {
+      slot.held = false;
+      (this.slots as HandlerSlots).leave();
+    }
+    return verdict;
   }
 
   /** The verdict of an attempt whose call threw: not started, refused by the guard, cut off, or failed. */
@@ -418,6 +486,11 @@ class Lifecycle<O extends Origin = Origin> {
   private tooLargeReason(delivery: Delivery): string {
     return `too large to copy: the body is ${delivery.content.length} bytes, over MAX_MESSAGE_BYTES (${this.options.settings.copyLimitBytes})`;
   }
+}
+
+/** What `AttemptDeadlines.bound` and a span's `run` give back: a promise, or a synchronous handler's result as is. */
+function isPromise(value: Promise<void> | void): value is Promise<void> {
+  return typeof (value as Promise<void> | undefined)?.then === 'function';
 }
 
 export { Lifecycle };

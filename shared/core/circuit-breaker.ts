@@ -44,7 +44,11 @@ function startBreaker(threshold: number): Breaker {
 /** The breaker after one attempt's outcome. Open is final for the invocation. */
 function recordOutcome(breaker: Breaker, outcome: BreakerOutcome): Breaker {
   if (breaker.state === 'open' || breaker.state === 'disabled' || outcome === 'other-failure') return breaker;
-  if (outcome === 'success') return { ...breaker, state: 'closed', failuresInARow: 0 };
+  if (outcome === 'success') {
+    // The success path's common case, every message: the same breaker, no new object.
+    if (breaker.state === 'closed' && breaker.failuresInARow === 0) return breaker;
+    return { ...breaker, state: 'closed', failuresInARow: 0 };
+  }
   const failuresInARow = breaker.failuresInARow + 1;
   return { ...breaker, failuresInARow, state: failuresInARow >= breaker.threshold ? 'open' : breaker.state };
 }

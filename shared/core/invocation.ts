@@ -21,7 +21,7 @@ import { type InvocationMetrics, noMetrics } from '../observability/metrics.js';
 import type { StopReason, Summary } from '../observability/summary.js';
 import type { PauseMarker } from '../amqp/pause-marker.js';
 import { Lifecycle } from './attempt.js';
-import { allFinishedBy, InFlight, unlessAborted } from './in-flight.js';
+import { allFinishedBy, InFlight } from './in-flight.js';
 import type { Origin } from './lifecycle-options.js';
 import type { ModeSettings } from './mode-settings.js';
 import type { Pacer } from './pacer.js';
@@ -306,7 +306,7 @@ async function takeUntilStop(
   const { config, handling, deadlines } = parts;
   const { lost } = transport;
   // A handler that ignores its signal must not hold the loop past the stop: waits end on either.
-  const stopWaiting = AbortSignal.any([lost, lifecycle.signal]);
+  handling.wakeOn(AbortSignal.any([lost, lifecycle.signal]));
   const narrowing = narrowingOf(transport, config);
   for (;;) {
     if (lost.aborted) return 'connection-lost';
@@ -320,7 +320,7 @@ async function takeUntilStop(
     if (untilStop <= 0 || lifecycle.signal.aborted) return 'budget';
     narrowing?.check(now, untilStop, parts.tally.received - handling.size);
     if (handling.size >= lifecycle.attemptLimit) {
-      await unlessAborted(handling.oneFinished(), stopWaiting);
+      await handling.oneFinished();
       continue;
     }
     const waitMs = Math.min(config.idleTimeoutMs, untilStop);

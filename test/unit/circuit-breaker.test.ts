@@ -50,6 +50,16 @@ describe('recordOutcome', () => {
     expect(before.failuresInARow).toBe(0);
     expect(next).not.toBe(before);
   });
+
+  it('returns the same breaker for a success that changes nothing (closed, no failures in a row): no object per message', () => {
+    // Prepare
+    const closed = recordOutcome(startBreaker(2), S);
+    // Act
+    const next = recordOutcome(closed, S);
+    // Assess
+    expect(next).toBe(closed);
+    expect(next).toEqual({ state: 'closed', failuresInARow: 0, threshold: 2 });
+  });
 });
 
 describe('allowedConcurrency', () => {

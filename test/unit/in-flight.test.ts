@@ -65,4 +65,31 @@ describe('InFlight', () => {
     expect(doneBeforeSecond).toBe(false);
     expect(work.size).toBe(0);
   });
+
+  it('wakeOn ends the waits under way when its signal aborts; a later wait waits for a piece again', async () => {
+    // Prepare
+    const work = new InFlight();
+    const piece = deferred();
+    work.add(piece.promise);
+    const stop = new AbortController();
+    work.wakeOn(stop.signal);
+    let woke = false;
+    const waiting = work.oneFinished().then(() => (woke = true));
+    await Promise.resolve();
+    const beforeAbort = woke;
+    // Act
+    stop.abort();
+    await waiting;
+    let laterWoke = false;
+    const later = work.oneFinished().then(() => (laterWoke = true));
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    const laterBeforeFinish = laterWoke;
+    piece.resolve();
+    await later;
+    // Assess
+    expect(beforeAbort).toBe(false);
+    expect(woke).toBe(true);
+    expect(laterBeforeFinish).toBe(false);
+    expect(work.size).toBe(0);
+  });
 });
