@@ -9,6 +9,11 @@ type NativeManagement = {
   /** The management API, once attached; undefined when it could not be (only off the first invocation's path). */
   api(): Promise<Amqp10Management | undefined>;
   /**
+   * Resolves once the topology check passed (at once when there is none); rejects with the check's
+   * `TopologyDriftError`, or a `BrokerConnectionError` when it could not ask.
+   */
+  readonly checked: Promise<void>;
+  /**
    * The parking lot's depth now (the `parkedDepth` metric), or `undefined` when it cannot be read
    * within `waitMs`: never a failure.
    */
@@ -16,28 +21,29 @@ type NativeManagement = {
 };
 
 /**
- * Opens the management API for one native invocation. With `checkTopology` (the first invocation of a
- * container) it checks the work queue and the parking lot first and throws the check's
- * `TopologyDriftError`, or a `BrokerConnectionError` when it cannot ask: nothing is taken unchecked.
- * Without it, the link pair attaches beside the work queue's receiver, off the invocation's path, and a
- * failure only leaves `parkedDepth` unknown, as a failed passive declare does in pull mode.
+ * Starts attaching the management API for one native invocation, and returns at once: the caller does
+ * its own requests meanwhile. With `checkTopology` (the first invocation of a container) the work
+ * queue and the parking lot are checked as soon as it attached: the caller awaits `checked` before it
+ * takes anything. Without it, a failure to attach only leaves `parkedDepth` unknown, as a failed
+ * passive declare does in pull mode.
  * @example
- * const management = await openNativeManagement(broker.connection, { config, log, checkTopology: true });
+ * const management = openNativeManagement(broker.connection, { config, log, checkTopology: true });
+ * await management.checked;
  * // ... settle ...
  * tally.parkedDepth(await management.parkedDepth(1000));
  */
-async function openNativeManagement(connection: Connection, options: { config: Config; log: Logger; checkTopology: boolean }): Promise<NativeManagement> {
+function openNativeManagement(connection: Connection, options: { config: Config; log: Logger; checkTopology: boolean }): NativeManagement {
   const { config, log } = options;
-  let opened: Promise<Amqp10Management | undefined>;
-  if (options.checkTopology) {
-    const management = await Amqp10Management.open(connection);
-    await checkNativeTopology((name) => management.getQueue(name), config, log);
-    opened = Promise.resolve(management);
-  } else {
-    opened = Amqp10Management.open(connection).catch(() => undefined);
-  }
+  const attaching = Amqp10Management.open(connection);
+  const opened: Promise<Amqp10Management | undefined> = attaching.catch(() => undefined);
+  const checked = options.checkTopology
+    ? attaching.then((management) => checkNativeTopology((name) => management.getQueue(name), config, log))
+    : Promise.resolve();
+  // Awaited by the caller before anything is taken; a rejection seen first elsewhere must not count as unhandled.
+  checked.catch(() => undefined);
   return {
     api: () => opened,
+    checked,
     async parkedDepth(waitMs) {
       const read = async (): Promise<number | undefined> => {
         const lot = await (await opened)?.getQueue(config.parkingQueue, waitMs).catch(() => undefined);

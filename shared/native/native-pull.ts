@@ -38,8 +38,8 @@ const PARKED_DEPTH_WAIT_MS = 1_000;
  * One invocation of the pull function on a native queue: connect over AMQP 1.0, refuse a broker
  * older than 4.3 before anything is taken, then take and settle (core/invocation.ts). With
  * `checkTopology` (the default; the pull function asks for it at a container's first invocation) the
- * work queue and the parking lot are checked before the receiver attaches (native-topology-check.ts).
- * The queue's pause marker is read before the receiver attaches: a paused queue takes nothing.
+ * work queue and the parking lot are checked before the receiver is given credit (native-topology-check.ts).
+ * The queue's pause marker is read before the receiver is given credit: a paused queue takes nothing.
  * @example const summary = await runNativePull({ config, handler, budgetMs, log }, { checkTopology: true });
  */
 function runNativePull(options: InvocationOptions, checks: { readonly checkTopology?: boolean } = {}): Promise<Summary> {
@@ -55,15 +55,28 @@ function openNative(options: InvocationOptions, checkTopology: boolean): OpenTra
     try {
       const refusal = nativeBrokerRefusal(broker.brokerVersion);
       if (refusal !== undefined) throw refusal;
-      const management = await openNativeManagement(broker.connection, { config, log, checkTopology });
+      // Side by side, as each takes a round trip: the receiver attaches without credit while the
+      // management API attaches, checks the topology and reads the pause marker; credit is granted only
+      // when the check passed and the queue is not paused, so nothing is taken before.
+      const attaching = NativeReceiver.attach(broker.connection, config.workQueue, config.batchSize);
+      attaching.catch(() => undefined);
+      const management = openNativeManagement(broker.connection, { config, log, checkTopology });
       const markerOf = (queue: string) => amqp10PauseMarker(broker.connection, management.api, queue);
-      const pausedUntil = await readPause(markerOf(config.workQueue), log);
-      // An earlier invocation heard the partner say "slow down": attach nothing until the pause is over.
+      // With a check, a management API that cannot attach fails the check: no pause read to warn about.
+      const pausing = checkTopology
+        ? management.api().then((api) => (api === undefined ? undefined : readPause(markerOf(config.workQueue), log)))
+        : readPause(markerOf(config.workQueue), log);
+      // The check's error first: it names what is missing and what to run. Closing the connection
+      // (below) detaches the receiver, which has no credit and so took nothing.
+      await management.checked;
+      const pausedUntil = await pausing;
+      // An earlier invocation heard the partner say "slow down": take nothing until the pause is over.
       if (pausedUntil !== undefined) {
         await broker.close();
         return { transport: undefined, pausedUntil };
       }
-      const receiver = await NativeReceiver.open(broker.connection, config.workQueue, config.batchSize);
+      const receiver = await attaching;
+      receiver.start();
       return { transport: new NativeTransport(options, broker, receiver, management, tally), markerOf };
     } catch (error) {
       await broker.close();

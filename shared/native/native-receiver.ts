@@ -45,7 +45,20 @@ class NativeReceiver {
    * naming the queue when the broker refuses the link (the queue does not exist, access refused).
    * @example const receiver = await NativeReceiver.open(connection, 'orders', 100);
    */
-  public static open(connection: Connection, queue: string, window: number): Promise<NativeReceiver> {
+  public static async open(connection: Connection, queue: string, window: number): Promise<NativeReceiver> {
+    const receiver = await NativeReceiver.attach(connection, queue, window);
+    receiver.start();
+    return receiver;
+  }
+
+  /**
+   * Attaches as `open` does, without credit: nothing arrives until `start`. The invocation attaches
+   * while it checks the topology and reads the pause marker, and takes nothing unless both allow it.
+   * @example
+   * const receiver = await NativeReceiver.attach(connection, 'orders', 100);
+   * receiver.start(); // or receiver.close(): nothing was taken
+   */
+  public static attach(connection: Connection, queue: string, window: number): Promise<NativeReceiver> {
     return new Promise((resolve, reject) => {
       const link = connection.open_receiver({
         source: { address: `/queues/${encodeURIComponent(queue)}` },
@@ -63,11 +76,14 @@ class NativeReceiver {
       link.once('receiver_error', refused);
       link.once('receiver_open', () => {
         link.removeListener('receiver_error', refused);
-        const receiver = new NativeReceiver(link, window);
-        receiver.grant(window);
-        resolve(receiver);
+        resolve(new NativeReceiver(link, window));
       });
     });
+  }
+
+  /** Grants the window's credit: deliveries start to arrive. */
+  public start(): void {
+    if (!this.stopping && !this.detached) this.grant(this.window);
   }
 
   /** Deliveries taken and not yet reported settled. */

@@ -138,6 +138,28 @@ describe.runIf(NATIVE)(`the native function's topology check on RabbitMQ ${versi
     expect(calls).toBe(1);
   });
 
+  it('names the missing work queue and what to run, although its receiver attaches beside the check', async () => {
+    // Prepare: the parking lot alone; the receiver's attach is refused while the check reads the queues
+    const broker = testBroker();
+    const config = nativeConfig();
+    await declarePlain(broker, config.parkingQueue);
+    broker.trackQueue(config.workQueue);
+    let calls = 0;
+    const pull = createPullFunction(
+      () => {
+        calls++;
+      },
+      { config, log: silentLogger },
+    );
+    // Act
+    const { error } = await invoke(pull);
+    // Assess
+    expect(error?.name).toBe('TopologyDriftError');
+    expect(error?.missing).toEqual([`queue ${config.workQueue}`]);
+    expect(error?.message).toContain('boomerang topology apply');
+    expect(calls).toBe(0);
+  });
+
   it('checks only the first invocation of a container: a later one takes messages without asking again', async () => {
     // Prepare
     const broker = testBroker();
