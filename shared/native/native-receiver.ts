@@ -103,6 +103,11 @@ class NativeReceiver {
     return this.next.wait(waitMs);
   }
 
+  /** The next delivery that arrived already, or undefined: `take` without a promise, when one is buffered. */
+  public takeArrived(): Received | undefined {
+    return this.buffer.shift();
+  }
+
   /** What arrived and was not taken yet, removed from the buffer. */
   public takeBuffered(): Received[] {
     return this.buffer.splice(0);

@@ -55,7 +55,7 @@ class SettlementWriter {
 
   /** Settles `delivery` now, or in a later pass when it would merge with a neighbour of another outcome. */
   public settle(delivery: SettleableDelivery, outcome: Amqp10Outcome): void {
-    if (!this.write({ delivery, outcome })) this.held.push({ delivery, outcome });
+    if (!this.write(delivery, outcome)) this.held.push({ delivery, outcome });
   }
 
   /** Settlements handed to the writer and not yet to rhea. */
@@ -73,12 +73,9 @@ class SettlementWriter {
   }
 
   /** Updates the delivery unless a neighbour id of another outcome was updated in this pass. */
-  private write({ delivery, outcome }: Settlement): boolean {
+  private write(delivery: SettleableDelivery, outcome: Amqp10Outcome): boolean {
     const accepted = outcome.kind === 'accepted';
-    for (const neighbour of [delivery.id - 1, delivery.id + 1]) {
-      const neighbourAccepted = this.pass.get(neighbour);
-      if (neighbourAccepted !== undefined && !(neighbourAccepted && accepted)) return false;
-    }
+    if (this.clashes(delivery.id - 1, accepted) || this.clashes(delivery.id + 1, accepted)) return false;
     this.pass.set(delivery.id, accepted);
     this.passEnd ??= setImmediate(() => this.nextPass());
     if (outcome.kind === 'accepted') delivery.accept();
@@ -92,13 +89,19 @@ class SettlementWriter {
     return true;
   }
 
+  /** Whether the delivery `id`, updated in this pass, would merge with one of the given outcome into a wrong range. */
+  private clashes(id: number, accepted: boolean): boolean {
+    const neighbourAccepted = this.pass.get(id);
+    return neighbourAccepted !== undefined && !(neighbourAccepted && accepted);
+  }
+
   /** rhea has written the last pass: write what was held, in order, as far as is safe. */
   private nextPass(): void {
     this.passEnd = undefined;
     this.pass = new Map();
     const held = this.held;
     this.held = [];
-    for (const settlement of held) if (!this.write(settlement)) this.held.push(settlement);
+    for (const settlement of held) if (!this.write(settlement.delivery, settlement.outcome)) this.held.push(settlement);
     // Resolved here, the waiters go on after rhea's nextTick write of the deliveries just given to it.
     if (this.held.length > 0) return;
     const waiters = this.waiters;
