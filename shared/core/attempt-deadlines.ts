@@ -123,4 +123,4 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<T>).then === 'function';
 }
 
-export { AttemptDeadlines, effectiveLimitMs, windowOf };
+export { AttemptDeadlines, effectiveLimitMs, isThenable, windowOf };

@@ -21,7 +21,7 @@ import { type AttemptSpan, NO_SPAN } from '../observability/attempt-tracer.js';
 import { backoffDelayMs } from '../retry/backoff.js';
 import { decideRetry, type ErrorFacts, errorFacts, type RetryDecision } from '../retry/decide-retry.js';
 import { errorFields } from '../retry/error-fields.js';
-import { AttemptDeadlines, effectiveLimitMs } from './attempt-deadlines.js';
+import { AttemptDeadlines, effectiveLimitMs, isThenable } from './attempt-deadlines.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { checkCrashLoop, crashLoopError, givenBackReachesLimit } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
@@ -208,9 +208,10 @@ class Lifecycle<O extends Origin = Origin> {
     } catch (thrown) {
       return Promise.resolve(this.caught(delivery, origin, message, span, thrown, undefined));
     }
-    // A handler that returned no promise is done: no turn of the event loop for it.
-    if (!isPromise(called)) return Promise.resolve(this.done(delivery, span, traced));
-    return called.then(
+    // A handler that returned no promise is done: no turn of the event loop for it. (`bound` gives a
+    // native promise, which Promise.resolve returns as it is.)
+    if (!isThenable(called)) return Promise.resolve(this.done(delivery, span, traced));
+    return Promise.resolve(called).then(
       () => this.done(delivery, span, traced),
       (thrown: unknown) => this.caught(delivery, origin, message, span, thrown, undefined),
     );
@@ -486,11 +487,6 @@ class Lifecycle<O extends Origin = Origin> {
   private tooLargeReason(delivery: Delivery): string {
     return `too large to copy: the body is ${delivery.content.length} bytes, over MAX_MESSAGE_BYTES (${this.options.settings.copyLimitBytes})`;
   }
-}
-
-/** What `AttemptDeadlines.bound` and a span's `run` give back: a promise, or a synchronous handler's result as is. */
-function isPromise(value: Promise<void> | void): value is Promise<void> {
-  return typeof (value as Promise<void> | undefined)?.then === 'function';
 }
 
 export { Lifecycle };
