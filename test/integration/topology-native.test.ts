@@ -28,18 +28,13 @@ const testBroker = useTestBroker();
 const policiesSet: string[] = [];
 
 /**
- * rabbitmqctl against the node under test, found once: each call boots an Erlang VM (about 2.5 s on
- * the 2-core machine, several times that while the other test files run beside it), so a test makes
- * as few as it can.
+ * rabbitmqctl against the node under test: each call boots an Erlang VM (about 2.5 s on the 2-core
+ * machine, several times that while the other test files run beside it), so a test makes as few as it can.
  */
-let brokerCtl: BrokerCtl | undefined;
-function ctl(args: readonly string[]): Promise<string> {
-  brokerCtl ??= BrokerCtl.forUrl();
-  return brokerCtl.ctl(args);
-}
+const brokerCtl = BrokerCtl.forUrl();
 
 afterEach(async () => {
-  for (const name of policiesSet.splice(0)) await ctl(['clear_policy', name]);
+  for (const name of policiesSet.splice(0)) await brokerCtl.ctl(['clear_policy', name]);
 });
 
 function nativeOptions(): TopologyOptions {
@@ -60,7 +55,7 @@ function trackedPlan(options: TopologyOptions): TopologyPlan {
 }
 
 /** Reads policies with rabbitmqctl against the node under test, as `--rabbitmqctl` does. */
-const readPolicy: PolicyReader = async (queue) => policyFromListing(await ctl(listArgs('/')), queue);
+const readPolicy: PolicyReader = async (queue) => policyFromListing(await brokerCtl.ctl(listArgs('/')), queue);
 
 /** A queue this test has just declared under a unique name: no policy applies to it (no rabbitmqctl run to say so). */
 const noPolicyYet: PolicyReader = async () => undefined;
@@ -123,7 +118,7 @@ describe.runIf(canRunNative)(`native topology on RabbitMQ ${version}`, () => {
     const fix = before.warnings[0]?.fix;
     if (fix === undefined) throw new Error(`verify offered no policy: ${JSON.stringify(before.warnings)}`);
     policiesSet.push(fix.name);
-    await ctl(policyArgv(fix));
+    await brokerCtl.ctl(policyArgv(fix));
     const after = await verifyTopology(testBroker().connection, plan, { readPolicy });
     // Assess
     expect(before.items.find((i) => i.name === options.workQueue)?.differences?.map((d) => [d.argument, d.actual])).toEqual([['x-delivery-limit', '500']]);
