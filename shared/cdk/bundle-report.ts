@@ -13,9 +13,15 @@ type Bundle = {
   readonly name: string;
   /** The absolute path of `index.mjs` where esbuild wrote it (a CDK asset moves it into the cloud assembly). */
   readonly file: string;
+  /** `index.mjs` alone. */
   readonly bytes: number;
+  /** What a cold start loads: `index.mjs` and the chunks loaded with it. */
+  readonly startBytes: number;
   readonly mapBytes: number;
-  /** Largest first; `(esbuild glue)` is what no input accounts for (module wrappers, the banner). */
+  /**
+   * What each dependency adds to what a cold start loads (`startBytes`), largest first; `(esbuild glue)`
+   * is what no input accounts for (module wrappers, the banner).
+   */
   readonly costs: readonly Cost[];
   /** Files in `chunks/` next to `index.mjs`: loaded with it, or (`lazy`) only when the code first needs them. */
   readonly chunks: readonly { readonly file: string; readonly bytes: number; readonly lazy: boolean }[];
@@ -27,14 +33,6 @@ function describeBundle(name: string, file: string, metafile: Metafile): Bundle 
   const [, output] = outputs.find(([path]) => path.endsWith('index.mjs')) ?? [];
   const [, map] = outputs.find(([path]) => path.endsWith('index.mjs.map')) ?? [];
   if (!output) throw new Error(`esbuild wrote no index.mjs for ${name}`);
-  const bySource = new Map<string, number>();
-  for (const [path, input] of Object.entries(output.inputs)) {
-    const source = packageOf(path);
-    bySource.set(source, (bySource.get(source) ?? 0) + input.bytesInOutput);
-  }
-  const accounted = [...bySource.values()].reduce((sum, bytes) => sum + bytes, 0);
-  bySource.set('(esbuild glue)', output.bytes - accounted);
-  const costs = [...bySource].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
   // A chunk reached from index.mjs by static imports only (esbuild's shared helpers) loads with it; one
   // reached only through an import() somewhere on the way loads at its first use. Followed to any depth:
   // a lazy chunk may itself load another one on demand (the guard, then its store's client).
@@ -51,7 +49,18 @@ function describeBundle(name: string, file: string, metafile: Metafile): Bundle 
   };
   walk(output.imports, false);
   const chunks = [...lazyOf].map(([path, lazy]) => ({ file: join(dirname(file), 'chunks', basename(path)), bytes: metafile.outputs[path]?.bytes ?? 0, lazy }));
-  return { name, file, bytes: output.bytes, mapBytes: map?.bytes ?? 0, costs, chunks };
+  const atStart = [output, ...[...lazyOf].filter(([, lazy]) => !lazy).flatMap(([path]) => metafile.outputs[path] ?? [])];
+  const startBytes = atStart.reduce((sum, out) => sum + out.bytes, 0);
+  const bySource = new Map<string, number>();
+  for (const out of atStart)
+    for (const [path, input] of Object.entries(out.inputs)) {
+      const source = packageOf(path);
+      bySource.set(source, (bySource.get(source) ?? 0) + input.bytesInOutput);
+    }
+  const accounted = [...bySource.values()].reduce((sum, bytes) => sum + bytes, 0);
+  bySource.set('(esbuild glue)', startBytes - accounted);
+  const costs = [...bySource].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
+  return { name, file, bytes: output.bytes, startBytes, mapBytes: map?.bytes ?? 0, costs, chunks };
 }
 
 /** `node_modules/@scope/pkg/...` → `@scope/pkg`; files outside node_modules (the project's own: the queue files, and Boomerang in this repository) → `(own code)`. */
@@ -65,7 +74,7 @@ function formatBundles(bundles: readonly Bundle[]): string {
   const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} kB`;
   return bundles
     .map((b) => {
-      const head = `${b.name}: index.mjs ${kb(b.bytes)} (source map ${kb(b.mapBytes)})`;
+      const head = `${b.name}: index.mjs ${kb(b.bytes)}, ${kb(b.startBytes)} with the chunks loaded with it (source map ${kb(b.mapBytes)})`;
       const lazy = b.chunks.map((c) => `  ${c.lazy ? 'loaded on first use' : 'loaded with it'}: chunks/${basename(c.file)} ${kb(c.bytes)}`);
       return [head, ...b.costs.map((c) => `  ${c.source.padEnd(32)} ${kb(c.bytes).padStart(9)}`), ...lazy].join('\n');
     })

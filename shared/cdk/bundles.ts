@@ -10,6 +10,7 @@
  */
 import { join, resolve } from 'node:path';
 import { build, type BuildOptions, buildSync } from 'esbuild';
+import type { ConfigInCode } from '../config/config-in-code.js';
 import type { Mode, ResolvedDeploy } from '../queues/deploy-options.js';
 import { type Bundle, describeBundle } from './bundle-report.js';
 import { ownModule } from './own-modules.js';
@@ -19,10 +20,22 @@ import { ownModule } from './own-modules.js';
  * and, for a queue's pull or event function, its mode: `defineQueue` then leaves the other mode's
  * function (and its code) out.
  */
-type BundleEntry = { readonly name: string; readonly contents: string; readonly mode?: Mode };
+type BundleEntry = {
+  readonly name: string;
+  readonly contents: string;
+  readonly mode?: Mode;
+  /** The queue's code sets `delayMode: 'native'`: the copy path (and amqplib) is left out of the bundle. */
+  readonly nativeOnly?: boolean;
+};
 
 /** A queue whose functions are bundled: its name, its definition file (absolute) and what it deploys. */
-type BundledQueue = { readonly name: string; readonly file: string; readonly deploy: Pick<ResolvedDeploy, 'modes' | 'retention'> };
+type BundledQueue = {
+  readonly name: string;
+  readonly file: string;
+  readonly deploy: Pick<ResolvedDeploy, 'modes' | 'retention'>;
+  /** The options in the queue's code: a delay mode set there is one the environment cannot change. @default none */
+  readonly code?: Pick<ConfigInCode, 'delayMode'>;
+};
 
 // Dependencies written as CommonJS call `require` for Node built-ins, which an ES module lacks.
 const REQUIRE_BANNER = "import { createRequire as __boomerangCreateRequire } from 'node:module'; const require = __boomerangCreateRequire(import.meta.url);";
@@ -61,6 +74,7 @@ function functionEntries(queues: readonly BundledQueue[]): BundleEntry[] {
       name: bundleName(queue.name, mode),
       contents: `export { ${mode} as handler } from ${JSON.stringify(queue.file)};\n`,
       mode,
+      ...(mode === 'pull' && queue.code?.delayMode === 'native' ? { nativeOnly: true } : {}),
     })),
     ...(queue.deploy.retention === undefined
       ? []
@@ -110,7 +124,12 @@ function esbuildOptions(entry: BundleEntry, outdir: string, workingDir: string):
     logLevel: 'warning',
     // The mode this bundle serves, read by defineQueue (shared/queues/define-queue.ts) and folded at
     // build time: the event function's code is not in a pull bundle, nor the pull function's in an event one.
-    ...(entry.mode === undefined ? {} : { define: { 'process.env.BOOMERANG_BUNDLED_MODE': JSON.stringify(entry.mode) } }),
+    // Likewise a native queue's pull bundle holds no copy path (shared/pull/pull-function.ts): its code
+    // sets the delay mode, which no variable can change.
+    define: {
+      ...(entry.mode === undefined ? {} : { 'process.env.BOOMERANG_BUNDLED_MODE': JSON.stringify(entry.mode) }),
+      ...(entry.nativeOnly === true ? { 'process.env.BOOMERANG_BUNDLED_DELAY_MODE': JSON.stringify('native') } : {}),
+    },
   };
 }
 

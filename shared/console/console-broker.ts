@@ -1,5 +1,6 @@
 import { vhostOfUrl } from '../amqp/broker-endpoints.js';
-import { brokerUrlsFromConfig, connectFromConfig } from '../amqp/connect-from-config.js';
+import { brokerUrlsFromConfig } from '../amqp/broker-urls-from-config.js';
+import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { Config } from '../config/config.js';
 import { redactUrl } from '../observability/redact.js';
 import type { Progress } from '../parked/progress.js';

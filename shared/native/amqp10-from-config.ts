@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { brokerUrlsFromConfig, type ConnectFromConfigOptions } from '../amqp/connect-from-config.js';
+import { brokerUrlsFromConfig, type ConnectFromConfigOptions } from '../amqp/broker-urls-from-config.js';
 import { type BrokerConnectionError, isNamedError } from '../errors.js';
 import { type Amqp10Connection, connectAmqp10 } from './amqp10-connection.js';
 

@@ -5,7 +5,6 @@
  * message as told, and nothing is published. What is not settled when the link closes goes back to
  * the queue. The invocation around it is core/invocation.ts.
  */
-import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { Config } from '../config/config.js';
 import { describeFailure, failureOf } from '../copy/failure-copy.js';
 import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, type Transport } from '../core/invocation.js';
@@ -238,6 +237,8 @@ function summaryOutcome(verdict: Verdict): SummaryOutcome {
  */
 async function refuseOlderBroker(config: Config, error: unknown): Promise<never> {
   if (!isNamedError<BrokerConnectionError>(error, 'BrokerConnectionError') || error.reason !== 'unreachable') throw error;
+  // Loaded here only: amqplib stays out of a native bundle's cold start (shared/pull/pull-function.ts).
+  const { connectFromConfig } = await import('../amqp/connect-from-config.js');
   const broker = await connectFromConfig(config, { connectionName: config.functionName }).catch(() => undefined);
   if (broker !== undefined) {
     const refusal = nativeBrokerRefusal(brokerVersionOf(broker.connection));

@@ -10,7 +10,6 @@
  * which 4.3 does not count).
  */
 import type { ConsumeMessage } from 'amqplib';
-import { connectFromConfig } from '../amqp/connect-from-config.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -39,6 +38,8 @@ function holdsDecimal(value: unknown, depth = 0): boolean {
  * @example if (isUnconvertible(failure)) await sweepUnconvertible(config, log, config.batchSize);
  */
 async function sweepUnconvertible(config: Config, log: Logger, window: number): Promise<number> {
+  // Loaded here only, on this rare path: amqplib stays out of a native bundle's cold start.
+  const { connectFromConfig } = await import('../amqp/connect-from-config.js');
   const broker = await connectFromConfig(config, { connectionName: `${config.functionName}-sweep`, log });
   try {
     const channel = await broker.connection.createChannel();

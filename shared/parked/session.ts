@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { ChannelModel } from 'amqplib';
-import { brokerUrlsFromConfig } from '../amqp/connect-from-config.js';
+import { brokerUrlsFromConfig } from '../amqp/broker-urls-from-config.js';
 import { connectManaged } from '../amqp/managed-connection.js';
 import { GuardedOutput } from '../observability/guarded-output.js';
 import type { Config } from '../config/config.js';

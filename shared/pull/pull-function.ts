@@ -1,10 +1,12 @@
 import type { ChannelModel } from 'amqplib';
 import { DEFAULTS, loadConfig, topologyOptionsFromConfig } from '../config/config.js';
 import type { Handler } from '../message/message.js';
-import { isNamedError } from '../errors.js';
+import { ConfigError, isNamedError } from '../errors.js';
 import { checkDelayPath } from '../copy/delay-path-check.js';
 import { createLambdaFunction, type FunctionOptions, type LambdaContext } from '../core/lambda-function.js';
 import { runNativePull } from '../native/native-pull.js';
+import type { InvocationOptions } from '../core/invocation.js';
+import type { Summary } from '../observability/summary.js';
 import { runPull } from './pull.js';
 
 /** The part of the Lambda context the pull function reads. */
@@ -23,39 +25,59 @@ type PullContext = LambdaContext;
  */
 function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
   let delayPathChecked = false;
-  // Until a copy comes back unroutable although the check passed: then the marker is not believed.
-  let trustMarker = true;
+  // In the bundle of a queue whose code sets delayMode 'native' (shared/cdk/bundles.ts defines the
+  // variable at build time), the copy path is folded away with amqplib: it could never run there, and
+  // the cold start does not load it. Anywhere else both paths are here and the config chooses.
+  const runCopy = process.env.BOOMERANG_BUNDLED_DELAY_MODE === 'native' ? undefined : copyPathRunner();
   return createLambdaFunction<unknown, PullContext>(given, {
     defaultName: DEFAULTS.functionName,
     loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
     fields: (config) => ({ queue: config.workQueue }),
     async run({ config, budgetMs, log, metrics, idempotency, tracer, pacer }) {
+      const options = { config, handler, budgetMs, log, metrics, idempotency, tracer, pacer };
       if (config.delayMode === 'native') {
         // rhea itself is loaded at the first native connection (native/amqp10-attempt.ts): importing
         // the native engine here lazily would make the bundler split every module it shares with this one.
         // Its work queue and parking lot are checked at the first invocation, and again after one that failed.
-        const summary = await runNativePull({ config, handler, budgetMs, log, metrics, idempotency, tracer, pacer }, { checkTopology: !delayPathChecked });
+        const summary = await runNativePull(options, { checkTopology: !delayPathChecked });
         delayPathChecked = true;
         return summary;
       }
-      const beforeConsume = delayPathChecked
-        ? undefined
-        : async (connection: ChannelModel) => {
-            await checkDelayPath(connection, topologyOptionsFromConfig(config), trustMarker);
-            delayPathChecked = true;
-          };
-      try {
-        return await runPull({ config, handler, budgetMs, log, metrics, beforeConsume, idempotency, tracer, pacer });
-      } catch (error) {
-        // A copy came back unroutable mid-run: check each destination next time, so that it fails at once.
-        if (isNamedError(error, 'TopologyDriftError')) {
-          if (delayPathChecked) trustMarker = false;
-          delayPathChecked = false;
-        }
-        throw error;
-      }
+      if (runCopy === undefined)
+        throw new ConfigError(
+          `delayMode '${config.delayMode}': this bundle was built for a queue whose code sets delayMode 'native', and holds no other delay path. Build it again from the queue's definition (npm run build, cdk deploy)`,
+        );
+      return runCopy(options);
     },
   });
+}
+
+/**
+ * The copy path's invocations (tiers and exact): the delay path it needs is checked on the broker once
+ * per container, and again after a copy came back unroutable.
+ */
+function copyPathRunner(): (options: InvocationOptions) => Promise<Summary> {
+  let delayPathChecked = false;
+  // Until a copy comes back unroutable although the check passed: then the marker is not believed.
+  let trustMarker = true;
+  return async (options) => {
+    const beforeConsume = delayPathChecked
+      ? undefined
+      : async (connection: ChannelModel) => {
+          await checkDelayPath(connection, topologyOptionsFromConfig(options.config), trustMarker);
+          delayPathChecked = true;
+        };
+    try {
+      return await runPull({ ...options, beforeConsume });
+    } catch (error) {
+      // A copy came back unroutable mid-run: check each destination next time, so that it fails at once.
+      if (isNamedError(error, 'TopologyDriftError')) {
+        if (delayPathChecked) trustMarker = false;
+        delayPathChecked = false;
+      }
+      throw error;
+    }
+  };
 }
 
 export { createPullFunction };

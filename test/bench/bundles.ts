@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { buildBundles, functionEntries } from '../../shared/cdk/bundles.js';
 import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
+import { queue } from './cold-start-native-entry.js';
 
 /** The folder the bench builds into: its own, so that it never races `npm run build`. */
 const BENCH_DIST = join(REPO_ROOT, 'dist', 'bench');
@@ -42,7 +43,10 @@ function ensureBundles(progress: (line: string) => void): Promise<string | undef
           ...functionEntries(webhooks),
           { name: 'boomerang', contents: "export * from './shared/index.ts';\n" },
           { name: 'cold-start-anchor', contents: "export * from './test/bench/cold-start-anchor-entry.ts';\n" },
-          { name: 'webhooks-native-pull', contents: "export { handler } from './test/bench/cold-start-native-entry.ts';\n" },
+          // As a team's native queue is bundled: its pull function only, without the copy path.
+          ...functionEntries([
+            { name: 'webhooks-native', file: join(REPO_ROOT, 'test/bench/cold-start-native-entry.ts'), deploy: queue.deploy, code: queue.code },
+          ]),
         ],
       });
     } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * The native cold start's bundle (test/bench/bundles.ts): the webhooks queue of functions/webhooks.ts
  * as a native queue (`delayMode: 'native'`, RabbitMQ 4.3+), its pull function as `handler`, bundled
- * like the functions. rhea sits behind a dynamic import at the first native connection
+ * as the functions are (`functionEntries`): for the pull mode only, and, as its code sets the delay
+ * mode, without the copy path. rhea sits behind a dynamic import at the first native connection
  * (shared/native/amqp10-attempt.ts), so esbuild puts it in a chunk that loads then: the cold start
  * counts it.
  */
@@ -22,4 +23,4 @@ const { queue, pull } = defineQueue({
   deploy: { modes: ['pull'], pull: { rateMinutes: 1 } },
 });
 
-export { pull as handler, NATIVE_COLD_START_QUEUE, queue };
+export { pull, pull as handler, NATIVE_COLD_START_QUEUE, queue };

@@ -9,6 +9,7 @@ import { loadDeclaredQueues } from '../../shared/queues/declared-queues.js';
 import { tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
 import { agedLot } from '../helpers/aged-lot.js';
 import { AMQP_URL, uniqueName } from '../helpers/broker.js';
+import { BROKER_VERSION, NATIVE_BROKER } from '../helpers/broker-version.js';
 import { functionEnv, invokeBundle, runBundle, startPartner } from '../helpers/bundle-run.js';
 import { publishJson, setUpTopology, testConfig } from '../helpers/engine.js';
 import { useTestBroker } from '../helpers/topology.js';
@@ -18,6 +19,9 @@ const testBroker = useTestBroker();
 let outdir: string;
 let bundles: Bundle[];
 let removeFixture: () => void = () => undefined;
+let fixtureDir: string;
+/** The fixture's native queue (its code sets `delayMode: 'native'`), its own work queue per run. */
+const nativeWorkQueue = uniqueName('bundle-native');
 
 /** The bundle of the fixture queue (the webhook delivery on the queue WORK_QUEUE names) for one mode. */
 const fixtureBundle = (mode: 'pull' | 'event'): string => join(outdir, `bundle-webhooks-${mode}`, 'index.mjs');
@@ -34,7 +38,9 @@ beforeAll(async () => {
   outdir = await mkdtemp(join(tmpdir(), 'boomerang-bundle-'));
   const fixture = tempFunctionsDir();
   removeFixture = fixture.remove;
+  fixtureDir = fixture.dir;
   writeQueueFile(fixture.dir, { template: 'webhooks-env', name: 'bundle-webhooks', workQueue: 'bundle-test.unset' });
+  writeQueueFile(fixture.dir, { template: 'orders-native', name: 'bundle-native', workQueue: nativeWorkQueue });
   const entries = [...functionEntries(await loadDeclaredQueues({ env: {} })), ...functionEntries(await loadDeclaredQueues({ dir: fixture.dir }))];
   bundles = await buildBundles({ outdir, entries });
 }, 120_000);
@@ -47,6 +53,7 @@ afterAll(async () => {
 describe('the Lambda bundles', () => {
   it('are built per deployed function of each declared queue, from its entry', () => {
     expect(bundles.map((b) => b.name).sort()).toEqual([
+      'bundle-native-pull',
       'bundle-webhooks-event',
       'bundle-webhooks-pull',
       'partner-sync-event',
@@ -83,6 +90,62 @@ describe('the Lambda bundles', () => {
     ]).toEqual([true, false, false, false]);
   });
 
+  it("leaves a native queue's pull bundle without the copy path: nothing it loads at its start holds amqplib", async () => {
+    // Prepare: the modules of index.mjs and of the chunks it imports statically, from their source maps
+    const dir = join(outdir, 'bundle-native-pull');
+    const staticFiles = async (file: string, seen = new Set<string>()): Promise<Set<string>> => {
+      if (seen.has(file)) return seen;
+      seen.add(file);
+      const text = await readFile(file, 'utf8');
+      for (const [, chunk] of text.matchAll(/(?:^|[;\n])import(?:\{[^}]*\}|\*\s*as\s*\w+)?(?:from)?"(\.\.?\/chunks\/[^"]+)"/g))
+        await staticFiles(join(file, '..', chunk as string), seen);
+      return seen;
+    };
+    const sourcesOf = async (files: Iterable<string>): Promise<string[]> =>
+      (await Promise.all([...files].map(async (f) => (JSON.parse(await readFile(`${f}.map`, 'utf8')) as { sources: string[] }).sources))).flat();
+    // Act
+    const atStart = await sourcesOf(await staticFiles(join(dir, 'index.mjs')));
+    const everyChunk = await sourcesOf((await readdir(join(dir, 'chunks'))).filter((f) => f.endsWith('.mjs')).map((f) => join(dir, 'chunks', f)));
+    // Assess: the native engine at the start; amqplib only in a chunk loaded on a rare path (an older broker's refusal)
+    const has = (sources: string[], module: string): boolean => sources.some((s) => s.includes(module));
+    expect([has(atStart, 'shared/native/native-pull.ts'), has(atStart, 'shared/pull/pull.ts'), has(atStart, 'node_modules/amqplib/')]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect([has(everyChunk, 'node_modules/amqplib/'), has(everyChunk, 'shared/pull/pull.ts')]).toEqual([true, false]);
+  });
+
+  it.runIf(NATIVE_BROKER)(
+    `native pull (RabbitMQ ${BROKER_VERSION}): the bundle without the copy path acks, retries and parks on the local broker`,
+    async () => {
+      // Prepare: the fixture's native queue, its topology applied
+      const broker = testBroker();
+      const queue = (await loadDeclaredQueues({ dir: fixtureDir })).find((q) => q.name === 'bundle-native');
+      const config = queue?.loadConfig({ AMQP_URL });
+      if (config === undefined) throw new Error('no bundle-native queue in the fixture');
+      await setUpTopology(broker, config);
+      for (const body of ['ok', 'fail', 'bad']) broker.channel.sendToQueue(config.workQueue, Buffer.from(body), { persistent: true, messageId: body });
+      // Act
+      const summary = await invokeBundle(join(outdir, 'bundle-native-pull', 'index.mjs'), {}, { AMQP_URL, IDLE_TIMEOUT_MS: '300', LOG_LEVEL: 'silent' });
+      // Assess
+      expect(summary).toMatchObject({ received: 3, acked: 1, retried: 1, parked: 1, requeued: 0, lost: 0 });
+      const [parked] = await broker.drain(config.parkingQueue, 1);
+      expect(parked?.properties.messageId).toBe('bad');
+    },
+  );
+
+  it.runIf(!NATIVE_BROKER)(
+    `native pull (RabbitMQ ${BROKER_VERSION}): the bundle refuses the older broker by name, through the amqplib it loads only then`,
+    async () => {
+      // Act
+      const run = await runBundle(join(outdir, 'bundle-native-pull', 'index.mjs'), {}, { AMQP_URL, CONNECT_TIMEOUT_MS: '2000', LOG_LEVEL: 'silent' });
+      // Assess
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain(`RabbitMQ ${BROKER_VERSION} cannot delay a message natively`);
+    },
+  );
+
   it('partner-sync-retention deletes what was parked 14 days ago or more from its parking lot on the local broker, keeping the rest in order', async () => {
     // Prepare: m-i parked 5·i days ago; PARKING_QUEUE points the queue's parking lot at the test's
     const { parked } = await agedLot(testBroker(), 5);
@@ -102,7 +165,9 @@ describe('the Lambda bundles', () => {
       const bytes = (await readFile(join(outdir, name, 'index.mjs'))).length;
       // Assess
       expect(bundle?.bytes).toBe(bytes);
-      expect(bundle?.costs.reduce((sum, c) => sum + c.bytes, 0)).toBe(bytes);
+      const loadedWith = (bundle?.chunks ?? []).filter((c) => !c.lazy).reduce((sum, c) => sum + c.bytes, 0);
+      expect(bundle?.startBytes).toBe(bytes + loadedWith);
+      expect(bundle?.costs.reduce((sum, c) => sum + c.bytes, 0)).toBe(bundle?.startBytes);
       expect(bundle?.mapBytes).toBeGreaterThan(0);
       expect(bundle?.costs.map((c) => c.source)).toEqual(expect.arrayContaining(['amqplib', '(own code)']));
       // A function's connection lives for one invocation: plain amqplib, no reconnecting manager.
