@@ -115,6 +115,9 @@ function esbuildOptions(entry: BundleEntry, outdir: string, workingDir: string):
     minifyWhitespace: true,
     minifySyntax: true,
     sourcemap: true,
+    // The map holds the mappings only, not a copy of every source: a stack trace needs the file and
+    // line, and with --enable-source-maps Node parses each map as its chunk loads, on the cold start.
+    sourcesContent: false,
     // Lambda's Node.js runtimes ship the AWS SDK v3.
     external: ['@aws-sdk/*'],
     banner: { js: REQUIRE_BANNER },
