@@ -127,7 +127,7 @@ describe('the Lambda bundles', () => {
       await setUpTopology(broker, config);
       for (const body of ['ok', 'fail', 'bad']) broker.channel.sendToQueue(config.workQueue, Buffer.from(body), { persistent: true, messageId: body });
       // Act
-      const summary = await invokeBundle(join(outdir, 'bundle-native-pull', 'index.mjs'), {}, { AMQP_URL, IDLE_TIMEOUT_MS: '300', LOG_LEVEL: 'silent' });
+      const summary = await invokeBundle(join(outdir, 'bundle-native-pull', 'index.mjs'), {}, { AMQP_URL, MAX_MESSAGES: '3', LOG_LEVEL: 'silent' });
       // Assess
       expect(summary).toMatchObject({ received: 3, acked: 1, retried: 1, parked: 1, requeued: 0, lost: 0 });
       const [parked] = await broker.drain(config.parkingQueue, 1);
