@@ -68,15 +68,22 @@ function amqp10Outcome(verdict: Verdict, delivery: Delivery, context: Amqp10Outc
       return RELEASED;
     case 'retry': {
       const at = isoTime(new Date(context.now));
-      return failed(context.now + verdict.delayMs, {
-        [NativeAnnotation.retryNo]: verdict.nextRetryNo,
-        [NativeAnnotation.failedSettlements]: ownReturns(delivery) + 1,
-        [NativeAnnotation.errorName]: verdict.error.name,
-        [NativeAnnotation.errorMessage]: cutUtf8(verdict.error.message, ERROR_MESSAGE_MAX_BYTES),
-        [NativeAnnotation.firstFailureAt]: stringAnnotation(delivery, NativeAnnotation.firstFailureAt) ?? at,
-        [NativeAnnotation.lastFailureAt]: at,
-        [NativeAnnotation.failureHistory]: historyWith(delivery, at, verdict.error),
-      });
+      // One object, written once: this runs for every retry.
+      return {
+        kind: 'modified',
+        deliveryFailed: true,
+        undeliverableHere: false,
+        annotations: {
+          [NativeAnnotation.deliveryTime]: context.now + verdict.delayMs,
+          [NativeAnnotation.retryNo]: verdict.nextRetryNo,
+          [NativeAnnotation.failedSettlements]: ownReturns(delivery) + 1,
+          [NativeAnnotation.errorName]: verdict.error.name,
+          [NativeAnnotation.errorMessage]: cutUtf8(verdict.error.message, ERROR_MESSAGE_MAX_BYTES),
+          [NativeAnnotation.firstFailureAt]: stringAnnotation(delivery, NativeAnnotation.firstFailureAt) ?? at,
+          [NativeAnnotation.lastFailureAt]: at,
+          [NativeAnnotation.failureHistory]: historyWith(delivery, at, verdict.error),
+        },
+      };
     }
     case 'defer':
       // Untried, so not a failed delivery: the broker delays it all the same (measured on 4.3.6) and
@@ -106,10 +113,6 @@ function amqp10Outcome(verdict: Verdict, delivery: Delivery, context: Amqp10Outc
       return { kind: 'modified', deliveryFailed: true, undeliverableHere: true, annotations };
     }
   }
-}
-
-function failed(deliveryTime: number, annotations: Record<string, unknown>): Amqp10Outcome {
-  return { kind: 'modified', deliveryFailed: true, undeliverableHere: false, annotations: { [NativeAnnotation.deliveryTime]: deliveryTime, ...annotations } };
 }
 
 /** The message's failure history (its annotation) with this failure at its end. */
