@@ -128,10 +128,11 @@ function esbuildOptions(entry: BundleEntry, outdir: string, workingDir: string):
     // The mode this bundle serves, read by defineQueue (shared/queues/define-queue.ts) and folded at
     // build time: the event function's code is not in a pull bundle, nor the pull function's in an event one.
     // Likewise a native queue's pull bundle holds no copy path (shared/pull/pull-function.ts): its code
-    // sets the delay mode, which no variable can change.
+    // sets the delay mode, which no variable can change. Every other function bundle says 'any', so
+    // that the native engine's late load of amqplib (native/amqp091-late.ts) folds to the module loaded already.
     define: {
       ...(entry.mode === undefined ? {} : { 'process.env.BOOMERANG_BUNDLED_MODE': JSON.stringify(entry.mode) }),
-      ...(entry.nativeOnly === true ? { 'process.env.BOOMERANG_BUNDLED_DELAY_MODE': JSON.stringify('native') } : {}),
+      ...(entry.mode === undefined ? {} : { 'process.env.BOOMERANG_BUNDLED_DELAY_MODE': JSON.stringify(entry.nativeOnly === true ? 'native' : 'any') }),
     },
   };
 }

@@ -21,6 +21,7 @@ import type { Outcome as SummaryOutcome, Summary } from '../observability/summar
 import { brokerVersionOf } from '../topology/broker-ops.js';
 import { nativeBrokerRefusal } from '../topology/native-broker.js';
 import type { Amqp10Connection } from './amqp10-connection.js';
+import { connectFromConfigLate } from './amqp091-late.js';
 import { connectAmqp10FromConfig } from './amqp10-from-config.js';
 import { amqp10PauseMarker } from './amqp10-pause-marker.js';
 import { NativeAnnotation, amqp10Outcome } from './native-annotations.js';
@@ -237,8 +238,7 @@ function summaryOutcome(verdict: Verdict): SummaryOutcome {
  */
 async function refuseOlderBroker(config: Config, error: unknown): Promise<never> {
   if (!isNamedError<BrokerConnectionError>(error, 'BrokerConnectionError') || error.reason !== 'unreachable') throw error;
-  // Loaded here only: amqplib stays out of a native bundle's cold start (shared/pull/pull-function.ts).
-  const { connectFromConfig } = await import('../amqp/connect-from-config.js');
+  const connectFromConfig = await connectFromConfigLate();
   const broker = await connectFromConfig(config, { connectionName: config.functionName }).catch(() => undefined);
   if (broker !== undefined) {
     const refusal = nativeBrokerRefusal(brokerVersionOf(broker.connection));

@@ -11,6 +11,7 @@
  */
 import type { ConsumeMessage } from 'amqplib';
 import type { Config } from '../config/config.js';
+import { connectFromConfigLate } from './amqp091-late.js';
 import type { Logger } from '../observability/logger.js';
 
 /** The broker's report when it ended a session over a message it could not convert. */
@@ -38,8 +39,7 @@ function holdsDecimal(value: unknown, depth = 0): boolean {
  * @example if (isUnconvertible(failure)) await sweepUnconvertible(config, log, config.batchSize);
  */
 async function sweepUnconvertible(config: Config, log: Logger, window: number): Promise<number> {
-  // Loaded here only, on this rare path: amqplib stays out of a native bundle's cold start.
-  const { connectFromConfig } = await import('../amqp/connect-from-config.js');
+  const connectFromConfig = await connectFromConfigLate();
   const broker = await connectFromConfig(config, { connectionName: `${config.functionName}-sweep`, log });
   try {
     const channel = await broker.connection.createChannel();
