@@ -1,44 +1,35 @@
 /**
  * The lifecycle of one message, written once for every mode: read its retry count, check it for a
- * crash loop, run the idempotency guard and the handler within the budget, decide retry or park, and
- * keep the circuit breaker and the store-failure streak. It returns a verdict (core/verdict.ts) and
- * publishes, acks or nacks nothing: each mode settles verdicts its own way (pull/, event/).
+ * crash loop, run the idempotency guard (core/guarded-call.ts) and the handler within the budget,
+ * decide retry or park (core/failure-verdicts.ts), and keep the circuit breaker. It returns a verdict
+ * (core/verdict.ts) and publishes, acks or nacks nothing: each mode settles verdicts its own way (pull/, event/).
  * Each attempt gets a span (core/attempt-spans.ts, through the tally): started here, told the
  * verdict here, ended where the mode reports the settlement.
  *
  * One lifecycle serves one invocation; it holds what an invocation learns (the breaker, the
- * crash-loop parks made, the store failures in a row) and the handlers still running, which the
+ * crash-loop parks made, the store's health) and the handlers still running, which the
  * hard stop cuts off: their attempts count, and whatever they return later settles nothing.
  */
-import { HandlerNotStartedError, isNamedError } from '../errors.js';
-import type { IdempotencyGuard, IdempotencyOutcome } from '../idempotency/guard.js';
-import { type GuardRefusal, guardRefusalOf, refusalFields, STORE_FAILURES_TO_STOP } from '../idempotency/refusal.js';
+import { isNamedError } from '../errors.js';
+import type { IdempotencyOutcome } from '../idempotency/guard.js';
+import { guardRefusalOf } from '../idempotency/refusal.js';
 import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Delivery } from '../message/copy-message.js';
 import { readBrokerCount, readRetryNo } from '../message/headers.js';
 import type { BoomerangMessage } from '../message/message.js';
 import { type AttemptSpan, NO_SPAN } from '../observability/attempt-tracer.js';
-import { backoffDelayMs } from '../retry/backoff.js';
-import { decideRetry, type ErrorFacts, errorFacts, type RetryDecision } from '../retry/decide-retry.js';
-import { errorFields } from '../retry/error-fields.js';
+import { type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
 import { AttemptDeadlines, effectiveLimitMs, isThenable } from './attempt-deadlines.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { checkCrashLoop, crashLoopError, givenBackReachesLimit } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
-import { HandlerSlots } from './handler-slots.js';
+import { FailureVerdicts, type Stop } from './failure-verdicts.js';
+import { GuardedCall, type SlotHold } from './guarded-call.js';
 import type { LifecycleOptions, Origin } from './lifecycle-options.js';
 import type { Pacer } from './pacer.js';
 import { Pause } from './pause.js';
-import { cutOff, NOT_TRIED, RECORDED_FAILURE, OUT_OF_TIME, queuePaused, STORE_DOWN } from './recorded-failures.js';
+import { cutOff, RECORDED_FAILURE } from './recorded-failures.js';
 import { ACK, ACK_UNKEYED, DUPLICATE, OUT_OF_TIME_GIVE_BACK, type Verdict } from './verdict.js';
-
-/** Why no more messages should go to the handler in this invocation (or, `paused`, for now), if any. */
-type Stop = 'breaker-open' | 'idempotency-store-down' | 'paused';
-
-/** Whether an attempt's call holds a handler slot (core/handler-slots.ts): with a guard, one per attempt. */
-type SlotHold = { held: boolean };
-
-const PAUSED_GIVE_BACK: Verdict = Object.freeze({ kind: 'give-back', why: 'paused' });
 
 type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
 
@@ -51,9 +42,6 @@ type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
 class Lifecycle<O extends Origin = Origin> {
   private breaker;
   private crashLoopsParked = 0;
-  private storeFailuresInARow = 0;
-  /** The store failed STORE_FAILURES_TO_STOP times in a row: final for the invocation, as an open breaker. */
-  private storeDown = false;
   /** A partner's "slow down": while it holds, nothing is tried and untried messages wait it out. */
   private readonly pause: Pause;
   private readonly running = new Map<Delivery, Running<O>>();
@@ -68,8 +56,9 @@ class Lifecycle<O extends Origin = Origin> {
   /** Each attempt's time limit; its context (the handler's signal) comes with its deadline. */
   private readonly deadlines: AttemptDeadlines;
   private readonly spans: AttemptSpans;
-  /** With a guard: the handler calls' slots, apart from the store's calls around them. */
-  private readonly slots: HandlerSlots | undefined;
+  private readonly verdicts: FailureVerdicts;
+  /** With a guard: its calls, their handler slots apart from the store's calls around them, and the store's health. */
+  private readonly guarded: GuardedCall | undefined;
 
   public constructor(private readonly options: LifecycleOptions) {
     this.spans = options.tally.spans;
@@ -86,7 +75,20 @@ class Lifecycle<O extends Origin = Origin> {
     // Paced: the summary says so (pacedMs), even when no start had to wait.
     if (options.pacer !== undefined) options.tally.paced(0);
     this.leaveLine = AbortSignal.any([this.abort.signal, this.stopping.signal]);
-    this.slots = options.guard === undefined ? undefined : new HandlerSlots(() => this.concurrency, this.leaveLine);
+    this.verdicts = new FailureVerdicts(options, this.pause);
+    this.guarded =
+      options.guard === undefined
+        ? undefined
+        : new GuardedCall({
+            ...options,
+            guard: options.guard,
+            deadlines: this.deadlines,
+            pause: this.pause,
+            leaveLine: this.leaveLine,
+            concurrency: () => this.concurrency,
+            stopped: () => this.stop !== undefined,
+            onStoreDown: () => this.stopping.abort(),
+          });
   }
 
   /** Aborted at the budget's stop (each handler's own signal also aborts at its attempt's deadline). */
@@ -107,7 +109,7 @@ class Lifecycle<O extends Origin = Origin> {
   public get stop(): Stop | undefined {
     if (this.pause.holds() && this.pause.until >= this.options.stopAt) return 'paused';
     if (this.breaker.state === 'open') return 'breaker-open';
-    return this.storeDown ? 'idempotency-store-down' : undefined;
+    return this.guarded?.storeDown === true ? 'idempotency-store-down' : undefined;
   }
 
   /** How many handlers may run at once now: 1 while the breaker probes, none once it opened. */
@@ -121,7 +123,7 @@ class Lifecycle<O extends Origin = Origin> {
    * while the handler calls themselves still run at most `concurrency` at once.
    */
   public get attemptLimit(): number {
-    return this.slots === undefined ? this.concurrency : 2 * this.concurrency;
+    return this.guarded === undefined ? this.concurrency : 2 * this.concurrency;
   }
 
   public get breakerOpened(): boolean {
@@ -156,7 +158,7 @@ class Lifecycle<O extends Origin = Origin> {
     const span = traced ? this.spans.start(delivery, origin.queue, retryNo) : NO_SPAN;
     if (origin.problem !== undefined) {
       const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
-      return Promise.resolve(recorded(span, false, this.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined)));
+      return Promise.resolve(recorded(span, false, this.verdicts.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined)));
     }
     const { ownReturnsHeader, countsAcquired } = this.options.settings;
     const ownReturns = ownReturnsHeader === undefined ? 0 : (readBrokerCount(delivery.properties.headers, ownReturnsHeader) ?? 0);
@@ -164,7 +166,7 @@ class Lifecycle<O extends Origin = Origin> {
     if (crashLoop.kind === 'park') {
       this.crashLoopsParked++;
       return Promise.resolve(
-        recorded(span, false, this.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined)),
+        recorded(span, false, this.verdicts.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined)),
       );
     }
     if (this.stop === undefined && (this.pause.holds() || this.options.pacer !== undefined)) return this.afterWaits(delivery, origin, retryNo, span, traced);
@@ -197,8 +199,8 @@ class Lifecycle<O extends Origin = Origin> {
     if (this.stop !== undefined) return Promise.resolve(recorded(span, false, this.untriedVerdict(delivery, false)));
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
     this.running.set(delivery, { message, origin });
-    const { guard, handler } = this.options;
-    if (guard !== undefined) return this.guardedAttempt(guard, delivery, origin, message, span, traced);
+    if (this.guarded !== undefined) return this.guardedAttempt(this.guarded, delivery, origin, message, span, traced);
+    const { handler } = this.options;
     let called: Promise<void> | void;
     try {
       const window = this.deadlines.current();
@@ -219,7 +221,7 @@ class Lifecycle<O extends Origin = Origin> {
 
   /** The guard's run of the call (`guarded`): a duplicate is acked untried, a refusal deferred. */
   private async guardedAttempt(
-    guard: IdempotencyGuard,
+    guarded: GuardedCall,
     delivery: Delivery,
     origin: O,
     message: BoomerangMessage,
@@ -229,12 +231,12 @@ class Lifecycle<O extends Origin = Origin> {
     const slot: SlotHold = { held: false };
     let outcome: IdempotencyOutcome;
     try {
-      outcome = await this.guarded(guard, message, span, traced, slot);
+      outcome = await guarded.run(message, span, traced, slot);
     } catch (thrown) {
       return this.caught(delivery, origin, message, span, thrown, slot);
     }
     if (!this.running.delete(delivery)) return undefined;
-    this.storeFailuresInARow = 0;
+    guarded.answered();
     if (outcome === 'duplicate') return recorded(span, false, DUPLICATE);
     return this.acked(span, traced, outcome === 'no-key');
   }
@@ -263,27 +265,28 @@ class Lifecycle<O extends Origin = Origin> {
     const verdict = this.running.delete(delivery) ? this.threw(delivery, origin, message, span, thrown) : undefined;
     // A failed call keeps its handler slot until its outcome counts (the breaker, a pause): freed
     // sooner, the next handler would start before an open breaker or a pause could stop it.
-    if (slot?.held === true) {
-      slot.held = false;
-      (this.slots as HandlerSlots).leave();
-    }
+    if (slot !== undefined) this.guarded?.free(slot);
     return verdict;
   }
 
   /** The verdict of an attempt whose call threw: not started, refused by the guard, cut off, or failed. */
   private threw(delivery: Delivery, origin: O, message: BoomerangMessage, span: AttemptSpan, thrown: unknown): Verdict {
-    const { guard, log } = this.options;
+    const { log } = this.options;
     const { retryNo } = message;
     // Claimed, then the invocation stopped before a handler slot was free: the guard released the key.
     if (isNamedError(thrown, 'HandlerNotStartedError')) return recorded(span, false, this.untriedVerdict(delivery, this.stop === undefined));
-    const refusal = guard === undefined ? undefined : guardRefusalOf(thrown);
-    if (refusal !== undefined) return recorded(span, false, this.refused(delivery, origin, retryNo, refusal, thrown));
+    const refusal = this.guarded === undefined ? undefined : guardRefusalOf(thrown);
+    if (refusal !== undefined) {
+      // Not an attempt, never parked, no breaker outcome.
+      this.guarded?.refused(delivery, origin, retryNo, refusal, thrown);
+      return recorded(span, false, this.verdicts.deferred(delivery, errorFacts(thrown)));
+    }
     span.handlerError(thrown);
     // Cut off by the budget: an attempt all the same, or a message that always outlasts the budget
     // would come back first in every invocation and stall the queue behind it.
-    if (this.abort.signal.aborted) return recorded(span, true, this.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown));
+    if (this.abort.signal.aborted) return recorded(span, true, this.verdicts.failed(delivery, message, cutOff('aborted by the budget', thrown), thrown));
     const error = errorFacts(thrown);
-    const decision = this.decide(delivery, message, thrown);
+    const decision = this.verdicts.decide(delivery, message, thrown);
     const wasOpen = this.breaker.state === 'open';
     // A partner's "slow down" (the decision pauses the queue) says it is up: the pause answers it, not the breaker.
     this.breaker = recordOutcome(this.breaker, error.retryable && decision.pauseMs === undefined ? 'retryable-failure' : 'other-failure');
@@ -294,7 +297,7 @@ class Lifecycle<O extends Origin = Origin> {
         errorName: error.name,
       });
     }
-    return recorded(span, true, this.verdictOf(delivery, message, decision, error, thrown));
+    return recorded(span, true, this.verdicts.of(delivery, message, decision, error, thrown));
   }
 
   /**
@@ -322,25 +325,7 @@ class Lifecycle<O extends Origin = Origin> {
   }
 
   private untriedVerdict(delivery: Delivery, outOfTime: boolean): Verdict {
-    const stop = outOfTime ? undefined : this.stop;
-    // Paused past the stop: back to its queue, where the next invocations leave it until the pause
-    // ends; where a give-back would copy or count, it waits out the pause's remaining time on the delay path.
-    if (stop === 'paused')
-      return this.pause.counted(
-        this.options.settings.givesBackAsIs ? PAUSED_GIVE_BACK : this.deferred(delivery, queuePaused(this.pause.until), this.pause.remainingMs()),
-      );
-    if (!outOfTime) {
-      const { givesBackAsIs, defersByCopy } = this.options.settings;
-      // The breaker opened or the store is down: back to its queue as it was where that counts nothing
-      // and a deferral would copy it (pull on 4.3+); the next invocation probes with it.
-      if (givesBackAsIs && defersByCopy && stop !== undefined) return { kind: 'give-back', why: stop };
-      return this.deferred(delivery, stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
-    }
-    // Where a give-back raises `x-delivery-count`, it would count toward the crash-loop limit although
-    // no handler saw the message: it waits the shortest delay instead, its count and its own `x-delivery-count` kept out of it.
-    if (!this.options.settings.giveBackCounts) return OUT_OF_TIME_GIVE_BACK;
-    const verdict = this.deferred(delivery, OUT_OF_TIME, 0);
-    return verdict.kind === 'defer' ? verdict : OUT_OF_TIME_GIVE_BACK;
+    return this.verdicts.untried(delivery, outOfTime ? undefined : this.stop, outOfTime);
   }
 
   /**
@@ -354,7 +339,7 @@ class Lifecycle<O extends Origin = Origin> {
       this.running.delete(delivery);
       verdicts.push([
         delivery,
-        recorded(this.spans.of(delivery), true, this.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)),
+        recorded(this.spans.of(delivery), true, this.verdicts.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)),
         origin,
       ]);
     }
@@ -375,117 +360,6 @@ class Lifecycle<O extends Origin = Origin> {
     if (waitedMs === undefined) return this.untriedVerdict(delivery, this.stop === undefined);
     this.options.tally.paced(waitedMs);
     return undefined;
-  }
-
-  /**
-   * The handler's call at most once per idempotency key. Only the call holds a handler slot and runs
-   * against its deadline; the store's claim before it and its completion after it do not (a store
-   * call is bounded by the store's own request timeout). A pause or a stop that came while the call
-   * waited for its slot keeps it from starting: it throws HandlerNotStartedError, and the guard releases the key.
-   */
-  private guarded(guard: IdempotencyGuard, message: BoomerangMessage, span: AttemptSpan, traced: boolean, slot: SlotHold): Promise<IdempotencyOutcome> {
-    const slots = this.slots as HandlerSlots;
-    return guard.run(
-      message,
-      async () => {
-        if (!(await slots.enter())) throw new HandlerNotStartedError();
-        slot.held = true;
-        if (this.stop !== undefined || (this.pause.holds() && !(await this.pause.waitOut(this.options.stopAt, this.leaveLine))))
-          throw new HandlerNotStartedError();
-        const window = this.deadlines.current();
-        const call = (): Promise<void> | void => this.deadlines.bound(this.options.handler(message, window.context), window);
-        await (traced ? span.run(call) : call());
-        // Done: the slot is free before the store marks the key completed. A throw keeps it (attempt's catch).
-        slot.held = false;
-        slots.leave();
-      },
-      this.options.hardStopAt - Date.now(),
-    );
-  }
-
-  /** A failed attempt: retry or park, as `decideRetry` says. `handlerError` is what the handler threw, for the stack. */
-  private failed(delivery: Delivery, message: BoomerangMessage, thrown: unknown, handlerError: unknown): Verdict {
-    return this.verdictOf(delivery, message, this.decide(delivery, message, thrown), errorFacts(thrown), handlerError);
-  }
-
-  private decide(delivery: Delivery, message: BoomerangMessage, thrown: unknown): RetryDecision {
-    const { config, random } = this.options;
-    return decideRetry({
-      error: thrown,
-      retryNo: message.retryNo,
-      policy: config.policy,
-      rules: config.rules,
-      messageType: delivery.properties.type,
-      routingKey: message.routingKey,
-      random,
-    });
-  }
-
-  /** The verdict of a failed attempt, once decided; pauses the queue when the decision says so. */
-  private verdictOf(delivery: Delivery, message: BoomerangMessage, decision: RetryDecision, error: ErrorFacts, handlerError: unknown): Verdict {
-    this.options.metrics.handlerError(error.name);
-    const { retryNo } = message;
-    if (decision.pauseMs !== undefined)
-      this.pause.ask({
-        untilMs: Date.now() + decision.pauseMs,
-        queue: message.queue,
-        errorName: error.name,
-        messageId: delivery.properties.messageId as string | undefined,
-      });
-    if (decision.kind === 'retry' && this.copyable(delivery))
-      return { kind: 'retry', retryNo, nextRetryNo: decision.retryNo, delayMs: decision.delayMs, error };
-    const reason = decision.kind === 'park' ? decision.reason : `${this.tooLargeReason(delivery)}: parked instead of retried`;
-    const fields = errorFields(handlerError);
-    return this.park(
-      delivery,
-      retryNo,
-      fields === undefined ? error : { ...error, fields },
-      reason,
-      handlerError instanceof Error ? handlerError.stack : undefined,
-    );
-  }
-
-  private park(delivery: Delivery, retryNo: number, error: ErrorFacts, reason: string, stack: string | undefined): Verdict {
-    return { kind: 'park', retryNo, reason, error, stack, copyable: this.copyable(delivery) };
-  }
-
-  /** The guard refused to run it (key held elsewhere, store down): not an attempt, never parked, no breaker outcome. */
-  private refused(delivery: Delivery, origin: Origin, retryNo: number, refusal: GuardRefusal, thrown: unknown): Verdict {
-    const { log } = this.options;
-    const fields = { messageId: delivery.properties.messageId, queue: origin.queue, retryNo, ...refusalFields(thrown) };
-    log.warn(
-      refusal === 'in-progress' ? "idempotency: another run holds the message's key; deferred" : 'idempotency: the store failed; message deferred',
-      fields,
-    );
-    // A key held elsewhere was read from the store: it answers.
-    this.storeFailuresInARow = refusal === 'store-down' ? this.storeFailuresInARow + 1 : 0;
-    if (this.storeFailuresInARow >= STORE_FAILURES_TO_STOP && !this.storeDown) {
-      this.storeDown = true;
-      this.stopping.abort();
-      log.warn('idempotency: the store failed for several messages in a row; no more messages are tried in this invocation', {
-        failuresInARow: this.storeFailuresInARow,
-        ...refusalFields(thrown),
-      });
-    }
-    return this.deferred(delivery, errorFacts(thrown));
-  }
-
-  /** To the delay path with the count it came with, after `delayMs` (by default its next backoff delay). */
-  private deferred(delivery: Delivery, why: ErrorFacts, delayMs?: number): Verdict {
-    const { settings, config, random } = this.options;
-    if (!settings.canDefer) return { kind: 'give-back', why: 'no-delay-path' };
-    if (!this.copyable(delivery)) return { kind: 'give-back', why: 'too-large' };
-    const { retryNo } = readRetryNo(delivery.properties.headers, config.retryHeader);
-    return { kind: 'defer', retryNo, delayMs: delayMs ?? backoffDelayMs(retryNo + 1, config.policy, random), why };
-  }
-
-  private copyable(delivery: Delivery): boolean {
-    const limit = this.options.settings.copyLimitBytes;
-    return limit === undefined || delivery.content.length <= limit;
-  }
-
-  private tooLargeReason(delivery: Delivery): string {
-    return `too large to copy: the body is ${delivery.content.length} bytes, over MAX_MESSAGE_BYTES (${this.options.settings.copyLimitBytes})`;
   }
 }
 
