@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { build, type BuildOptions, buildSync } from 'esbuild';
 import type { ConfigInCode } from '../config/config-in-code.js';
 import type { Mode, ResolvedDeploy } from '../queues/deploy-options.js';
+import type { DelayMode } from '../topology/types.js';
 import { type Bundle, describeBundle } from './bundle-report.js';
 import { ownModule } from './own-modules.js';
 
@@ -24,8 +25,11 @@ type BundleEntry = {
   readonly name: string;
   readonly contents: string;
   readonly mode?: Mode;
-  /** The queue's code sets `delayMode: 'native'`: the copy path (and amqplib) is left out of the bundle. */
-  readonly nativeOnly?: boolean;
+  /**
+   * The delay path the queue's code fixes (its `delayMode`: `'native'`, or `'copy'` for tiers and
+   * exact), the only one its pull bundle holds. @default both: the environment's DELAY_MODE chooses
+   */
+  readonly delayPath?: 'native' | 'copy';
 };
 
 /** A queue whose functions are bundled: its name, its definition file (absolute) and what it deploys. */
@@ -64,6 +68,11 @@ function defaultOutdir(): string {
   return resolve('dist');
 }
 
+/** The delay path a delay mode takes: the broker's own delay, or a copy to the delay queues. */
+function delayPathOf(delayMode: DelayMode): 'native' | 'copy' {
+  return delayMode === 'native' ? 'native' : 'copy';
+}
+
 /**
  * A bundle per deployed function: each mode a queue deploys, its `pull` or `event` export as
  * `handler`; and the retention function of a queue with `deploy.retention`, made from its `queue`.
@@ -74,7 +83,7 @@ function functionEntries(queues: readonly BundledQueue[]): BundleEntry[] {
       name: bundleName(queue.name, mode),
       contents: `export { ${mode} as handler } from ${JSON.stringify(queue.file)};\n`,
       mode,
-      ...(mode === 'pull' && queue.code?.delayMode === 'native' ? { nativeOnly: true } : {}),
+      ...(mode === 'pull' && queue.code?.delayMode !== undefined ? { delayPath: delayPathOf(queue.code.delayMode) } : {}),
     })),
     ...(queue.deploy.retention === undefined
       ? []
@@ -127,12 +136,13 @@ function esbuildOptions(entry: BundleEntry, outdir: string, workingDir: string):
     logLevel: 'warning',
     // The mode this bundle serves, read by defineQueue (shared/queues/define-queue.ts) and folded at
     // build time: the event function's code is not in a pull bundle, nor the pull function's in an event one.
-    // Likewise a native queue's pull bundle holds no copy path (shared/pull/pull-function.ts): its code
-    // sets the delay mode, which no variable can change. Every other function bundle says 'any', so
-    // that the native engine's late load of amqplib (native/amqp091-late.ts) folds to the module loaded already.
+    // Likewise a pull bundle holds only the delay path its queue's code sets, which no variable can
+    // change (shared/pull/pull-function.ts): no copy path and no amqplib in a native queue's, no native
+    // engine in a tiers or exact queue's. Every other function bundle says 'any', so that the native
+    // engine's late load of amqplib (native/amqp091-late.ts) folds to the module loaded already.
     define: {
       ...(entry.mode === undefined ? {} : { 'process.env.BOOMERANG_BUNDLED_MODE': JSON.stringify(entry.mode) }),
-      ...(entry.mode === undefined ? {} : { 'process.env.BOOMERANG_BUNDLED_DELAY_MODE': JSON.stringify(entry.nativeOnly === true ? 'native' : 'any') }),
+      ...(entry.mode === undefined ? {} : { 'process.env.BOOMERANG_BUNDLED_DELAY_MODE': JSON.stringify(entry.delayPath ?? 'any') }),
     },
   };
 }

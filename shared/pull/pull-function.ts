@@ -24,32 +24,41 @@ type PullContext = LambdaContext;
  * @example export const handler = createPullFunction(myHandler);
  */
 function createPullFunction(handler: Handler, given: FunctionOptions = {}) {
-  let delayPathChecked = false;
-  // In the bundle of a queue whose code sets delayMode 'native' (shared/cdk/bundles.ts defines the
-  // variable at build time), the copy path is folded away with amqplib: it could never run there, and
-  // the cold start does not load it. Anywhere else both paths are here and the config chooses.
+  // In the bundle of a queue whose code sets its delay mode (shared/cdk/bundles.ts defines the variable
+  // at build time, 'native' or 'copy'), the path that mode never takes is folded away, and with it what
+  // only that path loads (amqplib, or the native engine): the cold start does not load it. Anywhere else
+  // ('any', or unset) both paths are here and the config chooses.
+  // (Read in each condition, not through a variable: the bundler folds a condition, not a variable.)
   const runCopy = process.env.BOOMERANG_BUNDLED_DELAY_MODE === 'native' ? undefined : copyPathRunner();
+  const runNative = process.env.BOOMERANG_BUNDLED_DELAY_MODE === 'copy' ? undefined : nativePathRunner();
   return createLambdaFunction<unknown, PullContext>(given, {
     defaultName: DEFAULTS.functionName,
     loadConfig: (env) => loadConfig(env, DEFAULTS.functionName),
     fields: (config) => ({ queue: config.workQueue }),
     async run({ config, budgetMs, log, metrics, idempotency, tracer, pacer }) {
       const options = { config, handler, budgetMs, log, metrics, idempotency, tracer, pacer };
-      if (config.delayMode === 'native') {
-        // rhea itself is loaded at the first native connection (native/amqp10-attempt.ts): importing
-        // the native engine here lazily would make the bundler split every module it shares with this one.
-        // Its work queue and parking lot are checked at the first invocation, and again after one that failed.
-        const summary = await runNativePull(options, { checkTopology: !delayPathChecked });
-        delayPathChecked = true;
-        return summary;
-      }
-      if (runCopy === undefined)
+      const run = config.delayMode === 'native' ? runNative : runCopy;
+      if (run === undefined)
         throw new ConfigError(
-          `delayMode '${config.delayMode}': this bundle was built for a queue whose code sets delayMode 'native', and holds no other delay path. Build it again from the queue's definition (npm run build, cdk deploy)`,
+          `delayMode '${config.delayMode}': this bundle was built for a queue whose code sets delayMode '${config.delayMode === 'native' ? 'tiers or exact' : 'native'}', and holds no other delay path. Build it again from the queue's definition (npm run build, cdk deploy)`,
         );
-      return runCopy(options);
+      return run(options);
     },
   });
+}
+
+/**
+ * The native path's invocations (native/native-pull.ts): the work queue and the parking lot are checked
+ * at the first invocation, and again after one that failed. rhea itself is loaded at the first native
+ * connection (native/amqp10-attempt.ts).
+ */
+function nativePathRunner(): (options: InvocationOptions) => Promise<Summary> {
+  let topologyChecked = false;
+  return async (options) => {
+    const summary = await runNativePull(options, { checkTopology: !topologyChecked });
+    topologyChecked = true;
+    return summary;
+  };
 }
 
 /**

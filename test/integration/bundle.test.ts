@@ -64,7 +64,7 @@ describe('the Lambda bundles', () => {
     ]);
   });
 
-  it("holds each mode's own engine only: no event code in a pull bundle, no pull or native code in an event bundle", async () => {
+  it("holds each mode's own engine only: no event code in a pull bundle, no pull or native code in an event bundle, and the delay path the queue's code sets", async () => {
     // Prepare: the modules each bundle was made from, in its source maps (index.mjs and every chunk)
     const sourcesOf = async (name: string): Promise<string[]> => {
       const dir = join(outdir, name);
@@ -72,16 +72,18 @@ describe('the Lambda bundles', () => {
       const sources = await Promise.all(maps.map(async (map) => (JSON.parse(await readFile(map, 'utf8')) as { sources: string[] }).sources));
       return sources.flat();
     };
-    // Act
-    const [pull, event] = await Promise.all([sourcesOf('webhooks-pull'), sourcesOf('webhooks-event')]);
+    // Act: webhooks sets delayMode 'tiers' in its code; bundle-webhooks leaves it to DELAY_MODE
+    const [pull, anyPull, event] = await Promise.all([sourcesOf('webhooks-pull'), sourcesOf('bundle-webhooks-pull'), sourcesOf('webhooks-event')]);
     // Assess
     const has = (sources: string[], module: string): boolean => sources.some((s) => s.endsWith(`shared/${module}`));
     expect([
       has(pull, 'pull/pull-function.ts'),
+      has(pull, 'pull/pull.ts'),
       has(pull, 'native/native-pull.ts'),
       has(pull, 'event/event-function.ts'),
       has(pull, 'event/run-event.ts'),
-    ]).toEqual([true, true, false, false]);
+    ]).toEqual([true, true, false, false, false]);
+    expect([has(anyPull, 'pull/pull.ts'), has(anyPull, 'native/native-pull.ts')]).toEqual([true, true]);
     expect([
       has(event, 'event/event-function.ts'),
       has(event, 'pull/pull-function.ts'),
