@@ -31,6 +31,7 @@ async function answer(request: DefinitionsRequest): Promise<DefinitionsAnswer> {
         file,
         path: queue.file,
         deploy: queue.deploy,
+        code: queue.code.delayMode === undefined ? {} : { delayMode: queue.code.delayMode },
         ...reading,
         rateLimitShares: rateLimitShares({ name: queue.name, file, deploy: queue.deploy, rateLimit: reading.rateLimit }),
         topology: planSummary(buildTopologyPlan(topologyOptionsFromConfig(queue.loadConfig(synthEnvironment(queue, env))))),

@@ -3,6 +3,7 @@
  * (and checked against `functionEnvironment`) before any resource is made.
  */
 import type { ResolvedDeploy } from '../queues/deploy-options.js';
+import type { DelayMode } from '../topology/types.js';
 import type { PlanSummary } from '../topology/plan-summary.js';
 import type { Tracing } from '../config/option-table.js';
 import type { FunctionTimings } from './function-environment.js';
@@ -19,6 +20,8 @@ type DeployedQueue = {
   /** The absolute path of that file, which the bundles start from. */
   readonly path: string;
   readonly deploy: ResolvedDeploy;
+  /** The delay mode the queue's code sets, if it does: its pull bundle then holds that delay path only (bundles.ts). */
+  readonly code: { readonly delayMode?: DelayMode };
   /** What the functions read from their environment about time, for the synth's timeout warnings. */
   readonly timings: FunctionTimings;
   /** The complete ARN of the Redis store's password secret (code or functionEnvironment): the pull and event functions may read it. */

@@ -1,6 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { functionEntries } from '../../shared/cdk/bundles.js';
 import { readQueueDefinitions } from '../../shared/cdk/definitions.js';
 import { ConfigError } from '../../shared/errors.js';
 import { REPO_ROOT, tempFunctionsDir, writeQueueFile } from '../fixtures/queue-files.js';
@@ -49,6 +50,15 @@ describe('Function: readQueueDefinitions', () => {
       expect(queues.map((q) => q.overrides)).toEqual([
         ['CONCURRENCY=4 is set but not used: concurrency in defineQueue("partner-sync") is 4'],
         ['CONCURRENCY=4 is set but not used: concurrency in defineQueue("webhooks") is 8'],
+      ]);
+      // The delay mode a file sets (partner-sync leaves it to DELAY_MODE): the construct's pull bundle then holds that path only, as npm run build's does
+      expect(queues.map((q) => q.code)).toEqual([{}, { delayMode: 'tiers' }]);
+      expect(functionEntries(queues.map((q) => ({ ...q, file: q.path }))).map((e) => [e.name, e.delayPath])).toEqual([
+        ['partner-sync-pull', undefined],
+        ['partner-sync-event', undefined],
+        ['partner-sync-retention', undefined],
+        ['webhooks-pull', 'copy'],
+        ['webhooks-event', undefined],
       ]);
     },
     CHILD_TIMEOUT_MS,
