@@ -140,10 +140,14 @@ function esbuildOptions(entry: BundleEntry, outdir: string, workingDir: string):
     // change (shared/pull/pull-function.ts): no copy path and no amqplib in a native queue's, no native
     // engine in a tiers or exact queue's. Every other function bundle says 'any', so that the native
     // engine's late load of amqplib (native/amqp091-late.ts) folds to the module loaded already.
-    define: {
-      ...(entry.mode === undefined ? {} : { 'process.env.BOOMERANG_BUNDLED_MODE': JSON.stringify(entry.mode) }),
-      ...(entry.mode === undefined ? {} : { 'process.env.BOOMERANG_BUNDLED_DELAY_MODE': JSON.stringify(entry.delayPath ?? 'any') }),
-    },
+    ...(entry.mode === undefined
+      ? {}
+      : {
+          define: {
+            'process.env.BOOMERANG_BUNDLED_MODE': JSON.stringify(entry.mode),
+            'process.env.BOOMERANG_BUNDLED_DELAY_MODE': JSON.stringify(entry.delayPath ?? 'any'),
+          },
+        }),
   };
 }
 

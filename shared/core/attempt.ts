@@ -325,7 +325,7 @@ class Lifecycle<O extends Origin = Origin> {
   }
 
   private untriedVerdict(delivery: Delivery, outOfTime: boolean): Verdict {
-    return this.verdicts.untried(delivery, outOfTime ? undefined : this.stop, outOfTime);
+    return this.verdicts.untried(delivery, this.stop, outOfTime);
   }
 
   /**

@@ -79,28 +79,26 @@ class FailureVerdicts {
   }
 
   /**
-   * The verdict of a delivery no handler will see now, given why the invocation stopped (`stop`), or
-   * (`outOfTime`) that it has no time left for it.
+   * The verdict of a delivery no handler will see now: the invocation has no time left for it
+   * (`outOfTime`), or it stopped (`stop`, or undefined: not tried for now).
    */
   public untried(delivery: Delivery, stop: Stop | undefined, outOfTime: boolean): Verdict {
+    if (outOfTime) {
+      // Where a give-back raises `x-delivery-count`, it would count toward the crash-loop limit although
+      // no handler saw the message: it waits the shortest delay instead, its count and its own `x-delivery-count` kept out of it.
+      if (!this.options.settings.giveBackCounts) return OUT_OF_TIME_GIVE_BACK;
+      const verdict = this.deferred(delivery, OUT_OF_TIME, 0);
+      return verdict.kind === 'defer' ? verdict : OUT_OF_TIME_GIVE_BACK;
+    }
+    const { givesBackAsIs, defersByCopy } = this.options.settings;
     // Paused past the stop: back to its queue, where the next invocations leave it until the pause
     // ends; where a give-back would copy or count, it waits out the pause's remaining time on the delay path.
-    if (!outOfTime && stop === 'paused')
-      return this.pause.counted(
-        this.options.settings.givesBackAsIs ? PAUSED_GIVE_BACK : this.deferred(delivery, queuePaused(this.pause.until), this.pause.remainingMs()),
-      );
-    if (!outOfTime) {
-      const { givesBackAsIs, defersByCopy } = this.options.settings;
-      // The breaker opened or the store is down: back to its queue as it was where that counts nothing
-      // and a deferral would copy it (pull on 4.3+); the next invocation probes with it.
-      if (givesBackAsIs && defersByCopy && stop !== undefined) return { kind: 'give-back', why: stop };
-      return this.deferred(delivery, stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
-    }
-    // Where a give-back raises `x-delivery-count`, it would count toward the crash-loop limit although
-    // no handler saw the message: it waits the shortest delay instead, its count and its own `x-delivery-count` kept out of it.
-    if (!this.options.settings.giveBackCounts) return OUT_OF_TIME_GIVE_BACK;
-    const verdict = this.deferred(delivery, OUT_OF_TIME, 0);
-    return verdict.kind === 'defer' ? verdict : OUT_OF_TIME_GIVE_BACK;
+    if (stop === 'paused')
+      return this.pause.counted(givesBackAsIs ? PAUSED_GIVE_BACK : this.deferred(delivery, queuePaused(this.pause.until), this.pause.remainingMs()));
+    // The breaker opened or the store is down: back to its queue as it was where that counts nothing
+    // and a deferral would copy it (pull on 4.3+); the next invocation probes with it.
+    if (givesBackAsIs && defersByCopy && stop !== undefined) return { kind: 'give-back', why: stop };
+    return this.deferred(delivery, stop === 'idempotency-store-down' ? STORE_DOWN : NOT_TRIED);
   }
 
   /** To the delay path with the count it came with, after `delayMs` (by default its next backoff delay). */
