@@ -7,7 +7,8 @@
  */
 import type { Config } from '../config/config.js';
 import { describeFailure, failureOf } from '../copy/failure-copy.js';
-import { type InvocationOptions, type OpenTransport, runInvocation, type Taken, type Transport } from '../core/invocation.js';
+import { type InvocationOptions, runInvocation } from '../core/invocation.js';
+import type { OpenTransport, Taken, Transport } from '../core/transport.js';
 import type { Origin } from '../core/lifecycle-options.js';
 import { type ModeSettings, nativeSettings } from '../core/mode-settings.js';
 import { readPause } from '../core/pause.js';

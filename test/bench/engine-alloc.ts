@@ -13,7 +13,8 @@
  */
 import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../../shared/config/config.js';
-import { runInvocation, type Taken, type Transport } from '../../shared/core/invocation.js';
+import { runInvocation } from '../../shared/core/invocation.js';
+import type { Taken, Transport } from '../../shared/core/transport.js';
 import { nativeSettings } from '../../shared/core/mode-settings.js';
 import type { Tally } from '../../shared/core/tally.js';
 import type { Verdict } from '../../shared/core/verdict.js';

@@ -1,12 +1,12 @@
 /**
- * Drives one transport (core/invocation.ts `Transport`) directly, as the invocation would, for the
+ * Drives one transport (core/transport.ts `Transport`) directly, as the invocation would, for the
  * transports' contract suites: opened with a real tally and deadlines, then taken from and settled
  * with verdicts the test writes, while the test looks at the broker.
  */
 import { expect, it } from 'vitest';
 import type { Config } from '../../shared/config/config.js';
 import amqp, { type ConsumeMessage, type Options } from 'amqplib';
-import { invocationDeadlines, type Deadlines, type OpenTransport, type Taken, type Transport } from '../../shared/core/invocation.js';
+import { invocationDeadlines, type Deadlines, type OpenTransport, type Taken, type Transport } from '../../shared/core/transport.js';
 import { type FailureReason, Tally } from '../../shared/core/tally.js';
 import type { Verdict } from '../../shared/core/verdict.js';
 import type { ErrorFacts } from '../../shared/retry/decide-retry.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { narrowingOf, type Transport } from '../../shared/core/invocation.js';
+import { narrowingOf } from '../../shared/core/take-loop.js';
+import type { Transport } from '../../shared/core/transport.js';
 import type { ModeSettings } from '../../shared/core/mode-settings.js';
 
 const COUNTING: ModeSettings = { copyLimitBytes: undefined, canDefer: true, giveBackCounts: true, givesBackAsIs: false, defersByCopy: true };
