@@ -1,6 +1,6 @@
 // One timed throughput run, in a fresh plain-node process (no loader, no source maps: as Lambda runs
 // the bundle). argv[2] is a JSON object:
-//   { who: 'boomerang' | 'raw' | 'rhea' | 'rascal', mode: 'success' | 'retry' | 'io', url, queue, messages, prefetch,
+//   { who: 'boomerang' | 'raw' | 'rhea' | 'rhea-checked' | 'rascal', mode: 'success' | 'retry' | 'io', url, queue, messages, prefetch,
 //     concurrency, delayQueue, delayQueueArguments, delayMs, module }
 // Boomerang is the pull function from `module` (dist/bench/boomerang/index.mjs: createPullFunction of the
 // public entry point, bundled like the Lambda bundles), configured from the environment
@@ -18,6 +18,9 @@
 //   second with the first one's outcome (docs: rabbitmq-4 notes), so a careful consumer never settles
 //   two neighbours in one pass: each pass (a setImmediate) settles what it can, the rest wait for the next;
 //   credit is given back for what was settled;
+// - rhea-checked: the rhea anchor after one GET /queues/<queue> through the management API (AMQP 1.0),
+//   as Boomerang's native mode asks before it takes: rhea's coders in that process then have seen a
+//   map reply, which costs every later message some CPU (docs/proof.md);
 // - rascal: Rascal 21's `forward` recovery to a TTL delay queue, set up as its README's advanced
 //   example (a `delay` exchange, a queue with a queue-level TTL dead-lettering back), its defaults
 //   (withDefaultConfig) otherwise.
@@ -270,9 +273,27 @@ function rheaConnect() {
   });
 }
 
-async function rheaAnchor() {
+// The management API's answer to GET /queues/<queue> (RabbitMQ 4.x, AMQP 1.0), asked on a link pair of its own
+// session: what a consumer that checks its queue before it takes asks, as Boomerang's native mode does.
+async function askManagement(connection, queue) {
+  const session = connection.create_session();
+  session.begin();
+  const link = { name: 'bench-management', snd_settle_mode: 1, properties: { paired: true } };
+  const sender = session.open_sender({ ...link, target: { address: '/management' } });
+  await new Promise((resolve) => sender.once('sendable', resolve));
+  const receiver = session.open_receiver({ ...link, source: { address: '/management' }, rcv_settle_mode: 0, credit_window: 10, autoaccept: false });
+  await new Promise((resolve) => receiver.once('receiver_open', resolve));
+  const reply = await new Promise((resolve) => {
+    receiver.once('message', (context) => resolve(context.message));
+    sender.send({ message_id: 'bench-1', to: `/queues/${encodeURIComponent(queue)}`, subject: 'GET', reply_to: '$me', body: null });
+  });
+  if (String(reply.subject) !== '200') throw new Error(`GET /queues/${queue} answered ${reply.subject}`);
+}
+
+async function rheaAnchor(checked = false) {
   const startedAt = performance.now();
   const connection = rheaConnect();
+  if (checked) await askManagement(connection, run.queue);
   let settled = 0;
   const receiver = connection.open_receiver({ source: { address: `/queues/${encodeURIComponent(run.queue)}` }, autoaccept: false, credit_window: 0 });
   await new Promise((resolve, reject) => {
@@ -340,7 +361,7 @@ async function rheaAnchor() {
   return { ms: performance.now() - startedAt, detail: { settled } };
 }
 
-const contestants = { boomerang, raw: run.mode === 'io' ? rawIo : raw, rhea: rheaAnchor, rascal };
+const contestants = { boomerang, raw: run.mode === 'io' ? rawIo : raw, rhea: () => rheaAnchor(false), 'rhea-checked': () => rheaAnchor(true), rascal };
 try {
   // CPU used by this client process over the run (connect included): per message, it is far less
   // noisy than the wall clock on a shared machine, and it is what the client leaves to the broker.

@@ -90,7 +90,7 @@ async function setUp(options: ThroughputOptions, label: 'success' | 'retry' | 'n
 }
 
 type ChildRun = {
-  readonly who: 'boomerang' | 'raw' | 'rhea' | 'rascal';
+  readonly who: 'boomerang' | 'raw' | 'rhea' | 'rhea-checked' | 'rascal';
   /** `io`: the handler waits 5 ms on a timer, as one that calls a partner waits on I/O (idempotency section). */
   readonly mode: 'success' | 'retry' | 'io';
   readonly setup: Setup;
