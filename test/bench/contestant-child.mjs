@@ -18,9 +18,10 @@
 //   second with the first one's outcome (docs: rabbitmq-4 notes), so a careful consumer never settles
 //   two neighbours in one pass: each pass (a setImmediate) settles what it can, the rest wait for the next;
 //   credit is given back for what was settled;
-// - rhea-checked: the rhea anchor after one GET /queues/<queue> through the management API (AMQP 1.0),
-//   as Boomerang's native mode asks before it takes: rhea's coders in that process then have seen a
-//   map reply, which costs every later message some CPU (docs/proof.md);
+// - rhea-checked: the rhea anchor doing what Boomerang's native mode does on purpose: one GET
+//   /queues/<queue> through the management API (AMQP 1.0) before it takes, as Boomerang checks its
+//   queues and reads its pause marker (rhea's coders in that process then have seen a map, which costs
+//   every later message some CPU: docs/proof.md), and, retrying, the failure record's annotations;
 // - rascal: Rascal 21's `forward` recovery to a TTL delay queue, set up as its README's advanced
 //   example (a `delay` exchange, a queue with a queue-level TTL dead-lettering back), its defaults
 //   (withDefaultConfig) otherwise.
@@ -290,6 +291,23 @@ async function askManagement(connection, queue) {
   if (String(reply.subject) !== '200') throw new Error(`GET /queues/${queue} answered ${reply.subject}`);
 }
 
+// The annotations Boomerang's native retry writes (shared/native/native-annotations.ts), for a first failure:
+// the delivery time, the count, its own returns, the error's name and message, the failure times and the history.
+function failureRecord(error, retryNo) {
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  return {
+    'x-opt-delivery-time': now + run.delayMs,
+    'x-opt-boomerang-retry-no': retryNo,
+    'x-opt-boomerang-failed-settlements': 1,
+    'x-opt-boomerang-error-name': error.name,
+    'x-opt-boomerang-error-message': error.message,
+    'x-opt-boomerang-first-failure-at': at,
+    'x-opt-boomerang-last-failure-at': at,
+    'x-opt-boomerang-failure-history': `${at} ${error.name}: ${error.message}`,
+  };
+}
+
 async function rheaAnchor(checked = false) {
   const startedAt = performance.now();
   const connection = rheaConnect();
@@ -334,9 +352,10 @@ async function rheaAnchor(checked = false) {
     receiver.on('message', (context) => {
       try {
         handler(context.message);
-      } catch {
+      } catch (error) {
         const retryNo = Number(context.message.message_annotations?.['x-opt-retry-no'] ?? 0) + 1;
-        pending.push({ delivery: context.delivery, annotations: { 'x-opt-delivery-time': Date.now() + run.delayMs, 'x-opt-retry-no': retryNo } });
+        const annotations = checked ? failureRecord(error, retryNo) : { 'x-opt-delivery-time': Date.now() + run.delayMs, 'x-opt-retry-no': retryNo };
+        pending.push({ delivery: context.delivery, annotations });
         schedule();
         return;
       }
