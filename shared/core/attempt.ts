@@ -1,6 +1,6 @@
 /**
- * The lifecycle of one message, written once for every mode: read its retry count, check it for a
- * crash loop, run the idempotency guard (core/guarded-call.ts) and the handler within the budget,
+ * The lifecycle of one message, written once for every mode: read its retry count and check it for a
+ * crash loop (core/admission.ts), wait out a pause and the rate limit's turn (core/start-line.ts), run the idempotency guard (core/guarded-call.ts) and the handler within the budget,
  * decide retry or park (core/failure-verdicts.ts), and keep the circuit breaker. It returns a verdict
  * (core/verdict.ts) and publishes, acks or nacks nothing: each mode settles verdicts its own way (pull/, event/).
  * Each attempt gets a span (core/attempt-spans.ts, through the tally): started here, told the
@@ -15,20 +15,21 @@ import type { IdempotencyOutcome } from '../idempotency/guard.js';
 import { guardRefusalOf } from '../idempotency/refusal.js';
 import { toBoomerangMessage } from '../message/boomerang-message.js';
 import type { Delivery } from '../message/copy-message.js';
-import { readBrokerCount, readRetryNo } from '../message/headers.js';
+import { readRetryNo } from '../message/headers.js';
 import type { BoomerangMessage } from '../message/message.js';
 import { type AttemptSpan, NO_SPAN } from '../observability/attempt-tracer.js';
-import { type ErrorFacts, errorFacts } from '../retry/decide-retry.js';
+import { errorFacts } from '../retry/decide-retry.js';
+import { parkUntried, retryNoOf } from './admission.js';
 import { AttemptDeadlines, effectiveLimitMs, isThenable } from './attempt-deadlines.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
-import { checkCrashLoop, crashLoopError, givenBackReachesLimit } from './crash-loop.js';
+import { givenBackReachesLimit } from './crash-loop.js';
 import { type AttemptSpans, recorded } from './attempt-spans.js';
 import { FailureVerdicts, type Stop } from './failure-verdicts.js';
 import { GuardedCall, type SlotHold } from './guarded-call.js';
 import type { LifecycleOptions, Origin } from './lifecycle-options.js';
-import type { Pacer } from './pacer.js';
 import { Pause } from './pause.js';
-import { cutOff, RECORDED_FAILURE } from './recorded-failures.js';
+import { cutOff } from './recorded-failures.js';
+import { StartLine } from './start-line.js';
 import { ACK, ACK_UNKEYED, DUPLICATE, OUT_OF_TIME_GIVE_BACK, type Verdict } from './verdict.js';
 
 type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
@@ -48,11 +49,11 @@ class Lifecycle<O extends Origin = Origin> {
   private readonly abort = new AbortController();
   /** Aborted when the lifecycle stops for good (breaker, store down): the starts waiting for the rate limit leave the line. */
   private readonly stopping = new AbortController();
-  /** Aborted at the budget's stop or when the lifecycle stops for good: the waits for a turn or a pause's end leave the line. */
-  private readonly leaveLine: AbortSignal;
   private readonly abortTimer: NodeJS.Timeout;
   /** Read once: AbortController#signal is a checked getter, too slow to read per message. */
   private readonly budgetSignal: AbortSignal;
+  /** The waits before a start: a pause that ends before the stop, the rate limit's turn. */
+  private readonly startLine: StartLine;
   /** Each attempt's time limit; its context (the handler's signal) comes with its deadline. */
   private readonly deadlines: AttemptDeadlines;
   private readonly spans: AttemptSpans;
@@ -74,7 +75,16 @@ class Lifecycle<O extends Origin = Origin> {
     this.abortTimer = setTimeout(() => this.abort.abort(new Error('invocation budget exhausted')), Math.max(0, options.stopAt - Date.now()));
     // Paced: the summary says so (pacedMs), even when no start had to wait.
     if (options.pacer !== undefined) options.tally.paced(0);
-    this.leaveLine = AbortSignal.any([this.abort.signal, this.stopping.signal]);
+    // Aborted at the budget's stop or when the lifecycle stops for good: the waits for a turn or a pause's end leave the line.
+    const leaveLine = AbortSignal.any([this.abort.signal, this.stopping.signal]);
+    this.startLine = new StartLine({
+      pause: this.pause,
+      pacer: options.pacer,
+      stopAt: options.stopAt,
+      leaveLine,
+      tally: options.tally,
+      stopped: () => this.stop !== undefined,
+    });
     this.verdicts = new FailureVerdicts(options, this.pause);
     this.guarded =
       options.guard === undefined
@@ -84,7 +94,7 @@ class Lifecycle<O extends Origin = Origin> {
             guard: options.guard,
             deadlines: this.deadlines,
             pause: this.pause,
-            leaveLine: this.leaveLine,
+            leaveLine,
             concurrency: () => this.concurrency,
             stopped: () => this.stop !== undefined,
             onStoreDown: () => this.stopping.abort(),
@@ -147,42 +157,23 @@ class Lifecycle<O extends Origin = Origin> {
   }
 
   private attemptFrom(delivery: Delivery, origin: O): Promise<Verdict | undefined> {
-    const { config, log } = this.options;
-    const reading = readRetryNo(delivery.properties.headers, config.retryHeader);
-    if (reading.warning !== undefined) log.warn(reading.warning, { messageId: delivery.properties.messageId, queue: origin.queue });
-    if (origin.notes !== undefined && origin.notes.length > 0)
-      log.warn('event message has unusable fields', { messageId: delivery.properties.messageId, queue: origin.queue, warnings: origin.notes });
-    const { retryNo } = reading;
+    const { config, log, settings } = this.options;
+    const retryNo = retryNoOf(delivery, origin, config, log);
     // Tracing off: no span call at all on the success path, so that off costs nothing per message.
     const traced = this.spans.on;
     const span = traced ? this.spans.start(delivery, origin.queue, retryNo) : NO_SPAN;
-    if (origin.problem !== undefined) {
-      const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
-      return Promise.resolve(recorded(span, false, this.verdicts.park(delivery, retryNo, error, `undecodable event message: ${origin.problem}`, undefined)));
+    const park = parkUntried(delivery, origin, { config, settings, crashLoopsParked: this.crashLoopsParked });
+    if (park !== undefined) {
+      if (park.crashLoop) this.crashLoopsParked++;
+      return Promise.resolve(recorded(span, false, this.verdicts.park(delivery, retryNo, park.error, park.reason, undefined)));
     }
-    const { ownReturnsHeader, countsAcquired } = this.options.settings;
-    const ownReturns = ownReturnsHeader === undefined ? 0 : (readBrokerCount(delivery.properties.headers, ownReturnsHeader) ?? 0);
-    const crashLoop = checkCrashLoop(delivery.properties.headers, config.crashLoopLimit, this.crashLoopsParked, { ownReturns, acquired: countsAcquired });
-    if (crashLoop.kind === 'park') {
-      this.crashLoopsParked++;
-      return Promise.resolve(
-        recorded(span, false, this.verdicts.park(delivery, retryNo, crashLoopError(crashLoop, config.crashLoopLimit), crashLoop.reason, undefined)),
-      );
-    }
-    if (this.stop === undefined && (this.pause.holds() || this.options.pacer !== undefined)) return this.afterWaits(delivery, origin, retryNo, span, traced);
+    if (this.stop === undefined && this.startLine.waits) return this.afterWaits(delivery, origin, retryNo, span, traced);
     return this.start(delivery, origin, retryNo, span, traced);
   }
 
-  /** Waits out a pause that ends before the stop, then the rate limit's turn, then starts: unless the invocation stopped meanwhile. */
+  /** Waits in the start line (a pause that ends before the stop, the rate limit's turn), then starts: unless it left the line first. */
   private async afterWaits(delivery: Delivery, origin: O, retryNo: number, span: AttemptSpan, traced: boolean): Promise<Verdict | undefined> {
-    // A pause that ends before the stop is waited out, so that what the invocation holds is tried, not copied.
-    if (this.pause.holds() && this.stop === undefined && !(await this.pause.waitOut(this.options.stopAt, this.leaveLine)))
-      return recorded(span, false, this.untriedVerdict(delivery, this.stop === undefined));
-    // Stopped already (paused, say): no turn of the rate limit is spent on it.
-    if (this.options.pacer !== undefined && this.stop === undefined) {
-      const untried = await this.paced(delivery);
-      if (untried !== undefined) return recorded(span, false, untried);
-    }
+    if (!(await this.startLine.wait())) return recorded(span, false, this.untriedVerdict(delivery, this.stop === undefined));
     // Awaited, not returned: a promise returned from an async function takes two more turns to
     // resolve it, and the verdict that opened the breaker would settle after those it stopped.
     const verdict = await this.start(delivery, origin, retryNo, span, traced);
@@ -352,14 +343,6 @@ class Lifecycle<O extends Origin = Origin> {
     this.deadlines.end();
     this.abort.abort(new Error('invocation over'));
     this.pause.report();
-  }
-
-  /** Waits for the rate limit's turn; the verdict when it left the line first (out of time, or the lifecycle stopped). */
-  private async paced(delivery: Delivery): Promise<Verdict | undefined> {
-    const waitedMs = await (this.options.pacer as Pacer).turn(this.leaveLine);
-    if (waitedMs === undefined) return this.untriedVerdict(delivery, this.stop === undefined);
-    this.options.tally.paced(waitedMs);
-    return undefined;
   }
 }
 
