@@ -14,6 +14,12 @@ import type { Origin } from './lifecycle-options.js';
 import type { ModeSettings } from './mode-settings.js';
 import { RECORDED_FAILURE } from './recorded-failures.js';
 
+/** What the crash-loop check reads besides the delivery: the limit, and what the mode counts. */
+type AdmissionRules = {
+  readonly config: Pick<Config, 'crashLoopLimit'>;
+  readonly settings: Pick<ModeSettings, 'ownReturnsHeader' | 'countsAcquired'>;
+};
+
 /** Why a delivery is parked before any handler sees it. */
 type ParkUntried = {
   readonly error: ErrorFacts;
@@ -38,28 +44,22 @@ function retryNoOf(delivery: Delivery, origin: Origin, config: Pick<Config, 'ret
 /**
  * Why the delivery is parked untried, or undefined when a handler may see it.
  * @param crashLoopsParked the crash loops the invocation parked so far
- * @example parkUntried(delivery, { queue: 'orders', problem: 'body is not base64' }, { config, settings, crashLoopsParked: 0 })
+ * @param rules made once per invocation: this runs for every message
+ * @example parkUntried(delivery, { queue: 'orders', problem: 'body is not base64' }, 0, { config, settings })
  * // { error: { name: 'EventDecodeError', ... }, reason: 'undecodable event message: body is not base64', crashLoop: false }
  */
-function parkUntried(
-  delivery: Delivery,
-  origin: Origin,
-  parts: {
-    readonly config: Pick<Config, 'crashLoopLimit'>;
-    readonly settings: Pick<ModeSettings, 'ownReturnsHeader' | 'countsAcquired'>;
-    readonly crashLoopsParked: number;
-  },
-): ParkUntried | undefined {
+function parkUntried(delivery: Delivery, origin: Origin, crashLoopsParked: number, rules: AdmissionRules): ParkUntried | undefined {
   if (origin.problem !== undefined) {
     const error: ErrorFacts = { name: RECORDED_FAILURE.undecodable, message: origin.problem, retryable: false, retryAfterMs: undefined };
     return { error, reason: `undecodable event message: ${origin.problem}`, crashLoop: false };
   }
-  const { ownReturnsHeader, countsAcquired } = parts.settings;
+  const { ownReturnsHeader, countsAcquired } = rules.settings;
   const { headers } = delivery.properties;
   const ownReturns = ownReturnsHeader === undefined ? 0 : (readBrokerCount(headers, ownReturnsHeader) ?? 0);
-  const crashLoop = checkCrashLoop(headers, parts.config.crashLoopLimit, parts.crashLoopsParked, { ownReturns, acquired: countsAcquired });
+  const crashLoop = checkCrashLoop(headers, rules.config.crashLoopLimit, crashLoopsParked, { ownReturns, acquired: countsAcquired });
   if (crashLoop.kind !== 'park') return undefined;
-  return { error: crashLoopError(crashLoop, parts.config.crashLoopLimit), reason: crashLoop.reason, crashLoop: true };
+  return { error: crashLoopError(crashLoop, rules.config.crashLoopLimit), reason: crashLoop.reason, crashLoop: true };
 }
 
 export { parkUntried, retryNoOf };
+export type { AdmissionRules };

@@ -19,7 +19,7 @@ import { readRetryNo } from '../message/headers.js';
 import type { BoomerangMessage } from '../message/message.js';
 import { type AttemptSpan, NO_SPAN } from '../observability/attempt-tracer.js';
 import { errorFacts } from '../retry/decide-retry.js';
-import { parkUntried, retryNoOf } from './admission.js';
+import { type AdmissionRules, parkUntried, retryNoOf } from './admission.js';
 import { AttemptDeadlines, effectiveLimitMs, isThenable } from './attempt-deadlines.js';
 import { allowedConcurrency, recordOutcome, startBreaker } from './circuit-breaker.js';
 import { givenBackReachesLimit } from './crash-loop.js';
@@ -52,6 +52,8 @@ class Lifecycle<O extends Origin = Origin> {
   private readonly abortTimer: NodeJS.Timeout;
   /** Read once: AbortController#signal is a checked getter, too slow to read per message. */
   private readonly budgetSignal: AbortSignal;
+  /** What the crash-loop check reads besides the delivery, made once. */
+  private readonly admission: AdmissionRules;
   /** The waits before a start: a pause that ends before the stop, the rate limit's turn. */
   private readonly startLine: StartLine;
   /** Each attempt's time limit; its context (the handler's signal) comes with its deadline. */
@@ -64,6 +66,7 @@ class Lifecycle<O extends Origin = Origin> {
   public constructor(private readonly options: LifecycleOptions) {
     this.spans = options.tally.spans;
     this.breaker = startBreaker(options.config.breakerThreshold);
+    this.admission = { config: options.config, settings: options.settings };
     this.pause = options.pause ?? new Pause({ log: options.log, tally: options.tally });
     this.budgetSignal = this.abort.signal;
     const { attemptTimeoutMs, functionName } = options.config;
@@ -157,12 +160,12 @@ class Lifecycle<O extends Origin = Origin> {
   }
 
   private attemptFrom(delivery: Delivery, origin: O): Promise<Verdict | undefined> {
-    const { config, log, settings } = this.options;
+    const { config, log } = this.options;
     const retryNo = retryNoOf(delivery, origin, config, log);
     // Tracing off: no span call at all on the success path, so that off costs nothing per message.
     const traced = this.spans.on;
     const span = traced ? this.spans.start(delivery, origin.queue, retryNo) : NO_SPAN;
-    const park = parkUntried(delivery, origin, { config, settings, crashLoopsParked: this.crashLoopsParked });
+    const park = parkUntried(delivery, origin, this.crashLoopsParked, this.admission);
     if (park !== undefined) {
       if (park.crashLoop) this.crashLoopsParked++;
       return Promise.resolve(recorded(span, false, this.verdicts.park(delivery, retryNo, park.error, park.reason, undefined)));

@@ -61,18 +61,17 @@ describe('parkUntried', () => {
     },
   ])('$name: $expected.reason', ({ headers, settings, parkedBefore, expected }) => {
     // Act
-    const park = parkUntried(fakeDelivery({ headers }), { queue: 'orders' }, { config, settings, crashLoopsParked: parkedBefore });
+    const park = parkUntried(fakeDelivery({ headers }), { queue: 'orders' }, parkedBefore, { config, settings });
     // Assess
     expect(park === undefined ? undefined : { reason: park.reason, crashLoop: park.crashLoop, errorName: park.error.name }).toEqual(expected);
   });
 
   it('parks an event record that could not be decoded, whatever its counts, as not a crash loop', () => {
     // Act
-    const park = parkUntried(
-      fakeDelivery({ headers: { 'x-delivery-count': 50 } }),
-      { queue: 'orders', problem: 'data is not base64' },
-      { config, settings: pull, crashLoopsParked: 0 },
-    );
+    const park = parkUntried(fakeDelivery({ headers: { 'x-delivery-count': 50 } }), { queue: 'orders', problem: 'data is not base64' }, 0, {
+      config,
+      settings: pull,
+    });
     // Assess
     expect(park).toEqual({
       error: { name: 'EventDecodeError', message: 'data is not base64', retryable: false, retryAfterMs: undefined },
