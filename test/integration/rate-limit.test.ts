@@ -118,11 +118,16 @@ describe('the rate limit and the pause', () => {
       {},
       { awsRequestId: uniqueName('req'), getRemainingTimeInMillis: () => 2500 },
     );
-    // Assess: given back as they were where that counts nothing (4.3), else deferred for the pause
+    // Assess: every other message went back untried. Where a give-back counts nothing (4.3) each is
+    // given back as it was. Before 4.3, those the invocation held when the pause came (in line for a
+    // turn, or buffered) are deferred for it, and those that arrived after its take loop stopped are
+    // given back: how many had arrived by then is the broker's pace (2 of 9 once, in a loaded CI run),
+    // so what is certain is that every one not deferred is back in the work queue as it was (given back,
+    // or never taken).
     expect(calls).toHaveLength(1);
     expect(summary).toMatchObject({ retried: 1, acked: 0, parked: 0, stoppedBecause: 'paused' });
-    expect(testBroker().giveBackCounts ? summary.deferred : summary.requeued).toBeGreaterThanOrEqual(3);
     if (!testBroker().giveBackCounts) expect(summary.deferred).toBe(0);
+    await testBroker().holds(config.workQueue, 9 - summary.deferred);
     expect(summary.pausedUntil).toEqual(expect.any(String));
     expect(summary.received).toBe(summary.retried + summary.deferred + summary.requeued);
   });
