@@ -80,13 +80,14 @@ class Lifecycle<O extends Origin = Origin> {
     if (options.pacer !== undefined) options.tally.paced(0);
     // Aborted at the budget's stop or when the lifecycle stops for good: the waits for a turn or a pause's end leave the line.
     const leaveLine = AbortSignal.any([this.abort.signal, this.stopping.signal]);
+    const stopped = (): boolean => this.stop !== undefined;
     this.startLine = new StartLine({
       pause: this.pause,
       pacer: options.pacer,
       stopAt: options.stopAt,
       leaveLine,
       tally: options.tally,
-      stopped: () => this.stop !== undefined,
+      stopped,
     });
     this.verdicts = new FailureVerdicts(options, this.pause);
     this.guarded =
@@ -99,7 +100,7 @@ class Lifecycle<O extends Origin = Origin> {
             pause: this.pause,
             leaveLine,
             concurrency: () => this.concurrency,
-            stopped: () => this.stop !== undefined,
+            stopped,
             onStoreDown: () => this.stopping.abort(),
           });
   }

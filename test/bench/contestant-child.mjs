@@ -353,7 +353,7 @@ async function rheaAnchor(checked = false) {
       try {
         handler(context.message);
       } catch (error) {
-        const retryNo = Number(context.message.message_annotations?.['x-opt-retry-no'] ?? 0) + 1;
+        const retryNo = Number(context.message.message_annotations?.[checked ? 'x-opt-boomerang-retry-no' : 'x-opt-retry-no'] ?? 0) + 1;
         const annotations = checked ? failureRecord(error, retryNo) : { 'x-opt-delivery-time': Date.now() + run.delayMs, 'x-opt-retry-no': retryNo };
         pending.push({ delivery: context.delivery, annotations });
         schedule();
