@@ -8,7 +8,10 @@ import type { BenchBroker } from './bench-broker.js';
 import { REPO_ROOT } from '../helpers/invoke-child.js';
 
 /** Runs a cold-start child script (`args`, from the repository root) and resolves with the JSON line it prints last. */
-function runChild(args: readonly string[], env: Record<string, string>): Promise<{ startedAt: number; importedAt: number; error?: string; summary?: unknown }> {
+function runChild(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ startedAt: number; importedAt: number; socketAt?: number; error?: string; summary?: unknown }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -31,7 +31,11 @@ type NativeColdStart = {
   readonly nativeChunkBytes?: number;
   readonly firstHandledMs: number[];
   readonly importMs: number[];
+  /** From the process's start to the broker connection's socket (its first client socket). */
+  readonly socketMs: number[];
   readonly anchorFirstHandledMs: number[];
+  readonly anchorImportMs: number[];
+  readonly anchorSocketMs: number[];
 };
 
 /**
@@ -66,7 +70,7 @@ async function nativeColdStart(options: {
     await channel.waitForConfirms();
     await channel.close();
   };
-  const timed = async (run: number, who: 'native' | 'anchor'): Promise<{ first: number; imported: number }> => {
+  const timed = async (run: number, who: 'native' | 'anchor'): Promise<{ first: number; imported: number; socket: number }> => {
     partner.arrivals.length = 0;
     await publish(run, who);
     const args =
@@ -74,20 +78,28 @@ async function nativeColdStart(options: {
     const child = await runChild([join(REPO_ROOT, args[0] as string), ...args.slice(1)], env);
     const arrivedAt = partner.arrivals[0];
     if (child.error || arrivedAt === undefined) throw new Error(`${who} cold start: no handled message (${child.error ?? 'the partner got no request'})`);
-    return { first: arrivedAt - child.startedAt, imported: child.importedAt - child.startedAt };
+    if (child.socketAt === undefined) throw new Error(`${who} cold start: the child saw no client socket made`);
+    return { first: arrivedAt - child.startedAt, imported: child.importedAt - child.startedAt, socket: child.socketAt - child.startedAt };
   };
   const firstHandledMs: number[] = [];
   const importMs: number[] = [];
+  const socketMs: number[] = [];
   const anchorFirstHandledMs: number[] = [];
+  const anchorImportMs: number[] = [];
+  const anchorSocketMs: number[] = [];
   try {
     await options.broker.purge(config.workQueue);
     for (let run = 0; run < options.runs; run++) {
       for (const who of run % 2 === 0 ? (['native', 'anchor'] as const) : (['anchor', 'native'] as const)) {
-        const { first, imported } = await timed(run, who);
-        if (who === 'anchor') anchorFirstHandledMs.push(first);
-        else {
+        const { first, imported, socket } = await timed(run, who);
+        if (who === 'anchor') {
+          anchorFirstHandledMs.push(first);
+          anchorImportMs.push(imported);
+          anchorSocketMs.push(socket);
+        } else {
           firstHandledMs.push(first);
           importMs.push(imported);
+          socketMs.push(socket);
         }
       }
     }
@@ -105,7 +117,10 @@ async function nativeColdStart(options: {
     ...(chunk === undefined ? {} : { nativeChunkBytes: chunk }),
     firstHandledMs,
     importMs,
+    socketMs,
     anchorFirstHandledMs,
+    anchorImportMs,
+    anchorSocketMs,
   };
   options.progress(
     `  native bundle: first handled message after ${fmt(median(firstHandledMs))} ms, anchor ${fmt(median(anchorFirstHandledMs))} ms (medians of ${options.runs})`,
@@ -139,7 +154,23 @@ function rowsFor(r: NativeColdStart): Row[] {
       target: `≤ ${pct(NATIVE_COLD_START_TARGET_RATIO)} of the anchor`,
       verdict: first / anchor <= NATIVE_COLD_START_TARGET_RATIO ? 'meets' : 'misses',
     },
+    {
+      section: 'native',
+      metric: `native cold start by phase, same runs (medians): the import; its end → the broker connection's socket made; the socket → the first handled message`,
+      boomerang: phases(r.importMs, r.socketMs, r.firstHandledMs),
+      anchor: phases(r.anchorImportMs, r.anchorSocketMs, r.anchorFirstHandledMs),
+      ratio: '-',
+      target: '-',
+      verdict: 'info',
+    },
   ];
+}
+
+/** The three phases of one contestant's cold starts, each the median of its runs' own phase, in ms. */
+function phases(importMs: readonly number[], socketMs: readonly number[], firstHandledMs: readonly number[]): string {
+  const toSocket = socketMs.map((socket, i) => socket - (importMs[i] ?? Number.NaN));
+  const toFirst = firstHandledMs.map((first, i) => first - (socketMs[i] ?? Number.NaN));
+  return `${fmt(median(importMs))} / ${fmt(median(toSocket))} / ${fmt(median(toFirst))} ms`;
 }
 
 export { nativeColdStart };
