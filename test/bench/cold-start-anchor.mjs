@@ -3,18 +3,13 @@
 // the first message of the work queue. argv: <anchor bundle> <queue>. Env: AMQP_URL. Prints one JSON
 // line with when the import started and ended and when the first client socket (the broker's) was
 // made (wall clock, ms); the parent's partner notes when the handler's request arrived.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { pathToFileURL } from 'node:url';
+import { watchFirstSocket } from './first-socket.mjs';
 
 const [bundle, queue] = process.argv.slice(2);
 const wallNow = () => performance.timeOrigin + performance.now();
 const startedAt = wallNow();
-let socketAt;
-const onSocket = () => {
-  socketAt = wallNow();
-  unsubscribe('net.client.socket', onSocket);
-};
-subscribe('net.client.socket', onSocket);
+const socketAt = watchFirstSocket(wallNow);
 const { handleFirst } = await import(pathToFileURL(bundle).href);
 const importedAt = wallNow();
 let error;
@@ -23,4 +18,4 @@ try {
 } catch (e) {
   error = String(e?.message ?? e);
 }
-process.stdout.write(`${JSON.stringify({ startedAt, importedAt, socketAt, returnedAt: wallNow(), error })}\n`);
+process.stdout.write(`${JSON.stringify({ startedAt, importedAt, socketAt: socketAt(), returnedAt: wallNow(), error })}\n`);

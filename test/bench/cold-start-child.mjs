@@ -3,18 +3,13 @@
 // when it finished, when the first client socket was made (the broker's connection: nothing opens one
 // before it), and when the invocation returned. The parent's HTTP "partner" notes when the handler's
 // first request arrives. Plain JavaScript, run by plain node: no loader in the way.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { pathToFileURL } from 'node:url';
+import { watchFirstSocket } from './first-socket.mjs';
 
 const [bundle, kind, exportName = 'handler'] = process.argv.slice(2);
 const wallNow = () => performance.timeOrigin + performance.now();
 const startedAt = wallNow();
-let socketAt;
-const onSocket = () => {
-  socketAt = wallNow();
-  unsubscribe('net.client.socket', onSocket);
-};
-subscribe('net.client.socket', onSocket);
+const socketAt = watchFirstSocket(wallNow);
 const handler = (await import(pathToFileURL(bundle).href))[exportName];
 const importedAt = wallNow();
 const event = kind === 'event' ? JSON.parse(process.env.BENCH_EVENT ?? '{}') : {};
@@ -26,4 +21,4 @@ try {
 } catch (e) {
   error = String(e?.message ?? e);
 }
-process.stdout.write(`${JSON.stringify({ startedAt, importedAt, socketAt, returnedAt: wallNow(), summary, error })}\n`);
+process.stdout.write(`${JSON.stringify({ startedAt, importedAt, socketAt: socketAt(), returnedAt: wallNow(), summary, error })}\n`);

@@ -81,26 +81,18 @@ async function nativeColdStart(options: {
     if (child.socketAt === undefined) throw new Error(`${who} cold start: the child saw no client socket made`);
     return { first: arrivedAt - child.startedAt, imported: child.importedAt - child.startedAt, socket: child.socketAt - child.startedAt };
   };
-  const firstHandledMs: number[] = [];
-  const importMs: number[] = [];
-  const socketMs: number[] = [];
-  const anchorFirstHandledMs: number[] = [];
-  const anchorImportMs: number[] = [];
-  const anchorSocketMs: number[] = [];
+  const times = {
+    native: { first: [] as number[], imported: [] as number[], socket: [] as number[] },
+    anchor: { first: [] as number[], imported: [] as number[], socket: [] as number[] },
+  };
   try {
     await options.broker.purge(config.workQueue);
     for (let run = 0; run < options.runs; run++) {
       for (const who of run % 2 === 0 ? (['native', 'anchor'] as const) : (['anchor', 'native'] as const)) {
         const { first, imported, socket } = await timed(run, who);
-        if (who === 'anchor') {
-          anchorFirstHandledMs.push(first);
-          anchorImportMs.push(imported);
-          anchorSocketMs.push(socket);
-        } else {
-          firstHandledMs.push(first);
-          importMs.push(imported);
-          socketMs.push(socket);
-        }
+        times[who].first.push(first);
+        times[who].imported.push(imported);
+        times[who].socket.push(socket);
       }
     }
   } finally {
@@ -115,15 +107,15 @@ async function nativeColdStart(options: {
     bytes: content.length,
     gzipBytes: gzipSync(content).length,
     ...(chunk === undefined ? {} : { nativeChunkBytes: chunk }),
-    firstHandledMs,
-    importMs,
-    socketMs,
-    anchorFirstHandledMs,
-    anchorImportMs,
-    anchorSocketMs,
+    firstHandledMs: times.native.first,
+    importMs: times.native.imported,
+    socketMs: times.native.socket,
+    anchorFirstHandledMs: times.anchor.first,
+    anchorImportMs: times.anchor.imported,
+    anchorSocketMs: times.anchor.socket,
   };
   options.progress(
-    `  native bundle: first handled message after ${fmt(median(firstHandledMs))} ms, anchor ${fmt(median(anchorFirstHandledMs))} ms (medians of ${options.runs})`,
+    `  native bundle: first handled message after ${fmt(median(times.native.first))} ms, anchor ${fmt(median(times.anchor.first))} ms (medians of ${options.runs})`,
   );
   return { result, rows: rowsFor(result) };
 }
