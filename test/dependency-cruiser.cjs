@@ -2,7 +2,7 @@
  * The import rules of docs/architecture.md, as code: `npm test` runs
  * `depcruise shared infra functions --config test/dependency-cruiser.cjs` and fails on any violation.
  * Layers, bottom to top (a layer imports only layers below it, and never in a cycle):
- *   ground floor  shared/errors.ts, shared/message/, shared/retry/, shared/config/
+ *   ground floor  shared/errors.ts, shared/live-list.ts, shared/sequence-window.ts, shared/message/, shared/retry/, shared/config/
  *   services      shared/observability/, shared/topology/, shared/idempotency/, shared/amqp/, shared/pacing/
  *   core          shared/core/          (the lifecycle of one message)
  *   copy          shared/copy/          (the copy path the modes share)
@@ -12,7 +12,7 @@
  *   cdk           shared/cdk/           (the CDK construct, boomerang-rabbitmq/cdk: deployment side, in the package)
  *   deployment    functions/, shared/examples/ (a team's handlers), infra/
  */
-const GROUND = '^shared/(errors[.]ts|message/|retry/|config/)';
+const GROUND = '^shared/(errors[.]ts|live-list[.]ts|sequence-window[.]ts|message/|retry/|config/)';
 const SERVICES = '^shared/(observability|topology|idempotency|amqp|pacing)/';
 const MODES = '^shared/(pull|event|native)/';
 const ASSEMBLY = '^shared/(queues/|index[.]ts)';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConfirmChannel, Message, Options } from 'amqplib';
 import { PublishError } from '../errors.js';
 import { BoomerangHeader } from '../message/headers.js';
+import { SequenceWindow } from '../sequence-window.js';
 
 /** The port the dispositions publish through; tests pass a fake. */
 interface Publisher {
@@ -25,7 +26,7 @@ type Pending = {
  */
 class ConfirmPublisher implements Publisher {
   /** By copy number, in publish order, which is also deadline order (one timeout for all). */
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new SequenceWindow<Pending>();
   private closedReason: string | undefined;
   /** One timer for all pending publishes, armed for the oldest (a timer per publish showed in the retry path's CPU profile). */
   private timer: NodeJS.Timeout | undefined;
@@ -60,7 +61,7 @@ class ConfirmPublisher implements Publisher {
     withId.headers = headers;
     withId.mandatory = true;
     return new Promise<void>((resolve, reject) => {
-      this.pending.set(copyNo, { returned: false, deadline: Date.now() + this.timeoutMs, resolve, reject });
+      this.pending.add(copyNo, { returned: false, deadline: Date.now() + this.timeoutMs, resolve, reject });
       this.timer ??= this.armTimer(this.timeoutMs);
       try {
         this.channel.publish(exchange, routingKey, content, withId, (err: unknown) => {
@@ -94,9 +95,8 @@ class ConfirmPublisher implements Publisher {
   }
 
   private settle(copyNo: number, error?: PublishError): void {
-    const entry = this.pending.get(copyNo);
+    const entry = this.pending.remove(copyNo);
     if (!entry) return;
-    this.pending.delete(copyNo);
     if (this.pending.size === 0 && this.timer !== undefined) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -114,9 +114,10 @@ class ConfirmPublisher implements Publisher {
   private expire(): void {
     this.timer = undefined;
     const now = Date.now();
-    for (const [copyNo, entry] of this.pending) {
-      if (entry.deadline > now) {
-        this.timer = this.armTimer(entry.deadline - now);
+    for (let copyNo = this.pending.lowest; copyNo !== undefined; copyNo = this.pending.lowest) {
+      const deadline = this.pending.get(copyNo)?.deadline ?? now;
+      if (deadline > now) {
+        this.timer = this.armTimer(deadline - now);
         return;
       }
       this.settle(copyNo, new PublishError(`no confirm within ${this.timeoutMs} ms (PUBLISH_TIMEOUT_MS)`, 'timeout'));
@@ -125,7 +126,7 @@ class ConfirmPublisher implements Publisher {
 
   private failAll(reason: PublishError['reason'], text: string): void {
     const detail = this.closedReason ? `${text} (${this.closedReason})` : text;
-    for (const copyNo of [...this.pending.keys()]) this.settle(copyNo, new PublishError(detail, reason));
+    for (const [copyNo] of this.pending.openEntries()) this.settle(copyNo, new PublishError(detail, reason));
   }
 }
 

@@ -11,17 +11,18 @@
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../config/option-table.js';
 import { HandlerTimeoutError } from '../errors.js';
 import type { HandlerContext } from '../message/message.js';
+import { LiveList } from '../live-list.js';
 
 /** The attempts started in one window: their shared context, and those still running. */
 type Window = {
   readonly startedAt: number;
   readonly context: HandlerContext;
   readonly controller: AbortController;
-  readonly running: Set<Running>;
+  readonly running: LiveList<Running>;
   timer?: NodeJS.Timeout;
 };
 
-type Running = { readonly reject: (error: unknown) => void };
+type Running = { index: number; readonly reject: (error: unknown) => void };
 
 /**
  * How long the attempts that share a deadline may start apart: a twentieth of the limit (5 % late at
@@ -71,7 +72,7 @@ class AttemptDeadlines {
       startedAt: now,
       controller,
       context: Object.freeze({ signal: AbortSignal.any([this.budget, controller.signal]), functionName: this.functionName }),
-      running: new Set(),
+      running: new LiveList(),
     };
     next.timer = setTimeout(() => this.expire(next), this.windowMs + this.limitMs);
     this.open.add(next);
@@ -86,15 +87,15 @@ class AttemptDeadlines {
   public bound<T>(work: T | PromiseLike<T>, window: Window): T | Promise<T> {
     if (!isThenable(work)) return work;
     return new Promise<T>((resolve, reject) => {
-      const running: Running = { reject };
+      const running: Running = { index: -1, reject };
       window.running.add(running);
       work.then(
         (value) => {
-          window.running.delete(running);
+          window.running.remove(running);
           resolve(value);
         },
         (error: unknown) => {
-          window.running.delete(running);
+          window.running.remove(running);
           reject(error);
         },
       );
@@ -114,8 +115,7 @@ class AttemptDeadlines {
     // The signal first, so that a handler that obeys it learns why; the rejection below decides the
     // attempt's outcome before that handler's own AbortError can.
     window.controller.abort(new HandlerTimeoutError(this.limitMs));
-    for (const running of window.running) running.reject(new HandlerTimeoutError(this.limitMs));
-    window.running.clear();
+    for (const running of window.running.drain()) running.reject(new HandlerTimeoutError(this.limitMs));
   }
 }
 

@@ -2,16 +2,26 @@ import type { Delivery } from '../message/copy-message.js';
 import { type AttemptSpan, type AttemptTracer, NO_SPAN, noTracer } from '../observability/attempt-tracer.js';
 import type { Outcome } from '../observability/summary.js';
 import type { Verdict } from './verdict.js';
+import { LiveList } from '../live-list.js';
 
 /**
  * The spans of one invocation's attempts, from the lifecycle's start to the mode's settlement. The
  * tally owns it: every mode already reports each settlement there, once, so the span of a delivery
  * ends where it is counted. With tracing off nothing is kept and every call returns at once.
  */
+/** A span started and not yet ended. */
+type OpenSpan = { index: number; readonly span: AttemptSpan };
+
 class AttemptSpans {
   /** False with the no-op tracer: the lifecycle and the tally then skip every span call they can. */
   public readonly on: boolean;
-  private readonly open = new Map<Delivery, AttemptSpan>();
+  /**
+   * The open spans, found by their delivery, and listed for `endAll`. Not a `Map`: one churned a span
+   * per message would fall into V8's chain of rehashed tables (shared/live-list.ts); a WeakMap's table
+   * keeps no link to the one that replaced it.
+   */
+  private byDelivery = new WeakMap<Delivery, OpenSpan>();
+  private readonly open = new LiveList<OpenSpan>();
 
   public constructor(private readonly tracer: AttemptTracer = noTracer) {
     this.on = tracer !== noTracer;
@@ -33,27 +43,30 @@ class AttemptSpans {
     } catch {
       return NO_SPAN;
     }
-    this.open.set(delivery, span);
+    const record: OpenSpan = { index: -1, span };
+    this.byDelivery.set(delivery, record);
+    this.open.add(record);
     return span;
   }
 
   /** The open span of `delivery`'s attempt, else the no-op one. */
   public of(delivery: Delivery): AttemptSpan {
-    return this.open.get(delivery) ?? NO_SPAN;
+    return this.byDelivery.get(delivery)?.span ?? NO_SPAN;
   }
 
   /** The mode carried out the delivery's verdict (`failure`: it could not, and says why): ends its span. */
   public settled(delivery: Delivery, outcome: Outcome | undefined, failure?: string): void {
-    const span = this.open.get(delivery);
-    if (span === undefined) return;
-    this.open.delete(delivery);
-    endQuietly(span, outcome, failure);
+    const record = this.byDelivery.get(delivery);
+    if (record === undefined) return;
+    this.byDelivery.delete(delivery);
+    this.open.remove(record);
+    endQuietly(record.span, outcome, failure);
   }
 
   /** Ends the spans still open (the invocation ended before their settlement), as errors saying why. */
   public endAll(failure: string): void {
-    for (const span of this.open.values()) endQuietly(span, undefined, failure);
-    this.open.clear();
+    this.byDelivery = new WeakMap();
+    for (const record of this.open.drain()) endQuietly(record.span, undefined, failure);
   }
 }
 

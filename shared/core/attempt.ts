@@ -11,6 +11,7 @@
  * hard stop cuts off: their attempts count, and whatever they return later settles nothing.
  */
 import { isNamedError } from '../errors.js';
+import { LiveList } from '../live-list.js';
 import type { IdempotencyOutcome } from '../idempotency/guard.js';
 import { guardRefusalOf } from '../idempotency/refusal.js';
 import { toBoomerangMessage } from '../message/boomerang-message.js';
@@ -32,7 +33,8 @@ import { cutOff } from './recorded-failures.js';
 import { StartLine } from './start-line.js';
 import { ACK, ACK_UNKEYED, DUPLICATE, OUT_OF_TIME_GIVE_BACK, type Verdict } from './verdict.js';
 
-type Running<O> = { readonly message: BoomerangMessage; readonly origin: O };
+/** A handler call under way, in the running list until its outcome (or the hard stop) takes it out. */
+type Running<O> = { index: number; readonly delivery: Delivery; readonly message: BoomerangMessage; readonly origin: O };
 
 /**
  * The lifecycle of the messages of one invocation.
@@ -45,7 +47,7 @@ class Lifecycle<O extends Origin = Origin> {
   private crashLoopsParked = 0;
   /** A partner's "slow down": while it holds, nothing is tried and untried messages wait it out. */
   private readonly pause: Pause;
-  private readonly running = new Map<Delivery, Running<O>>();
+  private readonly running = new LiveList<Running<O>>();
   private readonly abort = new AbortController();
   /** Aborted when the lifecycle stops for good (breaker, store down): the starts waiting for the rate limit leave the line. */
   private readonly stopping = new AbortController();
@@ -193,8 +195,9 @@ class Lifecycle<O extends Origin = Origin> {
     // The queue was paused, the breaker opened, or the store went down, while this one waited for a turn.
     if (this.stop !== undefined) return Promise.resolve(recorded(span, false, this.untriedVerdict(delivery, false)));
     const message = toBoomerangMessage(delivery, origin.queue, retryNo);
-    this.running.set(delivery, { message, origin });
-    if (this.guarded !== undefined) return this.guardedAttempt(this.guarded, delivery, origin, message, span, traced);
+    const run: Running<O> = { index: -1, delivery, message, origin };
+    this.running.add(run);
+    if (this.guarded !== undefined) return this.guardedAttempt(this.guarded, run, span, traced);
     const { handler } = this.options;
     let called: Promise<void> | void;
     try {
@@ -203,42 +206,35 @@ class Lifecycle<O extends Origin = Origin> {
         ? span.run(() => this.deadlines.bound(handler(message, window.context), window))
         : this.deadlines.bound(handler(message, window.context), window);
     } catch (thrown) {
-      return Promise.resolve(this.caught(delivery, origin, message, span, thrown, undefined));
+      return Promise.resolve(this.caught(run, span, thrown, undefined));
     }
     // A handler that returned no promise is done: no turn of the event loop for it. (`bound` gives a
     // native promise, which Promise.resolve returns as it is.)
-    if (!isThenable(called)) return Promise.resolve(this.done(delivery, span, traced));
+    if (!isThenable(called)) return Promise.resolve(this.done(run, span, traced));
     return Promise.resolve(called).then(
-      () => this.done(delivery, span, traced),
-      (thrown: unknown) => this.caught(delivery, origin, message, span, thrown, undefined),
+      () => this.done(run, span, traced),
+      (thrown: unknown) => this.caught(run, span, thrown, undefined),
     );
   }
 
   /** The guard's run of the call (`guarded`): a duplicate is acked untried, a refusal deferred. */
-  private async guardedAttempt(
-    guarded: GuardedCall,
-    delivery: Delivery,
-    origin: O,
-    message: BoomerangMessage,
-    span: AttemptSpan,
-    traced: boolean,
-  ): Promise<Verdict | undefined> {
+  private async guardedAttempt(guarded: GuardedCall, run: Running<O>, span: AttemptSpan, traced: boolean): Promise<Verdict | undefined> {
     const slot: SlotHold = { held: false };
     let outcome: IdempotencyOutcome;
     try {
-      outcome = await guarded.run(message, span, traced, slot);
+      outcome = await guarded.run(run.message, span, traced, slot);
     } catch (thrown) {
-      return this.caught(delivery, origin, message, span, thrown, slot);
+      return this.caught(run, span, thrown, slot);
     }
-    if (!this.running.delete(delivery)) return undefined;
+    if (!this.running.remove(run)) return undefined;
     guarded.answered();
     if (outcome === 'duplicate') return recorded(span, false, DUPLICATE);
     return this.acked(span, traced, outcome === 'no-key');
   }
 
   /** The call succeeded: acked, unless the hard stop cut it off first (undefined: `cutOffRunning` gave its verdict). */
-  private done(delivery: Delivery, span: AttemptSpan, traced: boolean): Verdict | undefined {
-    return this.running.delete(delivery) ? this.acked(span, traced, false) : undefined;
+  private done(run: Running<O>, span: AttemptSpan, traced: boolean): Verdict | undefined {
+    return this.running.remove(run) ? this.acked(span, traced, false) : undefined;
   }
 
   private acked(span: AttemptSpan, traced: boolean, unkeyed: boolean): Verdict {
@@ -249,15 +245,8 @@ class Lifecycle<O extends Origin = Origin> {
   }
 
   /** The call threw: its verdict, unless the hard stop cut it off first. */
-  private caught(
-    delivery: Delivery,
-    origin: O,
-    message: BoomerangMessage,
-    span: AttemptSpan,
-    thrown: unknown,
-    slot: SlotHold | undefined,
-  ): Verdict | undefined {
-    const verdict = this.running.delete(delivery) ? this.threw(delivery, origin, message, span, thrown) : undefined;
+  private caught(run: Running<O>, span: AttemptSpan, thrown: unknown, slot: SlotHold | undefined): Verdict | undefined {
+    const verdict = this.running.remove(run) ? this.threw(run.delivery, run.origin, run.message, span, thrown) : undefined;
     // A failed call keeps its handler slot until its outcome counts (the breaker, a pause): freed
     // sooner, the next handler would start before an open breaker or a pause could stop it.
     if (slot !== undefined) this.guarded?.free(slot);
@@ -330,8 +319,7 @@ class Lifecycle<O extends Origin = Origin> {
    */
   public cutOffRunning(): Array<[Delivery, Verdict, O]> {
     const verdicts: Array<[Delivery, Verdict, O]> = [];
-    for (const [delivery, { message, origin }] of this.running) {
-      this.running.delete(delivery);
+    for (const { delivery, message, origin } of this.running.drain()) {
       verdicts.push([
         delivery,
         recorded(this.spans.of(delivery), true, this.verdicts.failed(delivery, message, cutOff('still running at the hard stop', undefined), undefined)),

@@ -16,7 +16,6 @@ import { PullAbortedError } from '../core/invocation-errors.js';
 import type { Tally } from '../core/tally.js';
 import type { Verdict } from '../core/verdict.js';
 import { type BrokerConnectionError, isNamedError } from '../errors.js';
-import type { Delivery } from '../message/copy-message.js';
 import { type InvocationMetrics, noMetrics } from '../observability/metrics.js';
 import type { Outcome as SummaryOutcome, Summary } from '../observability/summary.js';
 import { brokerVersionOf } from '../topology/broker-ops.js';
@@ -31,6 +30,7 @@ import { type NativeManagement, openNativeManagement } from './native-management
 import { NativeReceiver, type Received } from './native-receiver.js';
 import { SettlementWriter } from './settlement-writer.js';
 import { isUnconvertible, sweepUnconvertible } from './unconvertible-sweep.js';
+import { LiveList } from '../live-list.js';
 
 /** The longest the parking lot's depth is waited for at the end (one request takes about 1 ms). */
 const PARKED_DEPTH_WAIT_MS = 1_000;
@@ -86,6 +86,9 @@ function openNative(options: InvocationOptions, checkTopology: boolean): OpenTra
   };
 }
 
+/** A message this transport took: the Taken it hands out, with rhea's delivery, in the open list until settled. */
+type NativeTaken = Taken & { index: number; readonly received: Received };
+
 class NativeTransport implements Transport {
   // The retry count travels in an annotation (a header to the handler): RETRY_HEADER does not apply.
   public readonly retryHeader = NativeAnnotation.retryNo;
@@ -95,8 +98,8 @@ class NativeTransport implements Transport {
   private readonly broken = new AbortController();
   private readonly lostSignal = this.broken.signal;
   private readonly writer = new SettlementWriter();
-  /** Taken and not settled, with rhea's delivery to settle. */
-  private readonly open = new Map<Delivery, Received>();
+  /** Taken and not settled, each with rhea's delivery to settle. */
+  private readonly open = new LiveList<NativeTaken>();
   private readonly origin: Origin;
   private readonly metrics: InvocationMetrics;
 
@@ -141,13 +144,13 @@ class NativeTransport implements Transport {
 
   /** One outcome per verdict, final once written: there is no copy to wait for, so no fallback. */
   public settle(taken: Taken, verdict: Verdict): undefined {
-    const { delivery } = taken;
-    const received = this.open.get(delivery);
+    const record = this.openRecordOf(taken);
     // The signal read once: AbortController#signal is a checked getter, too slow to read per message.
-    if (received === undefined || this.lostSignal.aborted) return undefined;
+    if (record === undefined || this.lostSignal.aborted) return undefined;
     const { config, log } = this.options;
-    this.open.delete(delivery);
-    this.writer.settle(received.delivery, amqp10Outcome(verdict, delivery, { now: Date.now(), functionName: config.functionName }));
+    const { delivery } = record;
+    this.open.remove(record);
+    this.writer.settle(record.received.delivery, amqp10Outcome(verdict, delivery, { now: Date.now(), functionName: config.functionName }));
     this.receiver.settled();
     this.tally.settle(summaryOutcome(verdict), delivery);
     if (verdict.kind === 'retry') this.metrics.retryDelay(verdict.delayMs);
@@ -194,8 +197,19 @@ class NativeTransport implements Transport {
   private admit(received: Received): Taken {
     this.tally.receive();
     const { delivery, problem } = fromAmqp10(received.message);
-    this.open.set(delivery, received);
-    return { delivery, origin: problem === undefined ? this.origin : { ...this.origin, problem } };
+    const record: NativeTaken = { index: -1, delivery, origin: problem === undefined ? this.origin : { ...this.origin, problem }, received };
+    this.open.add(record);
+    return record;
+  }
+
+  /**
+   * The open record of `taken`: the record itself, as `take` gave it; or, for a Taken made elsewhere
+   * (the hard stop's verdicts name the delivery), found by its delivery, a scan on that rare path only.
+   * Undefined once settled.
+   */
+  private openRecordOf(taken: Taken): NativeTaken | undefined {
+    if ('received' in taken) return this.open.has(taken as NativeTaken) ? (taken as NativeTaken) : undefined;
+    return this.open.find((record) => record.delivery === taken.delivery);
   }
 
   /** Parks what the broker could not convert (see unconvertible-sweep.ts); says what it did, for the error. */

@@ -1,6 +1,7 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { Outcome } from '../observability/summary.js';
 import type { Tally } from '../core/tally.js';
+import { SequenceWindow } from '../sequence-window.js';
 
 /** Runs `send` soon, after the work of the current event-loop turn (tests pass their own). */
 type Scheduler = (send: () => void) => void;
@@ -20,7 +21,8 @@ const nextTurn: Scheduler = (send) => {
  * A crash in that turn can only duplicate what was acked in it (the broker redelivers), never lose it.
  */
 class DeliveryLedger {
-  private readonly open = new Set<ConsumeMessage>();
+  /** By delivery tag: a channel numbers its deliveries 1, 2, 3..., and they arrive in that order. */
+  private readonly open = new SequenceWindow<ConsumeMessage>();
   /** Acked and counted, not yet sent. */
   private unsent: ConsumeMessage[] = [];
   private sendScheduled = false;
@@ -34,7 +36,7 @@ class DeliveryLedger {
   ) {}
 
   public received(delivery: ConsumeMessage): void {
-    this.open.add(delivery);
+    this.open.add(delivery.fields.deliveryTag, delivery);
     this.tally.receive();
   }
 
@@ -44,12 +46,12 @@ class DeliveryLedger {
   }
 
   public isOpen(delivery: ConsumeMessage): boolean {
-    return this.open.has(delivery);
+    return this.open.get(delivery.fields.deliveryTag) === delivery;
   }
 
   /** Acks (sent with this turn's others) and counts the outcome; false if it was already settled. */
   public ack(delivery: ConsumeMessage, outcome: Exclude<Outcome, 'requeued'>): boolean {
-    if (!this.open.delete(delivery)) return false;
+    if (!this.close(delivery)) return false;
     this.tally.settle(outcome, delivery);
     this.unsent.push(delivery);
     if (!this.holding && !this.sendScheduled) {
@@ -68,7 +70,7 @@ class DeliveryLedger {
    * In `hold` mode it waits for `flush()` like any other ack.
    */
   public ackAtOnce(delivery: ConsumeMessage): boolean {
-    if (!this.open.delete(delivery)) return false;
+    if (!this.close(delivery)) return false;
     if (this.holding) this.unsent.push(delivery);
     else quietly(() => this.channel.ack(delivery));
     return true;
@@ -119,9 +121,14 @@ class DeliveryLedger {
     return this.nackNow(delivery, false);
   }
 
+  /** Takes it out of the open ones; false when it was not open (settled already). */
+  private close(delivery: ConsumeMessage): boolean {
+    return this.isOpen(delivery) && this.open.remove(delivery.fields.deliveryTag) !== undefined;
+  }
+
   /** A nack sent at once, counted as `requeued` or (dead-lettered to the parking lot) `parked`. */
   private nackNow(delivery: ConsumeMessage, requeue: boolean, failure?: string): boolean {
-    if (!this.open.delete(delivery)) return false;
+    if (!this.close(delivery)) return false;
     this.tally.settle(requeue ? 'requeued' : 'parked', delivery, failure);
     quietly(() => this.channel.nack(delivery, false, requeue));
     return true;
@@ -129,8 +136,8 @@ class DeliveryLedger {
 
   /** Gives back everything still open (the broker would on close; doing it first keeps the counts true). */
   public requeueAll(): number {
-    const open = [...this.open];
-    for (const delivery of open) this.requeue(delivery);
+    const open = this.open.openEntries();
+    for (const [, delivery] of open) this.requeue(delivery);
     return open.length;
   }
 
@@ -143,8 +150,7 @@ class DeliveryLedger {
     const unsent = this.unsent;
     if (unsent.length === 0) return;
     this.unsent = [];
-    let lowestOpen = Number.POSITIVE_INFINITY;
-    for (const delivery of this.open) lowestOpen = Math.min(lowestOpen, delivery.fields.deliveryTag);
+    const lowestOpen = this.open.lowest ?? Number.POSITIVE_INFINITY;
     let top: ConsumeMessage | undefined;
     let covered = 0;
     for (const delivery of unsent) {
