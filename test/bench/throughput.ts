@@ -40,7 +40,12 @@ type ThroughputOptions = {
   readonly baseline?: string;
 };
 
-type Timing = { readonly ms: number; readonly cpuMicrosPerMessage: number };
+type Timing = {
+  readonly ms: number;
+  readonly cpuMicrosPerMessage: number;
+  /** Bytes V8's scavenges promoted to the old generation over the process's life, per message (from --trace-gc-nvp). */
+  readonly promotedBytesPerMessage?: number;
+};
 
 type Contestant = { readonly name: string; readonly run: () => Promise<Timing> };
 
@@ -52,6 +57,9 @@ type ContestResult = Record<
     /** Client CPU (user + system) per message, per round. */
     readonly cpuMicrosPerMessage: number[];
     readonly medianCpuMicrosPerMessage: number;
+    /** Bytes promoted to the old generation per message, per round (the bundle contests). */
+    readonly promotedBytesPerMessage?: number[];
+    readonly medianPromotedBytesPerMessage?: number;
   }
 >;
 
@@ -136,7 +144,9 @@ function runContestant({ who, mode, setup, options, env, module }: ChildRun): Pr
   // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
   const bundled = existsSync(LIBRARY_BUNDLE);
   const args = childArgs({ who, mode, setup }, options.broker.url, options.messages, module ?? (bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts')));
-  const node = [...(bundled ? [] : ['--import', 'tsx']), ...cpuProfileArgs(`${who}-${mode}`)];
+  // --trace-gc-nvp: one line per collection on stdout, before the result's line; what a message's
+  // objects cost the collector shows in the bytes promoted (docs/proof.md, work in hand).
+  const node = [...(bundled ? [] : ['--import', 'tsx']), '--trace-gc-nvp', ...cpuProfileArgs(`${who}-${mode}`)];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...node, join(REPO_ROOT, 'test/bench/contestant-child.mjs'), args], {
       cwd: REPO_ROOT,
@@ -149,9 +159,21 @@ function runContestant({ who, mode, setup, options, env, module }: ChildRun): Pr
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`${who} (${mode}) failed: ${err.slice(-600)}`));
-      resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Timing);
+      const lines = out.trim().split('\n');
+      const timing = JSON.parse(lines.pop() ?? '{}') as Timing;
+      resolve({ ...timing, promotedBytesPerMessage: promotedBytes(lines) / options.messages });
     });
   });
+}
+
+/** The bytes the scavenges in V8's `--trace-gc-nvp` lines promoted. */
+function promotedBytes(traceLines: readonly string[]): number {
+  let bytes = 0;
+  for (const line of traceLines) {
+    const promoted = / gc=s .* promoted=(\d+) /.exec(line)?.[1];
+    if (promoted !== undefined) bytes += Number(promoted);
+  }
+  return bytes;
 }
 
 /** `freshIds`: each preload gets message ids never used before (runs with idempotency on would skip the old ones). */
@@ -166,27 +188,39 @@ async function contest(
   // New for each bench run too: the store keeps the keys of an earlier run for its window.
   const run = randomUUID().slice(0, 8);
   const cpu = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
+  const promoted = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
   for (let round = 0; round < options.rounds; round++) {
     // Rotate the order each round, so no contestant always runs first (or last) on a warm broker.
     const order = contestants.map((_, i) => contestants[(i + round) % contestants.length] as Contestant);
     for (const contestant of order) {
       await options.broker.preload(queue, options.messages, 1024, {}, freshIds ? `${run}-r${round}-${contestant.name.replace(/\W+/g, '-')}` : 'm');
-      const { ms, cpuMicrosPerMessage } = await contestant.run();
+      const { ms, cpuMicrosPerMessage, promotedBytesPerMessage } = await contestant.run();
       const left = await options.broker.count(queue);
       if (left !== 0) throw new Error(`${contestant.name} left ${left} messages in ${queue}`);
       await afterEach();
       const rate = (options.messages / ms) * 1000;
       rates.get(contestant.name)?.push(rate);
       cpu.get(contestant.name)?.push(cpuMicrosPerMessage);
+      if (promotedBytesPerMessage !== undefined) promoted.get(contestant.name)?.push(promotedBytesPerMessage);
       options.progress(
-        `  round ${round + 1}/${options.rounds} ${contestant.name}: ${fmt(rate)} msg/s (${fmt(ms)} ms), client CPU ${fmt(cpuMicrosPerMessage)} µs/msg`,
+        `  round ${round + 1}/${options.rounds} ${contestant.name}: ${fmt(rate)} msg/s (${fmt(ms)} ms), client CPU ${fmt(cpuMicrosPerMessage)} µs/msg, ${fmt(promotedBytesPerMessage ?? 0)} B/msg promoted`,
       );
     }
   }
   return Object.fromEntries(
     [...rates].map(([name, list]) => {
       const cpuList = cpu.get(name) ?? [];
-      return [name, { ratesPerSecond: list, medianPerSecond: median(list), cpuMicrosPerMessage: cpuList, medianCpuMicrosPerMessage: median(cpuList) }];
+      const promotedList = promoted.get(name) ?? [];
+      return [
+        name,
+        {
+          ratesPerSecond: list,
+          medianPerSecond: median(list),
+          cpuMicrosPerMessage: cpuList,
+          medianCpuMicrosPerMessage: median(cpuList),
+          ...(promotedList.length === 0 ? {} : { promotedBytesPerMessage: promotedList, medianPromotedBytesPerMessage: median(promotedList) }),
+        },
+      ];
     }),
   );
 }
@@ -351,10 +385,11 @@ function ratioOf(result: ContestResult, a: string, b: string): number {
   return median(tops.map((top, i) => top / (bottoms[i] ?? Number.NaN)).filter(Number.isFinite));
 }
 
-/** `12 345 (CPU 50 µs/msg)` for a contestant. */
+/** `12 345 (client CPU 50 µs/msg, 120 B/msg promoted)` for a contestant (the bytes where measured). */
 function rateAndCpu(result: ContestResult, name: string): string {
   const r = result[name];
-  return `${fmt(r?.medianPerSecond ?? 0)} (client CPU ${fmt(r?.medianCpuMicrosPerMessage ?? 0)} µs/msg)`;
+  const promoted = r?.medianPromotedBytesPerMessage;
+  return `${fmt(r?.medianPerSecond ?? 0)} (client CPU ${fmt(r?.medianCpuMicrosPerMessage ?? 0)} µs/msg${promoted === undefined ? '' : `, ${fmt(promoted)} B/msg promoted`})`;
 }
 
 export { baselineContestant, baselineRow, childArgs, contest, PARKED_DELAY_MS, ratioOf, rateAndCpu, retryPath, runContestant, setUp, successPath };
