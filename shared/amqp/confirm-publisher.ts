@@ -60,25 +60,33 @@ class ConfirmPublisher implements Publisher {
     const withId: Options.Publish = Object.assign({}, options);
     withId.headers = headers;
     withId.mandatory = true;
-    return new Promise<void>((resolve, reject) => {
+    // The body and the headers are encoded by channel.publish before it returns: no closure that
+    // lives until the confirm may hold them (one that did kept every copy until then, and the
+    // collector promoted them all).
+    const confirmed = new Promise<void>((resolve, reject) => {
       this.pending.add(copyNo, { returned: false, deadline: Date.now() + this.timeoutMs, resolve, reject });
-      this.timer ??= this.armTimer(this.timeoutMs);
-      try {
-        this.channel.publish(exchange, routingKey, content, withId, (err: unknown) => {
-          const entry = this.pending.get(copyNo);
-          if (err) this.settle(copyNo, new PublishError(`the broker nacked the publish to ${describe(exchange, routingKey)}`, 'nacked'));
-          else if (entry?.returned)
-            this.settle(copyNo, new PublishError(`unroutable: nothing is bound for ${describe(exchange, routingKey)} (was a queue deleted?)`, 'returned'));
-          else this.settle(copyNo);
-        });
-      } catch (error) {
-        // amqplib throws synchronously when the channel is closed or the headers do not fit a frame.
-        this.settle(
-          copyNo,
-          new PublishError(`could not publish to ${describe(exchange, routingKey)}: ${(error as Error).message}`, 'rejected-locally', { cause: error }),
-        );
-      }
     });
+    this.timer ??= this.armTimer(this.timeoutMs);
+    try {
+      this.channel.publish(exchange, routingKey, content, withId, this.onConfirm(copyNo, exchange, routingKey));
+    } catch (error) {
+      // amqplib throws synchronously when the channel is closed or the headers do not fit a frame.
+      this.settle(
+        copyNo,
+        new PublishError(`could not publish to ${describe(exchange, routingKey)}: ${(error as Error).message}`, 'rejected-locally', { cause: error }),
+      );
+    }
+    return confirmed;
+  }
+
+  /** The confirm callback of copy `copyNo`: it settles the copy's promise, a return making an ack a failure. */
+  private onConfirm(copyNo: number, exchange: string, routingKey: string): (err: unknown) => void {
+    return (err) => {
+      if (err) this.settle(copyNo, new PublishError(`the broker nacked the publish to ${describe(exchange, routingKey)}`, 'nacked'));
+      else if (this.pending.get(copyNo)?.returned)
+        this.settle(copyNo, new PublishError(`unroutable: nothing is bound for ${describe(exchange, routingKey)} (was a queue deleted?)`, 'returned'));
+      else this.settle(copyNo);
+    };
   }
 
   /** Publishes still waiting for their confirm. */

@@ -56,6 +56,18 @@ type Target = {
   readonly delayMs?: number;
 };
 
+/** What is logged of a copy once it is confirmed: kept in place of the copy, its body and headers. */
+type Sent = Pick<Target, 'outcome' | 'routingKey' | 'delayMs'> & { readonly parkReason?: unknown };
+
+function sentOf(target: Target): Sent {
+  return {
+    outcome: target.outcome,
+    routingKey: target.routingKey,
+    delayMs: target.delayMs,
+    parkReason: target.copy.options.headers?.[BoomerangHeader.parkReason],
+  };
+}
+
 /** A verdict that needs a copy, as the copy path takes it. */
 type CopyVerdict = Extract<Verdict, { kind: 'retry' | 'park' | 'defer' }>;
 
@@ -136,7 +148,7 @@ function asPark(failure: Failure, reason?: string): Failure {
  * cannot even be encoded (headers over the frame limit) would fail forever, so a lean park goes
  * instead. Rejects with the first copy's error when no copy was confirmed.
  */
-function publishFailureCopy(ctx: CopyContext, failure: Failure): Promise<Target> {
+function publishFailureCopy(ctx: CopyContext, failure: Failure): Promise<CopyOutcome> {
   // A promise chain, not an async function: this runs for every retry, and each async layer costs a
   // promise. A copy that cannot even be planned rejects like one the broker refused, never throws.
   let target: Target;
@@ -145,23 +157,26 @@ function publishFailureCopy(ctx: CopyContext, failure: Failure): Promise<Target>
   } catch (error) {
     return Promise.reject(error);
   }
+  // What the confirm's continuation logs, not the copy: it would hold the copy's body and headers
+  // until the confirm, and the collector would promote every one.
+  const sent = sentOf(target);
   return publishCopy(ctx, target).then(
     () => {
-      logCopyOutcome(ctx, failure, target);
-      return target;
+      logCopyOutcome(ctx, failure, sent);
+      return sent.outcome;
     },
     (error: unknown) => publishLean(ctx, failure, error),
   );
 }
 
 /** The copy could not even be encoded (headers over the frame limit): a lean park goes instead, or the first error stands. */
-async function publishLean(ctx: CopyContext, failure: Failure, error: unknown): Promise<Target> {
+async function publishLean(ctx: CopyContext, failure: Failure, error: unknown): Promise<CopyOutcome> {
   if (!(isNamedError<PublishError>(error, 'PublishError') && error.reason === 'rejected-locally')) throw error;
   const park = asPark(failure);
   const lean = planCopy(ctx, park, LEAN_TOO_LARGE);
   if (!(await tryPublishCopy(ctx, lean))) throw error;
-  logCopyOutcome(ctx, park, lean);
-  return lean;
+  logCopyOutcome(ctx, park, sentOf(lean));
+  return lean.outcome;
 }
 
 function publishCopy(ctx: CopyContext, target: Target): Promise<void> {
@@ -188,12 +203,12 @@ function keepFailureTimes(copy: Copy, delivery: Delivery): void {
 }
 
 /** Logs a confirmed copy: a park at warn, a retry or deferral at debug; tells the metrics a retry's delay. */
-function logCopyOutcome(ctx: CopyContext, failure: Failure, target: Target): void {
+function logCopyOutcome(ctx: CopyContext, failure: Failure, target: Sent): void {
   if (target.outcome === 'parked') {
     ctx.log.warn('message parked', {
       ...describeFailure(failure),
       ...ctx.logFields,
-      reason: target.copy.options.headers?.[BoomerangHeader.parkReason],
+      reason: target.parkReason,
       parkingQueue: target.routingKey,
     });
     return;
@@ -247,6 +262,7 @@ export {
   keepFailureTimes,
   LEAN_LAST_RESORT,
   logCopyOutcome,
+  sentOf,
   parkInput,
   planCopy,
   publishCopy,

@@ -40,8 +40,7 @@ async function settleEventVerdict(deps: EventSettleDeps, record: EventRecord, ve
     case 'give-back':
       return requeueEventRecord(deps, record, readRetryNo(record.delivery.properties.headers, deps.retryHeader).retryNo);
     default: {
-      const published = await publishFailureCopy(contextOf(deps, record), failureOf(record.delivery, verdict));
-      return published.outcome;
+      return publishFailureCopy(contextOf(deps, record), failureOf(record.delivery, verdict));
     }
   }
 }

@@ -12,6 +12,7 @@ import {
   logCopyOutcome,
   planCopy,
   publishFailureCopy,
+  sentOf,
   type Target,
   tryPublishCopy,
 } from '../copy/failure-copy.js';
@@ -48,7 +49,7 @@ function settleFailure(deps: PullSettleDeps, failure: PullFailure): Promise<void
   if (deps.ackOrder === 'ack-then-publish') return ackThenPublish(deps, failure);
   // A promise chain, not an async function: this runs for every failed message.
   return publishFailureCopy(deps, failure).then(
-    (published: Target) => void deps.ledger.ack(failure.delivery, published.outcome),
+    (outcome) => void deps.ledger.ack(failure.delivery, outcome),
     (error: unknown) => giveBack(deps, failure, error as Error),
   );
 }
@@ -64,7 +65,7 @@ async function ackThenPublish(deps: PullSettleDeps, failure: PullFailure): Promi
   if (!deps.ledger.ackAtOnce(failure.delivery)) return;
   if (await tryPublishCopy(deps, target)) {
     deps.ledger.count(failure.delivery, target.outcome);
-    logCopyOutcome(deps, failure, target);
+    logCopyOutcome(deps, failure, sentOf(target));
     return;
   }
   // The original is gone: the parking lot is the last place the message can still be kept. Try the
@@ -75,7 +76,7 @@ async function ackThenPublish(deps: PullSettleDeps, failure: PullFailure): Promi
   for (const fallback of fallbacks) {
     if (await tryPublishCopy(deps, fallback)) {
       deps.ledger.count(failure.delivery, 'parked', delayed ? 'its retry copy could not be published: parked instead' : undefined);
-      logCopyOutcome(deps, park, fallback);
+      logCopyOutcome(deps, park, sentOf(fallback));
       return;
     }
   }
