@@ -65,11 +65,6 @@ class LiveList<T extends Listed> {
   public find(match: (record: T) => boolean): T | undefined {
     return this.records.find(match);
   }
-
-  /** The records now in the list (a copy: the list may change while the caller walks it). */
-  public toArray(): T[] {
-    return this.records.slice();
-  }
 }
 
 export { LiveList };

@@ -203,26 +203,26 @@ function keepFailureTimes(copy: Copy, delivery: Delivery): void {
 }
 
 /** Logs a confirmed copy: a park at warn, a retry or deferral at debug; tells the metrics a retry's delay. */
-function logCopyOutcome(ctx: CopyContext, failure: Failure, target: Sent): void {
-  if (target.outcome === 'parked') {
+function logCopyOutcome(ctx: CopyContext, failure: Failure, sent: Sent): void {
+  if (sent.outcome === 'parked') {
     ctx.log.warn('message parked', {
       ...describeFailure(failure),
       ...ctx.logFields,
-      reason: target.parkReason,
-      parkingQueue: target.routingKey,
+      reason: sent.parkReason,
+      parkingQueue: sent.routingKey,
     });
     return;
   }
-  if (target.outcome === 'retried' && target.delayMs !== undefined) ctx.metrics?.retryDelay(target.delayMs);
+  if (sent.outcome === 'retried' && sent.delayMs !== undefined) ctx.metrics?.retryDelay(sent.delayMs);
   // Debug fields cost more than the rest of a retry's bookkeeping: build them only to write them.
   if (!ctx.log.debugEnabled) return;
-  if (target.outcome === 'deferred') {
+  if (sent.outcome === 'deferred') {
     ctx.log.debug('message deferred', {
       ...describeDelivery(failure.delivery),
       ...ctx.logFields,
       retryNo: failure.retryNo,
-      delayMs: target.delayMs,
-      via: target.routingKey,
+      delayMs: sent.delayMs,
+      via: sent.routingKey,
     });
   } else if (failure.decision.kind === 'retry') {
     ctx.log.debug('message retried', {
@@ -230,8 +230,8 @@ function logCopyOutcome(ctx: CopyContext, failure: Failure, target: Sent): void 
       ...ctx.logFields,
       retryNo: failure.decision.retryNo,
       delayMs: failure.decision.delayMs,
-      waitMs: target.delayMs,
-      via: target.routingKey,
+      waitMs: sent.delayMs,
+      via: sent.routingKey,
     });
   }
 }

@@ -4,14 +4,14 @@ import type { Outcome } from '../observability/summary.js';
 import type { Verdict } from './verdict.js';
 import { LiveList } from '../live-list.js';
 
+/** A span started and not yet ended. */
+type OpenSpan = { index: number; readonly span: AttemptSpan };
+
 /**
  * The spans of one invocation's attempts, from the lifecycle's start to the mode's settlement. The
  * tally owns it: every mode already reports each settlement there, once, so the span of a delivery
  * ends where it is counted. With tracing off nothing is kept and every call returns at once.
  */
-/** A span started and not yet ended. */
-type OpenSpan = { index: number; readonly span: AttemptSpan };
-
 class AttemptSpans {
   /** False with the no-op tracer: the lifecycle and the tally then skip every span call they can. */
   public readonly on: boolean;

@@ -20,6 +20,7 @@ import type { BenchBroker } from './bench-broker.js';
 import { ensureBundles, LIBRARY_BUNDLE } from './bundles.js';
 import { fmt, pct, type Row } from './report.js';
 import { median } from './stats.js';
+import { promotedBytes } from '../helpers/gc-trace.js';
 
 type ThroughputOptions = {
   readonly broker: BenchBroker;
@@ -164,16 +165,6 @@ function runContestant({ who, mode, setup, options, env, module }: ChildRun): Pr
       resolve({ ...timing, promotedBytesPerMessage: promotedBytes(lines) / options.messages });
     });
   });
-}
-
-/** The bytes the scavenges in V8's `--trace-gc-nvp` lines promoted. */
-function promotedBytes(traceLines: readonly string[]): number {
-  let bytes = 0;
-  for (const line of traceLines) {
-    const promoted = / gc=s .* promoted=(\d+) /.exec(line)?.[1];
-    if (promoted !== undefined) bytes += Number(promoted);
-  }
-  return bytes;
 }
 
 /** `freshIds`: each preload gets message ids never used before (runs with idempotency on would skip the old ones). */
