@@ -32,17 +32,21 @@ class StartLine {
 
   /**
    * Waits out the pause, then takes the rate limit's turn (none is spent once the invocation stopped:
-   * the start that follows finds it stopped). Resolves false when the delivery left the line first.
+   * the start that follows finds it stopped). A pause that came while it waited for its turn (another
+   * message's answer) is waited out too, and a new turn taken after it: the starts held by a pause
+   * resume at the limit's pace. Resolves false when the delivery left the line first.
    * @example if (!(await line.wait())) return untried;
    */
   public async wait(): Promise<boolean> {
     const { pause, pacer, stopAt, leaveLine, stopped } = this.parts;
-    if (pause.holds() && !stopped() && !(await pause.waitOut(stopAt, leaveLine))) return false;
-    if (pacer === undefined || stopped()) return true;
-    const waitedMs = await pacer.turn(leaveLine);
-    if (waitedMs === undefined) return false;
-    this.parts.tally.paced(waitedMs);
-    return true;
+    for (;;) {
+      if (pause.holds() && !stopped() && !(await pause.waitOut(stopAt, leaveLine))) return false;
+      if (pacer === undefined || stopped()) return true;
+      const waitedMs = await pacer.turn(leaveLine);
+      if (waitedMs === undefined) return false;
+      this.parts.tally.paced(waitedMs);
+      if (!pause.holds()) return true;
+    }
   }
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/config.js';
 import { Lifecycle, type LifecycleOptions } from '../../shared/core/attempt.js';
 import type { ModeSettings } from '../../shared/core/mode-settings.js';
+import type { Pacer } from '../../shared/core/pacer.js';
 import type { PauseStart } from '../../shared/amqp/pause-marker.js';
 import { Pause } from '../../shared/core/pause.js';
 import { Tally } from '../../shared/core/tally.js';
@@ -403,6 +404,54 @@ describe('Lifecycle: a partner\'s "slow down" pauses the queue', () => {
     expect(calls).toBe(2);
     expect(made.stop).toBe('paused');
     expect(held).toEqual({ kind: 'give-back', why: 'paused' });
+  });
+
+  it('waits out a pause that came while a start waited for its rate-limit turn, and takes a new turn after it', async () => {
+    // Prepare: the second start's turn is granted only when the test says, after the first handler's
+    // "slow down" (100 ms, well before the stop) paused the queue
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let grant: () => void = () => undefined;
+    const turns: number[] = [];
+    const pacer: Pacer = {
+      turn: () => {
+        turns.push(Date.now());
+        if (turns.length !== 2) return Promise.resolve(0);
+        return new Promise((resolve) => {
+          grant = () => resolve(0);
+        });
+      },
+      describe: () => ({ limiter: 'share', perSecond: 5, shares: 1 }),
+    };
+    const starts: number[] = [];
+    const tally = new Tally();
+    const { lifecycle: made } = lifecycle(
+      async () => {
+        starts.push(Date.now());
+        if (starts.length === 1) {
+          await answered;
+          throw slowDown(100);
+        }
+      },
+      { pacer, tally },
+    );
+    // Act
+    const first = made.attempt(delivery(), ORIGIN);
+    const second = made.attempt(delivery(), ORIGIN);
+    answer();
+    await first;
+    grant();
+    const verdict = await second;
+    made.end();
+    // Assess: the second handler started after the pause, on a turn taken after it
+    const pausedUntil = Date.parse(tally.current.pausedUntil ?? '');
+    expect(verdict).toEqual({ kind: 'ack', unkeyed: false });
+    expect(starts).toHaveLength(2);
+    expect(starts[1]).toBeGreaterThanOrEqual(pausedUntil);
+    expect(turns).toHaveLength(3);
+    expect(turns[2]).toBeGreaterThanOrEqual(pausedUntil);
   });
 
   it('counts a "slow down" toward the breaker as no outage: the pause answers it', async () => {
