@@ -21,7 +21,8 @@ import { fmt, pct, type Row } from './report.js';
 import { brokerVersion } from './results-files.js';
 import { median } from './stats.js';
 import { nativeSetUp } from './native-throughput.js';
-import { childArgs, type ContestResult, ratioOf, rateAndCpu, type Setup, setUp, type ThroughputOptions } from './throughput.js';
+import { brokerCpu } from './broker-cpu.js';
+import { brokerFigures, childArgs, type ContestResult, ratioOf, rateAndCpu, type Setup, setUp, type ThroughputOptions } from './throughput.js';
 
 type ProcessOptions = Pick<ThroughputOptions, 'broker' | 'messages' | 'rounds' | 'progress'>;
 
@@ -30,7 +31,7 @@ type QueueType = 'classic' | 'quorum';
 type Who = 'boomerang' | 'raw' | 'rhea' | 'rhea-checked';
 
 /** One spawn-to-exit run: wall time and the process's CPU, both in ms. */
-type ProcessRun = { readonly wallMs: number; readonly cpuMs: number };
+type ProcessRun = { readonly wallMs: number; readonly cpuMs: number; readonly brokerCpuMs?: number };
 
 const CLI = join(REPO_ROOT, 'dist/package/shared/cli/boomerang.js');
 const HANDLERS = { success: join(REPO_ROOT, 'test/bench/handlers/noop.ts'), retry: join(REPO_ROOT, 'test/bench/handlers/fail.ts') } as const;
@@ -111,6 +112,8 @@ async function cell(options: ProcessOptions, path: Path, queueType: QueueType, c
     : await setUp({ ...options, queueType }, path === 'success' ? 'success' : 'retry');
   const rates = new Map<Who, number[]>(contestants.map((c) => [c, []]));
   const cpu = new Map<Who, number[]>(contestants.map((c) => [c, []]));
+  const brokerMicros = new Map<Who, number[]>(contestants.map((c) => [c, []]));
+  const readBroker = brokerCpu(options.broker.url);
   try {
     for (let round = 0; round < options.rounds; round++) {
       const order = contestants.map((_, i) => contestants[(i + round) % contestants.length] as Who);
@@ -118,17 +121,22 @@ async function cell(options: ProcessOptions, path: Path, queueType: QueueType, c
         const runs: ProcessRun[] = [];
         for (const n of [options.messages, 1]) {
           await options.broker.preload(setup.config.workQueue, n);
-          runs.push(await runOnce(who, path, setup, options, n));
+          const brokerBefore = readBroker?.();
+          const run = await runOnce(who, path, setup, options, n);
+          runs.push(brokerBefore === undefined || readBroker === undefined ? run : { ...run, brokerCpuMs: readBroker() - brokerBefore });
           await collect(options, path, setup, n);
         }
         const [many, one] = runs as [ProcessRun, ProcessRun];
         const perMessage = options.messages - 1;
         const rate = (perMessage / Math.max(1, many.wallMs - one.wallMs)) * 1000;
         const cpuMicros = ((many.cpuMs - one.cpuMs) * 1000) / perMessage;
+        const brokerMicrosOfRound =
+          many.brokerCpuMs === undefined || one.brokerCpuMs === undefined ? undefined : ((many.brokerCpuMs - one.brokerCpuMs) * 1000) / perMessage;
         rates.get(who)?.push(rate);
         cpu.get(who)?.push(cpuMicros);
+        if (brokerMicrosOfRound !== undefined) brokerMicros.get(who)?.push(brokerMicrosOfRound);
         options.progress(
-          `  ${path}, ${queueType}, round ${round + 1}/${options.rounds} ${CONTESTANT_NAMES[who]}: ${fmt(rate)} msg/s (${fmt(many.wallMs)} ms for ${fmt(options.messages)}, ${fmt(one.wallMs)} ms for 1), client CPU ${fmt(cpuMicros)} µs/msg`,
+          `  ${path}, ${queueType}, round ${round + 1}/${options.rounds} ${CONTESTANT_NAMES[who]}: ${fmt(rate)} msg/s (${fmt(many.wallMs)} ms for ${fmt(options.messages)}, ${fmt(one.wallMs)} ms for 1), client CPU ${fmt(cpuMicros)} µs/msg${brokerMicrosOfRound === undefined ? '' : `, broker CPU ${fmt(brokerMicrosOfRound)} µs/msg`}`,
         );
       }
     }
@@ -140,7 +148,16 @@ async function cell(options: ProcessOptions, path: Path, queueType: QueueType, c
     contestants.map((who) => {
       const r = rates.get(who) ?? [];
       const c = cpu.get(who) ?? [];
-      return [CONTESTANT_NAMES[who], { ratesPerSecond: r, medianPerSecond: median(r), cpuMicrosPerMessage: c, medianCpuMicrosPerMessage: median(c) }];
+      return [
+        CONTESTANT_NAMES[who],
+        {
+          ratesPerSecond: r,
+          medianPerSecond: median(r),
+          cpuMicrosPerMessage: c,
+          medianCpuMicrosPerMessage: median(c),
+          ...brokerFigures(brokerMicros.get(who) ?? []),
+        },
+      ];
     }),
   );
 }

@@ -21,6 +21,7 @@ import { ensureBundles, LIBRARY_BUNDLE } from './bundles.js';
 import { fmt, pct, type Row } from './report.js';
 import { median } from './stats.js';
 import { promotedBytes } from '../helpers/gc-trace.js';
+import { brokerCpu } from './broker-cpu.js';
 
 type ThroughputOptions = {
   readonly broker: BenchBroker;
@@ -61,6 +62,9 @@ type ContestResult = Record<
     /** Bytes promoted to the old generation per message, per round (the bundle contests). */
     readonly promotedBytesPerMessage?: number[];
     readonly medianPromotedBytesPerMessage?: number;
+    /** The broker's own CPU per message during the run, per round (a broker on this machine: broker-cpu.ts). */
+    readonly brokerCpuMicrosPerMessage?: number[];
+    readonly medianBrokerCpuMicrosPerMessage?: number;
   }
 >;
 
@@ -180,12 +184,16 @@ async function contest(
   const run = randomUUID().slice(0, 8);
   const cpu = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
   const promoted = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
+  const brokerMicros = new Map<string, number[]>(contestants.map((c) => [c.name, []]));
+  const readBroker = brokerCpu(options.broker.url);
   for (let round = 0; round < options.rounds; round++) {
     // Rotate the order each round, so no contestant always runs first (or last) on a warm broker.
     const order = contestants.map((_, i) => contestants[(i + round) % contestants.length] as Contestant);
     for (const contestant of order) {
       await options.broker.preload(queue, options.messages, 1024, {}, freshIds ? `${run}-r${round}-${contestant.name.replace(/\W+/g, '-')}` : 'm');
+      const brokerBefore = readBroker?.();
       const { ms, cpuMicrosPerMessage, promotedBytesPerMessage } = await contestant.run();
+      const brokerPerMessage = brokerBefore === undefined || readBroker === undefined ? undefined : ((readBroker() - brokerBefore) * 1000) / options.messages;
       const left = await options.broker.count(queue);
       if (left !== 0) throw new Error(`${contestant.name} left ${left} messages in ${queue}`);
       await afterEach();
@@ -193,8 +201,9 @@ async function contest(
       rates.get(contestant.name)?.push(rate);
       cpu.get(contestant.name)?.push(cpuMicrosPerMessage);
       if (promotedBytesPerMessage !== undefined) promoted.get(contestant.name)?.push(promotedBytesPerMessage);
+      if (brokerPerMessage !== undefined) brokerMicros.get(contestant.name)?.push(brokerPerMessage);
       options.progress(
-        `  round ${round + 1}/${options.rounds} ${contestant.name}: ${fmt(rate)} msg/s (${fmt(ms)} ms), client CPU ${fmt(cpuMicrosPerMessage)} µs/msg, ${fmt(promotedBytesPerMessage ?? 0)} B/msg promoted`,
+        `  round ${round + 1}/${options.rounds} ${contestant.name}: ${fmt(rate)} msg/s (${fmt(ms)} ms), client CPU ${fmt(cpuMicrosPerMessage)} µs/msg, ${fmt(promotedBytesPerMessage ?? 0)} B/msg promoted${brokerPerMessage === undefined ? '' : `, broker CPU ${fmt(brokerPerMessage)} µs/msg`}`,
       );
     }
   }
@@ -210,6 +219,7 @@ async function contest(
           cpuMicrosPerMessage: cpuList,
           medianCpuMicrosPerMessage: median(cpuList),
           ...(promotedList.length === 0 ? {} : { promotedBytesPerMessage: promotedList, medianPromotedBytesPerMessage: median(promotedList) }),
+          ...brokerFigures(brokerMicros.get(name) ?? []),
         },
       ];
     }),
@@ -376,12 +386,34 @@ function ratioOf(result: ContestResult, a: string, b: string): number {
   return median(tops.map((top, i) => top / (bottoms[i] ?? Number.NaN)).filter(Number.isFinite));
 }
 
-/** `12 345 (client CPU 50 µs/msg, 120 B/msg promoted)` for a contestant (the bytes where measured). */
+/** The broker's CPU figures of one contestant, when its CPU was read (broker-cpu.ts). */
+function brokerFigures(perRound: number[]): { brokerCpuMicrosPerMessage?: number[]; medianBrokerCpuMicrosPerMessage?: number } {
+  return perRound.length === 0 ? {} : { brokerCpuMicrosPerMessage: perRound, medianBrokerCpuMicrosPerMessage: median(perRound) };
+}
+
+/**
+ * `12 345 (client CPU 50 µs/msg, 120 B/msg promoted, broker CPU 40 µs/msg)` for a contestant (the
+ * bytes and the broker where measured).
+ */
 function rateAndCpu(result: ContestResult, name: string): string {
   const r = result[name];
   const promoted = r?.medianPromotedBytesPerMessage;
-  return `${fmt(r?.medianPerSecond ?? 0)} (client CPU ${fmt(r?.medianCpuMicrosPerMessage ?? 0)} µs/msg${promoted === undefined ? '' : `, ${fmt(promoted)} B/msg promoted`})`;
+  const broker = r?.medianBrokerCpuMicrosPerMessage;
+  return `${fmt(r?.medianPerSecond ?? 0)} (client CPU ${fmt(r?.medianCpuMicrosPerMessage ?? 0)} µs/msg${promoted === undefined ? '' : `, ${fmt(promoted)} B/msg promoted`}${broker === undefined ? '' : `, broker CPU ${fmt(broker)} µs/msg`})`;
 }
 
-export { baselineContestant, baselineRow, childArgs, contest, PARKED_DELAY_MS, ratioOf, rateAndCpu, retryPath, runContestant, setUp, successPath };
+export {
+  baselineContestant,
+  baselineRow,
+  brokerFigures,
+  childArgs,
+  contest,
+  PARKED_DELAY_MS,
+  ratioOf,
+  rateAndCpu,
+  retryPath,
+  runContestant,
+  setUp,
+  successPath,
+};
 export type { Contestant, ContestResult, Setup, ThroughputOptions };
