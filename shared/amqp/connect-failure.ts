@@ -155,5 +155,16 @@ function amqplibTextFailure(message: string): AmqplibTextFailure | undefined {
   return undefined;
 }
 
-export { amqplibTextFailure, explainConnectFailure };
+/**
+ * Whether the channel or the connection was lost, by typed fields: our own error's `reason`, else the
+ * `classId` a broker's channel close carries (a connection close has none), else amqplib's text.
+ */
+function lostWhat(error: Error): 'channel-closed' | 'connection-lost' {
+  const { reason, classId } = error as { reason?: unknown; classId?: unknown };
+  if (reason === 'channel-closed' || reason === 'connection-lost') return reason;
+  if (typeof classId === 'number' || amqplibTextFailure(error.message) === 'channel-closed') return 'channel-closed';
+  return 'connection-lost';
+}
+
+export { amqplibTextFailure, explainConnectFailure, lostWhat };
 export type { ConnectFailure };

@@ -1,8 +1,8 @@
 /**
  * One invocation, written once for every mode: the deadlines, the pause, the take loop
  * (core/take-loop.ts), the end sequence, the summary and the error it throws. The modes are
- * transports (core/transport.ts) that only take messages and settle verdicts: the AMQP 0-9-1 consumer (pull/pull.ts), the `aws:rmq` batch
- * (event/run-event.ts, a finite source) and the AMQP 1.0 receiver (native/native-pull.ts).
+ * transports (core/transport.ts) that only take messages and settle verdicts: the AMQP 0-9-1 consumer (pull/pull-transport.ts), the `aws:rmq` batch
+ * (event/run-event.ts, a finite source) and the AMQP 1.0 receiver (native/native-transport.ts).
  *
  * A message's fate is decided in three places, and only there: the lifecycle (core/attempt.ts) gives
  * each message taken a verdict; the transport's `settle` carries it out through its one fallback chain

@@ -1,7 +1,7 @@
 /**
  * What a mode is to the invocation (core/invocation.ts): a transport that takes messages and settles
  * verdicts, how it is opened, and the moments of the budget it is given. The modes: the AMQP 0-9-1 consumer
- * (pull/pull.ts), the `aws:rmq` batch (event/run-event.ts) and the AMQP 1.0 receiver (native/native-pull.ts).
+ * (pull/pull-transport.ts), the `aws:rmq` batch (event/run-event.ts) and the AMQP 1.0 receiver (native/native-transport.ts).
  */
 import type { PauseMarker } from '../amqp/pause-marker.js';
 import type { Delivery } from '../message/copy-message.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amqplibTextFailure, explainConnectFailure } from '../../shared/amqp/connect-failure.js';
+import { amqplibTextFailure, explainConnectFailure, lostWhat } from '../../shared/amqp/connect-failure.js';
 
 const PASSWORD = 's3cret-pw';
 
@@ -159,5 +159,18 @@ describe('amqplibTextFailure', () => {
     const failure = amqplibTextFailure(message);
     // Assess
     expect(failure).toBe(expected);
+  });
+});
+
+describe('lostWhat', () => {
+  const withFields = (message: string, fields: Record<string, unknown>): Error => Object.assign(new Error(message), fields);
+  it.each([
+    ['our own error, its reason', withFields('The channel closed', { reason: 'channel-closed' }), 'channel-closed'],
+    ['our own error, a lost connection', withFields('socket gone', { reason: 'connection-lost' }), 'connection-lost'],
+    ["a broker's channel close (it carries a classId)", withFields('Channel closed by server: 406 (PRECONDITION-FAILED)', { classId: 60 }), 'channel-closed'],
+    ["amqplib's text only", new Error('Channel closed'), 'channel-closed'],
+    ['anything else', new Error('Connection closed (Error: read ECONNRESET)'), 'connection-lost'],
+  ])('%s: %s', (_, error, expected) => {
+    expect(lostWhat(error)).toBe(expected);
   });
 });
