@@ -11,9 +11,8 @@ import { buildParkedCopy, buildRetryCopy, type Copy, type Delivery, type ParkInp
 import { BoomerangHeader } from '../message/headers.js';
 import type { LogFields, Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
-import type { ErrorFacts, RetryDecision } from '../retry/decide-retry.js';
 import type { DelayRoute } from '../topology/types.js';
-import type { Verdict } from '../core/verdict.js';
+import { asPark, describeDelivery, describeFailure, type Failure } from './failure.js';
 
 /** Where copies of one delivery go, and what they are published and logged through. */
 type CopyContext = {
@@ -31,17 +30,6 @@ type CopyContext = {
   readonly metrics?: InvocationMetrics;
   /** Added to each log line about the delivery (event mode: its queue, which no child logger carries). @default none */
   readonly logFields?: LogFields;
-};
-
-/** A failed attempt: what the handler threw, and what the decision made of it. */
-type Failure = {
-  readonly delivery: Delivery;
-  readonly retryNo: number;
-  readonly error: ErrorFacts;
-  readonly stack: string | undefined;
-  readonly decision: RetryDecision;
-  /** Not a failure: never tried because the circuit breaker opened; the copy keeps the count. */
-  readonly deferred?: boolean;
 };
 
 type CopyOutcome = 'retried' | 'parked' | 'deferred';
@@ -66,34 +54,6 @@ function sentOf(target: Target): Sent {
     delayMs: target.delayMs,
     parkReason: target.copy.options.headers?.[BoomerangHeader.parkReason],
   };
-}
-
-/** A verdict that needs a copy, as the copy path takes it. */
-type CopyVerdict = Extract<Verdict, { kind: 'retry' | 'park' | 'defer' }>;
-
-/** The failure a copy verdict is carried out as; it keeps the delivery's own type (pull: amqplib's, for the ledger). */
-function failureOf<D extends Delivery>(delivery: D, verdict: CopyVerdict): Failure & { readonly delivery: D } {
-  switch (verdict.kind) {
-    case 'retry':
-      return {
-        delivery,
-        retryNo: verdict.retryNo,
-        error: verdict.error,
-        stack: undefined,
-        decision: { kind: 'retry', retryNo: verdict.nextRetryNo, delayMs: verdict.delayMs },
-      };
-    case 'park':
-      return { delivery, retryNo: verdict.retryNo, error: verdict.error, stack: verdict.stack, decision: { kind: 'park', reason: verdict.reason } };
-    case 'defer':
-      return {
-        delivery,
-        retryNo: verdict.retryNo,
-        error: verdict.why,
-        stack: undefined,
-        decision: { kind: 'retry', retryNo: verdict.retryNo, delayMs: verdict.delayMs },
-        deferred: true,
-      };
-  }
 }
 
 /** Why a lean parked copy (without the team's headers) was sent. */
@@ -135,12 +95,6 @@ function parkInput(ctx: CopyContext, failure: Failure, reason: string, now: Date
     sourceQueue: ctx.queue,
     functionName: ctx.functionName,
   };
-}
-
-/** The failure re-decided as a park (keeping a park decision's own reason unless one is given). */
-function asPark(failure: Failure, reason?: string): Failure {
-  if (failure.decision.kind === 'park' && reason === undefined) return failure;
-  return { ...failure, deferred: false, decision: { kind: 'park', reason: reason ?? 'its retry copy could not be encoded' } };
 }
 
 /**
@@ -236,37 +190,5 @@ function logCopyOutcome(ctx: CopyContext, failure: Failure, sent: Sent): void {
   }
 }
 
-function describeFailure(failure: Failure): LogFields {
-  return {
-    ...describeDelivery(failure.delivery),
-    retryNo: failure.retryNo,
-    errorName: failure.error.name,
-    errorMessage: failure.error.message.slice(0, 300),
-  };
-}
-
-/** What identifies a delivery in a log line: its message id and, when it has one, its W3C trace id. */
-function describeDelivery(delivery: Delivery): LogFields {
-  const traceparent = delivery.properties.headers?.traceparent;
-  return {
-    messageId: delivery.properties.messageId,
-    ...(typeof traceparent === 'string' || Buffer.isBuffer(traceparent) ? { traceparent: traceparent.toString() } : {}),
-  };
-}
-
-export {
-  asPark,
-  describeDelivery,
-  failureOf,
-  describeFailure,
-  keepFailureTimes,
-  LEAN_LAST_RESORT,
-  logCopyOutcome,
-  sentOf,
-  parkInput,
-  planCopy,
-  publishCopy,
-  publishFailureCopy,
-  tryPublishCopy,
-};
-export type { CopyContext, Failure, Target };
+export { keepFailureTimes, LEAN_LAST_RESORT, logCopyOutcome, sentOf, parkInput, planCopy, publishCopy, publishFailureCopy, tryPublishCopy };
+export type { CopyContext, Target };

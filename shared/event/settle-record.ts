@@ -6,7 +6,8 @@ import { readRetryNo } from '../message/headers.js';
 import type { Logger } from '../observability/logger.js';
 import type { InvocationMetrics } from '../observability/metrics.js';
 import type { DelayRoute } from '../topology/types.js';
-import { type CopyContext, failureOf, keepFailureTimes, publishCopy, publishFailureCopy } from '../copy/failure-copy.js';
+import { type CopyContext, keepFailureTimes, publishCopy, publishFailureCopy } from '../copy/failure-copy.js';
+import { failureOf } from '../copy/failure.js';
 import type { EventRecord } from './decode-event.js';
 
 /**

@@ -3,7 +3,7 @@
  * queue's AMQP 1.0 receiver, each verdict settled with one AMQP 1.0 outcome that the broker carries
  * out (native-annotations.ts). Opened by native-pull.ts.
  */
-import { describeFailure, failureOf } from '../copy/failure-copy.js';
+import { describeFailure, failureOf } from '../copy/failure.js';
 import type { InvocationOptions } from '../core/invocation.js';
 import { PullAbortedError } from '../core/invocation-errors.js';
 import type { Origin } from '../core/lifecycle-options.js';

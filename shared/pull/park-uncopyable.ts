@@ -19,16 +19,8 @@
  */
 import type { ChannelModel, ConsumeMessage } from 'amqplib';
 import { ConfirmPublisher } from '../amqp/confirm-publisher.js';
-import {
-  type CopyContext,
-  describeDelivery,
-  type Failure,
-  failureOf,
-  parkInput,
-  publishFailureCopy,
-  type Target,
-  tryPublishCopy,
-} from '../copy/failure-copy.js';
+import { type CopyContext, parkInput, publishFailureCopy, type Target, tryPublishCopy } from '../copy/failure-copy.js';
+import { describeDelivery, type Failure, failureOf } from '../copy/failure.js';
 import { buildParkNote, parkNotesQueue } from '../message/park-note.js';
 import type { Logger } from '../observability/logger.js';
 import { lendChannels } from '../topology/broker-ops.js';

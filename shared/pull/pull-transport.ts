@@ -12,7 +12,7 @@ import { readParkedDepth } from '../amqp/parked-depth.js';
 import { ShortLivedConsumer } from '../amqp/short-lived-consumer.js';
 import { topologyOptionsFromConfig } from '../config/config.js';
 import { DRIFT_REMEDY, forgetDelayPathMarker } from '../copy/delay-path-check.js';
-import { describeDelivery, failureOf } from '../copy/failure-copy.js';
+import { describeDelivery, failureOf } from '../copy/failure.js';
 import type { InvocationOptions } from '../core/invocation.js';
 import type { Taken, Transport } from '../core/transport.js';
 import type { Origin } from '../core/lifecycle-options.js';

@@ -3,19 +3,8 @@ import { tooLargeError } from '../amqp/confirm-publisher.js';
 import type { AckOrder } from '../config/config.js';
 import { PublishError } from '../errors.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
-import {
-  asPark,
-  type CopyContext,
-  describeFailure,
-  type Failure,
-  LEAN_LAST_RESORT,
-  logCopyOutcome,
-  planCopy,
-  publishFailureCopy,
-  sentOf,
-  type Target,
-  tryPublishCopy,
-} from '../copy/failure-copy.js';
+import { type CopyContext, LEAN_LAST_RESORT, logCopyOutcome, planCopy, publishFailureCopy, sentOf, type Target, tryPublishCopy } from '../copy/failure-copy.js';
+import { asPark, describeFailure, type Failure } from '../copy/failure.js';
 
 /**
  * What pull mode settles through: the copy's context (built once per invocation: this runs for every
