@@ -7,13 +7,16 @@ import { PlainSummaryReporter } from './helpers/plain-summary-reporter.js';
 const CDK_TESTS = ['test/unit/cdk-*.test.ts', 'test/unit/infra-*.test.ts', 'test/unit/idempotency-table.test.ts'];
 /**
  * Tests that each need a process of their own: two register OpenTelemetry's global tracer provider,
- * which the API keeps for the life of the process; one measures the heap of its own process; the rest
+ * which the API keeps for the life of the process; one sets Lambda's environment before the X-Ray SDK
+ * loads, which reads it once (in a shared module cache, a file before it that loaded the SDK outside
+ * Lambda left it sending nothing: both its tests then saw no segment); one measures the heap of its own process; the rest
  * fake the process's timers (vi.useFakeTimers) and count them, which would also count a timer that
  * something a file before them left running sets meanwhile (a CI run saw one more than the test's own).
  */
 const OWN_PROCESS_TESTS = [
   'test/unit/otel-tracer.test.ts',
   'test/integration/traces.test.ts',
+  'test/integration/xray-traces.test.ts',
   'test/integration/parked-memory.test.ts',
   'test/unit/confirm-publisher.test.ts',
   'test/unit/pacer.test.ts',

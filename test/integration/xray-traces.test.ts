@@ -13,7 +13,8 @@ import { useTestBroker } from '../helpers/topology.js';
  * (AWS_XRAY_DAEMON_ADDRESS), and the test reads the segment documents the X-Ray SDK sends it. The
  * environment is the one Lambda gives a function with active tracing (LAMBDA_TASK_ROOT puts the SDK
  * in its Lambda mode, with the facade segment; _X_AMZN_TRACE_ID is the invocation's trace), set before
- * the SDK is loaded, since it reads the daemon's address then. Vitest runs each file in a process of its own.
+ * the SDK is loaded, since it reads the daemon's address then: so this file runs in a process of its own
+ * (test/vitest.config.ts, OWN_PROCESS_TESTS), where no other file loaded the SDK first.
  */
 type SegmentDocument = {
   readonly name: string;
