@@ -85,6 +85,7 @@ function brokerCpu(url: string): BrokerCpu | undefined {
     const pid = inodes.length === 0 ? undefined : pidHolding(inodes);
     if (pid === undefined) return undefined;
     const read = (): number => cpuMsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    // Read once here: a process this user cannot read gives no reader, not a failure mid-run.
     read();
     return read;
   } catch {
@@ -92,5 +93,15 @@ function brokerCpu(url: string): BrokerCpu | undefined {
   }
 }
 
-export { brokerCpu, cpuMsOfStat, listeningInodes };
+/**
+ * Runs `work` and says what CPU (ms) the broker used meanwhile: undefined without a reader.
+ * @example const [timing, brokerMs] = await duringWork(brokerCpu(url), () => runContestant(...));
+ */
+async function duringWork<T>(read: BrokerCpu | undefined, work: () => Promise<T>): Promise<[T, number | undefined]> {
+  const before = read?.();
+  const result = await work();
+  return [result, read === undefined || before === undefined ? undefined : read() - before];
+}
+
+export { brokerCpu, cpuMsOfStat, duringWork, listeningInodes };
 export type { BrokerCpu };

@@ -21,7 +21,7 @@ import { fmt, pct, type Row } from './report.js';
 import { brokerVersion } from './results-files.js';
 import { median } from './stats.js';
 import { nativeSetUp } from './native-throughput.js';
-import { brokerCpu } from './broker-cpu.js';
+import { brokerCpu, duringWork } from './broker-cpu.js';
 import { brokerFigures, childArgs, type ContestResult, ratioOf, rateAndCpu, type Setup, setUp, type ThroughputOptions } from './throughput.js';
 
 type ProcessOptions = Pick<ThroughputOptions, 'broker' | 'messages' | 'rounds' | 'progress'>;
@@ -31,7 +31,7 @@ type QueueType = 'classic' | 'quorum';
 type Who = 'boomerang' | 'raw' | 'rhea' | 'rhea-checked';
 
 /** One spawn-to-exit run: wall time and the process's CPU, both in ms. */
-type ProcessRun = { readonly wallMs: number; readonly cpuMs: number; readonly brokerCpuMs?: number };
+type ProcessRun = { readonly wallMs: number; readonly cpuMs: number; readonly brokerCpuMs?: number | undefined };
 
 const CLI = join(REPO_ROOT, 'dist/package/shared/cli/boomerang.js');
 const HANDLERS = { success: join(REPO_ROOT, 'test/bench/handlers/noop.ts'), retry: join(REPO_ROOT, 'test/bench/handlers/fail.ts') } as const;
@@ -121,9 +121,8 @@ async function cell(options: ProcessOptions, path: Path, queueType: QueueType, c
         const runs: ProcessRun[] = [];
         for (const n of [options.messages, 1]) {
           await options.broker.preload(setup.config.workQueue, n);
-          const brokerBefore = readBroker?.();
-          const run = await runOnce(who, path, setup, options, n);
-          runs.push(brokerBefore === undefined || readBroker === undefined ? run : { ...run, brokerCpuMs: readBroker() - brokerBefore });
+          const [run, brokerCpuMs] = await duringWork(readBroker, () => runOnce(who, path, setup, options, n));
+          runs.push({ ...run, brokerCpuMs });
           await collect(options, path, setup, n);
         }
         const [many, one] = runs as [ProcessRun, ProcessRun];

@@ -21,7 +21,7 @@ import { ensureBundles, LIBRARY_BUNDLE } from './bundles.js';
 import { fmt, pct, type Row } from './report.js';
 import { median } from './stats.js';
 import { promotedBytes } from '../helpers/gc-trace.js';
-import { brokerCpu } from './broker-cpu.js';
+import { brokerCpu, duringWork } from './broker-cpu.js';
 
 type ThroughputOptions = {
   readonly broker: BenchBroker;
@@ -191,9 +191,8 @@ async function contest(
     const order = contestants.map((_, i) => contestants[(i + round) % contestants.length] as Contestant);
     for (const contestant of order) {
       await options.broker.preload(queue, options.messages, 1024, {}, freshIds ? `${run}-r${round}-${contestant.name.replace(/\W+/g, '-')}` : 'm');
-      const brokerBefore = readBroker?.();
-      const { ms, cpuMicrosPerMessage, promotedBytesPerMessage } = await contestant.run();
-      const brokerPerMessage = brokerBefore === undefined || readBroker === undefined ? undefined : ((readBroker() - brokerBefore) * 1000) / options.messages;
+      const [{ ms, cpuMicrosPerMessage, promotedBytesPerMessage }, brokerMs] = await duringWork(readBroker, contestant.run);
+      const brokerPerMessage = brokerMs === undefined ? undefined : (brokerMs * 1000) / options.messages;
       const left = await options.broker.count(queue);
       if (left !== 0) throw new Error(`${contestant.name} left ${left} messages in ${queue}`);
       await afterEach();

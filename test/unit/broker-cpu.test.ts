@@ -1,6 +1,6 @@
 import amqp from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { brokerCpu, cpuMsOfStat, listeningInodes } from '../bench/broker-cpu.js';
+import { brokerCpu, cpuMsOfStat, duringWork, listeningInodes } from '../bench/broker-cpu.js';
 import { AMQP_URL } from '../helpers/broker.js';
 
 const TABLE = [
@@ -45,5 +45,24 @@ describe('broker CPU: the test broker, a process of this machine', () => {
 
   it('has no reading for a broker on another machine', () => {
     expect(brokerCpu('amqp://guest:guest@broker.example:5672')).toBeUndefined();
+  });
+});
+
+describe('broker CPU: around one run', () => {
+  it("gives the run's result and the broker's CPU between the readings before and after it", async () => {
+    // Prepare: a reader whose CPU advances 7 ms while the work runs
+    let cpuMs = 100;
+    const read = (): number => cpuMs;
+    // Act
+    const measured = await duringWork(read, async () => {
+      cpuMs += 7;
+      return 'done';
+    });
+    // Assess
+    expect(measured).toEqual(['done', 7]);
+  });
+
+  it('gives no figure without a reader', async () => {
+    expect(await duringWork(undefined, async () => 'done')).toEqual(['done', undefined]);
   });
 });
