@@ -20,7 +20,7 @@ import type { BenchBroker } from './bench-broker.js';
 import { ensureBundles, LIBRARY_BUNDLE } from './bundles.js';
 import { fmt, pct, type Row } from './report.js';
 import { median } from './stats.js';
-import { promotedBytes } from '../helpers/gc-trace.js';
+import { promotedBytes, resultAndTrace } from '../helpers/gc-trace.js';
 import { brokerCpu, duringWork } from './broker-cpu.js';
 
 type ThroughputOptions = {
@@ -149,7 +149,7 @@ function runContestant({ who, mode, setup, options, env, module }: ChildRun): Pr
   // The bundle as Lambda runs it; without one, the sources under tsx (slower: it maps stack traces).
   const bundled = existsSync(LIBRARY_BUNDLE);
   const args = childArgs({ who, mode, setup }, options.broker.url, options.messages, module ?? (bundled ? LIBRARY_BUNDLE : join(REPO_ROOT, 'shared/index.ts')));
-  // --trace-gc-nvp: one line per collection on stdout, before the result's line; what a message's
+  // --trace-gc-nvp: one line per collection on stdout, around the result's line; what a message's
   // objects cost the collector shows in the bytes promoted (docs/proof.md, work in hand).
   const node = [...(bundled ? [] : ['--import', 'tsx']), '--trace-gc-nvp', ...cpuProfileArgs(`${who}-${mode}`)];
   return new Promise((resolve, reject) => {
@@ -164,9 +164,9 @@ function runContestant({ who, mode, setup, options, env, module }: ChildRun): Pr
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`${who} (${mode}) failed: ${err.slice(-600)}`));
-      const lines = out.trim().split('\n');
-      const timing = JSON.parse(lines.pop() ?? '{}') as Timing;
-      resolve({ ...timing, promotedBytesPerMessage: promotedBytes(lines) / options.messages });
+      const { result, traceLines } = resultAndTrace(out);
+      if (result === undefined) return reject(new Error(`${who} (${mode}) printed no result: ${out.slice(-600)}`));
+      resolve({ ...(JSON.parse(result) as Timing), promotedBytesPerMessage: promotedBytes(traceLines) / options.messages });
     });
   });
 }
