@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Connection, EventContext } from 'rhea';
 import type { ConnectFailure } from '../amqp/connect-failure.js';
+import type { CorkableOutput } from './settlement-writer.js';
 import { BrokerConnectionError } from '../errors.js';
 import { redactText, redactUrl } from '../observability/redact.js';
 import { attemptAmqp10 } from './amqp10-attempt.js';
@@ -24,6 +25,8 @@ type Amqp10Connection = {
   readonly brokerVersion: string | undefined;
   /** Resolves (never rejects) with a BrokerConnectionError (`connection-lost`) when the connection drops before `close()`. */
   readonly lost: Promise<Error>;
+  /** The socket rhea writes to, for a SettlementWriter to hold while it settles a pass. */
+  readonly output: CorkableOutput;
   /** Idempotent; resolves when the socket closed, or after CLOSE_TIMEOUT_MS. */
   close(): Promise<void>;
 };
@@ -85,6 +88,7 @@ function opened(connection: Connection, socket: Socket, url: string): Amqp10Conn
     endpoint: redactUrl(url),
     brokerVersion: typeof version === 'string' ? version : undefined,
     lost,
+    output: socket,
     close() {
       closing = true;
       closed ??= new Promise<void>((resolve) => {

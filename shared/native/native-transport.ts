@@ -37,7 +37,7 @@ class NativeTransport implements Transport {
   public readonly settleHoldsTurn = false;
   private readonly broken = new AbortController();
   private readonly lostSignal = this.broken.signal;
-  private readonly writer = new SettlementWriter();
+  private readonly writer: SettlementWriter;
   /** Taken and not settled, each with rhea's delivery to settle. */
   private readonly open = new LiveList<NativeTaken>();
   private readonly origin: Origin;
@@ -51,6 +51,7 @@ class NativeTransport implements Transport {
     private readonly tally: Tally,
   ) {
     this.maxMessages = options.config.maxMessages;
+    this.writer = new SettlementWriter(broker.output);
     this.origin = { queue: options.config.workQueue };
     this.metrics = options.metrics ?? noMetrics;
     broker.lost.then(

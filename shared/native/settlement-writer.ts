@@ -12,6 +12,12 @@
  * accepted (rhea merges only accepted outcomes correctly, and a run of successes is the fast path).
  * A delivery that would break that waits for the next pass: a `setImmediate`, which runs after
  * rhea's `nextTick` write.
+ *
+ * rhea also writes each frame to the socket as it encodes it: a pass's disposition and the flow frame
+ * that gives the credit back were two system calls, and on the retry path, where neighbours never
+ * share a pass, every settlement was one. The writer holds the socket (`cork`) from a pass's first
+ * settlement to the pass's end, so what rhea writes in the pass leaves in one write (`uncork`), in
+ * the same turn of the event loop.
  */
 
 /** How one delivery is settled. */
@@ -37,6 +43,12 @@ interface SettleableDelivery {
 
 type Settlement = { readonly delivery: SettleableDelivery; readonly outcome: Amqp10Outcome };
 
+/** The connection's socket, as far as the writer holds its output (Node's `cork`/`uncork`). */
+interface CorkableOutput {
+  cork(): void;
+  uncork(): void;
+}
+
 /**
  * Hands settlements to rhea as fast as is safe. Every settlement of a connection's deliveries must go
  * through one writer (and the receiver must not auto-accept), or the writer cannot see what rhea merges.
@@ -53,6 +65,9 @@ class SettlementWriter {
   private passEnd: NodeJS.Immediate | undefined;
   private waiters: Array<() => void> = [];
 
+  /** @param output the socket under rhea's connection: held for the pass, so that every frame of a pass leaves in one write. */
+  public constructor(private readonly output?: CorkableOutput) {}
+
   /** Settles `delivery` now, or in a later pass when it would merge with a neighbour of another outcome. */
   public settle(delivery: SettleableDelivery, outcome: Amqp10Outcome): void {
     if (!this.write(delivery, outcome)) this.held.push({ delivery, outcome });
@@ -64,8 +79,8 @@ class SettlementWriter {
   }
 
   /**
-   * Resolves when every settlement handed to the writer has been given to rhea and rhea's pass is
-   * over (its nextTick write has run), so closing the link or connection after it loses none.
+   * Resolves when every settlement handed to the writer has been given to rhea, rhea's pass is over
+   * (its nextTick write has run) and the socket was let go, so closing the link or connection after it loses none.
    */
   public flushed(): Promise<void> {
     if (this.held.length === 0 && this.passEnd === undefined) return Promise.resolve();
@@ -77,7 +92,10 @@ class SettlementWriter {
     const accepted = outcome.kind === 'accepted';
     if (this.clashes(delivery.id - 1, accepted) || this.clashes(delivery.id + 1, accepted)) return false;
     this.pass.set(delivery.id, accepted);
-    this.passEnd ??= setImmediate(() => this.nextPass());
+    if (this.passEnd === undefined) {
+      this.passEnd = setImmediate(() => this.nextPass());
+      this.output?.cork();
+    }
     if (outcome.kind === 'accepted') delivery.accept();
     else if (outcome.kind === 'released') delivery.release();
     else
@@ -99,12 +117,13 @@ class SettlementWriter {
   /** rhea has written the last pass: write what was held, in order, as far as is safe. */
   private nextPass(): void {
     this.passEnd = undefined;
+    this.output?.uncork();
     this.pass = new Map();
     const held = this.held;
     this.held = [];
     for (const settlement of held) if (!this.write(settlement.delivery, settlement.outcome)) this.held.push(settlement);
-    // Resolved here, the waiters go on after rhea's nextTick write of the deliveries just given to it.
-    if (this.held.length > 0) return;
+    // A pass opened for what was held ends in a later turn: its frames leave the socket only then.
+    if (this.held.length > 0 || this.passEnd !== undefined) return;
     const waiters = this.waiters;
     this.waiters = [];
     for (const resolve of waiters) resolve();
@@ -112,4 +131,4 @@ class SettlementWriter {
 }
 
 export { SettlementWriter };
-export type { Amqp10Outcome, SettleableDelivery };
+export type { Amqp10Outcome, CorkableOutput, SettleableDelivery };

@@ -11,6 +11,11 @@ type Sent = { readonly id: number; readonly outcome: string };
  */
 class FakeSession {
   public readonly passes: number[][] = [];
+  /** For each pass, whether the output was held (corked) when rhea wrote it. */
+  public readonly writtenHeld: boolean[] = [];
+
+  public constructor(private readonly output?: FakeOutput) {}
+
   public readonly sent = new Map<number, string>();
   private updated: Sent[] = [];
 
@@ -34,6 +39,7 @@ class FakeSession {
     const deliveries = this.updated;
     this.updated = [];
     this.passes.push(deliveries.map((d) => d.id));
+    this.writtenHeld.push((this.output?.held ?? 0) > 0);
     let first: Sent | undefined;
     let last: Sent | undefined;
     let nextId = 0;
@@ -52,6 +58,21 @@ class FakeSession {
       }
     }
     if (first !== undefined) flush();
+  }
+}
+
+/** A socket as far as the writer holds it: counts Node's cork depth, and how often it went back to 0 (a write). */
+class FakeOutput {
+  public held = 0;
+  public releases = 0;
+
+  public cork(): void {
+    this.held++;
+  }
+
+  public uncork(): void {
+    if (this.held === 0) throw new Error('uncork without cork');
+    if (--this.held === 0) this.releases++;
   }
 }
 
@@ -171,5 +192,22 @@ describe('SettlementWriter', () => {
     // Assess
     expect(session.passes).toEqual([[0], [1]]);
     expect(session.sent.get(1)).toBe('accepted');
+  });
+
+  it('holds the output while rhea writes each pass, and lets it go at the pass end (one write a pass)', async () => {
+    // Prepare: a retry between successes takes three passes (the neighbours of m1 wait).
+    const output = new FakeOutput();
+    const session = new FakeSession(output);
+    const writer = new SettlementWriter(output);
+
+    // Act
+    await run('a0 m1 a2 a3', writer, session);
+
+    // Assess
+    expect(session.passes.length).toBeGreaterThan(1);
+    expect(session.writtenHeld.every(Boolean)).toBe(true);
+    expect(output.held).toBe(0);
+    expect(output.releases).toBe(session.passes.length);
+    expect([...session.sent].sort(([a], [b]) => a - b).map(([, outcome]) => outcome)).toEqual([SENT.a, SENT.m, SENT.a, SENT.a]);
   });
 });
