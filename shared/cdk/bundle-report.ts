@@ -4,6 +4,7 @@
  */
 import { basename, dirname, join } from 'node:path';
 import type { Metafile } from 'esbuild';
+import { chunkLoads } from './bundle-merge.js';
 
 /** What one dependency (or our own code) adds to a bundle, minified. */
 type Cost = { readonly source: string; readonly bytes: number };
@@ -27,30 +28,26 @@ type Bundle = {
   readonly chunks: readonly { readonly file: string; readonly bytes: number; readonly lazy: boolean }[];
 };
 
-/** The report of the bundle `name` that esbuild wrote as `file`, from the build's metafile. */
-function describeBundle(name: string, file: string, metafile: Metafile): Bundle {
-  const outputs = Object.entries(metafile.outputs);
-  const [, output] = outputs.find(([path]) => path.endsWith('index.mjs')) ?? [];
-  const [, map] = outputs.find(([path]) => path.endsWith('index.mjs.map')) ?? [];
-  if (!output) throw new Error(`esbuild wrote no index.mjs for ${name}`);
-  // A chunk reached from index.mjs by static imports only (esbuild's shared helpers) loads with it; one
-  // reached only through an import() somewhere on the way loads at its first use. Followed to any depth:
-  // a lazy chunk may itself load another one on demand (the guard, then its store's client).
-  const lazyOf = new Map<string, boolean>();
-  const walk = (imports: typeof output.imports, lazy: boolean): void => {
-    for (const imported of imports) {
-      if (!imported.path.includes('/chunks/')) continue;
-      const isLazy = lazy || imported.kind === 'dynamic-import';
-      const known = lazyOf.get(imported.path);
-      if (known !== undefined && (known === isLazy || !known)) continue;
-      lazyOf.set(imported.path, isLazy);
-      walk(metafile.outputs[imported.path]?.imports ?? [], isLazy);
-    }
-  };
-  walk(output.imports, false);
-  const chunks = [...lazyOf].map(([path, lazy]) => ({ file: join(dirname(file), 'chunks', basename(path)), bytes: metafile.outputs[path]?.bytes ?? 0, lazy }));
-  const atStart = [output, ...[...lazyOf].filter(([, lazy]) => !lazy).flatMap(([path]) => metafile.outputs[path] ?? [])];
-  const startBytes = atStart.reduce((sum, out) => sum + out.bytes, 0);
+/**
+ * The report of the bundle `name` that esbuild wrote as `file`, from the build's metafile (`first`), and
+ * from the second pass's when the chunks loaded with `index.mjs` were folded into it (`merged`,
+ * bundle-merge.ts): what each dependency costs is read from the first, where each input is named.
+ */
+function describeBundle(name: string, file: string, first: Metafile, merged?: Metafile): Bundle {
+  const outputs = Object.entries(first.outputs);
+  const [indexPath, output] = outputs.find(([path]) => path.endsWith('index.mjs')) ?? [];
+  if (indexPath === undefined || !output) throw new Error(`esbuild wrote no index.mjs for ${name}`);
+  const last = Object.entries(merged?.outputs ?? first.outputs);
+  const [, index] = last.find(([path]) => path.endsWith('index.mjs')) ?? [];
+  const [, map] = last.find(([path]) => path.endsWith('index.mjs.map')) ?? [];
+  const loads = chunkLoads(first, indexPath);
+  const atStart = [output, ...[...loads].flatMap(([path, load]) => (load === 'start' ? (first.outputs[path] ?? []) : []))];
+  // Folded into index.mjs by the second pass, the chunks loaded with it are files no more.
+  const chunks = [...loads]
+    .filter(([, load]) => load === 'lazy' || merged === undefined)
+    .map(([path, load]) => ({ file: join(dirname(file), 'chunks', basename(path)), bytes: first.outputs[path]?.bytes ?? 0, lazy: load === 'lazy' }));
+  const bytes = index?.bytes ?? output.bytes;
+  const startBytes = merged === undefined ? atStart.reduce((sum, out) => sum + out.bytes, 0) : bytes;
   const bySource = new Map<string, number>();
   for (const out of atStart)
     for (const [path, input] of Object.entries(out.inputs)) {
@@ -60,7 +57,7 @@ function describeBundle(name: string, file: string, metafile: Metafile): Bundle 
   const accounted = [...bySource.values()].reduce((sum, bytes) => sum + bytes, 0);
   bySource.set('(esbuild glue)', startBytes - accounted);
   const costs = [...bySource].map(([source, bytes]) => ({ source, bytes })).sort((a, b) => b.bytes - a.bytes);
-  return { name, file, bytes: output.bytes, startBytes, mapBytes: map?.bytes ?? 0, costs, chunks };
+  return { name, file, bytes, startBytes, mapBytes: map?.bytes ?? 0, costs, chunks };
 }
 
 /** `node_modules/@scope/pkg/...` → `@scope/pkg`; files outside node_modules (the project's own: the queue files, and Boomerang in this repository) → `(own code)`. */

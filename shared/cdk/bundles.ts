@@ -2,7 +2,8 @@
  * The Lambda bundles: one esbuild bundle per deployed function, `<queue>-<mode>/index.mjs` exporting
  * `handler` (the `pull` or `event` export of the queue's file), and `<queue>-retention/index.mjs` for a
  * queue with `deploy.retention` (its retention function). ESM for Node 20, minified (whitespace and
- * syntax; identifiers keep their names), with a source map, code loaded late split into chunks; the AWS
+ * syntax; identifiers keep their names), with a source map, code loaded late split into chunks (and
+ * the chunks a cold start would load with `index.mjs` folded back into it: bundle-merge.ts); the AWS
  * SDK (`@aws-sdk/*`) is left to the Lambda runtime, which ships it. Dependencies go in as they ship: the
  * bundles are judged by their cold start (`npm run bench`, section serverless), not by a size limit.
  * The construct bundles at synth (`bundleSync`, in a CDK asset); `npm run build` writes the same
@@ -13,6 +14,7 @@ import { build, type BuildOptions, buildSync } from 'esbuild';
 import type { ConfigInCode } from '../config/config-in-code.js';
 import type { Mode, ResolvedDeploy } from '../queues/deploy-options.js';
 import type { DelayMode } from '../topology/types.js';
+import { mergeOptions, relinkChunks, startChunkFiles } from './bundle-merge.js';
 import { type Bundle, describeBundle } from './bundle-report.js';
 import { ownModule } from './own-modules.js';
 
@@ -159,16 +161,25 @@ async function buildBundles(options: { readonly entries: readonly BundleEntry[];
   const outdir = options.outdir ?? defaultOutdir();
   return Promise.all(
     options.entries.map(async (entry) => {
-      const result = await build(esbuildOptions(entry, join(outdir, entry.name), process.cwd()));
-      return describeBundle(entry.name, join(outdir, entry.name, 'index.mjs'), result.metafile);
+      const dir = join(outdir, entry.name);
+      const options = esbuildOptions(entry, dir, process.cwd());
+      const first = (await build(options)).metafile;
+      const folded = startChunkFiles(first, dir);
+      const merged = folded.length === 0 ? undefined : (await build(mergeOptions(options, dir, folded))).metafile;
+      if (merged !== undefined) relinkChunks(dir, folded, first, merged);
+      return describeBundle(entry.name, join(dir, 'index.mjs'), first, merged);
     }),
   );
 }
 
 /** Bundles one entry into `outdir/index.mjs`, synchronously: for a CDK asset, bundled while the construct is built. */
 function bundleSync(entry: BundleEntry, outdir: string, workingDir: string): Bundle {
-  const result = buildSync(esbuildOptions(entry, outdir, workingDir));
-  return describeBundle(entry.name, join(outdir, 'index.mjs'), result.metafile);
+  const options = esbuildOptions(entry, outdir, workingDir);
+  const first = buildSync(options).metafile;
+  const folded = startChunkFiles(first, outdir);
+  const merged = folded.length === 0 ? undefined : buildSync(mergeOptions(options, outdir, folded)).metafile;
+  if (merged !== undefined) relinkChunks(outdir, folded, first, merged);
+  return describeBundle(entry.name, join(outdir, 'index.mjs'), first, merged);
 }
 
 export { buildBundles, bundleName, bundleSync, defaultOutdir, functionEntries, topologyEntry };

@@ -92,6 +92,31 @@ describe('the Lambda bundles', () => {
     ]).toEqual([true, false, false, false]);
   });
 
+  it.each(['webhooks-pull', 'webhooks-event', 'bundle-native-pull', 'partner-sync-retention'])(
+    '%s is one file at a cold start, and holds each module once: the chunks loaded on first use take what they share from index.mjs',
+    async (name) => {
+      // Prepare
+      const dir = join(outdir, name);
+      const chunkFiles = (await readdir(join(dir, 'chunks')).catch(() => [] as string[])).filter((f) => f.endsWith('.mjs'));
+      const staticImports = (code: string): string[] =>
+        [...code.matchAll(/(?:^|[;\n])(?:import|export)\s*(?:\{[^}]*\}|\*(?:\s*as\s*\w+)?)?\s*(?:from)?\s*"(\.\.?\/[^"]+)"/g)].map((m) => m[1] as string);
+      // Act
+      const index = await readFile(join(dir, 'index.mjs'), 'utf8');
+      const chunks = await Promise.all(chunkFiles.map(async (f) => ({ file: f, code: await readFile(join(dir, 'chunks', f), 'utf8') })));
+      const maps = [join(dir, 'index.mjs.map'), ...chunkFiles.map((f) => join(dir, 'chunks', `${f}.map`))];
+      const sources = (
+        await Promise.all(maps.map(async (map) => (JSON.parse(await readFile(map, 'utf8')) as { sources: string[] }).sources.map((s) => join(map, '..', s))))
+      ).flat();
+      // Assess: index.mjs imports no file of its own at its start; every static import of a chunk names a file that is there
+      expect(staticImports(index)).toEqual([]);
+      for (const { file, code } of chunks)
+        for (const imported of staticImports(code))
+          expect([...chunkFiles.map((f) => `./${f}`), '../index.mjs'], `${file} imports ${imported}`).toContain(imported);
+      expect(sources.length).toBeGreaterThan(10);
+      expect(sources.filter((source, i) => sources.indexOf(source) !== i)).toEqual([]);
+    },
+  );
+
   it("leaves a native queue's pull bundle without the copy path: nothing it loads at its start holds amqplib", async () => {
     // Prepare: the modules of index.mjs and of the chunks it imports statically, from their source maps
     const dir = join(outdir, 'bundle-native-pull');
